@@ -1,0 +1,125 @@
+package dev.zaro.arrow;
+
+import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.read.Hierarchy;
+import dev.zaro.arrow.read.Node;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.Selection;
+import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.Stores;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * The entry point: an open Zarr hierarchy.
+ *
+ * <pre>{@code
+ * try (BufferAllocator alloc = new RootAllocator(); Zaro zaro = Zaro.open("data/era5.zarr")) {
+ *   zaro.list();
+ *   ArrayMetadata meta = zaro.meta("t2m");
+ *   try (Slab slab = zaro.read("t2m", "0:24, 100:200, :", alloc)) { ... }
+ * }
+ * }</pre>
+ *
+ * Thread-safe; closing it closes the store and stops its worker threads.
+ */
+public final class Zaro implements AutoCloseable {
+  private final Store store;
+  private final ZaroOptions options;
+  private final Hierarchy hierarchy;
+  private final ExecutorService workers;
+  private final Map<String, ZarrArray> arrays = new ConcurrentHashMap<>();
+
+  private Zaro(Store store, ZaroOptions options) {
+    this.store = store;
+    this.options = options;
+    this.hierarchy = new Hierarchy(store);
+    AtomicInteger n = new AtomicInteger();
+    ThreadFactory factory = r -> {
+      Thread t = new Thread(r, "zaro-worker-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+    this.workers = new ThreadPoolExecutor(options.threads(), options.threads(), 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), factory);
+    ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
+  }
+
+  /** Opens a hierarchy at any STORE location (see {@link Stores#open}). */
+  public static Zaro open(String location) {
+    return open(location, ZaroOptions.defaults());
+  }
+
+  public static Zaro open(String location, ZaroOptions options) {
+    return open(Stores.open(location), options);
+  }
+
+  /** Opens a hierarchy in {@code store}, which the returned Zaro owns and closes. */
+  public static Zaro open(Store store, ZaroOptions options) {
+    return new Zaro(store, options);
+  }
+
+  public Store store() {
+    return store;
+  }
+
+  public Hierarchy hierarchy() {
+    return hierarchy;
+  }
+
+  /** Every node of the hierarchy, parents first. */
+  public List<Node> list() {
+    return hierarchy.list();
+  }
+
+  /** The metadata of the node at {@code path}. */
+  public NodeMetadata node(String path) {
+    return hierarchy.node(path);
+  }
+
+  /** The normalized metadata of the array at {@code path}. */
+  public ArrayMetadata meta(String path) {
+    NodeMetadata node = hierarchy.node(path);
+    if (node instanceof ArrayMetadata array) {
+      return array;
+    }
+    throw new MetadataException("'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
+        + " is a group, not an array");
+  }
+
+  /** The array at {@code path}, with its codec chain resolved (cached). */
+  public ZarrArray array(String path) {
+    String p = StoreKeys.stripSlashes(path);
+    return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, meta(k), options.codecs(), workers,
+        options.threads()));
+  }
+
+  /** Reads a selection of an array; the caller closes the slab. */
+  public Slab read(String path, String selection, BufferAllocator allocator) {
+    return read(path, selection, allocator, ReadOptions.DEFAULT);
+  }
+
+  public Slab read(String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
+    ZarrArray array = array(path);
+    return array.read(Selection.parse(selection, array.metadata().shape()), allocator, readOptions);
+  }
+
+  @Override
+  public void close() {
+    workers.shutdownNow();
+    store.close();
+  }
+}

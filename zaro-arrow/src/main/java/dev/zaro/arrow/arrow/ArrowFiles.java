@@ -1,0 +1,61 @@
+package dev.zaro.arrow.arrow;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+
+/** Writes Arrow IPC files all-or-nothing: to a temporary file, then moved into place. */
+public final class ArrowFiles {
+  private ArrowFiles() {}
+
+  /** Default upper bound of one record batch's size. */
+  public static final long DEFAULT_BATCH_BYTES = 64L << 20;
+
+  /**
+   * Writes {@code root} to {@code target} in the IPC file format, as record batches of at most
+   * about {@code batchBytes} each. {@code target} appears only when the whole file is written.
+   */
+  public static void write(VectorSchemaRoot root, long rowBytes, Path target, long batchBytes) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    boolean done = false;
+    try {
+      try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+           VectorSchemaRoot batchRoot = VectorSchemaRoot.create(root.getSchema(), root.getFieldVectors().isEmpty()
+               ? null : root.getFieldVectors().get(0).getAllocator());
+           ArrowFileWriter writer = new ArrowFileWriter(batchRoot, null, channel)) {
+        writer.start();
+        int rows = root.getRowCount();
+        int perBatch = (int) Math.max(1, Math.min(Integer.MAX_VALUE, batchBytes / Math.max(1, rowBytes)));
+        VectorLoader loader = new VectorLoader(batchRoot);
+        if (rows == 0) {
+          batchRoot.setRowCount(0);
+          writer.writeBatch();
+        }
+        for (int start = 0; start < rows; start += perBatch) {
+          int n = Math.min(perBatch, rows - start);
+          try (VectorSchemaRoot slice = root.slice(start, n);
+               ArrowRecordBatch batch = new VectorUnloader(slice).getRecordBatch()) {
+            loader.load(batch);
+            writer.writeBatch();
+          }
+        }
+        writer.end();
+      }
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      done = true;
+    } finally {
+      if (!done) {
+        Files.deleteIfExists(tmp);
+      }
+    }
+  }
+}

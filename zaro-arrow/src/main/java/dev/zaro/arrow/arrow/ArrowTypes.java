@@ -1,0 +1,40 @@
+package dev.zaro.arrow.arrow;
+
+import dev.zaro.arrow.metadata.DataType;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The Zarr to Arrow type mapping of DESIGN.md: bool to Bool, intN/uintN to Int (signedness
+ * kept), float16 to HalfFloat, float32/64 to FloatingPoint, complex to its float component type
+ * (with a trailing dimension of 2), r&lt;N&gt; to FixedSizeBinary.
+ */
+public final class ArrowTypes {
+  private ArrowTypes() {}
+
+  /** The Arrow type of one stored value (one component, for complex). */
+  public static ArrowType valueType(DataType type) {
+    return switch (type.kind()) {
+      case BOOL -> ArrowType.Bool.INSTANCE;
+      case INT -> new ArrowType.Int(type.bits(), true);
+      case UINT -> new ArrowType.Int(type.bits(), false);
+      case FLOAT -> new ArrowType.FloatingPoint(precision(type.bits()));
+      case COMPLEX -> new ArrowType.FloatingPoint(precision(type.bits() / 2));
+      case RAW -> new ArrowType.FixedSizeBinary(type.byteSize());
+    };
+  }
+
+  /** Arrow values per element: 2 for complex, else 1. */
+  public static int valuesPerElement(DataType type) {
+    return type.kind() == DataType.Kind.COMPLEX ? 2 : 1;
+  }
+
+  private static FloatingPointPrecision precision(int bits) {
+    return switch (bits) {
+      case 16 -> FloatingPointPrecision.HALF;
+      case 32 -> FloatingPointPrecision.SINGLE;
+      case 64 -> FloatingPointPrecision.DOUBLE;
+      default -> throw new IllegalArgumentException("no Arrow float type of " + bits + " bits");
+    };
+  }
+}

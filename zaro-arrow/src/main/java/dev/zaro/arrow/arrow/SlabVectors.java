@@ -1,0 +1,125 @@
+package dev.zaro.arrow.arrow;
+
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.read.Slab;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+
+/**
+ * Builds Arrow vectors on a slab's buffer without copying values (bool, which Arrow packs into
+ * bits, is the one exception). The tensor layout of DESIGN.md: one row per index of the first
+ * dimension; 2+ dimensions (counting complex's trailing 2) make an
+ * {@code arrow.fixed_shape_tensor} column; 1-D is a plain column; 0-d is one row.
+ */
+public final class SlabVectors {
+  private SlabVectors() {}
+
+  /** The dimensions of the Arrow values: the slab shape, plus a trailing 2 for complex. */
+  public static long[] valueShape(Slab slab) {
+    long[] shape = slab.shape();
+    if (ArrowTypes.valuesPerElement(slab.dataType()) == 2) {
+      shape = Arrays.copyOf(shape, shape.length + 1);
+      shape[shape.length - 1] = 2;
+    }
+    return shape;
+  }
+
+  /** Rows of the tensor layout. */
+  public static long rows(Slab slab) {
+    long[] shape = valueShape(slab);
+    return slab.rank() == 0 ? 1 : shape[0];
+  }
+
+  /** The column's field in the tensor layout. */
+  public static Field tensorField(Slab slab) {
+    long[] shape = valueShape(slab);
+    Field value = new Field(slab.rank() == 0 && shape.length == 0 || shape.length == 1 ? slab.name() : "item",
+        FieldType.notNullable(ArrowTypes.valueType(slab.dataType())), null);
+    long[] rest = slab.rank() == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
+    if (rest.length == 0) {
+      return value;
+    }
+    List<String> names = new ArrayList<>(slab.dimensionNames());
+    if (ArrowTypes.valuesPerElement(slab.dataType()) == 2) {
+      names.add("complex");
+    }
+    List<String> restNames = slab.rank() == 0 ? names : names.subList(1, names.size());
+    FixedShapeTensorType type = new FixedShapeTensorType(rest, restNames);
+    return new Field(slab.name(), FieldType.notNullable(type), List.of(value));
+  }
+
+  /**
+   * The whole slab as one tensor-layout column. The vector holds its own reference to the
+   * slab's buffer: the caller closes the vector; the slab may be closed before or after.
+   */
+  public static FieldVector tensor(Slab slab) {
+    return tensor(slab, 0, rows(slab));
+  }
+
+  /** Rows {@code [firstRow, firstRow + rowCount)} of the tensor layout, sharing the slab's buffer. */
+  public static FieldVector tensor(Slab slab, long firstRow, long rowCount) {
+    long rows = rows(slab);
+    if (firstRow < 0 || rowCount < 0 || firstRow + rowCount > rows) {
+      throw new IndexOutOfBoundsException("rows " + firstRow + "+" + rowCount + " of " + rows);
+    }
+    Field field = tensorField(slab);
+    ArrowBuf data = slab.data();
+    BufferAllocator allocator = data.getReferenceManager().getAllocator();
+    long valuesPerRow = rows == 0 ? 0 : Math.multiplyExact(slab.elementCount(), ArrowTypes.valuesPerElement(slab.dataType())) / rows;
+    long valueCount = rowCount * valuesPerRow;
+    int valueBytes = slab.dataType().byteSize() / ArrowTypes.valuesPerElement(slab.dataType());
+    FieldVector vector = field.createVector(allocator);
+    try {
+      FieldVector values = vector instanceof FixedShapeTensorVector t
+          ? t.getUnderlyingVector().getDataVector() : vector;
+      if (vector instanceof FixedShapeTensorVector t) {
+        FixedSizeListVector list = t.getUnderlyingVector();
+        list.loadFieldBuffers(new ArrowFieldNode(rowCount, 0), List.of(allocator.getEmpty()));
+      }
+      long offset = firstRow * valuesPerRow * valueBytes;
+      if (slab.dataType().kind() == DataType.Kind.BOOL) {
+        try (ArrowBuf bits = packBits(data, offset, valueCount, allocator)) {
+          values.loadFieldBuffers(new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), bits));
+        }
+      } else {
+        ArrowBuf slice = data.slice(offset, valueCount * valueBytes);
+        values.loadFieldBuffers(new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), slice));
+      }
+      return vector;
+    } catch (RuntimeException e) {
+      vector.close();
+      throw e;
+    }
+  }
+
+  /** A one-column root of the whole slab in the tensor layout; the caller closes it. */
+  public static VectorSchemaRoot tensorRoot(Slab slab) {
+    FieldVector v = tensor(slab);
+    return new VectorSchemaRoot(List.of(v.getField()), List.of(v), v.getValueCount());
+  }
+
+  private static ArrowBuf packBits(ArrowBuf bytes, long offset, long count, BufferAllocator allocator) {
+    long n = (count + 7) / 8;
+    ArrowBuf bits = allocator.buffer(Math.max(n, 1));
+    bits.setZero(0, bits.capacity());
+    long src = bytes.memoryAddress() + offset;
+    long dst = bits.memoryAddress();
+    for (long i = 0; i < count; i++) {
+      if (MemoryUtil.getByte(src + i) != 0) {
+        long a = dst + (i >>> 3);
+        MemoryUtil.putByte(a, (byte) (MemoryUtil.getByte(a) | (1 << (i & 7))));
+      }
+    }
+    return bits;
+  }
+}

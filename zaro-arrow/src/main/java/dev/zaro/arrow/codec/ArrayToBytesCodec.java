@@ -1,0 +1,27 @@
+package dev.zaro.arrow.codec;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/** Turns bytes into the elements of a chunk array (e.g. {@code bytes}, sharding). */
+public non-sealed interface ArrayToBytesCodec extends Codec {
+
+  /** The exact encoded size of a chunk of {@code spec}, or -1 when it varies. */
+  long encodedSize(ChunkSpec spec);
+
+  /**
+   * Decodes {@code encoded} (valid bytes {@code [0, writerIndex)}; not closed here) as a chunk
+   * of {@code spec} and writes the elements {@code target} selects.
+   *
+   * @param allocator for temporary buffers, all closed before returning
+   */
+  void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator);
+
+  /**
+   * True if a chunk's encoded bytes are exactly its C-order little-endian elements, so a
+   * decoder may write them straight into the output.
+   */
+  default boolean isIdentity(ChunkSpec spec) {
+    return false;
+  }
+}

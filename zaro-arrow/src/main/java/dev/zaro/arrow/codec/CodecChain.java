@@ -1,0 +1,152 @@
+package dev.zaro.arrow.codec;
+
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * A resolved, immutable codec chain for the chunks of one array: array-to-array codecs, one
+ * array-to-bytes codec, bytes-to-bytes codecs, in metadata order. Decoding runs backwards.
+ */
+public final class CodecChain {
+  private final List<ArrayToArrayCodec> arrayToArray;
+  private final ArrayToBytesCodec arrayToBytes;
+  private final List<BytesToBytesCodec> bytesToBytes;
+  private final ChunkSpec decodedSpec;
+  private final ChunkSpec arrayToBytesSpec;
+  /** Decoded size of bytesToBytes[i] (the size entering it on encode), -1 if unknown. */
+  private final long[] bytesSizes;
+
+  private CodecChain(List<ArrayToArrayCodec> a2a, ArrayToBytesCodec a2b, List<BytesToBytesCodec> b2b,
+      ChunkSpec decodedSpec, ChunkSpec a2bSpec) {
+    this.arrayToArray = List.copyOf(a2a);
+    this.arrayToBytes = a2b;
+    this.bytesToBytes = List.copyOf(b2b);
+    this.decodedSpec = decodedSpec;
+    this.arrayToBytesSpec = a2bSpec;
+    this.bytesSizes = new long[b2b.size()];
+    long size = a2b.encodedSize(a2bSpec);
+    for (int i = 0; i < b2b.size(); i++) {
+      bytesSizes[i] = size;
+      size = size < 0 ? -1 : b2b.get(i).encodedSize(size);
+    }
+  }
+
+  /**
+   * Resolves codec metadata for chunks of {@code spec}.
+   *
+   * @throws CodecException if a codec is unknown, misconfigured or out of order
+   */
+  public static CodecChain resolve(List<CodecSpec> specs, ChunkSpec spec, CodecRegistry registry) {
+    List<ArrayToArrayCodec> a2a = new ArrayList<>();
+    ArrayToBytesCodec a2b = null;
+    List<BytesToBytesCodec> b2b = new ArrayList<>();
+    ChunkSpec current = spec;
+    ChunkSpec a2bSpec = null;
+    for (CodecSpec codecSpec : specs) {
+      Codec codec = registry.create(codecSpec, current);
+      if (codec instanceof ArrayToArrayCodec c) {
+        if (a2b != null) {
+          throw new CodecException("codec " + c.name() + " is an array-to-array codec and must come"
+              + " before the array-to-bytes codec " + a2b.name());
+        }
+        a2a.add(c);
+        current = c.encodedSpec(current);
+      } else if (codec instanceof ArrayToBytesCodec c) {
+        if (a2b != null) {
+          throw new CodecException("codec chain has two array-to-bytes codecs: " + a2b.name()
+              + " and " + c.name());
+        }
+        a2b = c;
+        a2bSpec = current;
+      } else {
+        BytesToBytesCodec c = (BytesToBytesCodec) codec;
+        if (a2b == null) {
+          throw new CodecException("codec " + c.name() + " is a bytes-to-bytes codec and must come"
+              + " after an array-to-bytes codec such as bytes");
+        }
+        b2b.add(c);
+      }
+    }
+    if (a2b == null) {
+      throw new CodecException("codec chain " + specs.stream().map(CodecSpec::name).toList()
+          + " has no array-to-bytes codec (such as bytes)");
+    }
+    return new CodecChain(a2a, a2b, b2b, spec, a2bSpec);
+  }
+
+  public ChunkSpec decodedSpec() {
+    return decodedSpec;
+  }
+
+  public List<Codec> codecs() {
+    List<Codec> all = new ArrayList<>(arrayToArray);
+    all.add(arrayToBytes);
+    all.addAll(bytesToBytes);
+    return all;
+  }
+
+  /** The exact stored size of every chunk, or -1 when compressed or variable. */
+  public long encodedSize() {
+    long size = arrayToBytes.encodedSize(arrayToBytesSpec);
+    for (BytesToBytesCodec c : bytesToBytes) {
+      size = size < 0 ? -1 : c.encodedSize(size);
+    }
+    return size;
+  }
+
+  /**
+   * Decodes one stored chunk (valid bytes {@code [0, writerIndex)}; not closed here) and writes
+   * the elements {@code view} selects into its target. When the view is the chunk's own
+   * contiguous region and the data needs no rearranging, the last decoding stage writes
+   * straight into the target.
+   */
+  public void decodeInto(ArrowBuf encoded, SlabView view, BufferAllocator allocator) {
+    boolean direct = arrayToArray.isEmpty() && arrayToBytes.isIdentity(arrayToBytesSpec)
+        && view.isWholeContiguous();
+    long chunkBytes = decodedSpec.byteSize();
+    ArrowBuf current = encoded;
+    boolean owned = false;
+    try {
+      for (int i = bytesToBytes.size() - 1; i >= 0; i--) {
+        BytesToBytesCodec codec = bytesToBytes.get(i);
+        if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
+          return;
+        }
+        ArrowBuf next = codec.decode(current, bytesSizes[i], allocator);
+        if (owned) {
+          current.close();
+        }
+        current = next;
+        owned = true;
+      }
+      if (direct) {
+        long length = current.writerIndex();
+        if (length != chunkBytes) {
+          throw new CodecException("codec " + arrayToBytes.name() + ": chunk has " + length
+              + " bytes, expected " + chunkBytes + " for " + decodedSpec);
+        }
+        MemoryUtil.copyMemory(current.memoryAddress(), view.target().memoryAddress() + view.offset(), length);
+        return;
+      }
+      SlabView encodedView = view;
+      for (ArrayToArrayCodec c : arrayToArray) {
+        encodedView = c.encodedView(encodedView);
+      }
+      arrayToBytes.decodeInto(current, arrayToBytesSpec, encodedView, allocator);
+    } finally {
+      if (owned) {
+        current.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return codecs().stream().map(Codec::name).toList().toString();
+  }
+}

@@ -1,0 +1,48 @@
+package dev.zaro.arrow.codec;
+
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds codecs by metadata name. {@link #defaults()} holds every built-in codec; programs can
+ * register more on their own registry.
+ */
+public final class CodecRegistry {
+  private static final CodecRegistry DEFAULTS = builtIns();
+
+  private final Map<String, CodecFactory> factories = new ConcurrentHashMap<>();
+
+  /** The registry of built-in codecs. */
+  public static CodecRegistry defaults() {
+    return DEFAULTS;
+  }
+
+  /** A new registry holding the built-in codecs, to which more can be added. */
+  public static CodecRegistry builtIns() {
+    CodecRegistry r = new CodecRegistry();
+    r.register("bytes", BytesCodec::create);
+    r.register("transpose", TransposeCodec::create);
+    r.register("gzip", (spec, input, reg) -> GzipCodec.create(spec));
+    r.register("zstd", (spec, input, reg) -> ZstdCodec.create(spec));
+    r.register("crc32c", (spec, input, reg) -> Crc32cCodec.create(spec));
+    return r;
+  }
+
+  public CodecRegistry register(String name, CodecFactory factory) {
+    factories.put(name, factory);
+    return this;
+  }
+
+  /** Builds the codec {@code spec} names for chunks of {@code input}. */
+  public Codec create(CodecSpec spec, ChunkSpec input) {
+    CodecFactory factory = factories.get(spec.name());
+    if (factory == null) {
+      throw new CodecException("unknown codec '" + spec.name() + "' (known: "
+          + String.join(", ", new TreeMap<>(factories).keySet()) + ")");
+    }
+    return factory.create(spec, input, this);
+  }
+}

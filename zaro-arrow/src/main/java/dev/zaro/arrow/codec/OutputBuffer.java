@@ -1,0 +1,108 @@
+package dev.zaro.arrow.codec;
+
+import java.nio.ByteBuffer;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * The output of a decompressor: either a fixed region of exactly the expected decoded size, or
+ * (size unknown) a buffer that grows up to a limit. Never allocates more than the expected size
+ * when that is known, so a lying stream cannot make zaro allocate more than the chunk.
+ */
+final class OutputBuffer implements AutoCloseable {
+  /** Upper bound on the decoded size of a stream whose size nothing else bounds. */
+  static final long MAX_UNKNOWN_SIZE = Integer.MAX_VALUE - 64;
+
+  private final BufferAllocator allocator;
+  private final boolean fixed;
+  private final long limit;
+  private ArrowBuf buf;
+  private long base;
+  private long written;
+
+  private OutputBuffer(BufferAllocator allocator, ArrowBuf buf, long base, long capacity, boolean fixed, long limit) {
+    this.allocator = allocator;
+    this.buf = buf;
+    this.base = base;
+    this.fixed = fixed;
+    this.limit = limit;
+    this.capacity = capacity;
+  }
+
+  private long capacity;
+
+  /** A region {@code [offset, offset + size)} of a buffer the caller owns. */
+  static OutputBuffer into(ArrowBuf target, long offset, long size) {
+    return new OutputBuffer(null, target, offset, size, true, size);
+  }
+
+  /** A new buffer of exactly {@code size} bytes when known, else a growing one. */
+  static OutputBuffer allocate(BufferAllocator allocator, long size, long initialGuess) {
+    if (size >= 0) {
+      return new OutputBuffer(allocator, allocator.buffer(size), 0, size, true, size);
+    }
+    long first = Math.max(64 * 1024, Math.min(initialGuess, MAX_UNKNOWN_SIZE));
+    return new OutputBuffer(allocator, allocator.buffer(first), 0, first, false, MAX_UNKNOWN_SIZE);
+  }
+
+  long written() {
+    return written;
+  }
+
+  long limit() {
+    return limit;
+  }
+
+  boolean isFixed() {
+    return fixed;
+  }
+
+  long remaining() {
+    return capacity - written;
+  }
+
+  long writeAddress() {
+    return buf.memoryAddress() + base + written;
+  }
+
+  /** A ByteBuffer over the unwritten part (at most 2 GiB). */
+  ByteBuffer writable() {
+    long n = Math.min(remaining(), Integer.MAX_VALUE);
+    return n == 0 ? ByteBuffer.allocateDirect(0) : MemoryUtil.directBuffer(writeAddress(), (int) n);
+  }
+
+  void advance(long n) {
+    written += n;
+  }
+
+  /** Grows a non-fixed buffer; false when it is fixed or at its limit. */
+  boolean grow() {
+    if (fixed || capacity >= limit) {
+      return false;
+    }
+    long next = Math.min(limit, capacity * 2);
+    ArrowBuf bigger = allocator.buffer(next);
+    MemoryUtil.copyMemory(buf.memoryAddress(), bigger.memoryAddress(), written);
+    buf.close();
+    buf = bigger;
+    capacity = next;
+    return true;
+  }
+
+  /** Hands the buffer to the caller (who closes it), with writerIndex set to the bytes written. */
+  ArrowBuf take() {
+    ArrowBuf out = buf;
+    buf = null;
+    out.writerIndex(written);
+    return out;
+  }
+
+  @Override
+  public void close() {
+    if (buf != null && allocator != null) {
+      buf.close();
+    }
+    buf = null;
+  }
+}

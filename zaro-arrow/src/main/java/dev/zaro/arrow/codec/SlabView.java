@@ -1,0 +1,283 @@
+package dev.zaro.arrow.codec;
+
+import java.util.Arrays;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * Where the elements of one chunk go in an output buffer: for each dimension of the chunk
+ * array, the chunk-local indices {@code start + i * step} ({@code i < count}) land at byte
+ * {@code offset + sum(i * stride)} of {@code target}. Each chunk of a read gets its own
+ * view, disjoint from every other, so chunks decode in parallel without locks.
+ *
+ * <p>The view does not own {@code target}.
+ *
+ * @param shape the full shape of the chunk array being viewed (its source strides)
+ * @param stride target byte strides, one per dimension
+ */
+public record SlabView(
+    ArrowBuf target, long offset, int itemSize, int[] shape, long[] start, long[] step, long[] count,
+    long[] stride) {
+
+  public SlabView {
+    int r = shape.length;
+    if (start.length != r || step.length != r || count.length != r || stride.length != r) {
+      throw new IllegalArgumentException("view arrays must all have rank " + r);
+    }
+    for (int d = 0; d < r; d++) {
+      if (count[d] < 1 || step[d] < 1 || start[d] < 0
+          || start[d] + (count[d] - 1) * step[d] >= shape[d] || stride[d] < 0) {
+        throw new IllegalArgumentException("view dimension " + d + " out of the chunk: start " + start[d]
+            + " step " + step[d] + " count " + count[d] + " in " + shape[d]);
+      }
+    }
+    long last = offset + itemSize;
+    for (int d = 0; d < r; d++) {
+      last += (count[d] - 1) * stride[d];
+    }
+    if (offset < 0 || last > target.capacity()) {
+      throw new IllegalArgumentException("view reaches byte " + last + " of a "
+          + target.capacity() + "-byte target");
+    }
+  }
+
+  /** A view of a whole chunk of {@code shape} written C-contiguously at {@code offset}. */
+  public static SlabView whole(ArrowBuf target, long offset, int itemSize, int[] shape) {
+    int r = shape.length;
+    long[] start = new long[r];
+    long[] step = new long[r];
+    long[] count = new long[r];
+    long[] stride = new long[r];
+    long s = itemSize;
+    for (int d = r - 1; d >= 0; d--) {
+      step[d] = 1;
+      count[d] = shape[d];
+      stride[d] = s;
+      s *= shape[d];
+    }
+    return new SlabView(target, offset, itemSize, shape, start, step, count, stride);
+  }
+
+  public int rank() {
+    return shape.length;
+  }
+
+  public long elementCount() {
+    long n = 1;
+    for (long c : count) {
+      n *= c;
+    }
+    return n;
+  }
+
+  /** Bytes of the whole chunk array ({@code prod(shape) * itemSize}). */
+  public long chunkBytes() {
+    long n = itemSize;
+    for (int s : shape) {
+      n *= s;
+    }
+    return n;
+  }
+
+  /**
+   * True when the view takes the whole chunk and the target region is the chunk's own
+   * C-order bytes: a decoder may then write straight into {@code target} at {@code offset}.
+   */
+  public boolean isWholeContiguous() {
+    long s = itemSize;
+    for (int d = rank() - 1; d >= 0; d--) {
+      if (start[d] != 0 || step[d] != 1 || count[d] != shape[d] || (shape[d] > 1 && stride[d] != s)) {
+        return false;
+      }
+      s *= shape[d];
+    }
+    return true;
+  }
+
+  /**
+   * The same view with dimensions reordered: dimension {@code i} of the result is dimension
+   * {@code order[i]} of this view (the transpose codec's encoded array).
+   */
+  public SlabView permute(int[] order) {
+    int r = rank();
+    int[] shape2 = new int[r];
+    long[] start2 = new long[r];
+    long[] step2 = new long[r];
+    long[] count2 = new long[r];
+    long[] stride2 = new long[r];
+    for (int i = 0; i < r; i++) {
+      shape2[i] = shape[order[i]];
+      start2[i] = start[order[i]];
+      step2[i] = step[order[i]];
+      count2[i] = count[order[i]];
+      stride2[i] = stride[order[i]];
+    }
+    return new SlabView(target, offset, itemSize, shape2, start2, step2, count2, stride2);
+  }
+
+  /**
+   * Copies the viewed elements out of a C-order chunk at {@code source} into the target.
+   *
+   * @param sourceLength bytes available at {@code source}; must be at least {@link #chunkBytes()}
+   * @param swapUnit 0 to copy bytes as they are; else reverse the bytes of every unit of this
+   *     size (big-endian data: the element size, or half of it for complex)
+   */
+  public void scatterFrom(ArrowBuf source, long sourceLength, int swapUnit) {
+    if (sourceLength < chunkBytes() || source.capacity() < chunkBytes()) {
+      throw new IllegalArgumentException("source holds " + sourceLength + " bytes, the chunk needs " + chunkBytes());
+    }
+    long src = source.memoryAddress();
+    long dst = target.memoryAddress() + offset;
+    int r = rank();
+    if (r == 0) {
+      copyRun(src, itemSize, dst, itemSize, 1, swapUnit);
+      return;
+    }
+    long[] srcStride = new long[r];
+    long s = itemSize;
+    for (int d = r - 1; d >= 0; d--) {
+      srcStride[d] = s;
+      s *= shape[d];
+    }
+    long srcBase = src;
+    for (int d = 0; d < r; d++) {
+      srcBase += start[d] * srcStride[d];
+    }
+    int last = r - 1;
+    long srcStep = step[last] * srcStride[last];
+    long[] idx = new long[r];
+    long so = srcBase;
+    long dO = dst;
+    while (true) {
+      copyRun(so, srcStep, dO, stride[last], count[last], swapUnit);
+      int d = last - 1;
+      while (d >= 0) {
+        idx[d]++;
+        so += step[d] * srcStride[d];
+        dO += stride[d];
+        if (idx[d] < count[d]) {
+          break;
+        }
+        so -= count[d] * step[d] * srcStride[d];
+        dO -= count[d] * stride[d];
+        idx[d] = 0;
+        d--;
+      }
+      if (d < 0) {
+        return;
+      }
+    }
+  }
+
+  private void copyRun(long src, long srcStep, long dst, long dstStep, long n, int swapUnit) {
+    if (swapUnit <= 1 && srcStep == itemSize && dstStep == itemSize) {
+      MemoryUtil.copyMemory(src, dst, n * itemSize);
+      return;
+    }
+    if (swapUnit <= 1) {
+      switch (itemSize) {
+        case 1 -> {
+          for (long i = 0; i < n; i++) {
+            MemoryUtil.putByte(dst + i * dstStep, MemoryUtil.getByte(src + i * srcStep));
+          }
+        }
+        case 2 -> {
+          for (long i = 0; i < n; i++) {
+            MemoryUtil.putShort(dst + i * dstStep, MemoryUtil.getShort(src + i * srcStep));
+          }
+        }
+        case 4 -> {
+          for (long i = 0; i < n; i++) {
+            MemoryUtil.putInt(dst + i * dstStep, MemoryUtil.getInt(src + i * srcStep));
+          }
+        }
+        case 8 -> {
+          for (long i = 0; i < n; i++) {
+            MemoryUtil.putLong(dst + i * dstStep, MemoryUtil.getLong(src + i * srcStep));
+          }
+        }
+        default -> {
+          for (long i = 0; i < n; i++) {
+            MemoryUtil.copyMemory(src + i * srcStep, dst + i * dstStep, itemSize);
+          }
+        }
+      }
+      return;
+    }
+    int units = itemSize / swapUnit;
+    for (long i = 0; i < n; i++) {
+      long se = src + i * srcStep;
+      long de = dst + i * dstStep;
+      for (int u = 0; u < units; u++) {
+        long su = se + (long) u * swapUnit;
+        long du = de + (long) u * swapUnit;
+        switch (swapUnit) {
+          case 2 -> MemoryUtil.putShort(du, Short.reverseBytes(MemoryUtil.getShort(su)));
+          case 4 -> MemoryUtil.putInt(du, Integer.reverseBytes(MemoryUtil.getInt(su)));
+          case 8 -> MemoryUtil.putLong(du, Long.reverseBytes(MemoryUtil.getLong(su)));
+          default -> {
+            for (int b = 0; b < swapUnit; b++) {
+              MemoryUtil.putByte(du + b, MemoryUtil.getByte(su + swapUnit - 1 - b));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Writes {@code element} (one element's bytes) into every viewed position of the target. */
+  public void fill(byte[] element) {
+    if (element.length != itemSize) {
+      throw new IllegalArgumentException("fill element has " + element.length + " bytes, not " + itemSize);
+    }
+    boolean zero = true;
+    for (byte b : element) {
+      zero &= b == 0;
+    }
+    long dst = target.memoryAddress() + offset;
+    int r = rank();
+    if (r == 0) {
+      putElement(dst, element);
+      return;
+    }
+    int last = r - 1;
+    long[] idx = new long[r];
+    long dO = dst;
+    while (true) {
+      if (zero && stride[last] == itemSize) {
+        MemoryUtil.setMemory(dO, count[last] * itemSize, (byte) 0);
+      } else {
+        for (long i = 0; i < count[last]; i++) {
+          putElement(dO + i * stride[last], element);
+        }
+      }
+      int d = last - 1;
+      while (d >= 0) {
+        idx[d]++;
+        dO += stride[d];
+        if (idx[d] < count[d]) {
+          break;
+        }
+        dO -= count[d] * stride[d];
+        idx[d] = 0;
+        d--;
+      }
+      if (d < 0) {
+        return;
+      }
+    }
+  }
+
+  private static void putElement(long address, byte[] element) {
+    for (int b = 0; b < element.length; b++) {
+      MemoryUtil.putByte(address + b, element[b]);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SlabView[offset " + offset + ", shape " + Arrays.toString(shape) + ", start "
+        + Arrays.toString(start) + ", step " + Arrays.toString(step) + ", count "
+        + Arrays.toString(count) + "]";
+  }
+}

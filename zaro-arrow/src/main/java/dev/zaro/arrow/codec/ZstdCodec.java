@@ -1,0 +1,97 @@
+package dev.zaro.arrow.codec;
+
+import com.github.luben.zstd.Zstd;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.metadata.CodecSpec;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * {@code zstd}: one or more zstd frames, decoded by zstd-jni on buffer addresses. A frame
+ * checksum, when present, is verified by libzstd.
+ */
+public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCodec {
+
+  static ZstdCodec create(CodecSpec spec) {
+    CodecConfig config = new CodecConfig(spec).only("level", "checksum");
+    return new ZstdCodec(config.intValue("level", 0), config.booleanValue("checksum", false));
+  }
+
+  @Override
+  public String name() {
+    return "zstd";
+  }
+
+  @Override
+  public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
+    long n = decompress(encoded, target.memoryAddress() + offset, size);
+    if (n != size) {
+      throw new CodecException("codec zstd: decoded " + n + " bytes, expected " + size);
+    }
+    return true;
+  }
+
+  @Override
+  public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
+    if (decodedSize >= 0) {
+      ArrowBuf out = allocator.buffer(decodedSize);
+      try {
+        decodeInto(encoded, out, 0, decodedSize);
+        out.writerIndex(decodedSize);
+        return out;
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    }
+    long length = encoded.writerIndex();
+    long guess = frameContentSize(encoded);
+    long capacity = guess >= 0 ? Math.min(guess, OutputBuffer.MAX_UNKNOWN_SIZE) : Math.max(length * 4, 1 << 16);
+    while (true) {
+      ArrowBuf out = allocator.buffer(capacity);
+      try {
+        long n = Zstd.decompressUnsafe(out.memoryAddress(), capacity, encoded.memoryAddress(), length);
+        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()
+            && capacity < OutputBuffer.MAX_UNKNOWN_SIZE) {
+          out.close();
+          capacity = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, capacity * 2);
+          continue;
+        }
+        check(n);
+        out.writerIndex(n);
+        return out;
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    }
+  }
+
+  private static long frameContentSize(ArrowBuf encoded) {
+    int length = (int) Math.min(encoded.writerIndex(), 18);
+    if (length < 4) {
+      return -1;
+    }
+    long size = Zstd.getDirectByteBufferFrameContentSize(encoded.nioBuffer(0, length), 0, length);
+    return size < 0 ? -1 : size;
+  }
+
+  private static long decompress(ArrowBuf encoded, long dst, long capacity) {
+    long length = encoded.writerIndex();
+    if (length == 0) {
+      throw new CodecException("codec zstd: empty input");
+    }
+    long n = Zstd.decompressUnsafe(dst, capacity, encoded.memoryAddress(), length);
+    if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()) {
+      throw new CodecException("codec zstd: data decompresses to more than the expected " + capacity + " bytes");
+    }
+    return check(n);
+  }
+
+  private static long check(long n) {
+    if (Zstd.isError(n)) {
+      throw new CodecException("codec zstd: " + Zstd.getErrorName(n));
+    }
+    return n;
+  }
+}

@@ -1,0 +1,8 @@
+package dev.zaro.arrow.error;
+
+/** A selection string is malformed or out of range for the array it is applied to. */
+public class SelectionException extends ZaroException {
+  public SelectionException(String message) {
+    super(message);
+  }
+}

@@ -1,0 +1,109 @@
+package dev.zaro.arrow.metadata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * An array's metadata, one model for Zarr v2 and v3 (v2's compressor and filters become a
+ * codec chain, order F a transpose).
+ *
+ * @param shape the array shape (empty for a 0-d array)
+ * @param chunkShape the regular chunk grid's chunk shape, same rank as {@code shape}
+ * @param codecs the codec chain in v3 order (array-to-array, array-to-bytes, bytes-to-bytes)
+ * @param dimensionNames one entry per dimension, {@code null} where unnamed
+ */
+public record ArrayMetadata(
+    int zarrFormat,
+    long[] shape,
+    DataType dataType,
+    int[] chunkShape,
+    ChunkKeyEncoding chunkKeyEncoding,
+    FillValue fillValue,
+    List<CodecSpec> codecs,
+    List<String> dimensionNames,
+    JsonNode attributes)
+    implements NodeMetadata {
+
+  public ArrayMetadata {
+    shape = shape.clone();
+    chunkShape = chunkShape.clone();
+    codecs = List.copyOf(codecs);
+    dimensionNames = dimensionNames == null
+        ? Collections.nCopies(shape.length, null)
+        : Collections.unmodifiableList(new ArrayList<>(dimensionNames));
+    attributes = attributes == null ? JsonNodeFactory.instance.objectNode() : attributes.deepCopy();
+  }
+
+  @Override
+  public long[] shape() {
+    return shape.clone();
+  }
+
+  @Override
+  public int[] chunkShape() {
+    return chunkShape.clone();
+  }
+
+  @Override
+  public JsonNode attributes() {
+    return attributes.deepCopy();
+  }
+
+  public int rank() {
+    return shape.length;
+  }
+
+  /** Number of elements. */
+  public long size() {
+    long n = 1;
+    for (long s : shape) {
+      n = Math.multiplyExact(n, s);
+    }
+    return n;
+  }
+
+  /** Chunks along each dimension. */
+  public long[] chunkGridShape() {
+    long[] grid = new long[shape.length];
+    for (int d = 0; d < shape.length; d++) {
+      grid[d] = (shape[d] + chunkShape[d] - 1) / chunkShape[d];
+    }
+    return grid;
+  }
+
+  /** The dimension name of {@code d}, or {@code dim_d} when unnamed. */
+  public String dimensionName(int d) {
+    String name = dimensionNames.get(d);
+    return name != null ? name : "dim_" + d;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ArrayMetadata m
+        && zarrFormat == m.zarrFormat
+        && Arrays.equals(shape, m.shape)
+        && dataType.equals(m.dataType)
+        && Arrays.equals(chunkShape, m.chunkShape)
+        && chunkKeyEncoding.equals(m.chunkKeyEncoding)
+        && fillValue.equals(m.fillValue)
+        && codecs.equals(m.codecs)
+        && dimensionNames.equals(m.dimensionNames)
+        && attributes.equals(m.attributes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(shape) * 31 + dataType.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "ArrayMetadata[zarr v" + zarrFormat + ", " + dataType + " " + Arrays.toString(shape)
+        + ", chunks " + Arrays.toString(chunkShape) + ", codecs "
+        + codecs.stream().map(CodecSpec::name).toList() + "]";
+  }
+}

@@ -1,0 +1,107 @@
+package dev.zaro.arrow.metadata;
+
+import dev.zaro.arrow.error.MetadataException;
+import java.util.Map;
+
+/**
+ * A Zarr element type, normalized over v2 and v3. Elements are stored in memory as
+ * {@link #byteSize()} little-endian bytes (bool as one byte 0/1, complex as real then
+ * imaginary, raw {@code r<N>} as its N/8 bytes).
+ *
+ * @param kind what the bytes mean
+ * @param bits the element width in bits
+ * @param name the v3 name ({@code "int16"}, {@code "r24"}, ...)
+ */
+public record DataType(Kind kind, int bits, String name) {
+
+  /** What an element's bytes mean. */
+  public enum Kind {
+    BOOL,
+    INT,
+    UINT,
+    FLOAT,
+    COMPLEX,
+    RAW
+  }
+
+  public static final DataType BOOL = new DataType(Kind.BOOL, 8, "bool");
+  public static final DataType INT8 = new DataType(Kind.INT, 8, "int8");
+  public static final DataType INT16 = new DataType(Kind.INT, 16, "int16");
+  public static final DataType INT32 = new DataType(Kind.INT, 32, "int32");
+  public static final DataType INT64 = new DataType(Kind.INT, 64, "int64");
+  public static final DataType UINT8 = new DataType(Kind.UINT, 8, "uint8");
+  public static final DataType UINT16 = new DataType(Kind.UINT, 16, "uint16");
+  public static final DataType UINT32 = new DataType(Kind.UINT, 32, "uint32");
+  public static final DataType UINT64 = new DataType(Kind.UINT, 64, "uint64");
+  public static final DataType FLOAT16 = new DataType(Kind.FLOAT, 16, "float16");
+  public static final DataType FLOAT32 = new DataType(Kind.FLOAT, 32, "float32");
+  public static final DataType FLOAT64 = new DataType(Kind.FLOAT, 64, "float64");
+  public static final DataType COMPLEX64 = new DataType(Kind.COMPLEX, 64, "complex64");
+  public static final DataType COMPLEX128 = new DataType(Kind.COMPLEX, 128, "complex128");
+
+  private static final Map<String, DataType> CORE =
+      Map.ofEntries(
+          Map.entry("bool", BOOL),
+          Map.entry("int8", INT8),
+          Map.entry("int16", INT16),
+          Map.entry("int32", INT32),
+          Map.entry("int64", INT64),
+          Map.entry("uint8", UINT8),
+          Map.entry("uint16", UINT16),
+          Map.entry("uint32", UINT32),
+          Map.entry("uint64", UINT64),
+          Map.entry("float16", FLOAT16),
+          Map.entry("float32", FLOAT32),
+          Map.entry("float64", FLOAT64),
+          Map.entry("complex64", COMPLEX64),
+          Map.entry("complex128", COMPLEX128));
+
+  /** The raw type {@code r<bits>}; bits must be a positive multiple of 8. */
+  public static DataType raw(int bits) {
+    if (bits <= 0 || bits % 8 != 0) {
+      throw new IllegalArgumentException("raw data types need a positive multiple of 8 bits, not " + bits);
+    }
+    return new DataType(Kind.RAW, bits, "r" + bits);
+  }
+
+  /**
+   * Parses a v3 core data type name.
+   *
+   * @param where the key and field, for the error message
+   */
+  public static DataType ofV3Name(String name, String where) {
+    DataType core = CORE.get(name);
+    if (core != null) {
+      return core;
+    }
+    if (name.matches("r[1-9][0-9]{0,6}")) {
+      int bits = Integer.parseInt(name.substring(1));
+      if (bits % 8 == 0) {
+        return raw(bits);
+      }
+      throw new MetadataException(where + ": raw data type '" + name
+          + "' must have a multiple of 8 bits");
+    }
+    throw new MetadataException(where + ": unknown data type '" + name + "' (known: "
+        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", r<bits>)");
+  }
+
+  /** Bytes per element. */
+  public int byteSize() {
+    return bits / 8;
+  }
+
+  /** Bytes per byte-swapped unit: half the element for complex, 1 for raw and bool. */
+  public int swapUnit() {
+    return switch (kind) {
+      case COMPLEX -> byteSize() / 2;
+      case RAW, BOOL -> 1;
+      default -> byteSize();
+    };
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

@@ -1,0 +1,164 @@
+package dev.zaro.arrow.metadata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.MetadataException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * The fill value of an array as the bytes of one element in zaro's in-memory layout
+ * (little endian; see {@link DataType}).
+ */
+public final class FillValue {
+  private final byte[] element;
+  private final boolean zero;
+
+  public FillValue(byte[] element) {
+    this.element = element.clone();
+    boolean allZero = true;
+    for (byte b : element) {
+      allZero &= b == 0;
+    }
+    this.zero = allZero;
+  }
+
+  /** All-zero bytes of the given type: zarr's default when no fill value is given. */
+  public static FillValue zero(DataType type) {
+    return new FillValue(new byte[type.byteSize()]);
+  }
+
+  /** A copy of the element's bytes. */
+  public byte[] bytes() {
+    return element.clone();
+  }
+
+  /** Whether every byte is zero (filling is then a memset). */
+  public boolean isZero() {
+    return zero;
+  }
+
+  /**
+   * Parses a v3 {@code fill_value}: a bool literal, an integer, a float number or
+   * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"}, {@code "0x..."} raw bits, a
+   * complex {@code [re, im]} pair, or a byte list for raw types.
+   *
+   * @param where the key and field, for the error message
+   */
+  public static FillValue parse(JsonNode node, DataType type, String where) {
+    if (node == null || node.isNull()) {
+      throw new MetadataException(where + ": fill_value is required for data type " + type);
+    }
+    ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
+    switch (type.kind()) {
+      case BOOL -> {
+        if (!node.isBoolean()) {
+          throw new MetadataException(where + ": fill_value for bool must be true or false, not " + node);
+        }
+        out.put((byte) (node.booleanValue() ? 1 : 0));
+      }
+      case INT, UINT -> putInteger(out, node, type, where);
+      case FLOAT -> putFloat(out, node, type.byteSize(), type, where);
+      case COMPLEX -> {
+        if (!node.isArray() || node.size() != 2) {
+          throw new MetadataException(where + ": fill_value for " + type
+              + " must be a [real, imaginary] pair, not " + node);
+        }
+        putFloat(out, node.get(0), type.byteSize() / 2, type, where);
+        putFloat(out, node.get(1), type.byteSize() / 2, type, where);
+      }
+      case RAW -> {
+        if (!node.isArray() || node.size() != type.byteSize()) {
+          throw new MetadataException(where + ": fill_value for " + type + " must be a list of "
+              + type.byteSize() + " byte values, not " + node);
+        }
+        for (JsonNode b : node) {
+          if (!b.canConvertToInt() || !b.isIntegralNumber() || b.intValue() < 0 || b.intValue() > 255) {
+            throw new MetadataException(where + ": fill_value byte " + b + " is not in 0..255");
+          }
+          out.put((byte) b.intValue());
+        }
+      }
+    }
+    return new FillValue(out.array());
+  }
+
+  private static void putInteger(ByteBuffer out, JsonNode node, DataType type, String where) {
+    BigInteger value;
+    if (node.isIntegralNumber()) {
+      value = node.bigIntegerValue();
+    } else if (node.isNumber() && node.doubleValue() == Math.rint(node.doubleValue())
+        && !Double.isInfinite(node.doubleValue())) {
+      value = node.decimalValue().toBigIntegerExact();
+    } else {
+      throw new MetadataException(where + ": fill_value for " + type + " must be an integer, not " + node);
+    }
+    int bits = type.bits();
+    BigInteger min = type.kind() == DataType.Kind.INT ? BigInteger.ONE.shiftLeft(bits - 1).negate() : BigInteger.ZERO;
+    BigInteger max = type.kind() == DataType.Kind.INT
+        ? BigInteger.ONE.shiftLeft(bits - 1).subtract(BigInteger.ONE)
+        : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
+    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new MetadataException(where + ": fill_value " + value + " does not fit in " + type);
+    }
+    long v = value.longValue();
+    for (int i = 0; i < type.byteSize(); i++) {
+      out.put((byte) (v >>> (8 * i)));
+    }
+  }
+
+  private static void putFloat(ByteBuffer out, JsonNode node, int width, DataType type, String where) {
+    if (node.isTextual() && node.textValue().startsWith("0x")) {
+      String hex = node.textValue().substring(2);
+      if (hex.length() != width * 2 || !hex.matches("[0-9a-fA-F]+")) {
+        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' for " + type
+            + " must be 0x followed by " + width * 2 + " hex digits");
+      }
+      long bits = Long.parseUnsignedLong(hex, 16);
+      for (int i = 0; i < width; i++) {
+        out.put((byte) (bits >>> (8 * i)));
+      }
+      return;
+    }
+    double value;
+    if (node.isNumber()) {
+      value = node.doubleValue();
+    } else if (node.isTextual()) {
+      value = switch (node.textValue()) {
+        case "NaN" -> Double.NaN;
+        case "Infinity" -> Double.POSITIVE_INFINITY;
+        case "-Infinity" -> Double.NEGATIVE_INFINITY;
+        default -> throw new MetadataException(where + ": fill_value '" + node.textValue()
+            + "' for " + type + " is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"");
+      };
+    } else {
+      throw new MetadataException(where + ": fill_value for " + type + " must be a number, not " + node);
+    }
+    switch (width) {
+      case 2 -> out.putShort(HalfFloat.fromDouble(value));
+      case 4 -> out.putFloat((float) value);
+      case 8 -> out.putDouble(value);
+      default -> throw new IllegalStateException("float width " + width);
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof FillValue f && Arrays.equals(element, f.element);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(element);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder("0x");
+    for (int i = element.length - 1; i >= 0; i--) {
+      sb.append(String.format("%02x", element[i]));
+    }
+    return sb.toString();
+  }
+}

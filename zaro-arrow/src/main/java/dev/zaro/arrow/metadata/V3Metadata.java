@@ -1,0 +1,193 @@
+package dev.zaro.arrow.metadata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.MetadataException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Parses Zarr v3 {@code zarr.json} documents into the normalized model. */
+public final class V3Metadata {
+  private V3Metadata() {}
+
+  private static final Set<String> GROUP_FIELDS =
+      Set.of("zarr_format", "node_type", "attributes", "consolidated_metadata");
+  private static final Set<String> ARRAY_FIELDS =
+      Set.of("zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
+          "fill_value", "codecs", "attributes", "dimension_names", "storage_transformers");
+
+  /** Parses the document stored at {@code key}. */
+  public static NodeMetadata parse(String key, byte[] json) {
+    return parse(JsonDocument.parse(key, json));
+  }
+
+  public static NodeMetadata parse(JsonDocument doc) {
+    int format = doc.requiredInt("zarr_format");
+    if (format != 3) {
+      throw doc.error("zarr_format", "is " + format + "; a zarr.json document must have zarr_format 3");
+    }
+    String nodeType = doc.requiredString("node_type");
+    return switch (nodeType) {
+      case "group" -> parseGroup(doc);
+      case "array" -> parseArray(doc);
+      default -> throw doc.error("node_type", "must be \"array\" or \"group\", not \"" + nodeType + "\"");
+    };
+  }
+
+  private static GroupMetadata parseGroup(JsonDocument doc) {
+    checkUnknownFields(doc, GROUP_FIELDS);
+    return new GroupMetadata(3, attributes(doc), false);
+  }
+
+  private static JsonNode attributes(JsonDocument doc) {
+    JsonNode attributes = doc.optional("attributes");
+    if (attributes != null && !attributes.isObject()) {
+      throw doc.error("attributes", "must be an object, not " + JsonDocument.describe(attributes));
+    }
+    return attributes;
+  }
+
+  /** Unknown top-level fields are refused unless they are objects with must_understand false. */
+  private static void checkUnknownFields(JsonDocument doc, Set<String> known) {
+    Iterator<Map.Entry<String, JsonNode>> fields = doc.root().fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      if (known.contains(field.getKey())) {
+        continue;
+      }
+      JsonNode value = field.getValue();
+      JsonNode mustUnderstand = value.isObject() ? value.get("must_understand") : null;
+      if (mustUnderstand == null || !mustUnderstand.isBoolean() || mustUnderstand.booleanValue()) {
+        throw doc.error(field.getKey(), "is an extension zaro does not understand (only fields that are"
+            + " objects with \"must_understand\": false may be ignored)");
+      }
+    }
+  }
+
+  private static ArrayMetadata parseArray(JsonDocument doc) {
+    checkUnknownFields(doc, ARRAY_FIELDS);
+    long[] shape = doc.requiredLongs("shape", 0);
+    DataType dataType = dataType(doc);
+    int[] chunkShape = chunkGrid(doc, shape.length);
+    ChunkKeyEncoding encoding = chunkKeyEncoding(doc);
+    FillValue fill = FillValue.parse(doc.required("fill_value"), dataType, doc.where("fill_value"));
+    List<CodecSpec> codecs = codecs(doc, "codecs", doc.required("codecs"));
+    List<String> dimensionNames = dimensionNames(doc, shape.length);
+    JsonNode transformers = doc.optional("storage_transformers");
+    if (transformers != null && (!transformers.isArray() || transformers.size() > 0)) {
+      throw doc.error("storage_transformers", "zaro supports no storage transformers, found "
+          + JsonDocument.describe(transformers));
+    }
+    return new ArrayMetadata(3, shape, dataType, chunkShape, encoding, fill, codecs, dimensionNames,
+        attributes(doc));
+  }
+
+  private static DataType dataType(JsonDocument doc) {
+    JsonNode node = doc.required("data_type");
+    if (node.isTextual()) {
+      return DataType.ofV3Name(node.textValue(), doc.where("data_type"));
+    }
+    if (node.isObject() && node.path("name").isTextual()) {
+      return DataType.ofV3Name(node.path("name").textValue(), doc.where("data_type"));
+    }
+    throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));
+  }
+
+  private static int[] chunkGrid(JsonDocument doc, int rank) {
+    JsonNode grid = doc.required("chunk_grid");
+    if (!grid.isObject() || !grid.path("name").isTextual()) {
+      throw doc.error("chunk_grid", "must be an object with a \"name\", not " + JsonDocument.describe(grid));
+    }
+    String name = grid.get("name").textValue();
+    if (!name.equals("regular")) {
+      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (only \"regular\")");
+    }
+    JsonNode chunkShape = grid.path("configuration").path("chunk_shape");
+    if (chunkShape.isMissingNode()) {
+      throw doc.error("chunk_grid", "configuration.chunk_shape is missing");
+    }
+    long[] chunks = doc.longs(chunkShape, "chunk_grid.configuration.chunk_shape", 1);
+    if (chunks.length != rank) {
+      throw doc.error("chunk_grid", "chunk_shape has " + chunks.length + " dimensions but shape has " + rank);
+    }
+    int[] out = new int[rank];
+    for (int d = 0; d < rank; d++) {
+      if (chunks[d] > Integer.MAX_VALUE) {
+        throw doc.error("chunk_grid", "chunk_shape[" + d + "] = " + chunks[d] + " is too large");
+      }
+      out[d] = (int) chunks[d];
+    }
+    return out;
+  }
+
+  private static ChunkKeyEncoding chunkKeyEncoding(JsonDocument doc) {
+    JsonNode node = doc.required("chunk_key_encoding");
+    if (!node.isObject() || !node.path("name").isTextual()) {
+      throw doc.error("chunk_key_encoding", "must be an object with a \"name\", not "
+          + JsonDocument.describe(node));
+    }
+    String name = node.get("name").textValue();
+    JsonNode separatorNode = node.path("configuration").path("separator");
+    String defaultSeparator = name.equals("v2") ? "." : "/";
+    String separator = separatorNode.isMissingNode() ? defaultSeparator : separatorNode.asText(null);
+    if (separator == null || !separatorNode.isMissingNode() && !separatorNode.isTextual()
+        || !(separator.equals("/") || separator.equals("."))) {
+      throw doc.error("chunk_key_encoding", "separator must be \"/\" or \".\", not " + separatorNode);
+    }
+    return switch (name) {
+      case "default" -> new ChunkKeyEncoding.DefaultEncoding(separator.charAt(0));
+      case "v2" -> new ChunkKeyEncoding.V2Encoding(separator.charAt(0));
+      default -> throw doc.error("chunk_key_encoding", "encoding \"" + name
+          + "\" is not supported (only \"default\" and \"v2\")");
+    };
+  }
+
+  /** Parses a list of codec objects (also used for nested chains such as sharding's). */
+  public static List<CodecSpec> codecs(JsonDocument doc, String field, JsonNode list) {
+    if (!list.isArray() || list.isEmpty()) {
+      throw doc.error(field, "must be a non-empty list of codecs, not " + JsonDocument.describe(list));
+    }
+    List<CodecSpec> codecs = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      JsonNode codec = list.get(i);
+      if (codec.isTextual()) {
+        codecs.add(new CodecSpec(codec.textValue(), null));
+      } else if (codec.isObject() && codec.path("name").isTextual()) {
+        JsonNode config = codec.get("configuration");
+        if (config != null && !config.isObject()) {
+          throw doc.error(field, "codec " + i + " (" + codec.get("name").textValue()
+              + "): configuration must be an object, not " + JsonDocument.describe(config));
+        }
+        codecs.add(new CodecSpec(codec.get("name").textValue(), config));
+      } else {
+        throw doc.error(field, "codec " + i + " must be an object with a \"name\", not "
+            + JsonDocument.describe(codec));
+      }
+    }
+    return codecs;
+  }
+
+  private static List<String> dimensionNames(JsonDocument doc, int rank) {
+    JsonNode node = doc.optional("dimension_names");
+    if (node == null) {
+      return null;
+    }
+    if (!node.isArray() || node.size() != rank) {
+      throw doc.error("dimension_names", "must be a list of " + rank + " names (or nulls), not "
+          + JsonDocument.describe(node));
+    }
+    List<String> names = new ArrayList<>();
+    for (JsonNode n : node) {
+      if (n.isNull()) {
+        names.add(null);
+      } else if (n.isTextual()) {
+        names.add(n.textValue());
+      } else {
+        throw doc.error("dimension_names", "each name must be a string or null, not " + JsonDocument.describe(n));
+      }
+    }
+    return names;
+  }
+}

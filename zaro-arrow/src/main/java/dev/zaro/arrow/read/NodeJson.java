@@ -1,0 +1,124 @@
+package dev.zaro.arrow.read;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.ChunkKeyEncoding;
+import dev.zaro.arrow.metadata.CodecSpec;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.FillValue;
+import dev.zaro.arrow.metadata.GroupMetadata;
+import dev.zaro.arrow.metadata.HalfFloat;
+import dev.zaro.arrow.metadata.JsonDocument;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+/** The normalized metadata of a node as JSON (what {@code zaro info} prints). */
+public final class NodeJson {
+  private NodeJson() {}
+
+  public static ObjectNode of(Node node, List<Node> children) {
+    ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+    json.put("path", node.displayPath());
+    json.put("zarr_format", node.metadata().zarrFormat());
+    if (node.metadata() instanceof ArrayMetadata a) {
+      json.put("node_type", "array");
+      array(json, a);
+    } else {
+      json.put("node_type", "group");
+      json.put("implicit", ((GroupMetadata) node.metadata()).implicit());
+    }
+    json.set("attributes", node.metadata().attributes());
+    if (children != null) {
+      ArrayNode list = json.putArray("children");
+      for (Node c : children) {
+        ObjectNode child = list.addObject();
+        child.put("path", c.displayPath());
+        child.put("node_type", c.isArray() ? "array" : "group");
+      }
+    }
+    return json;
+  }
+
+  private static void array(ObjectNode json, ArrayMetadata a) {
+    longs(json.putArray("shape"), a.shape());
+    json.put("data_type", a.dataType().name());
+    ArrayNode chunks = json.putArray("chunk_shape");
+    for (int c : a.chunkShape()) {
+      chunks.add(c);
+    }
+    ObjectNode encoding = json.putObject("chunk_key_encoding");
+    if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DefaultEncoding d) {
+      encoding.put("name", "default").putObject("configuration").put("separator", String.valueOf(d.separator()));
+    } else if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.V2Encoding v) {
+      encoding.put("name", "v2").putObject("configuration").put("separator", String.valueOf(v.separator()));
+    }
+    json.set("fill_value", fillValue(a.fillValue(), a.dataType()));
+    ArrayNode codecs = json.putArray("codecs");
+    for (CodecSpec c : a.codecs()) {
+      ObjectNode codec = codecs.addObject();
+      codec.put("name", c.name());
+      codec.set("configuration", c.configuration());
+    }
+    ArrayNode names = json.putArray("dimension_names");
+    a.dimensionNames().forEach(names::add);
+  }
+
+  private static void longs(ArrayNode out, long[] values) {
+    for (long v : values) {
+      out.add(v);
+    }
+  }
+
+  /** A fill value in v3 JSON form. */
+  public static JsonNode fillValue(FillValue fill, DataType type) {
+    ByteBuffer b = ByteBuffer.wrap(fill.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+    var f = JsonDocument.MAPPER.getNodeFactory();
+    return switch (type.kind()) {
+      case BOOL -> f.booleanNode(b.get() != 0);
+      case INT -> f.numberNode(switch (type.bits()) {
+        case 8 -> (long) b.get();
+        case 16 -> (long) b.getShort();
+        case 32 -> (long) b.getInt();
+        default -> b.getLong();
+      });
+      case UINT -> f.numberNode(new BigInteger(1, reverse(fill.bytes())));
+      case FLOAT -> floatNode(b, type.byteSize());
+      case COMPLEX -> f.arrayNode().add(floatNode(b, type.byteSize() / 2)).add(floatNode(b, type.byteSize() / 2));
+      case RAW -> {
+        ArrayNode bytes = f.arrayNode();
+        for (byte x : fill.bytes()) {
+          bytes.add(x & 0xff);
+        }
+        yield bytes;
+      }
+    };
+  }
+
+  private static JsonNode floatNode(ByteBuffer b, int width) {
+    double v = switch (width) {
+      case 2 -> HalfFloat.toFloat(b.getShort());
+      case 4 -> b.getFloat();
+      default -> b.getDouble();
+    };
+    var f = JsonDocument.MAPPER.getNodeFactory();
+    if (Double.isNaN(v)) {
+      return f.textNode("NaN");
+    }
+    if (Double.isInfinite(v)) {
+      return f.textNode(v > 0 ? "Infinity" : "-Infinity");
+    }
+    return width == 4 ? f.numberNode((float) v) : f.numberNode(v);
+  }
+
+  private static byte[] reverse(byte[] bytes) {
+    byte[] out = new byte[bytes.length];
+    for (int i = 0; i < bytes.length; i++) {
+      out[i] = bytes[bytes.length - 1 - i];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.zaro.arrow.read;
+
+import dev.zaro.arrow.metadata.DataType;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+
+/**
+ * The result of a read: the selected elements in one C-order, little-endian buffer (see
+ * {@link DataType} for the element layout), with the result shape. The slab owns its buffer
+ * and releases it on {@link #close()}; vectors built from it (see
+ * {@code dev.zaro.arrow.arrow.SlabVectors}) hold their own reference, so they stay valid
+ * after the slab is closed.
+ *
+ * @param name the array's node name ({@code data} for a root array)
+ * @param dimensionNames one name per result dimension
+ */
+public record Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data)
+    implements AutoCloseable {
+
+  public Slab {
+    shape = shape.clone();
+    dimensionNames = List.copyOf(dimensionNames);
+  }
+
+  @Override
+  public long[] shape() {
+    return shape.clone();
+  }
+
+  public int rank() {
+    return shape.length;
+  }
+
+  public long elementCount() {
+    long n = 1;
+    for (long s : shape) {
+      n *= s;
+    }
+    return n;
+  }
+
+  /** Size of the data in bytes. */
+  public long byteSize() {
+    return elementCount() * dataType.byteSize();
+  }
+
+  @Override
+  public void close() {
+    data.close();
+  }
+
+  @Override
+  public String toString() {
+    return "Slab[" + name + " " + dataType + " " + Arrays.toString(shape) + "]";
+  }
+}

@@ -1,0 +1,238 @@
+package dev.zaro.arrow.read;
+
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecChain;
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.Store;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * An array opened for reading: its metadata and its codec chain, resolved once. Reads
+ * allocate the output once, never pre-fill it, and decode every chunk into its own disjoint
+ * region of it on a bounded number of workers. Thread-safe.
+ */
+public final class ZarrArray {
+  private final Store store;
+  private final String path;
+  private final ArrayMetadata metadata;
+  private final CodecChain chain;
+  private final Executor executor;
+  private final int parallelism;
+
+  /**
+   * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in
+   *     flight at once
+   */
+  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
+      Executor executor, int parallelism) {
+    this.store = store;
+    this.path = StoreKeys.stripSlashes(path);
+    this.metadata = metadata;
+    this.executor = executor;
+    this.parallelism = Math.max(1, parallelism);
+    try {
+      this.chain = CodecChain.resolve(metadata.codecs(),
+          new ChunkSpec(metadata.chunkShape(), metadata.dataType(), metadata.fillValue()), registry);
+    } catch (CodecException e) {
+      throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  public ArrayMetadata metadata() {
+    return metadata;
+  }
+
+  public String path() {
+    return path;
+  }
+
+  public CodecChain codecChain() {
+    return chain;
+  }
+
+  /** The node's name: the last path component, or {@code data} for a root array. */
+  public String name() {
+    return path.isEmpty() ? "data" : path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  private String displayPath() {
+    return "/" + path;
+  }
+
+  /** The store key of the chunk at {@code index}. */
+  public String chunkKey(long[] index) {
+    return StoreKeys.join(path, metadata.chunkKeyEncoding().encode(index));
+  }
+
+  public Slab read(String selection, BufferAllocator allocator) {
+    return read(Selection.parse(selection, metadata.shape()), allocator, ReadOptions.DEFAULT);
+  }
+
+  /**
+   * Reads a selection.
+   *
+   * @return a slab the caller closes
+   */
+  public Slab read(Selection selection, BufferAllocator allocator, ReadOptions options) {
+    long[] shape = metadata.shape();
+    int rank = shape.length;
+    int itemSize = metadata.dataType().byteSize();
+    long[] counts = selection.counts();
+    long[] stride = new long[rank];
+    long s = itemSize;
+    for (int d = rank - 1; d >= 0; d--) {
+      stride[d] = s;
+      s = Math.multiplyExact(s, counts[d]);
+    }
+    long outBytes = s;
+    List<List<ChunkPart>> parts = new ArrayList<>();
+    long tasks = 1;
+    for (int d = 0; d < rank; d++) {
+      List<ChunkPart> p = ChunkPart.split(selection.dims().get(d), metadata.chunkShape()[d]);
+      parts.add(p);
+      tasks *= p.size();
+    }
+    if (tasks > Integer.MAX_VALUE) {
+      throw new ZaroException("selection '" + selection + "' of array '" + displayPath() + "' touches "
+          + tasks + " chunks; read it in parts");
+    }
+    ArrowBuf out = allocator.buffer(outBytes);
+    try {
+      out.writerIndex(outBytes);
+      long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
+      runChunks(out, itemSize, stride, step, parts, (int) tasks, allocator, options);
+      List<String> names = new ArrayList<>();
+      for (int d = 0; d < rank; d++) {
+        if (!selection.dims().get(d).dropped()) {
+          names.add(metadata.dimensionName(d));
+        }
+      }
+      return new Slab(name(), metadata.dataType(), selection.resultShape(), names, out);
+    } catch (RuntimeException | Error e) {
+      out.close();
+      throw e;
+    }
+  }
+
+  private void runChunks(ArrowBuf out, int itemSize, long[] stride, long[] step,
+      List<List<ChunkPart>> parts, int tasks, BufferAllocator allocator, ReadOptions options) {
+    if (tasks == 0) {
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    AtomicLong done = new AtomicLong();
+    AtomicBoolean cancelled = new AtomicBoolean();
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Runnable worker = () -> {
+      int t;
+      while (!cancelled.get() && (t = next.getAndIncrement()) < tasks) {
+        try {
+          readChunk(out, itemSize, stride, step, parts, t, allocator);
+          options.progress().chunksDone(done.incrementAndGet(), tasks);
+        } catch (RuntimeException | Error e) {
+          cancelled.set(true);
+          failure.compareAndSet(null, e instanceof RuntimeException r ? r
+              : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
+        }
+      }
+    };
+    int workers = Math.min(parallelism, tasks);
+    if (workers == 1) {
+      worker.run();
+    } else {
+      CountDownLatch finished = new CountDownLatch(workers - 1);
+      for (int w = 0; w < workers - 1; w++) {
+        try {
+          executor.execute(() -> {
+            try {
+              worker.run();
+            } finally {
+              finished.countDown();
+            }
+          });
+        } catch (RejectedExecutionException e) {
+          finished.countDown();
+        }
+      }
+      worker.run();
+      boolean interrupted = false;
+      while (true) {
+        try {
+          finished.await();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+          cancelled.set(true);
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+        failure.compareAndSet(null, new ZaroException("read of array '" + displayPath() + "' was interrupted"));
+      }
+    }
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+  }
+
+  private void readChunk(ArrowBuf out, int itemSize, long[] stride, long[] step,
+      List<List<ChunkPart>> parts, int task, BufferAllocator allocator) {
+    int rank = parts.size();
+    long[] chunkIndex = new long[rank];
+    long[] start = new long[rank];
+    long[] count = new long[rank];
+    long offset = 0;
+    int rest = task;
+    for (int d = rank - 1; d >= 0; d--) {
+      List<ChunkPart> dimParts = parts.get(d);
+      ChunkPart part = dimParts.get(rest % dimParts.size());
+      rest /= dimParts.size();
+      chunkIndex[d] = part.chunk();
+      start[d] = part.localStart();
+      count[d] = part.count();
+      offset += part.outStart() * stride[d];
+    }
+    SlabView view = new SlabView(out, offset, itemSize, metadata.chunkShape(), start, step, count, stride);
+    String key = chunkKey(chunkIndex);
+    Optional<ArrowBuf> encoded;
+    try {
+      encoded = store.get(key, allocator);
+    } catch (ZaroException e) {
+      throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+    if (encoded.isEmpty()) {
+      view.fill(metadata.fillValue().bytes());
+      return;
+    }
+    try (ArrowBuf buf = encoded.get()) {
+      chain.decodeInto(buf, view, allocator);
+    } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+  }
+
+  private String context(String key, long[] chunkIndex) {
+    return "array '" + displayPath() + "', chunk " + Arrays.toString(chunkIndex) + " (key '" + key
+        + "' in " + store.describe() + "): ";
+  }
+}

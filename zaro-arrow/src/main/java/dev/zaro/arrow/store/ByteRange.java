@@ -1,0 +1,82 @@
+package dev.zaro.arrow.store;
+
+/** Which bytes of a stored value to read. */
+public sealed interface ByteRange {
+  /** The whole value. */
+  ByteRange ALL = new All();
+
+  static ByteRange of(long offset, long length) {
+    return new FromStart(offset, length);
+  }
+
+  static ByteRange suffix(long length) {
+    return new Suffix(length);
+  }
+
+  /**
+   * Resolves this range against a value of {@code size} bytes.
+   *
+   * @return {offset, length}
+   * @throws IllegalArgumentException if the range does not lie inside the value
+   */
+  long[] resolve(long size);
+
+  /** The whole value. */
+  record All() implements ByteRange {
+    @Override
+    public long[] resolve(long size) {
+      return new long[] {0, size};
+    }
+
+    @Override
+    public String toString() {
+      return "all bytes";
+    }
+  }
+
+  /** {@code length} bytes starting at {@code offset}. */
+  record FromStart(long offset, long length) implements ByteRange {
+    public FromStart {
+      if (offset < 0 || length < 0) {
+        throw new IllegalArgumentException("negative byte range " + offset + "+" + length);
+      }
+    }
+
+    @Override
+    public long[] resolve(long size) {
+      if (offset + length > size) {
+        throw new IllegalArgumentException(
+            "bytes " + offset + ".." + (offset + length) + " lie past the end (" + size + " bytes)");
+      }
+      return new long[] {offset, length};
+    }
+
+    @Override
+    public String toString() {
+      return "bytes " + offset + ".." + (offset + length);
+    }
+  }
+
+  /** The last {@code length} bytes. */
+  record Suffix(long length) implements ByteRange {
+    public Suffix {
+      if (length < 0) {
+        throw new IllegalArgumentException("negative suffix length " + length);
+      }
+    }
+
+    @Override
+    public long[] resolve(long size) {
+      if (length > size) {
+        throw new IllegalArgumentException(
+            "the last " + length + " bytes were asked of a " + size + "-byte value");
+      }
+      return new long[] {size - length, length};
+    }
+
+    @Override
+    public String toString() {
+      return "last " + length + " bytes";
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A store on a local file system: key {@code a/b/c} is the file {@code root/a/b/c}. Reads
+ * are positional reads straight into the target ArrowBuf.
+ */
+public final class FileStore implements Store {
+  private final Path root;
+
+  public FileStore(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+    if (!Files.isDirectory(this.root)) {
+      throw new StoreException(
+          Files.exists(this.root)
+              ? "not a directory: " + this.root
+              : "no such directory: " + this.root);
+    }
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  private Path resolve(String key) {
+    return root.resolve(StoreKeys.checked(key, this));
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    Path file = resolve(key);
+    if (!Files.isRegularFile(file)) {
+      return Optional.empty();
+    }
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long[] offsetLength;
+      try {
+        offsetLength = range.resolve(channel.size());
+      } catch (IllegalArgumentException e) {
+        throw new StoreException("cannot read " + range + " of key '" + key + "' in "
+            + describe() + ": " + e.getMessage());
+      }
+      long length = offsetLength[1];
+      if (length > Integer.MAX_VALUE) {
+        throw new StoreException("key '" + key + "' in " + describe() + " is " + length
+            + " bytes; single reads over 2 GiB are not supported");
+      }
+      ArrowBuf buf = allocator.buffer(length);
+      try {
+        readFully(channel, buf, offsetLength[0], (int) length, key);
+        buf.writerIndex(length);
+        return Optional.of(buf);
+      } catch (RuntimeException | IOException e) {
+        buf.close();
+        throw e;
+      }
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    }
+  }
+
+  private void readFully(FileChannel channel, ArrowBuf buf, long position, int length, String key)
+      throws IOException {
+    if (length == 0) {
+      return;
+    }
+    ByteBuffer target = buf.nioBuffer(0, length);
+    long pos = position;
+    while (target.hasRemaining()) {
+      int n = channel.read(target, pos);
+      if (n < 0) {
+        throw new StoreException("key '" + key + "' in " + describe()
+            + " ended early: it shrank while being read");
+      }
+      pos += n;
+    }
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    Path file = resolve(key);
+    try {
+      return Files.isRegularFile(file) ? Optional.of(Files.readAllBytes(file)) : Optional.empty();
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    }
+  }
+
+  @Override
+  public Stream<String> list(String prefix) {
+    int slash = prefix.lastIndexOf('/');
+    String dirKey = slash < 0 ? "" : prefix.substring(0, slash);
+    Path dir = dirKey.isEmpty() ? root : resolve(dirKey);
+    if (!Files.isDirectory(dir)) {
+      return Stream.empty();
+    }
+    try {
+      return Files.walk(dir)
+          .filter(Files::isRegularFile)
+          .map(p -> root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/"))
+          .filter(k -> k.startsWith(prefix))
+          .sorted();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return root.toString();
+  }
+}

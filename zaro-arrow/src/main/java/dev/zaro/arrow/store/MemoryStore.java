@@ -1,0 +1,80 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import java.nio.charset.StandardCharsets;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/** A store held in heap memory: for tests, and for small hierarchies built in a program. */
+public final class MemoryStore implements Store {
+  private final NavigableMap<String, byte[]> values = new ConcurrentSkipListMap<>();
+  private final String name;
+
+  public MemoryStore() {
+    this("memory");
+  }
+
+  public MemoryStore(String name) {
+    this.name = name;
+  }
+
+  /** Stores a copy of {@code value} under {@code key}. */
+  public MemoryStore put(String key, byte[] value) {
+    values.put(StoreKeys.checked(key, this), value.clone());
+    return this;
+  }
+
+  public MemoryStore put(String key, String utf8) {
+    return put(key, utf8.getBytes(StandardCharsets.UTF_8));
+  }
+
+  public MemoryStore remove(String key) {
+    values.remove(key);
+    return this;
+  }
+
+  /** Copies every value of {@code other} into this store. */
+  public MemoryStore putAll(Store other) {
+    other.list("").forEach(k -> put(k, other.getBytes(k).orElseThrow()));
+    return this;
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    byte[] value = values.get(StoreKeys.checked(key, this));
+    if (value == null) {
+      return Optional.empty();
+    }
+    long[] offsetLength;
+    try {
+      offsetLength = range.resolve(value.length);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(
+          "cannot read " + range + " of key '" + key + "' in " + describe() + ": " + e.getMessage());
+    }
+    ArrowBuf buf = allocator.buffer(offsetLength[1]);
+    buf.setBytes(0, value, (int) offsetLength[0], (int) offsetLength[1]);
+    buf.writerIndex(offsetLength[1]);
+    return Optional.of(buf);
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    byte[] value = values.get(StoreKeys.checked(key, this));
+    return value == null ? Optional.empty() : Optional.of(value.clone());
+  }
+
+  @Override
+  public Stream<String> list(String prefix) {
+    return values.tailMap(prefix, true).keySet().stream().takeWhile(k -> k.startsWith(prefix));
+  }
+
+  @Override
+  public String describe() {
+    return name;
+  }
+}

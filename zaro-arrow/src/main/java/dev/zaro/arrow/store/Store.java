@@ -1,0 +1,50 @@
+package dev.zaro.arrow.store;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A key-value store holding a Zarr hierarchy. Keys use {@code /} separators and never
+ * start with {@code /}. Implementations are thread-safe.
+ */
+public interface Store extends AutoCloseable {
+
+  /**
+   * Reads a value, or part of it.
+   *
+   * @return empty if the key is absent; otherwise a buffer the caller owns (closes)
+   * @throws dev.zaro.arrow.error.StoreException if the key exists but cannot be read, or the
+   *     range lies outside the value
+   */
+  Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator);
+
+  /** Reads a whole value; the caller closes the returned buffer. */
+  default Optional<ArrowBuf> get(String key, BufferAllocator allocator) {
+    return get(key, ByteRange.ALL, allocator);
+  }
+
+  /** Reads a small whole value (metadata documents) onto the heap; empty if absent. */
+  Optional<byte[]> getBytes(String key);
+
+  /**
+   * Asynchronous {@link #get}; remote stores override this to keep many requests in flight.
+   * The caller owns (closes) the buffer the future completes with.
+   */
+  default CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+    return CompletableFuture.supplyAsync(() -> get(key, range, allocator), executor);
+  }
+
+  /** Every key that starts with {@code prefix}, at any depth, in lexicographic order. */
+  Stream<String> list(String prefix);
+
+  /** Where this store lives, for messages: a path or URL. */
+  String describe();
+
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,34 @@
+package dev.zaro.cli;
+
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.read.Node;
+import dev.zaro.arrow.read.NodeJson;
+import dev.zaro.arrow.store.StoreKeys;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "info", mixinStandardHelpOptions = true,
+    description = "Prints a node's normalized metadata as JSON (the root when PATH is omitted).")
+final class InfoCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  String store;
+
+  @Parameters(index = "1", paramLabel = "PATH", defaultValue = "/", description = "Node path (default: the root).")
+  String path;
+
+  @Override
+  public Integer call() throws Exception {
+    try (Zaro zaro = Zaro.open(store)) {
+      String p = StoreKeys.stripSlashes(path);
+      Node node = new Node(p, zaro.node(p));
+      var children = node.metadata() instanceof ArrayMetadata ? null : zaro.hierarchy().children(p);
+      System.out.println(JsonDocument.MAPPER.writer(SerializationFeature.INDENT_OUTPUT)
+          .writeValueAsString(NodeJson.of(node, children)));
+    }
+    return 0;
+  }
+}

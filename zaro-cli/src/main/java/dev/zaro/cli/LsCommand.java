@@ -1,0 +1,38 @@
+package dev.zaro.cli;
+
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.CodecSpec;
+import dev.zaro.arrow.metadata.GroupMetadata;
+import dev.zaro.arrow.read.Node;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "ls", mixinStandardHelpOptions = true,
+    description = "Lists the groups and arrays of a hierarchy: path, kind, data type, shape, chunks, codecs.")
+final class LsCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  String store;
+
+  @Override
+  public Integer call() {
+    try (Zaro zaro = Zaro.open(store)) {
+      List<Node> nodes = zaro.list();
+      int width = nodes.stream().mapToInt(n -> n.displayPath().length()).max().orElse(1);
+      for (Node n : nodes) {
+        String path = String.format("%-" + width + "s", n.displayPath());
+        if (n.metadata() instanceof ArrayMetadata a) {
+          System.out.printf("%s  array  %-10s %-18s chunks %-16s %s%n", path, a.dataType(),
+              Arrays.toString(a.shape()), Arrays.toString(a.chunkShape()),
+              a.codecs().stream().map(CodecSpec::name).toList());
+        } else {
+          System.out.printf("%s  group%s%n", path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");
+        }
+      }
+    }
+    return 0;
+  }
+}
