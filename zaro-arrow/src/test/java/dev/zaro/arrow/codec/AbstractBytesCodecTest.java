@@ -1,0 +1,148 @@
+package dev.zaro.arrow.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.error.CodecException;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The checks every bytes-to-bytes codec passes: data encoded by an independent encoder
+ * decodes back exactly (known and unknown size, into place), and truncated, corrupt or
+ * wrongly-sized input is a {@link CodecException} naming the codec, never a wrong answer.
+ */
+public abstract class AbstractBytesCodecTest extends AllocatorTest {
+
+  /** The codec under test. */
+  protected abstract BytesToBytesCodec codec();
+
+  /** Encodes with an implementation independent of zaro's decoder. */
+  protected abstract byte[] encode(byte[] data) throws Exception;
+
+  /** Whether a flipped byte inside the stream is always detected (checksummed formats). */
+  protected boolean detectsCorruption() {
+    return true;
+  }
+
+  static Stream<Arguments> payloads() {
+    Random random = new Random(42);
+    byte[] noise = new byte[70_000];
+    random.nextBytes(noise);
+    byte[] smooth = new byte[1 << 20];
+    for (int i = 0; i < smooth.length; i++) {
+      smooth[i] = (byte) (Math.sin(i / 500.0) * 100);
+    }
+    return Stream.of(
+        Arguments.of("one byte", new byte[] {42}),
+        Arguments.of("zeros", new byte[4096]),
+        Arguments.of("noise", noise),
+        Arguments.of("smooth 1 MiB", smooth));
+  }
+
+  protected ArrowBuf buf(byte[] bytes) {
+    ArrowBuf buf = allocator.buffer(Math.max(1, bytes.length));
+    buf.setBytes(0, bytes);
+    buf.writerIndex(bytes.length);
+    return buf;
+  }
+
+  protected static byte[] bytes(ArrowBuf buf) {
+    byte[] out = new byte[(int) buf.writerIndex()];
+    buf.getBytes(0, out);
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("payloads")
+  void decodesWhatAnIndependentEncoderWrote(String name, byte[] data) throws Exception {
+    byte[] encoded = encode(data);
+    try (ArrowBuf in = buf(encoded)) {
+      try (ArrowBuf out = codec().decode(in, data.length, allocator)) {
+        assertArrayEquals(data, bytes(out));
+      }
+      try (ArrowBuf out = codec().decode(in, -1, allocator)) {
+        assertArrayEquals(data, bytes(out));
+      }
+      assertEquals(encoded.length, in.writerIndex(), "decode must not consume its input");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("payloads")
+  void decodesIntoPlaceWhenItCan(String name, byte[] data) throws Exception {
+    try (ArrowBuf in = buf(encode(data)); ArrowBuf target = allocator.buffer(data.length + 16)) {
+      target.setOne(0, (int) target.capacity());
+      if (codec().decodeInto(in, target, 8, data.length)) {
+        byte[] out = new byte[data.length];
+        target.getBytes(8, out);
+        assertArrayEquals(data, out);
+        assertEquals((byte) 0xff, target.getByte(7), "wrote before its region");
+        assertEquals((byte) 0xff, target.getByte(8 + data.length), "wrote past its region");
+      }
+    }
+  }
+
+  @Test
+  void aWrongExpectedSizeIsAnError() throws Exception {
+    byte[] data = new byte[1000];
+    new Random(1).nextBytes(data);
+    try (ArrowBuf in = buf(encode(data))) {
+      for (long size : new long[] {999, 1001, 10}) {
+        CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, size, allocator).close());
+        assertTrue(e.getMessage().startsWith("codec " + codec().name()), e.getMessage());
+      }
+    }
+  }
+
+  @Test
+  void truncatedInputIsAnError() throws Exception {
+    byte[] data = new byte[5000];
+    new Random(2).nextBytes(data);
+    byte[] encoded = encode(data);
+    for (int cut : new int[] {1, 5, encoded.length / 2, encoded.length - 1}) {
+      byte[] truncated = Arrays.copyOf(encoded, encoded.length - cut);
+      try (ArrowBuf in = buf(truncated)) {
+        assertThrows(CodecException.class, () -> codec().decode(in, data.length, allocator).close(), "cut " + cut);
+        assertThrows(CodecException.class, () -> codec().decode(in, -1, allocator).close(), "cut " + cut);
+      }
+    }
+  }
+
+  @Test
+  void corruptInputIsAnError() throws Exception {
+    byte[] data = new byte[20000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i % 251);
+    }
+    byte[] encoded = encode(data);
+    int[] positions = detectsCorruption()
+        ? new int[] {encoded.length / 3, encoded.length / 2, encoded.length - 2}
+        : new int[] {0, 1, 2};
+    for (int pos : positions) {
+      byte[] corrupt = encoded.clone();
+      corrupt[pos] ^= 0x5a;
+      try (ArrowBuf in = buf(corrupt)) {
+        assertThrows(CodecException.class, () -> codec().decode(in, data.length, allocator).close(), "byte " + pos);
+      }
+    }
+  }
+
+  @Test
+  void garbageIsAnError() {
+    byte[] garbage = new byte[300];
+    new Random(3).nextBytes(garbage);
+    try (ArrowBuf in = buf(garbage)) {
+      assertThrows(CodecException.class, () -> codec().decode(in, 1000, allocator).close());
+    }
+  }
+}
