@@ -18,12 +18,17 @@ public final class CodecChain {
   private final List<BytesToBytesCodec> bytesToBytes;
   private final ChunkSpec decodedSpec;
   private final ChunkSpec arrayToBytesSpec;
+  /** The decoded spec of arrayToArray[i]. */
+  private final List<ChunkSpec> arrayToArraySpecs;
+  private final boolean layoutOnly;
   /** Decoded size of bytesToBytes[i] (the size entering it on encode), -1 if unknown. */
   private final long[] bytesSizes;
 
-  private CodecChain(List<ArrayToArrayCodec> a2a, ArrayToBytesCodec a2b, List<BytesToBytesCodec> b2b,
-      ChunkSpec decodedSpec, ChunkSpec a2bSpec) {
+  private CodecChain(List<ArrayToArrayCodec> a2a, List<ChunkSpec> a2aSpecs, ArrayToBytesCodec a2b,
+      List<BytesToBytesCodec> b2b, ChunkSpec decodedSpec, ChunkSpec a2bSpec) {
     this.arrayToArray = List.copyOf(a2a);
+    this.arrayToArraySpecs = List.copyOf(a2aSpecs);
+    this.layoutOnly = a2a.stream().allMatch(ArrayToArrayCodec::isLayoutOnly);
     this.arrayToBytes = a2b;
     this.bytesToBytes = List.copyOf(b2b);
     this.decodedSpec = decodedSpec;
@@ -43,6 +48,7 @@ public final class CodecChain {
    */
   public static CodecChain resolve(List<CodecSpec> specs, ChunkSpec spec, CodecRegistry registry) {
     List<ArrayToArrayCodec> a2a = new ArrayList<>();
+    List<ChunkSpec> a2aSpecs = new ArrayList<>();
     ArrayToBytesCodec a2b = null;
     List<BytesToBytesCodec> b2b = new ArrayList<>();
     ChunkSpec current = spec;
@@ -55,6 +61,7 @@ public final class CodecChain {
               + " before the array-to-bytes codec " + a2b.name());
         }
         a2a.add(c);
+        a2aSpecs.add(current);
         current = c.encodedSpec(current);
       } else if (codec instanceof ArrayToBytesCodec c) {
         if (a2b != null) {
@@ -76,7 +83,7 @@ public final class CodecChain {
       throw new CodecException("codec chain " + specs.stream().map(CodecSpec::name).toList()
           + " has no array-to-bytes codec (such as bytes)");
     }
-    return new CodecChain(a2a, a2b, b2b, spec, a2bSpec);
+    return new CodecChain(a2a, a2aSpecs, a2b, b2b, spec, a2bSpec);
   }
 
   public ChunkSpec decodedSpec() {
@@ -88,6 +95,24 @@ public final class CodecChain {
     all.add(arrayToBytes);
     all.addAll(bytesToBytes);
     return all;
+  }
+
+  /**
+   * The sharding codec when chunks of this chain can be read in parts (sharding is the
+   * array-to-bytes codec, with only layout array codecs before it and no bytes codecs after it).
+   */
+  public java.util.Optional<ShardingCodec> partialReader() {
+    return arrayToBytes instanceof ShardingCodec s && bytesToBytes.isEmpty() && layoutOnly
+        ? java.util.Optional.of(s) : java.util.Optional.empty();
+  }
+
+  /** A view of the decoded chunk re-expressed on the array-to-bytes codec's array. */
+  public SlabView encodedView(SlabView view) {
+    SlabView v = view;
+    for (ArrayToArrayCodec c : arrayToArray) {
+      v = c.encodedView(v);
+    }
+    return v;
   }
 
   /** The exact stored size of every chunk, or -1 when compressed or variable. */
@@ -133,15 +158,37 @@ public final class CodecChain {
         MemoryUtil.copyMemory(current.memoryAddress(), view.target().memoryAddress() + view.offset(), length);
         return;
       }
-      SlabView encodedView = view;
-      for (ArrayToArrayCodec c : arrayToArray) {
-        encodedView = c.encodedView(encodedView);
+      if (layoutOnly) {
+        SlabView encodedView = view;
+        for (ArrayToArrayCodec c : arrayToArray) {
+          encodedView = c.encodedView(encodedView);
+        }
+        arrayToBytes.decodeInto(current, arrayToBytesSpec, encodedView, allocator);
+      } else {
+        decodeMaterialized(current, view, allocator);
       }
-      arrayToBytes.decodeInto(current, arrayToBytesSpec, encodedView, allocator);
     } finally {
       if (owned) {
         current.close();
       }
+    }
+  }
+
+  /** Value-changing array codecs: decode whole chunk arrays, then scatter the last one. */
+  private void decodeMaterialized(ArrowBuf bytes, SlabView view, BufferAllocator allocator) {
+    ArrowBuf array = allocator.buffer(arrayToBytesSpec.byteSize());
+    try {
+      arrayToBytes.decodeInto(bytes, arrayToBytesSpec, SlabView.whole(array, 0,
+          arrayToBytesSpec.dataType().byteSize(), arrayToBytesSpec.shape()), allocator);
+      array.writerIndex(arrayToBytesSpec.byteSize());
+      for (int i = arrayToArray.size() - 1; i >= 0; i--) {
+        ArrowBuf next = arrayToArray.get(i).decode(array, arrayToArraySpecs.get(i), allocator);
+        array.close();
+        array = next;
+      }
+      view.scatterFrom(array, array.writerIndex(), 0);
+    } finally {
+      array.close();
     }
   }
 

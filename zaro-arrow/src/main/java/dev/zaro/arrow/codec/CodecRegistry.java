@@ -28,6 +28,7 @@ public final class CodecRegistry {
     r.register("gzip", (spec, input, reg) -> GzipCodec.create(spec));
     r.register("zstd", (spec, input, reg) -> ZstdCodec.create(spec));
     r.register("crc32c", (spec, input, reg) -> Crc32cCodec.create(spec));
+    r.register("sharding_indexed", ShardingCodec::create);
     return r;
   }
 

@@ -3,6 +3,8 @@ package dev.zaro.arrow.codec;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.Arrays;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 
 /** {@code transpose}: the encoded array's dimension i is the decoded array's dimension order[i]. */
 public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
@@ -51,8 +53,27 @@ public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
   }
 
   @Override
+  public boolean isLayoutOnly() {
+    return true;
+  }
+
+  @Override
   public SlabView encodedView(SlabView decodedView) {
     return decodedView.permute(order);
+  }
+
+  @Override
+  public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
+    ArrowBuf out = allocator.buffer(decoded.byteSize());
+    try {
+      SlabView.whole(out, 0, decoded.dataType().byteSize(), decoded.shape()).permute(order)
+          .scatterFrom(encoded, encoded.writerIndex(), 0);
+      out.writerIndex(decoded.byteSize());
+      return out;
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
+    }
   }
 
   @Override

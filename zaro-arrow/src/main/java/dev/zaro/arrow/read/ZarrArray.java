@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
@@ -35,6 +36,8 @@ public final class ZarrArray {
   private final String path;
   private final ArrayMetadata metadata;
   private final CodecChain chain;
+  /** Reads parts of shards when the chain allows it, else null. */
+  private final ShardReader shardReader;
   private final Executor executor;
   private final int parallelism;
 
@@ -56,6 +59,7 @@ public final class ZarrArray {
       throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
           + e.getMessage(), e);
     }
+    this.shardReader = chain.partialReader().map(codec -> new ShardReader(store, codec)).orElse(null);
   }
 
   public ArrayMetadata metadata() {
@@ -108,7 +112,8 @@ public final class ZarrArray {
     List<List<ChunkPart>> parts = new ArrayList<>();
     long tasks = 1;
     for (int d = 0; d < rank; d++) {
-      List<ChunkPart> p = ChunkPart.split(selection.dims().get(d), metadata.chunkShape()[d]);
+      Selection.Dim dim = selection.dims().get(d);
+      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkShape()[d]);
       parts.add(p);
       tasks *= p.size();
     }
@@ -214,6 +219,16 @@ public final class ZarrArray {
     }
     SlabView view = new SlabView(out, offset, itemSize, metadata.chunkShape(), start, step, count, stride);
     String key = chunkKey(chunkIndex);
+    if (shardReader != null) {
+      try {
+        shardReader.read(key, chain.encodedView(view), allocator);
+      } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+        throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+      } catch (StoreException e) {
+        throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+      }
+      return;
+    }
     Optional<ArrowBuf> encoded;
     try {
       encoded = store.get(key, allocator);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.error.SelectionException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -78,10 +79,10 @@ class SelectionTest {
   @Test
   void chunkPartsCoverTheSelectionInOrder() {
     // indices 3, 8, 13, 18, 23 with chunks of 10: chunk 0 has 3, 8; chunk 1 has 13, 18; chunk 2 has 23
-    List<ChunkPart> parts = ChunkPart.split(new Selection.Dim(3, 5, 5, false), 10);
+    List<ChunkPart> parts = ChunkPart.split(3, 5, 5, 10);
     assertEquals(List.of(new ChunkPart(0, 3, 2, 0), new ChunkPart(1, 3, 2, 2), new ChunkPart(2, 3, 1, 4)), parts);
     // step larger than the chunk skips chunks: 1, 26, 51 with chunks of 8 -> chunks 0, 3, 6
     assertEquals(List.of(new ChunkPart(0, 1, 1, 0), new ChunkPart(3, 2, 1, 1), new ChunkPart(6, 3, 1, 2)),
-        ChunkPart.split(new Selection.Dim(1, 25, 3, false), 8));
+        ChunkPart.split(1, 25, 3, 8));
   }
 }

@@ -1,0 +1,126 @@
+package dev.zaro.arrow.read;
+
+import dev.zaro.arrow.codec.ChunkPart;
+import dev.zaro.arrow.codec.ShardIndex;
+import dev.zaro.arrow.codec.ShardingCodec;
+import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.Store;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Reads parts of shards: the index with one ranged read (prefix or suffix, cached per shard),
+ * then only the inner chunks a view needs, nearby byte ranges coalesced into one read.
+ */
+final class ShardReader {
+  /** Ranges closer than this are fetched together. */
+  static final long COALESCE_GAP = 64 * 1024;
+  /** A coalesced read grows no larger than this (unless one chunk alone is larger). */
+  static final long COALESCE_MAX = 16L << 20;
+  private static final int INDEX_CACHE_ENTRIES = 4096;
+
+  private final Store store;
+  private final ShardingCodec codec;
+  private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
+
+  ShardReader(Store store, ShardingCodec codec) {
+    this.store = store;
+    this.codec = codec;
+  }
+
+  private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
+
+  /** Reads the part of shard {@code key} that {@code view} selects. */
+  void read(String key, SlabView view, BufferAllocator allocator) {
+    Optional<ShardIndex> index = index(key, allocator);
+    byte[] fill = codec.fillElement();
+    if (index.isEmpty()) {
+      view.fill(fill);
+      return;
+    }
+    ShardIndex shardIndex = index.get();
+    List<Wanted> wanted = new ArrayList<>();
+    ChunkPart.forEachChunk(view, codec.innerShape(), (innerIndex, innerView) -> {
+      int p = shardIndex.position(innerIndex);
+      if (shardIndex.isAbsent(p)) {
+        innerView.fill(fill);
+      } else {
+        wanted.add(new Wanted(innerIndex, innerView, shardIndex.offset(p), shardIndex.length(p)));
+      }
+    });
+    wanted.sort(Comparator.comparingLong(Wanted::offset));
+    int i = 0;
+    while (i < wanted.size()) {
+      long start = wanted.get(i).offset();
+      long end = start + wanted.get(i).length();
+      int j = i + 1;
+      while (j < wanted.size() && wanted.get(j).offset() - end <= COALESCE_GAP
+          && wanted.get(j).offset() + wanted.get(j).length() - start <= COALESCE_MAX) {
+        end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
+        j++;
+      }
+      readGroup(key, wanted.subList(i, j), start, end, allocator);
+      i = j;
+    }
+  }
+
+  private void readGroup(String key, List<Wanted> group, long start, long end, BufferAllocator allocator) {
+    ArrowBuf bytes;
+    try {
+      bytes = store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
+          new StoreException("shard '" + key + "' disappeared while being read"));
+    } catch (StoreException e) {
+      throw new CodecException("codec sharding_indexed: the index points at bytes " + start + ".." + end
+          + " that the shard does not hold: " + e.getMessage(), e);
+    }
+    try (bytes) {
+      for (Wanted w : group) {
+        ArrowBuf chunk = bytes.slice(w.offset() - start, w.length());
+        chunk.writerIndex(w.length());
+        try {
+          codec.decodeInner(chunk, w.view(), allocator);
+        } catch (CodecException e) {
+          throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+        }
+      }
+    }
+  }
+
+  private Optional<ShardIndex> index(String key, BufferAllocator allocator) {
+    ShardIndex cached = indexes.get(key);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    ByteRange range = codec.indexAtEnd() ? ByteRange.suffix(codec.indexSize()) : ByteRange.of(0, codec.indexSize());
+    Optional<ArrowBuf> encoded;
+    try {
+      encoded = store.get(key, range, allocator);
+    } catch (StoreException e) {
+      throw new CodecException("codec sharding_indexed: cannot read the " + codec.indexSize()
+          + "-byte shard index (the shard is truncated?): " + e.getMessage(), e);
+    }
+    if (encoded.isEmpty()) {
+      return Optional.empty();
+    }
+    ShardIndex index;
+    try (ArrowBuf buf = encoded.get()) {
+      index = codec.decodeIndex(buf, allocator);
+    }
+    index.validate(codec.dataStart(), Long.MAX_VALUE);
+    if (indexes.size() >= INDEX_CACHE_ENTRIES) {
+      indexes.clear();
+    }
+    indexes.put(key, index);
+    return Optional.of(index);
+  }
+}

@@ -1,0 +1,118 @@
+package dev.zaro.arrow.read;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.arrow.FixedShapeTensorVector;
+import dev.zaro.arrow.arrow.SlabVectors;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.JsonDocument;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.arrow.vector.FieldVector;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every read in testdata/fixtures/cases.json: arrays written by tensorstore, expected values
+ * read back by tensorstore (see testdata/generate.py), compared byte for byte.
+ */
+class FixtureReadTest extends AllocatorTest {
+
+  static JsonNode cases() throws IOException {
+    return JsonDocument.MAPPER.readTree(Files.readAllBytes(Fixtures.fixtures().resolve("cases.json")));
+  }
+
+  static Stream<Arguments> reads() throws IOException {
+    List<Arguments> out = new ArrayList<>();
+    for (JsonNode c : cases().get("cases")) {
+      int i = 0;
+      for (JsonNode r : c.get("reads")) {
+        out.add(Arguments.of(c.get("name").asText() + "[" + r.get("slice").asText() + "]",
+            c.get("store").asText(), c.get("path").asText(), c.get("data_type").asText(),
+            r.get("slice").asText(), JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+            r.get("expected").asText(), i++));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reads")
+  void readsEqualTensorstore(String name, String store, String path, String dataType, String slice,
+      long[] shape, String expected, int index) throws IOException {
+    byte[] want = Files.readAllBytes(Fixtures.fixtures().resolve(expected));
+    for (int threads : new int[] {1, 4}) {
+      try (Zaro zaro = Zaro.open(Fixtures.fixtures().resolve(store).toString(), ZaroOptions.defaults().withThreads(threads));
+           Slab slab = zaro.read(path, slice, allocator)) {
+        assertEquals(dataType, slab.dataType().name());
+        assertArrayEquals(shape, slab.shape(), "shape");
+        byte[] got = new byte[(int) slab.byteSize()];
+        slab.data().getBytes(0, got);
+        assertArrayEquals(want, got, name + " with " + threads + " threads");
+      }
+    }
+  }
+
+  /** The Arrow column shares the slab's buffer (no copy) and has the DESIGN.md shape. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reads")
+  void tensorColumnsShareTheSlabBuffer(String name, String store, String path, String dataType, String slice,
+      long[] shape, String expected, int index) {
+    try (Zaro zaro = Zaro.open(Fixtures.fixtures().resolve(store).toString());
+         Slab slab = zaro.read(path, slice, allocator);
+         FieldVector vector = SlabVectors.tensor(slab)) {
+      long rows = shape.length == 0 ? 1 : shape[0];
+      assertEquals(rows, vector.getValueCount());
+      ArrayMetadata meta = zaro.meta(path);
+      String nodeName = path.isEmpty() || path.equals("/") ? "data" : path.substring(path.lastIndexOf('/') + 1);
+      assertEquals(nodeName, vector.getName());
+      boolean complex = meta.dataType().kind() == DataType.Kind.COMPLEX;
+      int valueDims = shape.length + (complex ? 1 : 0);
+      boolean tensor = valueDims >= 2 || (shape.length == 0 && complex);
+      assertEquals(tensor, vector instanceof FixedShapeTensorVector, vector.getField().toString());
+      if (meta.dataType().kind() != DataType.Kind.BOOL && slab.byteSize() > 0) {
+        FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector() : vector;
+        assertEquals(slab.data().memoryAddress(), values.getDataBuffer().memoryAddress(), "copied instead of shared");
+      }
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void listsTheHierarchy() throws IOException {
+    JsonNode h = cases().get("hierarchy");
+    Path store = Fixtures.fixtures().resolve(h.get("store").asText());
+    try (Zaro zaro = Zaro.open(store.toString())) {
+      List<String> got = zaro.list().stream()
+          .map(n -> n.path() + ":" + (n.isArray() ? "array" : "group")).toList();
+      List<String> want = new ArrayList<>();
+      for (JsonNode n : h.get("nodes")) {
+        want.add(dev.zaro.arrow.store.StoreKeys.stripSlashes(n.get("path").asText()) + ":" + n.get("kind").asText());
+      }
+      assertEquals(want.stream().sorted().toList(), got.stream().sorted().toList());
+      for (JsonNode n : h.get("nodes")) {
+        if (n.path("implicit").asBoolean(false)) {
+          var meta = (dev.zaro.arrow.metadata.GroupMetadata) zaro.node(n.get("path").asText());
+          assertTrue(meta.implicit(), n.toString());
+        }
+      }
+      var attrs = h.get("attributes").fields();
+      while (attrs.hasNext()) {
+        var e = attrs.next();
+        assertEquals(e.getValue(), zaro.node(e.getKey()).attributes(), "attributes of " + e.getKey());
+      }
+    }
+  }
+}
