@@ -11,12 +11,12 @@ public final class Fixtures {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null) {
       Path candidate = dir.resolve("testdata");
-      if (Files.isDirectory(candidate.resolve("fixtures"))) {
+      if (Files.isDirectory(candidate) && Files.exists(dir.resolve("zaro"))) {
         return candidate;
       }
       dir = dir.getParent();
     }
-    throw new IllegalStateException("testdata/fixtures not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException("testdata not found above " + Path.of("").toAbsolutePath());
   }
 
   public static Path fixtures() {

@@ -1,0 +1,140 @@
+package dev.zaro.arrow.read;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.store.CountingStore;
+import dev.zaro.arrow.store.FileStore;
+import dev.zaro.arrow.store.MemoryStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Partial shard reads and broken shards, on testdata/sharding/stores/end_zstd.zarr (tensorstore:
+ * shape [30, 41], shards [10, 16], inner chunks [5, 4], index bytes+crc32c at the end: 2 x 4 inner
+ * chunks per shard, index 8 x 16 + 4 = 132 bytes).
+ */
+class ShardingReadTest extends AllocatorTest {
+  static final Path STORE = Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr");
+  static final int INDEX_BYTES = 8 * 16 + 4;
+
+  /** The (offset, length) pairs of a shard's index, read with plain ByteBuffer code. */
+  static long[][] index(byte[] shard) {
+    ByteBuffer b = ByteBuffer.wrap(shard).order(ByteOrder.LITTLE_ENDIAN);
+    long[][] entries = new long[8][];
+    int start = shard.length - INDEX_BYTES;
+    for (int i = 0; i < 8; i++) {
+      entries[i] = new long[] {b.getLong(start + 16 * i), b.getLong(start + 16 * i + 8)};
+    }
+    return entries;
+  }
+
+  @Test
+  void aOneInnerChunkReadFetchesTheIndexAndThatChunkOnly() throws IOException {
+    byte[] shard = Files.readAllBytes(STORE.resolve("c/1/1"));
+    // element [12, 20] is in shard (1, 1), inner chunk (12-10)/5 = 0, (20-16)/4 = 1: position 1
+    long[] entry = index(shard)[1];
+    CountingStore store = new CountingStore(new FileStore(STORE));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      zaro.array("");
+      store.reset();
+      try (Slab slab = zaro.read("", "12:13, 20:21", allocator)) {
+        assertEquals(1, slab.elementCount());
+      }
+      assertEquals(2, store.gets.get(), "index + inner chunk");
+      assertEquals(INDEX_BYTES + entry[1], store.bytes.get());
+      assertTrue(store.bytes.get() < shard.length / 2, store.bytes + " of a " + shard.length + "-byte shard");
+      store.reset();
+      try (Slab slab = zaro.read("", "10:15, 16:24", allocator)) {
+        assertEquals(40, slab.elementCount());
+      }
+      assertEquals(1, store.gets.get(), "the index is cached and neighbouring chunks coalesced");
+    }
+  }
+
+  private void assertBrokenShard(Consumer<byte[]> damage, String... message) throws IOException {
+    MemoryStore store = new MemoryStore().putAll(new FileStore(STORE));
+    byte[] shard = store.getBytes("c/1/1").orElseThrow();
+    damage.accept(shard);
+    store.put("c/1/1", shard);
+    for (String selection : new String[] {"", "12:13, 20:21"}) {
+      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+        CodecException e = assertThrows(CodecException.class, () -> zaro.read("", selection, allocator).close());
+        assertTrue(e.getMessage().contains("chunk [1, 1]") && e.getMessage().contains("key 'c/1/1'"), e.getMessage());
+        for (String m : message) {
+          assertTrue(e.getMessage().contains(m), "'" + m + "' missing from: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static void setEntry(byte[] shard, int position, long offset, long length) {
+    ByteBuffer b = ByteBuffer.wrap(shard).order(ByteOrder.LITTLE_ENDIAN);
+    int start = shard.length - INDEX_BYTES;
+    b.putLong(start + 16 * position, offset).putLong(start + 16 * position + 8, length);
+    CRC32C crc = new CRC32C();
+    crc.update(shard, start, INDEX_BYTES - 4);
+    b.putInt(shard.length - 4, (int) crc.getValue());
+  }
+
+  @Test
+  void indexChecksumMismatch() throws IOException {
+    assertBrokenShard(s -> s[s.length - 100] ^= 1, "shard index", "crc32c", "checksum mismatch");
+  }
+
+  @Test
+  void indexPointingPastTheEnd() throws IOException {
+    assertBrokenShard(s -> setEntry(s, 1, s.length - 10, 500), "sharding_indexed");
+  }
+
+  @Test
+  void absurdOffsets() throws IOException {
+    assertBrokenShard(s -> setEntry(s, 1, Long.MAX_VALUE - 3, 100), "points outside");
+    assertBrokenShard(s -> setEntry(s, 1, -1, 100), "absent chunk needs both");
+  }
+
+  @Test
+  void overlappingEntries() throws IOException {
+    assertBrokenShard(s -> {
+      long[][] idx = index(s);
+      setEntry(s, 1, idx[0][0] + 1, idx[1][1]);
+    }, "overlap");
+  }
+
+  @Test
+  void corruptInnerChunk() throws IOException {
+    assertBrokenShard(s -> {
+      long[] e = index(s)[1];
+      Arrays.fill(s, (int) e[0], (int) (e[0] + e[1]), (byte) 0x55);
+    }, "inner chunk [0, 1]", "codec zstd");
+  }
+
+  @Test
+  void truncatedShard() throws IOException {
+    MemoryStore store = new MemoryStore().putAll(new FileStore(STORE));
+    byte[] shard = store.getBytes("c/1/1").orElseThrow();
+    store.put("c/1/1", Arrays.copyOf(shard, shard.length / 2));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      CodecException e = assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
+      assertTrue(e.getMessage().contains("key 'c/1/1'"), e.getMessage());
+    }
+    store.put("c/1/1", Arrays.copyOf(shard, 100));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      CodecException e = assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
+      assertTrue(e.getMessage().contains("shard index"), e.getMessage());
+    }
+  }
+}
