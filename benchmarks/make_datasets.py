@@ -1,0 +1,59 @@
+"""Writes benchmark datasets with tensorstore into benchmarks/data/ (not committed).
+
+Values follow a formula any reader can check: (x + y*y//32 + z**3) % 65536 as uint16, where
+z, y, x are the indices of the three dimensions.
+
+  .venv/bin/python benchmarks/make_datasets.py [--size 512] [--only NAME ...]
+"""
+import argparse
+import pathlib
+
+import numpy as np
+import tensorstore as ts
+
+HERE = pathlib.Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+BYTES = {"name": "bytes", "configuration": {"endian": "little"}}
+
+
+def datasets(n):
+    c = n // 2
+    return {
+        "zstd": ([c, c, c], [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]),
+        "raw": ([c, c, c], [BYTES]),
+        "gzip": ([c, c, c], [BYTES, {"name": "gzip", "configuration": {"level": 5}}]),
+        "sharded_zstd": ([c, c, c], [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [c // 4] * 3,
+            "codecs": [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
+            "index_codecs": [BYTES, {"name": "crc32c"}], "index_location": "end"}}]),
+    }
+
+
+def formula(n):
+    z, y, x = np.ogrid[0:n, 0:n, 0:n]
+    return ((x + (y * y) // 32 + z.astype(np.int64) ** 3) % 65536).astype(np.uint16)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args()
+    n = args.size
+    values = formula(n)
+    for name, (chunks, codecs) in datasets(n).items():
+        if args.only and name not in args.only:
+            continue
+        path = DATA / f"{name}_{n}.zarr"
+        t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+                     "metadata": {"shape": [n, n, n], "data_type": "uint16",
+                                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+                                  "codecs": codecs, "fill_value": 0}},
+                    create=True, delete_existing=True).result()
+        t.write(values).result()
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

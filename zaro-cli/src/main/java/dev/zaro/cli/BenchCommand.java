@@ -1,0 +1,76 @@
+package dev.zaro.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.Slab;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Reads a selection repeatedly in-process and prints one JSON object: per-read seconds,"
+        + " median, decoded bytes per read, GB/s at the median, peak allocator bytes.")
+final class BenchCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  String store;
+
+  @Parameters(index = "1", paramLabel = "PATH", description = "The array's path ('/' for a root array).")
+  String path;
+
+  @Option(names = "--slice", paramLabel = "S", defaultValue = "", description = "Selection (default: everything).")
+  String slice;
+
+  @Option(names = "--repeat", paramLabel = "N", defaultValue = "5", description = "Timed reads (default: 5).")
+  int repeat;
+
+  @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", description = "Untimed reads first (default: 1).")
+  int warmup;
+
+  @Option(names = "--threads", paramLabel = "T", description = "Chunks decoded in parallel (default: cores).")
+  Integer threads;
+
+  @Override
+  public Integer call() {
+    ZaroOptions options = ZaroOptions.defaults();
+    if (threads != null) {
+      options = options.withThreads(threads);
+    }
+    double[] seconds = new double[Math.max(1, repeat)];
+    long bytes = 0;
+    try (Zaro zaro = Zaro.open(store, options); BufferAllocator allocator = new RootAllocator()) {
+      for (int i = 0; i < warmup + seconds.length; i++) {
+        long t0 = System.nanoTime();
+        try (Slab slab = zaro.read(path, slice, allocator, ReadOptions.DEFAULT)) {
+          bytes = slab.byteSize();
+        }
+        if (i >= warmup) {
+          seconds[i - warmup] = (System.nanoTime() - t0) / 1e9;
+        }
+      }
+      double[] sorted = seconds.clone();
+      Arrays.sort(sorted);
+      double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+          : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+      ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+      ArrayNode s = json.putArray("seconds");
+      for (double x : seconds) {
+        s.add(x);
+      }
+      json.put("median_seconds", median);
+      json.put("bytes", bytes);
+      json.put("gbps", median > 0 ? bytes / median / 1e9 : 0);
+      json.put("peak_allocator_bytes", allocator.getPeakMemoryAllocation());
+      json.put("threads", options.threads());
+      System.out.println(json);
+    }
+    return 0;
+  }
+}
