@@ -1,0 +1,182 @@
+package dev.zaro.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.arrow.FixedShapeTensorType;
+import dev.zaro.arrow.metadata.JsonDocument;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The CLI contract of DESIGN.md, run in-process. */
+class CliTest extends AllocatorTest {
+  @TempDir Path dir;
+
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      int code = Main.run(args);
+      return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+
+  static Path sharding(String name) {
+    return Fixtures.testdata().resolve("sharding/stores/" + name + ".zarr");
+  }
+
+  static Stream<Arguments> shardingReads() throws Exception {
+    JsonNode cases = JsonDocument.MAPPER.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
+    return java.util.stream.StreamSupport.stream(cases.get("cases").spliterator(), false)
+        .flatMap(c -> java.util.stream.StreamSupport.stream(c.get("reads").spliterator(), false)
+            .map(r -> Arguments.of(c.get("name").asText(), c.get("store").asText(), r.get("slice").asText(),
+                JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class), r.get("expected").asText())));
+  }
+
+  /** `zaro read` writes an IPC file whose values equal tensorstore's (read back with Arrow Java). */
+  @ParameterizedTest(name = "{0} [{2}]")
+  @MethodSource("shardingReads")
+  void readWritesTheSelectionAsArrowIpc(String name, String store, String slice, long[] shape, String expected)
+      throws Exception {
+    Path out = dir.resolve(name + ".arrow");
+    Path storePath = Fixtures.testdata().resolve("sharding").resolve(store);
+    Result r = run("read", storePath.toString(), "/", "--slice", slice, "--out", out.toString());
+    assertEquals(0, r.code(), r.err());
+    byte[] want = Files.readAllBytes(Fixtures.testdata().resolve("sharding").resolve(expected));
+    FixedShapeTensorType.register();
+    try (FileChannel ch = FileChannel.open(out);
+         ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      long rows = 0;
+      while (reader.loadNextBatch()) {
+        FieldVector v = root.getVector(0);
+        assertEquals("data", v.getName());
+        FieldVector values = v instanceof FixedSizeListVector l ? l.getDataVector()
+            : v instanceof org.apache.arrow.vector.ExtensionTypeVector<?> e
+                ? ((FixedSizeListVector) e.getUnderlyingVector()).getDataVector() : v;
+        int width = ((org.apache.arrow.vector.BaseFixedWidthVector) values).getTypeWidth();
+        byte[] b = new byte[values.getValueCount() * width];
+        values.getDataBuffer().getBytes(0, b);
+        got.write(b);
+        rows += v.getValueCount();
+        if (shape.length >= 2) {
+          assertTrue(v.getField().getType() instanceof FixedShapeTensorType, v.getField().toString());
+        }
+      }
+      assertEquals(shape.length == 0 ? 1 : shape[0], rows);
+      assertArrayEquals(want, got.toByteArray());
+    }
+  }
+
+  @Test
+  void errorsExitNonZeroNameTheProblemAndWriteNothing() throws Exception {
+    Path out = dir.resolve("x.arrow");
+    String store = sharding("end_zstd").toString();
+    String[][] cases = {
+        {"read", store, "/nope", "--out", out.toString()},
+        {"read", store, "/", "--slice", "0:99", "--out", out.toString()},
+        {"read", store, "/", "--slice", "a", "--out", out.toString()},
+        {"read", dir.resolve("missing").toString(), "/", "--out", out.toString()},
+        {"read", store, "/", "--layout", "cube", "--out", out.toString()}};
+    String[] messages = {"no array or group at '/nope'", "stop 99 is out of range", "'a' is not an integer",
+        "no such directory", "--layout cube"};
+    for (int i = 0; i < cases.length; i++) {
+      Result r = run(cases[i]);
+      assertEquals(1, r.code(), String.join(" ", cases[i]));
+      assertTrue(r.err().contains("zaro: error: ") && r.err().contains(messages[i]), r.err());
+      assertFalse(r.err().contains("\tat "), "no stack traces for user errors: " + r.err());
+      assertFalse(Files.exists(out), "no --out file after an error");
+      try (Stream<Path> files = Files.list(dir)) {
+        assertEquals(0, files.count(), "no temporary files left behind");
+      }
+    }
+  }
+
+  @Test
+  void aCorruptChunkLeavesNoOutFile() throws Exception {
+    Path copy = dir.resolve("copy.zarr");
+    Path src = sharding("end_zstd");
+    try (Stream<Path> files = Files.walk(src)) {
+      for (Path p : files.toList()) {
+        Path target = copy.resolve(src.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target);
+        }
+      }
+    }
+    byte[] shard = Files.readAllBytes(copy.resolve("c/1/1"));
+    shard[shard.length - 50] ^= 0x10;
+    Files.write(copy.resolve("c/1/1"), shard);
+    Path out = dir.resolve("out.arrow");
+    Result r = run("read", copy.toString(), "/", "--out", out.toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("key 'c/1/1'") && r.err().contains("crc32c"), r.err());
+    assertFalse(Files.exists(out));
+  }
+
+  @Test
+  void lsAndInfo() throws Exception {
+    Result ls = run("ls", sharding("transpose_then_shard").toString());
+    assertEquals(0, ls.code(), ls.err());
+    assertTrue(ls.out().contains("array  float64") && ls.out().contains("[20, 12]")
+        && ls.out().contains("[transpose, sharding_indexed]"), ls.out());
+    Result info = run("info", sharding("transpose_then_shard").toString(), "/");
+    assertEquals(0, info.code(), info.err());
+    JsonNode json = JsonDocument.MAPPER.readTree(info.out());
+    assertEquals("array", json.get("node_type").asText());
+    assertEquals("float64", json.get("data_type").asText());
+    assertEquals("NaN", json.get("fill_value").asText());
+    assertEquals(20, json.get("shape").get(0).asInt());
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String cmd : new String[] {"ls", "info", "read", "bench"}) {
+      Result r = run(cmd, "--help");
+      assertEquals(0, r.code(), cmd);
+      assertTrue(r.out().contains("Usage: zaro " + cmd), r.out());
+    }
+  }
+
+  @Test
+  void benchPrintsTheContractJson() throws Exception {
+    Result r = run("bench", sharding("nested").toString(), "/", "--repeat", "3", "--threads", "2");
+    assertEquals(0, r.code(), r.err());
+    JsonNode json = JsonDocument.MAPPER.readTree(r.out());
+    assertEquals(3, json.get("seconds").size());
+    assertEquals(32 * 32 * 2, json.get("bytes").asLong());
+    assertTrue(json.get("median_seconds").asDouble() > 0 && json.get("gbps").asDouble() > 0);
+    assertTrue(json.get("peak_allocator_bytes").asLong() >= 32 * 32 * 2);
+  }
+}
