@@ -8,6 +8,10 @@ import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.TableReader;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
@@ -115,6 +119,49 @@ public final class Zaro implements AutoCloseable {
   public Slab read(String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
     ZarrArray array = array(path);
     return array.read(Selection.parse(selection, array.metadata().shape()), allocator, readOptions);
+  }
+
+  /**
+   * Streams a selection in the table layout (see {@link TableReader}); the caller closes the
+   * reader. Dimension columns take their values from 1-D coordinate arrays in the same group.
+   */
+  public TableReader readTable(String path, String selection, BufferAllocator allocator) {
+    return readTable(path, selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT);
+  }
+
+  public TableReader readTable(String path, String selection, BufferAllocator allocator,
+      TableOptions tableOptions, ReadOptions readOptions) {
+    ZarrArray array = array(path);
+    ArrayMetadata meta = array.metadata();
+    Selection sel = Selection.parse(selection, meta.shape());
+    String parent = array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
+    List<Slab> coordinates = new ArrayList<>();
+    List<JsonNode> attributes = new ArrayList<>();
+    try {
+      for (int d = 0; d < meta.rank(); d++) {
+        String name = meta.dimensionNames().get(d);
+        ArrayMetadata coord = name == null ? null : coordinate(StoreKeys.join(parent, name), meta.shape()[d]);
+        if (coord == null || StoreKeys.join(parent, name).equals(array.path())) {
+          coordinates.add(null);
+          attributes.add(null);
+        } else {
+          coordinates.add(read(StoreKeys.join(parent, name), "", allocator));
+          attributes.add(coord.attributes());
+        }
+      }
+      return new TableReader(array, sel, coordinates, attributes, tableOptions, readOptions, allocator);
+    } finally {
+      coordinates.stream().filter(java.util.Objects::nonNull).forEach(Slab::close);
+    }
+  }
+
+  /** The 1-D array of {@code length} at {@code path}, or null. */
+  private ArrayMetadata coordinate(String path, long length) {
+    try {
+      return hierarchy.node(path) instanceof ArrayMetadata a && a.rank() == 1 && a.shape()[0] == length ? a : null;
+    } catch (dev.zaro.arrow.error.NodeNotFoundException e) {
+      return null;
+    }
   }
 
   @Override

@@ -7,6 +7,8 @@ import dev.zaro.arrow.arrow.SlabVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.TableReader;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
@@ -33,8 +35,17 @@ final class ReadCommand implements Callable<Integer> {
 
   @Option(names = "--layout", paramLabel = "tensor|table", defaultValue = "tensor",
       description = "tensor (default): one row per index of the first dimension,"
-          + " arrow.fixed_shape_tensor for 2+ dimensions.")
+          + " arrow.fixed_shape_tensor for 2+ dimensions. table: one row per element, a column per"
+          + " dimension (coordinate values when the group has them) and the value column.")
   String layout;
+
+  @Option(names = "--raw", description = "Table layout: stored values, without CF conventions"
+      + " (scale_factor/add_offset, _FillValue/missing_value as nulls, CF times as timestamps).")
+  boolean raw;
+
+  @Option(names = "--batch-rows", paramLabel = "N", defaultValue = "1048576",
+      description = "Table layout: rows per record batch (default: 1048576).")
+  long batchRows;
 
   @Option(names = "--out", paramLabel = "FILE.arrow", required = true,
       description = "Arrow IPC file to write; written whole or not at all.")
@@ -45,9 +56,8 @@ final class ReadCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!layout.equals("tensor")) {
-      throw new ZaroException("--layout " + layout + ": only the tensor layout is available in this build"
-          + (layout.equals("table") ? " (the table layout is not built yet)" : ""));
+    if (!layout.equals("tensor") && !layout.equals("table")) {
+      throw new ZaroException("--layout " + layout + ": use tensor or table");
     }
     ZaroOptions options = ZaroOptions.defaults();
     if (threads != null) {
@@ -57,6 +67,17 @@ final class ReadCommand implements Callable<Integer> {
     try (Zaro zaro = Zaro.open(store, options);
          BufferAllocator allocator = new RootAllocator()) {
       Progress progress = Progress.forTerminal("reading " + path);
+      if (layout.equals("table")) {
+        TableOptions table = TableOptions.DEFAULT.withCf(!raw).withBatchRows(batchRows);
+        try (TableReader reader = zaro.readTable(path, slice, allocator, table, new ReadOptions(progress))) {
+          long rows = ArrowFiles.write(reader, out);
+          progress.finish();
+          System.err.printf("wrote %s: %s, %d rows in %.2f s%n", out,
+              reader.getVectorSchemaRoot().getSchema().getFields().stream().map(f -> f.getName()).toList(), rows,
+              (System.nanoTime() - started) / 1e9);
+        }
+        return 0;
+      }
       try (Slab slab = zaro.read(path, slice, allocator, new ReadOptions(progress))) {
         progress.finish();
         try (VectorSchemaRoot root = SlabVectors.tensorRoot(slab)) {

@@ -20,6 +20,37 @@ public final class ArrowFiles {
   public static final long DEFAULT_BATCH_BYTES = 64L << 20;
 
   /**
+   * Writes every batch of {@code reader} to {@code target} in the IPC file format; the file
+   * appears only when the stream has been written whole. Does not close the reader.
+   *
+   * @return rows written
+   */
+  public static long write(org.apache.arrow.vector.ipc.ArrowReader reader, Path target) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    boolean done = false;
+    long rows = 0;
+    try {
+      try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+           ArrowFileWriter writer = new ArrowFileWriter(reader.getVectorSchemaRoot(), null, channel)) {
+        writer.start();
+        while (reader.loadNextBatch()) {
+          writer.writeBatch();
+          rows += reader.getVectorSchemaRoot().getRowCount();
+        }
+        writer.end();
+      }
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      done = true;
+      return rows;
+    } finally {
+      if (!done) {
+        Files.deleteIfExists(tmp);
+      }
+    }
+  }
+
+  /**
    * Writes {@code root} to {@code target} in the IPC file format, as record batches of at most
    * about {@code batchBytes} each. {@code target} appears only when the whole file is written.
    */
