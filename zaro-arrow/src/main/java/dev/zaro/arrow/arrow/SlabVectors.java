@@ -26,36 +26,48 @@ public final class SlabVectors {
 
   /** The dimensions of the Arrow values: the slab shape, plus a trailing 2 for complex. */
   public static long[] valueShape(Slab slab) {
-    long[] shape = slab.shape();
-    if (ArrowTypes.valuesPerElement(slab.dataType()) == 2) {
-      shape = Arrays.copyOf(shape, shape.length + 1);
-      shape[shape.length - 1] = 2;
+    return valueShape(slab.dataType(), slab.shape());
+  }
+
+  private static long[] valueShape(DataType type, long[] shape) {
+    if (ArrowTypes.valuesPerElement(type) == 2) {
+      long[] out = Arrays.copyOf(shape, shape.length + 1);
+      out[shape.length] = 2;
+      return out;
     }
-    return shape;
+    return shape.clone();
   }
 
   /** Rows of the tensor layout. */
   public static long rows(Slab slab) {
-    long[] shape = valueShape(slab);
-    return slab.rank() == 0 ? 1 : shape[0];
+    return rows(slab.shape());
+  }
+
+  /** Rows of the tensor layout of a slab of {@code shape}: its first dimension, 1 for 0-d. */
+  public static long rows(long[] shape) {
+    return shape.length == 0 ? 1 : shape[0];
   }
 
   /** The column's field in the tensor layout. */
   public static Field tensorField(Slab slab) {
-    long[] shape = valueShape(slab);
-    Field value = new Field(slab.rank() == 0 && shape.length == 0 || shape.length == 1 ? slab.name() : "item",
-        FieldType.notNullable(ArrowTypes.valueType(slab.dataType())), null);
-    long[] rest = slab.rank() == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
+    return tensorField(slab.name(), slab.dataType(), slab.shape(), slab.dimensionNames());
+  }
+
+  /** The tensor-layout field of a slab of {@code shape} (result shape) and element type. */
+  public static Field tensorField(String name, DataType type, long[] slabShape, List<String> dimensionNames) {
+    long[] shape = valueShape(type, slabShape);
+    boolean scalarRows = slabShape.length == 0 ? shape.length == 0 : shape.length == 1;
+    Field value = new Field(scalarRows ? name : "item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
+    long[] rest = slabShape.length == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
     if (rest.length == 0) {
       return value;
     }
-    List<String> names = new ArrayList<>(slab.dimensionNames());
-    if (ArrowTypes.valuesPerElement(slab.dataType()) == 2) {
+    List<String> names = new ArrayList<>(dimensionNames);
+    if (ArrowTypes.valuesPerElement(type) == 2) {
       names.add("complex");
     }
-    List<String> restNames = slab.rank() == 0 ? names : names.subList(1, names.size());
-    FixedShapeTensorType type = new FixedShapeTensorType(rest, restNames);
-    return new Field(slab.name(), FieldType.notNullable(type), List.of(value));
+    List<String> restNames = slabShape.length == 0 ? names : names.subList(1, names.size());
+    return new Field(name, FieldType.notNullable(new FixedShapeTensorType(rest, restNames)), List.of(value));
   }
 
   /**

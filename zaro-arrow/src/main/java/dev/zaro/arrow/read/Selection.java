@@ -130,6 +130,42 @@ public record Selection(String text, List<Dim> dims) {
     return n;
   }
 
+  /**
+   * This selection in canonical text ({@code start:stop:step} or an index per dimension), which
+   * parses back to the same dimensions.
+   */
+  public String canonical() {
+    StringBuilder sb = new StringBuilder();
+    for (int d = 0; d < dims.size(); d++) {
+      Dim dim = dims.get(d);
+      if (d > 0) {
+        sb.append(", ");
+      }
+      if (dim.dropped()) {
+        sb.append(dim.start());
+      } else {
+        sb.append(dim.start()).append(':').append(dim.start() + dim.count() * dim.step()
+            - (dim.count() == 0 ? 0 : dim.step() - 1)).append(':').append(dim.step());
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The same selection restricted to selected indices {@code [from, from + count)} of dimension 0. */
+  public Selection restrictFirst(long from, long count) {
+    Dim first = dims.get(0);
+    if (first.dropped() || from < 0 || count < 0 || from + count > first.count()) {
+      throw new IllegalArgumentException("cannot restrict " + first + " to " + from + "+" + count);
+    }
+    List<Dim> out = new ArrayList<>(dims);
+    out.set(0, new Dim(first.start() + from * first.step(), first.step(), count, false));
+    return new Selection(canonicalOf(out), out);
+  }
+
+  private static String canonicalOf(List<Dim> dims) {
+    return new Selection("", dims).canonical();
+  }
+
   @Override
   public String toString() {
     return text.isEmpty() ? ":" : text;
