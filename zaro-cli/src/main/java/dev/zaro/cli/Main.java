@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "zaro 0.1.0",
     description = "Reads Zarr arrays into Apache Arrow.",
-    subcommands = {LsCommand.class, InfoCommand.class, ReadCommand.class, ServeCommand.class, BenchCommand.class,
+    subcommands = {LsCommand.class, InfoCommand.class, ReadCommand.class, ServeCommand.class, SqlCommand.class, BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
