@@ -1,0 +1,160 @@
+package dev.zaro.flight;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.arrow.FixedShapeTensorType;
+import dev.zaro.arrow.arrow.FixedShapeTensorVector;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Flight contract against a real server on loopback, with Arrow Java's FlightClient. */
+class ZaroFlightTest extends AllocatorTest {
+  private ZaroFlightServer server;
+  private FlightClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    FixedShapeTensorType.register();
+    Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString(),
+        ZaroOptions.defaults().withThreads(2));
+    // tiny limits: batches of 2 rows of 41 int32, endpoints of 300 bytes (at least one chunk)
+    server = ZaroFlightServer.start(zaro, "127.0.0.1", 0,
+        new ZaroFlightProducer.FlightOptions(300, 2 * 41 * 4, 1 << 20));
+    client = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    client.close();
+    long leaked = server.allocator().getAllocatedMemory();
+    server.close();
+    assertEquals(0, leaked, "server memory after all streams ended");
+  }
+
+  private static FlightDescriptor command(String json) {
+    return FlightDescriptor.command(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private byte[] values(FlightInfo info) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (FlightEndpoint e : info.getEndpoints()) {
+      try (FlightStream stream = client.getStream(e.getTicket())) {
+        VectorSchemaRoot root = stream.getRoot();
+        while (stream.next()) {
+          var vector = (FixedShapeTensorVector) root.getVector(0);
+          IntVector ints = (IntVector) vector.getUnderlyingVector().getDataVector();
+          byte[] b = new byte[ints.getValueCount() * 4];
+          ints.getDataBuffer().getBytes(0, b);
+          out.write(b);
+        }
+      }
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void listsArraysWithSchemaAndRecords() {
+    List<FlightInfo> infos = new ArrayList<>();
+    client.listFlights(org.apache.arrow.flight.Criteria.ALL).forEach(infos::add);
+    assertEquals(1, infos.size());
+    assertEquals(List.of("/"), infos.get(0).getDescriptor().getPath());
+    assertEquals(30, infos.get(0).getRecords());
+    assertTrue(infos.get(0).getSchema().getFields().get(0).getType() instanceof FixedShapeTensorType);
+  }
+
+  @Test
+  void largeReadsComeBackAsChunkAlignedEndpointsThatReassemble() throws Exception {
+    FlightInfo info = client.getInfo(command("{\"array\": \"/\", \"slice\": \"3:27:4, 5:40\"}"));
+    // rows 3, 7 | 11, 15, 19 | 23 : chunk boundaries at 10 and 20
+    assertEquals(3, info.getEndpoints().size());
+    assertArrayEquals(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")), values(info));
+    FlightInfo whole = client.getInfo(FlightDescriptor.path("/"));
+    assertArrayEquals(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin")), values(whole));
+  }
+
+  @Test
+  void tableLayoutStreamsIndexColumnsAndValues() throws Exception {
+    FlightInfo info = client.getInfo(command("{\"array\": \"/\", \"slice\": \"28:30, 39:41\", \"layout\": \"table\"}"));
+    assertEquals(4, info.getRecords());
+    List<Long> dim0 = new ArrayList<>();
+    List<Long> dim1 = new ArrayList<>();
+    for (FlightEndpoint e : info.getEndpoints()) {
+      try (FlightStream stream = client.getStream(e.getTicket())) {
+        while (stream.next()) {
+          BigIntVector d0 = (BigIntVector) stream.getRoot().getVector("dim_0");
+          BigIntVector d1 = (BigIntVector) stream.getRoot().getVector("dim_1");
+          for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
+            dim0.add(d0.get(i));
+            dim1.add(d1.get(i));
+          }
+        }
+      }
+    }
+    assertEquals(List.of(28L, 28L, 29L, 29L), dim0);
+    assertEquals(List.of(39L, 40L, 39L, 40L), dim1);
+  }
+
+  @Test
+  void metadataAction() {
+    var results = client.doAction(new Action("metadata", "/".getBytes(StandardCharsets.UTF_8)));
+    Result r = results.next();
+    String json = new String(r.getBody(), StandardCharsets.UTF_8);
+    assertTrue(json.contains("\"data_type\":\"int32\"") && json.contains("\"shape\":[30,41]"), json);
+  }
+
+  @Test
+  void errorsMapToStatusCodes() {
+    FlightRuntimeException missing = assertThrows(FlightRuntimeException.class,
+        () -> client.getInfo(FlightDescriptor.path("nope")));
+    assertEquals(CallStatus.NOT_FOUND.code(), missing.status().code());
+    assertTrue(missing.getMessage().contains("'/nope'"), missing.getMessage());
+    FlightRuntimeException slice = assertThrows(FlightRuntimeException.class,
+        () -> client.getInfo(command("{\"array\": \"/\", \"slice\": \"0:99\"}")));
+    assertEquals(CallStatus.INVALID_ARGUMENT.code(), slice.status().code());
+    assertTrue(slice.getMessage().contains("0:99"), slice.getMessage());
+    FlightRuntimeException json = assertThrows(FlightRuntimeException.class, () -> client.getInfo(command("{")));
+    assertEquals(CallStatus.INVALID_ARGUMENT.code(), json.status().code());
+    FlightRuntimeException layout = assertThrows(FlightRuntimeException.class,
+        () -> client.getInfo(command("{\"array\": \"/\", \"layout\": \"cube\"}")));
+    assertEquals(CallStatus.INVALID_ARGUMENT.code(), layout.status().code());
+  }
+
+  @Test
+  void aClientThatLeavesMidStreamFreesEverything() throws Exception {
+    FlightInfo info = client.getInfo(FlightDescriptor.path("/"));
+    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {
+      assertTrue(stream.next());
+      stream.cancel("leaving early", null);
+    }
+    for (int i = 0; i < 200 && server.allocator().getAllocatedMemory() != 0; i++) {
+      Thread.sleep(10);
+    }
+    assertEquals(0, server.allocator().getAllocatedMemory());
+  }
+}
