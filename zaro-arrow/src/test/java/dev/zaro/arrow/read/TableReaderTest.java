@@ -1,0 +1,118 @@
+package dev.zaro.arrow.read;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.MemoryStore;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.junit.jupiter.api.Test;
+
+class TableReaderTest extends AllocatorTest {
+
+  /** Small batches: every batch is bounded, rows come in C order, values equal tensorstore's. */
+  @Test
+  void streamsBoundedBatchesInCOrder() throws Exception {
+    ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString());
+         TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator, TableOptions.DEFAULT.withBatchRows(16),
+             ReadOptions.DEFAULT)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      assertEquals(List.of("dim_0", "dim_1", "data"), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+      long row = 0;
+      int batches = 0;
+      while (reader.loadNextBatch()) {
+        batches++;
+        assertTrue(root.getRowCount() <= 16, "batch of " + root.getRowCount());
+        BigIntVector d0 = (BigIntVector) root.getVector(0);
+        BigIntVector d1 = (BigIntVector) root.getVector(1);
+        IntVector v = (IntVector) root.getVector(2);
+        for (int i = 0; i < root.getRowCount(); i++, row++) {
+          assertEquals(3 + (row / 35) * 4, d0.get(i), "dim_0 of row " + row);
+          assertEquals(5 + row % 35, d1.get(i), "dim_1 of row " + row);
+          assertEquals(want.getInt((int) row * 4), v.get(i), "value of row " + row);
+        }
+      }
+      assertEquals(6 * 35, row);
+      assertTrue(batches >= 6 * 35 / 16, batches + " batches");
+    }
+  }
+
+  static byte[] le16(int... v) {
+    ByteBuffer b = ByteBuffer.allocate(v.length * 2).order(ByteOrder.LITTLE_ENDIAN);
+    for (int x : v) {
+      b.putShort((short) x);
+    }
+    return b.array();
+  }
+
+  static byte[] le64(double... v) {
+    ByteBuffer b = ByteBuffer.allocate(v.length * 8).order(ByteOrder.LITTLE_ENDIAN);
+    for (double x : v) {
+      b.putDouble(x);
+    }
+    return b.array();
+  }
+
+  static String array(String type, int n, String dim, String attrs) {
+    return "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[" + n + "],\"data_type\":\"" + type + "\","
+        + "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[" + n + "]}},"
+        + "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+        + "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}],"
+        + "\"dimension_names\":[\"" + dim + "\"],\"attributes\":" + attrs + "}";
+  }
+
+  /**
+   * CF decoding, values worked out by hand: packed int16 p -> p * 0.5 + 10, -1 (_FillValue) and
+   * 999 (missing_value) -> null; time "days since 2000-01-02" -> 2000-01-02 = 946771200 s.
+   */
+  @Test
+  void cfConventionsUnpackMaskAndMakeTimestamps() throws Exception {
+    MemoryStore store = new MemoryStore()
+        .put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
+        .put("t/zarr.json", array("int16", 4, "time",
+            "{\"scale_factor\":0.5,\"add_offset\":10,\"_FillValue\":-1,\"missing_value\":999}"))
+        .put("t/c/0", le16(4, -1, 999, 7))
+        .put("time/zarr.json", array("float64", 4, "time", "{\"units\":\"days since 2000-01-02\",\"calendar\":\"standard\"}"))
+        .put("time/c/0", le64(0, 1, 1.5, 31));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+         TableReader reader = zaro.readTable("t", "", allocator)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      assertTrue(reader.loadNextBatch());
+      assertTrue(root.getSchema().findField("time").getType() instanceof ArrowType.Timestamp);
+      TimeStampMicroVector time = (TimeStampMicroVector) root.getVector("time");
+      Float8Vector t = (Float8Vector) root.getVector("t");
+      long day = 86_400_000_000L;
+      long epoch = 946_771_200L * 1_000_000L;
+      assertEquals(List.of(epoch, epoch + day, epoch + day + day / 2, epoch + 31 * day),
+          List.of(time.get(0), time.get(1), time.get(2), time.get(3)));
+      List<Double> values = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        values.add(t.isNull(i) ? null : t.get(i));
+      }
+      assertEquals(java.util.Arrays.asList(12.0, null, null, 13.5), values);
+    }
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+         TableReader reader = zaro.readTable("t", "", allocator, TableOptions.DEFAULT.withCf(false), ReadOptions.DEFAULT)) {
+      assertTrue(reader.loadNextBatch());
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      assertEquals(new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE),
+          root.getSchema().findField("time").getType());
+      assertEquals(999, ((org.apache.arrow.vector.SmallIntVector) root.getVector("t")).get(2));
+    }
+  }
+}
