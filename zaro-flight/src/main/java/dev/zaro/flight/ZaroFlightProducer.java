@@ -202,27 +202,61 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       listener.start(root);
       VectorLoader loader = new VectorLoader(root);
-      boolean rowsAlongFirst = !selection.dims().isEmpty() && !selection.dims().get(0).dropped();
-      long rows = rowsAlongFirst ? selection.dims().get(0).count() : 1;
-      long rowBytes = Math.max(1, rowsAlongFirst && rows > 0
-          ? selection.size() / rows * array.metadata().dataType().byteSize() : 1);
-      long perRead = Math.max(1, options.batchBytes() / rowBytes);
-      for (long from = 0; from < Math.max(rows, rowsAlongFirst ? 0 : 1) && !listener.isCancelled(); from += perRead) {
-        Selection part = rowsAlongFirst ? selection.restrictFirst(from, Math.min(perRead, rows - from)) : selection;
-        try (Slab slab = array.read(part, child, ReadOptions.DEFAULT);
-             FieldVector vector = SlabVectors.tensor(slab);
-             VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector),
-                 vector.getValueCount());
-             ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-          loader.load(record);
-        }
-        if (!awaitReady(listener)) {
+      for (Selection block : readBlocks(array, selection)) {
+        if (listener.isCancelled()) {
           return;
         }
-        listener.putNext();
+        try (Slab slab = array.read(block, child, ReadOptions.DEFAULT)) {
+          long rows = SlabVectors.rows(slab);
+          long rowBytes = Math.max(1, rows == 0 ? 1 : slab.byteSize() / rows);
+          long perBatch = Math.max(1, options.batchBytes() / rowBytes);
+          for (long from = 0; from < rows || (rows == 0 && from == 0); from += Math.max(1, perBatch)) {
+            long n = Math.min(perBatch, rows - from);
+            try (FieldVector vector = SlabVectors.tensor(slab, from, n);
+                 VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector),
+                     vector.getValueCount());
+                 ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+              loader.load(record);
+            }
+            if (!awaitReady(listener)) {
+              return;
+            }
+            listener.putNext();
+            if (rows == 0) {
+              break;
+            }
+          }
+        }
       }
       listener.completed();
     }
+  }
+
+  /**
+   * Splits a selection into reads along the first dimension that follow chunk boundaries (so
+   * no chunk is decoded twice), each holding at most a quarter of the request memory limit.
+   */
+  private List<Selection> readBlocks(ZarrArray array, Selection selection) {
+    List<Selection> blocks = new ArrayList<>();
+    if (selection.dims().isEmpty() || selection.dims().get(0).dropped() || selection.dims().get(0).count() == 0) {
+      blocks.add(selection);
+      return blocks;
+    }
+    Selection.Dim first = selection.dims().get(0);
+    long rowBytes = Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+    long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
+    long chunk = array.metadata().chunkShape()[0];
+    long from = 0;
+    while (from < first.count()) {
+      long to = Math.min(nextChunkEnd(first, from, chunk), from + maxRows);
+      while (to < first.count() && (nextChunkEnd(first, to, chunk) - from) * rowBytes <= options.batchBytes() * 4
+          && nextChunkEnd(first, to, chunk) - from <= maxRows) {
+        to = nextChunkEnd(first, to, chunk);
+      }
+      blocks.add(selection.restrictFirst(from, to - from));
+      from = to;
+    }
+    return blocks;
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, ServerStreamListener listener) {
@@ -262,9 +296,16 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try {
+      if (action.getType().equals("stats")) {
+        String stats = "{\"allocated_bytes\":" + allocator.getAllocatedMemory()
+            + ",\"peak_allocated_bytes\":" + allocator.getPeakMemoryAllocation() + "}";
+        listener.onNext(new Result(stats.getBytes(StandardCharsets.UTF_8)));
+        listener.onCompleted();
+        return;
+      }
       if (!action.getType().equals("metadata")) {
         throw CallStatus.INVALID_ARGUMENT.withDescription("unknown action '" + action.getType()
-            + "' (zaro serves: metadata)").toRuntimeException();
+            + "' (zaro serves: metadata, stats)").toRuntimeException();
       }
       String path = StoreKeys.stripSlashes(new String(action.getBody(), StandardCharsets.UTF_8));
       Node node = new Node(path, zaro.node(path));
@@ -279,6 +320,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
     listener.onNext(new ActionType("metadata", "A node's normalized metadata as JSON; body: the node path"));
+    listener.onNext(new ActionType("stats", "Server memory: allocated and peak allocated bytes"));
     listener.onCompleted();
   }
 
