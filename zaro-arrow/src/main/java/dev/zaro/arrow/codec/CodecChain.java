@@ -131,6 +131,14 @@ public final class CodecChain {
    * straight into the target.
    */
   public void decodeInto(ArrowBuf encoded, SlabView view, BufferAllocator allocator) {
+    decodeInto(encoded, view, allocator, null);
+  }
+
+  /**
+   * As {@link #decodeInto(ArrowBuf, SlabView, BufferAllocator)}, decoding the last bytes stage
+   * into {@code scratch} (when not null) instead of a new buffer.
+   */
+  public void decodeInto(ArrowBuf encoded, SlabView view, BufferAllocator allocator, Scratch scratch) {
     boolean direct = arrayToArray.isEmpty() && arrayToBytes.isIdentity(arrayToBytesSpec)
         && view.isWholeContiguous();
     long chunkBytes = decodedSpec.byteSize();
@@ -141,6 +149,18 @@ public final class CodecChain {
         BytesToBytesCodec codec = bytesToBytes.get(i);
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
           return;
+        }
+        if (i == 0 && scratch != null && bytesSizes[0] >= 0) {
+          ArrowBuf reused = scratch.buffer(bytesSizes[0]);
+          if (codec.decodeInto(current, reused, 0, bytesSizes[0])) {
+            reused.writerIndex(bytesSizes[0]);
+            if (owned) {
+              current.close();
+            }
+            current = reused;
+            owned = false;
+            continue;
+          }
         }
         ArrowBuf next = codec.decode(current, bytesSizes[i], allocator);
         if (owned) {

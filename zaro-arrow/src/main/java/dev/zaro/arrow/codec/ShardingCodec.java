@@ -149,8 +149,8 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** Decodes one inner chunk's bytes into its part of the view. */
-  public void decodeInner(ArrowBuf encoded, SlabView innerView, BufferAllocator allocator) {
-    inner.decodeInto(encoded, innerView, allocator);
+  public void decodeInner(ArrowBuf encoded, SlabView innerView, BufferAllocator allocator, Scratch scratch) {
+    inner.decodeInto(encoded, innerView, allocator, scratch);
   }
 
   @Override
@@ -175,7 +175,7 @@ public final class ShardingCodec implements ArrayToBytesCodec {
       ArrowBuf chunk = encoded.slice(shardIndex.offset(p), shardIndex.length(p));
       chunk.writerIndex(shardIndex.length(p));
       try {
-        decodeInner(chunk, innerView, allocator);
+        decodeInner(chunk, innerView, allocator, null);
       } catch (CodecException e) {
         throw new CodecException("inner chunk " + Arrays.toString(innerIndex) + ": " + e.getMessage(), e);
       }

@@ -1,6 +1,7 @@
 package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
+import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;
@@ -41,7 +42,7 @@ final class ShardReader {
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
 
   /** Reads the part of shard {@code key} that {@code view} selects. */
-  void read(String key, SlabView view, BufferAllocator allocator) {
+  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch) {
     Optional<ShardIndex> index = index(key, allocator);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
@@ -69,12 +70,13 @@ final class ShardReader {
         end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
         j++;
       }
-      readGroup(key, wanted.subList(i, j), start, end, allocator);
+      readGroup(key, wanted.subList(i, j), start, end, allocator, scratch);
       i = j;
     }
   }
 
-  private void readGroup(String key, List<Wanted> group, long start, long end, BufferAllocator allocator) {
+  private void readGroup(String key, List<Wanted> group, long start, long end, BufferAllocator allocator,
+      Scratch scratch) {
     ArrowBuf bytes;
     try {
       bytes = store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
@@ -88,7 +90,7 @@ final class ShardReader {
         ArrowBuf chunk = bytes.slice(w.offset() - start, w.length());
         chunk.writerIndex(w.length());
         try {
-          codec.decodeInner(chunk, w.view(), allocator);
+          codec.decodeInner(chunk, w.view(), allocator, scratch);
         } catch (CodecException e) {
           throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
         }

@@ -4,6 +4,7 @@ import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
@@ -150,15 +151,17 @@ public final class ZarrArray {
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     Runnable worker = () -> {
       int t;
+      try (Scratch scratch = new Scratch(allocator)) {
       while (!cancelled.get() && (t = next.getAndIncrement()) < tasks) {
         try {
-          readChunk(out, itemSize, stride, step, parts, t, allocator);
+          readChunk(out, itemSize, stride, step, parts, t, allocator, scratch);
           options.progress().chunksDone(done.incrementAndGet(), tasks);
         } catch (RuntimeException | Error e) {
           cancelled.set(true);
           failure.compareAndSet(null, e instanceof RuntimeException r ? r
               : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
         }
+      }
       }
     };
     int workers = Math.min(parallelism, tasks);
@@ -201,7 +204,7 @@ public final class ZarrArray {
   }
 
   private void readChunk(ArrowBuf out, int itemSize, long[] stride, long[] step,
-      List<List<ChunkPart>> parts, int task, BufferAllocator allocator) {
+      List<List<ChunkPart>> parts, int task, BufferAllocator allocator, Scratch scratch) {
     int rank = parts.size();
     long[] chunkIndex = new long[rank];
     long[] start = new long[rank];
@@ -221,7 +224,7 @@ public final class ZarrArray {
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
-        shardReader.read(key, chain.encodedView(view), allocator);
+        shardReader.read(key, chain.encodedView(view), allocator, scratch);
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       } catch (StoreException e) {
@@ -240,7 +243,7 @@ public final class ZarrArray {
       return;
     }
     try (ArrowBuf buf = encoded.get()) {
-      chain.decodeInto(buf, view, allocator);
+      chain.decodeInto(buf, view, allocator, scratch);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     }

@@ -1,0 +1,41 @@
+package dev.zaro.arrow.codec;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * One worker's reusable decode buffer: chunks decoded one after another on the same thread
+ * reuse its memory instead of allocating (and page-faulting) a fresh buffer per chunk. Not
+ * thread-safe; owned by one worker and closed when its read ends.
+ */
+public final class Scratch implements AutoCloseable {
+  private final BufferAllocator allocator;
+  private ArrowBuf buffer;
+
+  public Scratch(BufferAllocator allocator) {
+    this.allocator = allocator;
+  }
+
+  /**
+   * A buffer of at least {@code size} bytes, valid until the next call or {@link #close()}. The
+   * scratch keeps ownership: callers must not close it.
+   */
+  public ArrowBuf buffer(long size) {
+    if (buffer == null || buffer.capacity() < size) {
+      if (buffer != null) {
+        buffer.close();
+        buffer = null;
+      }
+      buffer = allocator.buffer(Math.max(size, 1));
+    }
+    return buffer;
+  }
+
+  @Override
+  public void close() {
+    if (buffer != null) {
+      buffer.close();
+      buffer = null;
+    }
+  }
+}
