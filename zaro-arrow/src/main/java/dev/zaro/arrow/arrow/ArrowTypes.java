@@ -21,12 +21,23 @@ public final class ArrowTypes {
       case FLOAT -> new ArrowType.FloatingPoint(precision(type.bits()));
       case COMPLEX -> new ArrowType.FloatingPoint(precision(type.bits() / 2));
       case RAW -> new ArrowType.FixedSizeBinary(type.byteSize());
+      case DATETIME -> new ArrowType.Timestamp(timeUnit(type.unit()), null);
+      case TIMEDELTA -> new ArrowType.Duration(timeUnit(type.unit()));
     };
   }
 
   /** Arrow values per element: 2 for complex, else 1. */
   public static int valuesPerElement(DataType type) {
     return type.kind() == DataType.Kind.COMPLEX ? 2 : 1;
+  }
+
+  private static org.apache.arrow.vector.types.TimeUnit timeUnit(String unit) {
+    return switch (unit) {
+      case "s" -> org.apache.arrow.vector.types.TimeUnit.SECOND;
+      case "ms" -> org.apache.arrow.vector.types.TimeUnit.MILLISECOND;
+      case "us" -> org.apache.arrow.vector.types.TimeUnit.MICROSECOND;
+      default -> org.apache.arrow.vector.types.TimeUnit.NANOSECOND;
+    };
   }
 
   private static FloatingPointPrecision precision(int bits) {

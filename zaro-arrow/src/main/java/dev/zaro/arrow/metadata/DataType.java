@@ -10,9 +10,15 @@ import java.util.Map;
  *
  * @param kind what the bytes mean
  * @param bits the element width in bits
- * @param name the v3 name ({@code "int16"}, {@code "r24"}, ...)
+ * @param name the v3 name ({@code "int16"}, {@code "r24"}, {@code "numpy.datetime64"}, ...)
+ * @param unit the time unit of datetime and timedelta types ({@code "s"}, {@code "ms"},
+ *     {@code "us"}, {@code "ns"}), else null
  */
-public record DataType(Kind kind, int bits, String name) {
+public record DataType(Kind kind, int bits, String name, String unit) {
+
+  public DataType(Kind kind, int bits, String name) {
+    this(kind, bits, name, null);
+  }
 
   /** What an element's bytes mean. */
   public enum Kind {
@@ -21,7 +27,32 @@ public record DataType(Kind kind, int bits, String name) {
     UINT,
     FLOAT,
     COMPLEX,
-    RAW
+    RAW,
+    /** numpy datetime64: int64 counts of {@link #unit()} since 1970-01-01 (NaT = min int64). */
+    DATETIME,
+    /** numpy timedelta64: int64 counts of {@link #unit()}. */
+    TIMEDELTA
+  }
+
+  /** Time units zaro maps onto Arrow timestamps and durations. */
+  public static final java.util.Set<String> TIME_UNITS = java.util.Set.of("s", "ms", "us", "ns");
+
+  /** numpy.datetime64 with {@code unit} (one of {@link #TIME_UNITS}). */
+  public static DataType datetime(String unit) {
+    checkUnit(unit);
+    return new DataType(Kind.DATETIME, 64, "numpy.datetime64", unit);
+  }
+
+  /** numpy.timedelta64 with {@code unit} (one of {@link #TIME_UNITS}). */
+  public static DataType timedelta(String unit) {
+    checkUnit(unit);
+    return new DataType(Kind.TIMEDELTA, 64, "numpy.timedelta64", unit);
+  }
+
+  private static void checkUnit(String unit) {
+    if (!TIME_UNITS.contains(unit)) {
+      throw new IllegalArgumentException("time unit '" + unit + "' is not one of " + new java.util.TreeSet<>(TIME_UNITS));
+    }
   }
 
   public static final DataType BOOL = new DataType(Kind.BOOL, 8, "bool");
@@ -102,6 +133,6 @@ public record DataType(Kind kind, int bits, String name) {
 
   @Override
   public String toString() {
-    return name;
+    return unit == null ? name : name + "[" + unit + "]";
   }
 }

@@ -59,6 +59,15 @@ public final class FillValue {
         out.put((byte) (node.booleanValue() ? 1 : 0));
       }
       case INT, UINT -> putInteger(out, node, type, where);
+      case DATETIME, TIMEDELTA -> {
+        if (node.isTextual() && node.textValue().equals("NaT")) {
+          out.putLong(Long.MIN_VALUE);
+        } else if (node.isIntegralNumber() && node.canConvertToLong()) {
+          out.putLong(node.longValue());
+        } else {
+          throw new MetadataException(where + ": fill_value for " + type + " must be an integer or \"NaT\", not " + node);
+        }
+      }
       case FLOAT -> putFloat(out, node, type.byteSize(), type, where);
       case COMPLEX -> {
         if (!node.isArray() || node.size() != 2) {

@@ -90,7 +90,18 @@ public final class V3Metadata {
       return DataType.ofV3Name(node.textValue(), doc.where("data_type"));
     }
     if (node.isObject() && node.path("name").isTextual()) {
-      return DataType.ofV3Name(node.path("name").textValue(), doc.where("data_type"));
+      String name = node.path("name").textValue();
+      if (name.equals("numpy.datetime64") || name.equals("numpy.timedelta64")) {
+        JsonNode config = node.path("configuration");
+        String unit = config.path("unit").asText("");
+        int scale = config.path("scale_factor").asInt(1);
+        if (!DataType.TIME_UNITS.contains(unit) || scale != 1) {
+          throw doc.error("data_type", name + " with unit '" + unit + "' and scale_factor " + scale
+              + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
+        }
+        return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
+      }
+      return DataType.ofV3Name(name, doc.where("data_type"));
     }
     throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));
   }

@@ -46,6 +46,9 @@ public final class NodeJson {
   private static void array(ObjectNode json, ArrayMetadata a) {
     longs(json.putArray("shape"), a.shape());
     json.put("data_type", a.dataType().name());
+    if (a.dataType().unit() != null) {
+      json.put("unit", a.dataType().unit());
+    }
     ArrayNode chunks = json.putArray("chunk_shape");
     for (int c : a.chunkShape()) {
       chunks.add(c);
@@ -88,6 +91,10 @@ public final class NodeJson {
       case UINT -> f.numberNode(new BigInteger(1, reverse(fill.bytes())));
       case FLOAT -> floatNode(b, type.byteSize());
       case COMPLEX -> f.arrayNode().add(floatNode(b, type.byteSize() / 2)).add(floatNode(b, type.byteSize() / 2));
+      case DATETIME, TIMEDELTA -> {
+        long v = b.getLong();
+        yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);
+      }
       case RAW -> {
         ArrayNode bytes = f.arrayNode();
         for (byte x : fill.bytes()) {
