@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Reads a selection repeatedly in-process and prints one JSON object: per-read seconds,"
-        + " median, decoded bytes per read, GB/s at the median, peak allocator bytes.")
+        + " median, decoded bytes per read, GB/s at the median, peak allocator bytes. With several"
+        + " selections, each repetition reads them all and p50/p99 per-read latencies are added.")
 final class BenchCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
@@ -25,8 +26,13 @@ final class BenchCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "PATH", description = "The array's path ('/' for a root array).")
   String path;
 
-  @Option(names = "--slice", paramLabel = "S", defaultValue = "", description = "Selection (default: everything).")
-  String slice;
+  @Option(names = "--slice", paramLabel = "S",
+      description = "Selection (default: everything); repeat to time a sequence of reads per repetition.")
+  java.util.List<String> slices;
+
+  @Option(names = "--slices-file", paramLabel = "FILE",
+      description = "Selections, one per line, read in order on every repetition (e.g. chunk by chunk).")
+  java.nio.file.Path slicesFile;
 
   @Option(names = "--repeat", paramLabel = "N", defaultValue = "5", description = "Timed reads (default: 5).")
   int repeat;
@@ -43,13 +49,35 @@ final class BenchCommand implements Callable<Integer> {
     if (threads != null) {
       options = options.withThreads(threads);
     }
+    java.util.List<String> reads = new java.util.ArrayList<>();
+    if (slices != null) {
+      reads.addAll(slices);
+    }
+    if (slicesFile != null) {
+      try {
+        java.nio.file.Files.readAllLines(slicesFile).stream().filter(l -> !l.isBlank()).forEach(reads::add);
+      } catch (java.io.IOException e) {
+        throw new dev.zaro.arrow.error.ZaroException("cannot read --slices-file " + slicesFile + ": " + e);
+      }
+    }
+    if (reads.isEmpty()) {
+      reads.add("");
+    }
     double[] seconds = new double[Math.max(1, repeat)];
+    double[] each = new double[reads.size() * seconds.length];
     long bytes = 0;
     try (Zaro zaro = Zaro.open(store, options); BufferAllocator allocator = new RootAllocator()) {
       for (int i = 0; i < warmup + seconds.length; i++) {
         long t0 = System.nanoTime();
-        try (Slab slab = zaro.read(path, slice, allocator, ReadOptions.DEFAULT)) {
-          bytes = slab.byteSize();
+        bytes = 0;
+        for (int r = 0; r < reads.size(); r++) {
+          long r0 = System.nanoTime();
+          try (Slab slab = zaro.read(path, reads.get(r), allocator, ReadOptions.DEFAULT)) {
+            bytes += slab.byteSize();
+          }
+          if (i >= warmup) {
+            each[(i - warmup) * reads.size() + r] = (System.nanoTime() - r0) / 1e9;
+          }
         }
         if (i >= warmup) {
           seconds[i - warmup] = (System.nanoTime() - t0) / 1e9;
@@ -69,6 +97,13 @@ final class BenchCommand implements Callable<Integer> {
       json.put("gbps", median > 0 ? bytes / median / 1e9 : 0);
       json.put("peak_allocator_bytes", allocator.getPeakMemoryAllocation());
       json.put("threads", options.threads());
+      if (reads.size() > 1) {
+        double[] sortedEach = each.clone();
+        Arrays.sort(sortedEach);
+        json.put("reads_per_repeat", reads.size());
+        json.put("read_p50_seconds", sortedEach[(int) Math.floor(0.5 * (sortedEach.length - 1))]);
+        json.put("read_p99_seconds", sortedEach[(int) Math.floor(0.99 * (sortedEach.length - 1))]);
+      }
       System.out.println(json);
     }
     return 0;

@@ -1,0 +1,134 @@
+"""zaro and tensorstore side by side on the same datasets, same threads, same machine.
+
+  .venv/bin/python benchmarks/compare.py [--threads 2] [--repeat 5] [--datasets zstd raw ...]
+                                         [--ops read_all slab ...] [--markdown OUT.md]
+
+Datasets come from benchmarks/make_datasets.py (written on first use). For every dataset and
+operation it runs `./zaro bench` (in-process repeated reads in one JVM) and tensorstore (in
+this process, with data_copy_concurrency and file_io_concurrency limited to the same thread
+count, no cache), alternating, and prints median seconds, decoded GB/s, the ratio
+tensorstore/zaro (above 1: zaro is faster) and zaro's peak allocator bytes.
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import tensorstore as ts
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import make_datasets  # noqa: E402
+
+N = 512
+
+
+def parse(sel):
+    out = []
+    for part in sel.split(","):
+        part = part.strip()
+        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
+    return tuple(out)
+
+
+def operations(chunk):
+    rng = np.random.default_rng(1)
+    boxes = []
+    for _ in range(1000):
+        z, y, x = rng.integers(0, N - 64, 3)
+        boxes.append(f"{z}:{z + 64}, {y}:{y + 64}, {x}:{x + 64}")
+    chunks = [f"{z}:{z + chunk}, {y}:{y + chunk}, {x}:{x + chunk}"
+              for z in range(0, N, chunk) for y in range(0, N, chunk) for x in range(0, N, chunk)]
+    return {
+        "read_all": [":, :, :"],
+        "slab": ["100:420, 37:455, 5:500"],
+        "z_plane": ["256, :, :"],
+        "column": ["100, 200, :"],
+        "chunk_by_chunk": chunks,
+        "random_64_boxes": boxes,
+    }
+
+
+def run_zaro(path, slices, threads, repeat):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(slices))
+    out = subprocess.run([str(ROOT / "zaro"), "bench", str(path), "/", "--slices-file", f.name,
+                          "--repeat", str(repeat), "--threads", str(threads)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run_tensorstore(path, slices, threads, repeat):
+    t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+                 "context": {"data_copy_concurrency": {"limit": threads},
+                             "file_io_concurrency": {"limit": threads},
+                             "cache_pool": {"total_bytes_limit": 0}}}).result()
+    index = [parse(s) for s in slices]
+    seconds, each = [], []
+    for r in range(repeat + 1):
+        t0 = time.perf_counter()
+        nbytes = 0
+        for ix in index:
+            r0 = time.perf_counter()
+            nbytes += t[ix].read().result().nbytes
+            if r > 0:
+                each.append(time.perf_counter() - r0)
+        if r > 0:
+            seconds.append(time.perf_counter() - t0)
+    med = float(np.median(seconds))
+    out = {"median_seconds": med, "bytes": nbytes, "gbps": nbytes / med / 1e9}
+    if len(index) > 1:
+        out["read_p50_seconds"] = float(np.percentile(each, 50))
+        out["read_p99_seconds"] = float(np.percentile(each, 99))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--datasets", nargs="*", default=["zstd", "raw", "gzip", "sharded_zstd"])
+    parser.add_argument("--ops", nargs="*")
+    parser.add_argument("--markdown")
+    args = parser.parse_args()
+    rows = []
+    for name in args.datasets:
+        path = make_datasets.DATA / f"{name}_{N}.zarr"
+        if not (path / "zarr.json").exists():
+            subprocess.run([sys.executable, str(HERE / "make_datasets.py"), "--size", str(N), "--only", name], check=True)
+        meta = json.loads((path / "zarr.json").read_text())
+        chunk = meta["chunk_grid"]["configuration"]["chunk_shape"][0]
+        for op, slices in operations(chunk).items():
+            if args.ops and op not in args.ops:
+                continue
+            repeat = args.repeat if len(slices) < 100 else max(1, args.repeat // 2)
+            z = run_zaro(path, slices, args.threads, repeat)
+            s = run_tensorstore(path, slices, args.threads, repeat)
+            row = {"dataset": name, "op": op, "zaro_s": z["median_seconds"], "ts_s": s["median_seconds"],
+                   "zaro_gbps": z["gbps"], "ts_gbps": s["gbps"], "ratio": s["median_seconds"] / z["median_seconds"],
+                   "zaro_peak_mb": z["peak_allocator_bytes"] / 2**20}
+            if "read_p50_seconds" in z:
+                row.update({"zaro_p50_ms": z["read_p50_seconds"] * 1e3, "zaro_p99_ms": z["read_p99_seconds"] * 1e3,
+                            "ts_p50_ms": s["read_p50_seconds"] * 1e3, "ts_p99_ms": s["read_p99_seconds"] * 1e3})
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    lines = ["| dataset | operation | zaro s | tensorstore s | zaro GB/s | tensorstore GB/s | ts/zaro | zaro p50/p99 ms | ts p50/p99 ms | zaro peak MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lat_z = f"{r['zaro_p50_ms']:.2f}/{r['zaro_p99_ms']:.2f}" if "zaro_p50_ms" in r else ""
+        lat_t = f"{r['ts_p50_ms']:.2f}/{r['ts_p99_ms']:.2f}" if "ts_p50_ms" in r else ""
+        lines.append(f"| {r['dataset']} | {r['op']} | {r['zaro_s']:.3f} | {r['ts_s']:.3f} | {r['zaro_gbps']:.2f} | "
+                     f"{r['ts_gbps']:.2f} | {r['ratio']:.2f} | {lat_z} | {lat_t} | {r['zaro_peak_mb']:.0f} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        pathlib.Path(args.markdown).write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
