@@ -39,7 +39,8 @@ def write_array(name, data, chunks, data_type, fill_value, fill_numpy, codecs, e
         region = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, chunks, data.shape))
         part = data[region]
         block[tuple(slice(0, r.stop - r.start) for r in region)] = part
-        if np.array_equal(part, np.full(part.shape, fill_numpy, dtype=data.dtype)):
+        if all(v == fill_numpy for v in np.ravel(part)) if data.dtype == object else \
+                np.array_equal(part, np.full(part.shape, fill_numpy, dtype=data.dtype)):
             continue
         key = root / "c" / "/".join(str(i) for i in idx)
         key.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +96,33 @@ def main():
             reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": f"r{nbytes * 8}",
                       "shape": [7, 6], "reads": reads})
+    # variable-length strings and bytes: numcodecs' VLenUTF8/VLenBytes write the vlen-utf8 and
+    # vlen-bytes chunk format; expected values as JSON lists (strings; bytes as latin-1 text)
+    words = np.array(["", "a", "zarr", "ünïcödé", "日本語テキスト", "x" * 300, "tab\tnew\nline", "🙂"], dtype=object)
+    for name, kind, codec_name, fill, encoder in [
+        ("string_vlen_zstd", "string", "vlen-utf8", "", numcodecs.VLenUTF8()),
+        ("bytes_vlen", "bytes", "vlen-bytes", "AAE=", numcodecs.VLenBytes()),
+    ]:
+        data = np.empty((6, 7), dtype=object)
+        for i, j in np.ndindex(6, 7):
+            w = words[(i * 7 + j * 3) % len(words)] + str(i * j)
+            data[i, j] = w if kind == "string" else w.encode("utf-8")
+        fill_np = "" if kind == "string" else b"\x00\x01"
+        data[4:, 4:] = fill_np
+        codecs = [{"name": codec_name}] + ([{"name": "zstd", "configuration": {"level": 1}}] if kind == "string" else [])
+        def encode(block, enc=encoder, kind=kind):
+            raw = enc.encode(block.ravel())
+            return zstd.encode(raw) if kind == "string" else raw
+        write_array(name, data, (4, 4), kind, fill, fill_np, codecs, encode)
+        reads = []
+        for i, sel in enumerate(["", "1:6:2, 2:7", "5, :"]):
+            got = data[to_index(sel)]
+            values = [v if kind == "string" else v.decode("latin-1") for v in np.ravel(got)]
+            exp = f"expected/{name}.{i}.json"
+            (HERE / exp).write_text(json.dumps(values, ensure_ascii=False))
+            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
+                      "shape": [6, 7], "reads": reads})
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 
 

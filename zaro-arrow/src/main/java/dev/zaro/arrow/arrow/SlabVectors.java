@@ -8,7 +8,10 @@ import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import dev.zaro.arrow.codec.VarHeap;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -67,6 +70,14 @@ public final class SlabVectors {
       names.add("complex");
     }
     List<String> restNames = slabShape.length == 0 ? names : names.subList(1, names.size());
+    if (type.isVariableLength()) {
+      // arrow.fixed_shape_tensor is for fixed-width values: strings get a plain FixedSizeList
+      long size = 1;
+      for (long r : rest) {
+        size *= r;
+      }
+      return new Field(name, FieldType.notNullable(new ArrowType.FixedSizeList(Math.toIntExact(size))), List.of(value));
+    }
     return new Field(name, FieldType.notNullable(new FixedShapeTensorType(rest, restNames)), List.of(value));
   }
 
@@ -92,14 +103,19 @@ public final class SlabVectors {
     int valueBytes = slab.dataType().byteSize() / ArrowTypes.valuesPerElement(slab.dataType());
     FieldVector vector = field.createVector(allocator);
     try {
-      FieldVector values = vector instanceof FixedShapeTensorVector t
-          ? t.getUnderlyingVector().getDataVector() : vector;
-      if (vector instanceof FixedShapeTensorVector t) {
-        FixedSizeListVector list = t.getUnderlyingVector();
+      FixedSizeListVector list = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector()
+          : vector instanceof FixedSizeListVector l ? l : null;
+      FieldVector values = list != null ? list.getDataVector() : vector;
+      if (list != null) {
         list.loadFieldBuffers(new ArrowFieldNode(rowCount, 0), List.of(allocator.getEmpty()));
       }
       long offset = firstRow * valuesPerRow * valueBytes;
-      if (slab.dataType().kind() == DataType.Kind.BOOL) {
+      if (slab.dataType().isVariableLength()) {
+        fillVariableWidth((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
+        if (list != null) {
+          list.setValueCount((int) rowCount);
+        }
+      } else if (slab.dataType().kind() == DataType.Kind.BOOL) {
         try (ArrowBuf bits = packBits(data, offset, valueCount, allocator)) {
           values.loadFieldBuffers(new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), bits));
         }
@@ -118,6 +134,39 @@ public final class SlabVectors {
   public static VectorSchemaRoot tensorRoot(Slab slab) {
     FieldVector v = tensor(slab);
     return new VectorSchemaRoot(List.of(v.getField()), List.of(v), v.getValueCount());
+  }
+
+  /**
+   * Copies {@code count} variable-length elements, starting at element {@code first} of a slab's
+   * 16-byte references, into a VarChar/VarBinary vector.
+   */
+  public static void fillVariableWidth(BaseVariableWidthVector vector, ArrowBuf refs, long first, long count) {
+    long total = 0;
+    long base = refs.memoryAddress() + first * VarHeap.ELEMENT_BYTES;
+    for (long i = 0; i < count; i++) {
+      total += MemoryUtil.getLong(base + i * 16 + 8);
+    }
+    if (total > Integer.MAX_VALUE || count > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(count + " values of " + total + " bytes do not fit one Arrow batch; read less at once");
+    }
+    int n = (int) count;
+    vector.allocateNew(Math.max(1, total), Math.max(1, n));
+    long offsets = vector.getOffsetBuffer().memoryAddress();
+    long dataAddress = vector.getDataBuffer().memoryAddress();
+    int at = 0;
+    MemoryUtil.putInt(offsets, 0);
+    for (int i = 0; i < n; i++) {
+      long address = MemoryUtil.getLong(base + i * 16L);
+      int length = (int) MemoryUtil.getLong(base + i * 16L + 8);
+      MemoryUtil.copyMemory(address, dataAddress + at, length);
+      at += length;
+      MemoryUtil.putInt(offsets + 4L * (i + 1), at);
+    }
+    if (n > 0) {
+      vector.getValidityBuffer().setOne(0, (n + 7) / 8);
+    }
+    vector.setLastSet(n - 1);
+    vector.setValueCount(n);
   }
 
   private static ArrowBuf packBits(ArrowBuf bytes, long offset, long count, BufferAllocator allocator) {

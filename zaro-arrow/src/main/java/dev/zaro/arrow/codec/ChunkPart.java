@@ -55,7 +55,7 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
         offset += part.outStart() * view.stride()[d];
       }
       action.accept(index, new SlabView(view.target(), offset, view.itemSize(), chunkShape, start,
-          view.step(), count, view.stride()));
+          view.step(), count, view.stride(), view.heap()));
     }
   }
 }

@@ -150,7 +150,7 @@ public final class CodecChain {
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
           return;
         }
-        if (i == 0 && scratch != null && bytesSizes[0] >= 0) {
+        if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
           if (codec.decodeInto(current, reused, 0, bytesSizes[0])) {
             reused.writerIndex(bytesSizes[0]);

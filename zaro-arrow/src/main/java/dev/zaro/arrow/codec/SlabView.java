@@ -14,10 +14,16 @@ import org.apache.arrow.memory.util.MemoryUtil;
  *
  * @param shape the full shape of the chunk array being viewed (its source strides)
  * @param stride target byte strides, one per dimension
+ * @param heap where variable-length decoders keep element bytes; null for fixed-size types
  */
 public record SlabView(
     ArrowBuf target, long offset, int itemSize, int[] shape, long[] start, long[] step, long[] count,
-    long[] stride) {
+    long[] stride, VarHeap heap) {
+
+  public SlabView(ArrowBuf target, long offset, int itemSize, int[] shape, long[] start, long[] step,
+      long[] count, long[] stride) {
+    this(target, offset, itemSize, shape, start, step, count, stride, null);
+  }
 
   public SlabView {
     int r = shape.length;
@@ -56,6 +62,11 @@ public record SlabView(
       s *= shape[d];
     }
     return new SlabView(target, offset, itemSize, shape, start, step, count, stride);
+  }
+
+  /** The same view with {@code heap} for variable-length elements. */
+  public SlabView withHeap(VarHeap heap) {
+    return new SlabView(target, offset, itemSize, shape, start, step, count, stride, heap);
   }
 
   public int rank() {
@@ -112,7 +123,7 @@ public record SlabView(
       count2[i] = count[order[i]];
       stride2[i] = stride[order[i]];
     }
-    return new SlabView(target, offset, itemSize, shape2, start2, step2, count2, stride2);
+    return new SlabView(target, offset, itemSize, shape2, start2, step2, count2, stride2, heap);
   }
 
   /**

@@ -31,7 +31,21 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     /** numpy datetime64: int64 counts of {@link #unit()} since 1970-01-01 (NaT = min int64). */
     DATETIME,
     /** numpy timedelta64: int64 counts of {@link #unit()}. */
-    TIMEDELTA
+    TIMEDELTA,
+    /** Variable-length UTF-8 text; in a slab each element is a 16-byte reference (see VarHeap). */
+    STRING,
+    /** Variable-length bytes; in a slab each element is a 16-byte reference (see VarHeap). */
+    BYTES
+  }
+
+  /** v3 {@code string} (with the vlen-utf8 codec). */
+  public static final DataType STRING = new DataType(Kind.STRING, 128, "string");
+  /** v3 {@code bytes} (with the vlen-bytes codec). */
+  public static final DataType BYTES = new DataType(Kind.BYTES, 128, "bytes");
+
+  /** Whether elements have variable length (their slab elements are references). */
+  public boolean isVariableLength() {
+    return kind == Kind.STRING || kind == Kind.BYTES;
   }
 
   /** Time units zaro maps onto Arrow timestamps and durations. */
@@ -85,7 +99,10 @@ public record DataType(Kind kind, int bits, String name, String unit) {
           Map.entry("float32", FLOAT32),
           Map.entry("float64", FLOAT64),
           Map.entry("complex64", COMPLEX64),
-          Map.entry("complex128", COMPLEX128));
+          Map.entry("complex128", COMPLEX128),
+          Map.entry("string", STRING),
+          Map.entry("bytes", BYTES),
+          Map.entry("variable_length_bytes", BYTES));
 
   /** The raw type {@code r<bits>}; bits must be a positive multiple of 8. */
   public static DataType raw(int bits) {
@@ -126,7 +143,7 @@ public record DataType(Kind kind, int bits, String name, String unit) {
   public int swapUnit() {
     return switch (kind) {
       case COMPLEX -> byteSize() / 2;
-      case RAW, BOOL -> 1;
+      case RAW, BOOL, STRING, BYTES -> 1;
       default -> byteSize();
     };
   }

@@ -50,6 +50,32 @@ public final class FillValue {
     if (node == null || node.isNull()) {
       throw new MetadataException(where + ": fill_value is required for data type " + type);
     }
+    if (type.kind() == DataType.Kind.STRING) {
+      if (!node.isTextual()) {
+        throw new MetadataException(where + ": fill_value for string must be a string, not " + node);
+      }
+      return new FillValue(node.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    if (type.kind() == DataType.Kind.BYTES) {
+      if (node.isTextual()) {
+        try {
+          return new FillValue(java.util.Base64.getDecoder().decode(node.textValue()));
+        } catch (IllegalArgumentException e) {
+          throw new MetadataException(where + ": fill_value for bytes is not base64: " + node);
+        }
+      }
+      if (node.isArray()) {
+        byte[] b = new byte[node.size()];
+        for (int i = 0; i < b.length; i++) {
+          if (!node.get(i).isIntegralNumber() || node.get(i).intValue() < 0 || node.get(i).intValue() > 255) {
+            throw new MetadataException(where + ": fill_value byte " + node.get(i) + " is not in 0..255");
+          }
+          b[i] = (byte) node.get(i).intValue();
+        }
+        return new FillValue(b);
+      }
+      throw new MetadataException(where + ": fill_value for bytes must be base64 text or a byte list, not " + node);
+    }
     ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
     switch (type.kind()) {
       case BOOL -> {
@@ -77,6 +103,7 @@ public final class FillValue {
         putFloat(out, node.get(0), type.byteSize() / 2, type, where);
         putFloat(out, node.get(1), type.byteSize() / 2, type, where);
       }
+      case STRING, BYTES -> throw new IllegalStateException("handled above");
       case RAW -> {
         if (!node.isArray() || node.size() != type.byteSize()) {
           throw new MetadataException(where + ": fill_value for " + type + " must be a list of "

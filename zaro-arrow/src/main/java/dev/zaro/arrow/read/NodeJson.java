@@ -91,6 +91,8 @@ public final class NodeJson {
       case UINT -> f.numberNode(new BigInteger(1, reverse(fill.bytes())));
       case FLOAT -> floatNode(b, type.byteSize());
       case COMPLEX -> f.arrayNode().add(floatNode(b, type.byteSize() / 2)).add(floatNode(b, type.byteSize() / 2));
+      case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+      case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);

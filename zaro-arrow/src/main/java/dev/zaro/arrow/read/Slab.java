@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
 import java.util.Arrays;
 import java.util.List;
@@ -12,11 +13,19 @@ import org.apache.arrow.memory.ArrowBuf;
  * {@code dev.zaro.arrow.arrow.SlabVectors}) hold their own reference, so they stay valid
  * after the slab is closed.
  *
+ * <p>Variable-length types (string, bytes) hold one 16-byte reference per element in
+ * {@code data} (address and length, see {@link VarHeap}); the bytes live in {@code heap}.
+ *
  * @param name the array's node name ({@code data} for a root array)
  * @param dimensionNames one name per result dimension
+ * @param heap the element bytes of variable-length types, else null
  */
-public record Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data)
-    implements AutoCloseable {
+public record Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data,
+    VarHeap heap) implements AutoCloseable {
+
+  public Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data) {
+    this(name, dataType, shape, dimensionNames, data, null);
+  }
 
   public Slab {
     shape = shape.clone();
@@ -48,6 +57,9 @@ public record Slab(String name, DataType dataType, long[] shape, List<String> di
   @Override
   public void close() {
     data.close();
+    if (heap != null) {
+      heap.close();
+    }
   }
 
   @Override

@@ -70,7 +70,8 @@ public final class TableReader extends ArrowReader {
       throw new ZaroException("array '/" + array.path() + "': the table layout does not support complex"
           + " values yet; use the tensor layout");
     }
-    this.cf = options.cf() ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
+    this.cf = options.cf() && !meta.dataType().isVariableLength()
+        ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     Set<String> names = new HashSet<>();
     names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
@@ -248,6 +249,16 @@ public final class TableReader extends ArrowReader {
   private FieldVector valueVector(Slab slab, long rows) {
     DataType type = slab.dataType();
     FieldVector vector = valueField.createVector(allocator);
+    if (type.isVariableLength()) {
+      try {
+        dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,
+            slab.data(), 0, rows);
+        return vector;
+      } catch (RuntimeException e) {
+        vector.close();
+        throw e;
+      }
+    }
     try {
       boolean unpack = cf.packed();
       ArrowBuf validity = null;

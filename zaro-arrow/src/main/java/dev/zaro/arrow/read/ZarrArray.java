@@ -5,6 +5,7 @@ import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
@@ -123,25 +124,33 @@ public final class ZarrArray {
           + tasks + " chunks; read it in parts");
     }
     ArrowBuf out = allocator.buffer(outBytes);
+    VarHeap heap = metadata.dataType().isVariableLength() ? new VarHeap(allocator) : null;
     try {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
-      runChunks(out, itemSize, stride, step, parts, (int) tasks, allocator, options);
+      byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
+      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill), (int) tasks, allocator, options);
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
         if (!selection.dims().get(d).dropped()) {
           names.add(metadata.dimensionName(d));
         }
       }
-      return new Slab(name(), metadata.dataType(), selection.resultShape(), names, out);
+      return new Slab(name(), metadata.dataType(), selection.resultShape(), names, out, heap);
     } catch (RuntimeException | Error e) {
       out.close();
+      if (heap != null) {
+        heap.close();
+      }
       throw e;
     }
   }
 
-  private void runChunks(ArrowBuf out, int itemSize, long[] stride, long[] step,
-      List<List<ChunkPart>> parts, int tasks, BufferAllocator allocator, ReadOptions options) {
+  /** Where one read's chunks go: the output, its strides, the per-dimension chunk parts. */
+  private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
+      VarHeap heap, byte[] fill) {}
+
+  private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
     if (tasks == 0) {
       return;
     }
@@ -154,7 +163,7 @@ public final class ZarrArray {
       try (Scratch scratch = new Scratch(allocator)) {
       while (!cancelled.get() && (t = next.getAndIncrement()) < tasks) {
         try {
-          readChunk(out, itemSize, stride, step, parts, t, allocator, scratch);
+          readChunk(target, t, allocator, scratch);
           options.progress().chunksDone(done.incrementAndGet(), tasks);
         } catch (RuntimeException | Error e) {
           cancelled.set(true);
@@ -203,8 +212,9 @@ public final class ZarrArray {
     }
   }
 
-  private void readChunk(ArrowBuf out, int itemSize, long[] stride, long[] step,
-      List<List<ChunkPart>> parts, int task, BufferAllocator allocator, Scratch scratch) {
+  private void readChunk(Target target, int task, BufferAllocator allocator, Scratch scratch) {
+    List<List<ChunkPart>> parts = target.parts();
+    long[] stride = target.stride();
     int rank = parts.size();
     long[] chunkIndex = new long[rank];
     long[] start = new long[rank];
@@ -220,7 +230,8 @@ public final class ZarrArray {
       count[d] = part.count();
       offset += part.outStart() * stride[d];
     }
-    SlabView view = new SlabView(out, offset, itemSize, metadata.chunkShape(), start, step, count, stride);
+    SlabView view = new SlabView(target.out(), offset, target.itemSize(), metadata.chunkShape(), start,
+        target.step(), count, stride, target.heap());
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
@@ -239,7 +250,7 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
-      view.fill(metadata.fillValue().bytes());
+      view.fill(target.fill());
       return;
     }
     try (ArrowBuf buf = encoded.get()) {
