@@ -1,0 +1,91 @@
+package dev.zaro.arrow.codec.blosc;
+
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * Byte copies for the LZ-style decoders, on raw addresses. Callers check every range first;
+ * the fast paths here read and write whole 8-byte words, and only do so when the caller's
+ * limits leave room for the rounding.
+ */
+final class Copy {
+  private Copy() {}
+
+  /**
+   * Copies {@code n} bytes from {@code src} to {@code dst} (not overlapping). Up to 7 bytes
+   * past {@code src + n} may be read if that stays below {@code srcLimit}, and past {@code dst
+   * + n} written if that stays below {@code dstLimit}.
+   */
+  static void literals(long src, long srcLimit, long dst, long dstLimit, long n) {
+    if (n <= 64 && srcLimit - src >= n + 8 && dstLimit - dst >= n + 8) {
+      long end = dst + n;
+      do {
+        MemoryUtil.putLong(dst, MemoryUtil.getLong(src));
+        dst += 8;
+        src += 8;
+      } while (dst < end);
+    } else if (n > 0) {
+      MemoryUtil.copyMemory(src, dst, n);
+    }
+  }
+
+  /**
+   * An LZ77 match: writes {@code len} bytes at {@code op}, each equal to the byte {@code
+   * distance} before it (so a match overlapping its own output repeats a pattern). The caller
+   * has checked {@code 1 <= distance <= op - blockStart} and {@code op + len <= opLimit}; up
+   * to 7 bytes past the match may be written when they stay below {@code opLimit} (later
+   * output overwrites them).
+   */
+  static void match(long op, long distance, long len, long opLimit) {
+    long ref = op - distance;
+    long end = op + len;
+    boolean room = opLimit - end >= 8;
+    if (distance >= 8) {
+      if (room) {
+        do {
+          MemoryUtil.putLong(op, MemoryUtil.getLong(ref));
+          op += 8;
+          ref += 8;
+        } while (op < end);
+        return;
+      }
+      while (end - op >= 8) {
+        MemoryUtil.putLong(op, MemoryUtil.getLong(ref));
+        op += 8;
+        ref += 8;
+      }
+    } else if (distance == 1 && len >= 64) {
+      MemoryUtil.setMemory(op, len, MemoryUtil.getByte(ref));
+      return;
+    } else if ((distance & (distance - 1)) == 0 && room) {
+      // distance 1, 2 or 4: the match repeats a word-aligned pattern
+      long pattern = switch ((int) distance) {
+        case 1 -> (MemoryUtil.getByte(ref) & 0xffL) * 0x0101010101010101L;
+        case 2 -> (MemoryUtil.getShort(ref) & 0xffffL) * 0x0001000100010001L;
+        default -> (MemoryUtil.getInt(ref) & 0xffffffffL) * 0x0000000100000001L;
+      };
+      do {
+        MemoryUtil.putLong(op, pattern);
+        op += 8;
+      } while (op < end);
+      return;
+    } else if (len >= 8 && room) {
+      // Write the first 8 bytes one by one, then copy words from a multiple of the period
+      // that lies at least 8 bytes back: the same bytes, no word overlapping its source.
+      for (int i = 0; i < 8; i++) {
+        MemoryUtil.putByte(op + i, MemoryUtil.getByte(ref + i));
+      }
+      op += 8;
+      long step = distance * ((8 + distance - 1) / distance);
+      ref = op - step;
+      while (op < end) {
+        MemoryUtil.putLong(op, MemoryUtil.getLong(ref));
+        op += 8;
+        ref += 8;
+      }
+      return;
+    }
+    while (op < end) {
+      MemoryUtil.putByte(op++, MemoryUtil.getByte(ref++));
+    }
+  }
+}
