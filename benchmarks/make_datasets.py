@@ -27,6 +27,13 @@ def datasets(n):
             "chunk_shape": [c // 4] * 3,
             "codecs": [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
             "index_codecs": [BYTES, {"name": "crc32c"}], "index_location": "end"}}]),
+        "blosc_lz4": ([c, c, c], [BYTES, {"name": "blosc", "configuration": {
+            "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}]),
+        "sharded_128_32": ([n // 4] * 3, [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [n // 16] * 3,
+            "codecs": [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
+            "index_codecs": [BYTES, {"name": "crc32c"}], "index_location": "end"}}]),
+        "noisy_zstd": ([c, c, c], [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]),
     }
 
 
@@ -51,7 +58,12 @@ def main():
                                   "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
                                   "codecs": codecs, "fill_value": 0}},
                     create=True, delete_existing=True).result()
-        t.write(values).result()
+        data = values
+        if name == "noisy_zstd":
+            # low compressibility: random low bits (deterministic), reader checks use the formula ^ noise
+            rng = np.random.default_rng(0)
+            data = values ^ rng.integers(0, 256, values.shape, dtype=np.uint16)
+        t.write(data).result()
         print(path)
 
 
