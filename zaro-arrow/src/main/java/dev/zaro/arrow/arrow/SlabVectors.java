@@ -70,8 +70,9 @@ public final class SlabVectors {
       names.add("complex");
     }
     List<String> restNames = slabShape.length == 0 ? names : names.subList(1, names.size());
-    if (type.isVariableLength()) {
-      // arrow.fixed_shape_tensor is for fixed-width values: strings get a plain FixedSizeList
+    if (!isTensorValue(type)) {
+      // arrow.fixed_shape_tensor is for numeric values (pyarrow's to_numpy_ndarray needs them):
+      // strings, bytes, raw bits and times get a plain FixedSizeList
       long size = 1;
       for (long r : rest) {
         size *= r;
@@ -128,6 +129,14 @@ public final class SlabVectors {
       vector.close();
       throw e;
     }
+  }
+
+  /** Whether values of {@code type} form arrow.fixed_shape_tensor columns (numbers and bool). */
+  public static boolean isTensorValue(DataType type) {
+    return switch (type.kind()) {
+      case BOOL, INT, UINT, FLOAT, COMPLEX -> true;
+      default -> false;
+    };
   }
 
   /** A one-column root of the whole slab in the tensor layout; the caller closes it. */

@@ -126,10 +126,11 @@ class FixtureReadTest extends AllocatorTest {
       boolean complex = meta.dataType().kind() == DataType.Kind.COMPLEX;
       int valueDims = shape.length + (complex ? 1 : 0);
       boolean tensor = valueDims >= 2 || (shape.length == 0 && complex);
-      assertEquals(tensor && !meta.dataType().isVariableLength(), vector instanceof FixedShapeTensorVector,
+      assertEquals(tensor && SlabVectors.isTensorValue(meta.dataType()), vector instanceof FixedShapeTensorVector,
           vector.getField().toString());
       if (meta.dataType().kind() != DataType.Kind.BOOL && !meta.dataType().isVariableLength() && slab.byteSize() > 0) {
-        FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector() : vector;
+        FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector()
+            : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l ? l.getDataVector() : vector;
         assertEquals(slab.data().memoryAddress(), values.getDataBuffer().memoryAddress(), "copied instead of shared");
       }
     }

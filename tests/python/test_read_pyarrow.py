@@ -1,0 +1,163 @@
+"""pyarrow opens what `./zaro read` writes; the values equal tensorstore's (or numpy's, for
+arrays tensorstore cannot write) for the same selection.
+
+Covers every cases.json under testdata/ (tensor layout) and the bundled sample in both
+layouts, CF decoding included.
+"""
+import json
+import pathlib
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import tensorstore as ts
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ZARO = str(ROOT / "zaro")
+SAMPLE = ROOT / "testdata" / "sample" / "climate.zarr"
+
+
+def to_index(sel):
+    if not sel.strip():
+        return ()
+    out = []
+    for part in sel.split(","):
+        part = part.strip()
+        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
+    return tuple(out)
+
+
+def cases():
+    out = []
+    for cases_json in sorted((ROOT / "testdata").glob("*/cases.json")):
+        for case in json.loads(cases_json.read_text())["cases"]:
+            for read in case["reads"]:
+                out.append(pytest.param(cases_json.parent, case, read,
+                                        id=f"{cases_json.parent.name}/{case['name']}[{read['slice']}]"))
+    return out
+
+
+def zaro_read(store, path, sl, out, *extra):
+    result = subprocess.run([ZARO, "read", str(store), path or "/", "--slice", sl, "--out", str(out), *extra],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return pa.ipc.open_file(out).read_all()
+
+
+def to_numpy(table, dtype_name):
+    """The tensor-layout column back to a numpy array (DESIGN.md's Arrow shapes)."""
+    column = table.column(0).combine_chunks()
+    if isinstance(column, pa.FixedShapeTensorArray):
+        if pa.types.is_boolean(column.type.value_type):
+            shape = [len(column)] + list(column.type.shape)
+            return np.asarray(column.storage.flatten().to_numpy(zero_copy_only=False)).reshape(shape)
+        return column.to_numpy_ndarray()
+    if pa.types.is_fixed_size_list(column.type):
+        shape = [len(column), column.type.list_size]
+        values = column.flatten()
+        if pa.types.is_timestamp(values.type) or pa.types.is_duration(values.type):
+            return values.to_numpy().reshape(shape)
+        return np.asarray(values.to_pylist(), dtype=object).reshape(shape)
+    if pa.types.is_string(column.type) or pa.types.is_binary(column.type):
+        return np.asarray(column.to_pylist(), dtype=object)
+    if pa.types.is_fixed_size_binary(column.type):
+        return np.asarray(column.to_pylist(), dtype=object)
+    return column.to_numpy(zero_copy_only=False)
+
+
+def expected(set_dir, case, read):
+    """tensorstore's read for tensorstore-written sets; else the generator's numpy values."""
+    store = set_dir / case["store"]
+    meta = json.loads((store / case["path"] / "zarr.json").read_text()) if (store / case["path"] / "zarr.json").exists() else None
+    written_by_numpy = meta is not None and meta.get("attributes", {}).get("written_by") == "numpy+numcodecs"
+    if not written_by_numpy:
+        t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(store / case["path"])}}).result()
+        return t[to_index(read["slice"])].read().result()
+    exp = set_dir / read["expected"]
+    if exp.suffix == ".json":
+        values = json.loads(exp.read_text())
+        return np.asarray(values, dtype=object).reshape(read["shape"])
+    dt = case["data_type"]
+    if dt.startswith("numpy."):
+        kind = "M8" if "datetime" in dt else "m8"
+        return np.fromfile(exp, dtype=f"<{kind}[{case['unit']}]").reshape(read["shape"])
+    if dt.startswith("r"):
+        n = int(dt[1:]) // 8
+        raw = np.fromfile(exp, dtype=np.uint8).reshape(list(read["shape"]) + [n])
+        return np.asarray([bytes(x) for x in raw.reshape(-1, n)], dtype=object).reshape(read["shape"])
+    raise AssertionError(f"no expected values for {case['name']}")
+
+
+@pytest.mark.parametrize("set_dir,case,read", cases())
+def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
+    table = zaro_read(set_dir / case["store"], case["path"], read["slice"], tmp_path / "out.arrow")
+    name = case["path"].rstrip("/").split("/")[-1] if case["path"].strip("/") else "data"
+    assert table.column_names == [name]
+    got = to_numpy(table, case["data_type"])
+    want = expected(set_dir, case, read)
+    if case["data_type"] == "bytes":
+        want = np.vectorize(lambda s: s.encode("latin-1"), otypes=[object])(want)
+    if np.iscomplexobj(want):
+        want = np.stack([want.real, want.imag], axis=-1)
+    if want.ndim == 0:
+        want = want.reshape(1)
+    assert got.shape == want.shape
+    if want.dtype.kind in "Mm":
+        np.testing.assert_array_equal(got.astype(want.dtype).view("i8"), want.view("i8"))
+    elif want.dtype.kind == "f":
+        np.testing.assert_array_equal(got.view(want.dtype) if got.dtype != want.dtype else got, want)
+    else:
+        assert (np.asarray(got) == np.asarray(want)).all()
+
+
+def sample_array(name):
+    return ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(SAMPLE / name)}}).result().read().result()
+
+
+def test_sample_tensor_layout(tmp_path):
+    table = zaro_read(SAMPLE, "t2m", "0:24, :, :", tmp_path / "t.arrow")
+    column = table.column("t2m").combine_chunks()
+    assert isinstance(column, pa.FixedShapeTensorArray)
+    assert column.type.dim_names == ["lat", "lon"]
+    np.testing.assert_array_equal(column.to_numpy_ndarray(), sample_array("t2m")[0:24])
+
+
+def test_sample_table_layout_applies_cf(tmp_path):
+    table = zaro_read(SAMPLE, "precip", "40:42, 60:62, 30:50", tmp_path / "p.arrow", "--layout", "table")
+    assert table.column_names == ["time", "lat", "lon", "precip"]
+    raw = sample_array("precip")[40:42, 60:62, 30:50]
+    time = sample_array("time")[40:42]
+    lat = sample_array("lat")[60:62]
+    lon = sample_array("lon")[30:50]
+    tt, la, lo = np.meshgrid(time, lat, lon, indexing="ij")
+    epoch = np.datetime64("2020-01-01T00:00:00", "us")
+    want_time = epoch + (tt.ravel() * 3600 * 10**6).astype("timedelta64[us]")
+    assert table.schema.field("time").type == pa.timestamp("us")
+    np.testing.assert_array_equal(table.column("time").to_numpy(), want_time)
+    np.testing.assert_array_equal(table.column("lat").to_numpy(), la.ravel())
+    np.testing.assert_array_equal(table.column("lon").to_numpy(), lo.ravel())
+    values = table.column("precip").to_pylist()
+    for v, r in zip(values, raw.ravel()):
+        if r == -32768:
+            assert v is None
+        else:
+            assert v == pytest.approx(r * 0.01 + 0.0)
+    assert any(v is None for v in values) and any(v is not None for v in values)
+    raw_table = zaro_read(SAMPLE, "precip", "40:42, 60:62, 30:50", tmp_path / "r.arrow", "--layout", "table", "--raw")
+    np.testing.assert_array_equal(raw_table.column("precip").to_numpy(), raw.ravel())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["nope"], "no array or group at '/nope'"),
+    (["t2m", "--slice", "0:99"], "stop 99 is out of range"),
+    (["t2m", "--slice", "1:2:0"], "step must be positive"),
+])
+def test_bad_input_exits_nonzero_without_output(tmp_path, args, message):
+    out = tmp_path / "x.arrow"
+    result = subprocess.run([ZARO, "read", str(SAMPLE), *args, "--out", str(out)], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Exception" not in result.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
