@@ -160,9 +160,41 @@ class CliTest extends AllocatorTest {
     assertEquals(20, json.get("shape").get(0).asInt());
   }
 
+  /** DuckDB over zaro's Arrow streams: the aggregate equals one computed from tensorstore's values. */
+  @Test
+  void sqlAggregatesEqualTheFixtureValues() throws Exception {
+    java.nio.ByteBuffer want = java.nio.ByteBuffer.wrap(Files.readAllBytes(
+        Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin"))).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    long sum = 0;
+    long count = 0;
+    for (int i = 0; i < 30 * 41; i++) {
+      int v = want.getInt(i * 4);
+      if (i / 41 >= 10 && v > 100) {
+        sum += v;
+        count++;
+      }
+    }
+    Path out = dir.resolve("sql.arrow");
+    Result r = run("sql", sharding("end_zstd").toString(),
+        "select count(*) as n, sum(data) as s from data where dim_0 >= 10 and data > 100", "--out", out.toString());
+    assertEquals(0, r.code(), r.err());
+    try (FileChannel ch = FileChannel.open(out); ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      assertTrue(reader.loadNextBatch());
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      assertEquals(count, ((Number) root.getVector("n").getObject(0)).longValue());
+      assertEquals(sum, ((Number) root.getVector("s").getObject(0)).longValue());
+    }
+    Result printed = run("sql", sharding("end_zstd").toString(), "select count(*) as n from data");
+    assertEquals(0, printed.code(), printed.err());
+    assertTrue(printed.out().contains("1230"), printed.out());
+    Result bad = run("sql", sharding("end_zstd").toString(), "select nope from data");
+    assertEquals(1, bad.code());
+    assertTrue(bad.err().contains("zaro: error: sql:") && bad.err().contains("nope"), bad.err());
+  }
+
   @Test
   void everyCommandHasHelp() {
-    for (String cmd : new String[] {"ls", "info", "read", "bench"}) {
+    for (String cmd : new String[] {"ls", "info", "read", "serve", "sql", "bench"}) {
       Result r = run(cmd, "--help");
       assertEquals(0, r.code(), cmd);
       assertTrue(r.out().contains("Usage: zaro " + cmd), r.out());
