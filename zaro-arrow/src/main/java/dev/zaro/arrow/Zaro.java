@@ -1,6 +1,7 @@
 package dev.zaro.arrow;
 
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.read.Hierarchy;
@@ -46,11 +47,13 @@ public final class Zaro implements AutoCloseable {
   private final Hierarchy hierarchy;
   private final ExecutorService workers;
   private final Map<String, ZarrArray> arrays = new ConcurrentHashMap<>();
+  private final ScratchPool scratch;
 
   private Zaro(Store store, ZaroOptions options) {
     this.store = store;
     this.options = options;
     this.hierarchy = new Hierarchy(store);
+    this.scratch = new ScratchPool(options.threads() * 2);
     AtomicInteger n = new AtomicInteger();
     ThreadFactory factory = r -> {
       Thread t = new Thread(r, "zaro-worker-" + n.incrementAndGet());
@@ -108,7 +111,7 @@ public final class Zaro implements AutoCloseable {
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
     return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, meta(k), options.codecs(), workers,
-        options.threads()));
+        options.threads(), scratch));
   }
 
   /** Reads a selection of an array; the caller closes the slab. */
@@ -164,9 +167,20 @@ public final class Zaro implements AutoCloseable {
     }
   }
 
+  /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */
+  public long scratchPeakBytes() {
+    return scratch.peakBytes();
+  }
+
   @Override
   public void close() {
     workers.shutdownNow();
+    try {
+      workers.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    scratch.close();
     store.close();
   }
 }

@@ -5,6 +5,7 @@ import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
@@ -42,6 +43,8 @@ public final class ZarrArray {
   private final ShardReader shardReader;
   private final Executor executor;
   private final int parallelism;
+  /** Reused decode buffers, or null for a fresh scratch per read. */
+  private final ScratchPool scratchPool;
 
   /**
    * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in
@@ -49,6 +52,13 @@ public final class ZarrArray {
    */
   public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
       Executor executor, int parallelism) {
+    this(store, path, metadata, registry, executor, parallelism, null);
+  }
+
+  /** @param scratchPool decode buffers to reuse across reads (not closed here), or null */
+  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
+      Executor executor, int parallelism, ScratchPool scratchPool) {
+    this.scratchPool = scratchPool;
     this.store = store;
     this.path = StoreKeys.stripSlashes(path);
     this.metadata = metadata;
@@ -160,7 +170,8 @@ public final class ZarrArray {
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     Runnable worker = () -> {
       int t;
-      try (Scratch scratch = new Scratch(allocator)) {
+      Scratch scratch = scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+      try {
       while (!cancelled.get() && (t = next.getAndIncrement()) < tasks) {
         try {
           readChunk(target, t, allocator, scratch);
@@ -171,6 +182,12 @@ public final class ZarrArray {
               : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
         }
       }
+      } finally {
+        if (scratchPool != null) {
+          scratchPool.release(scratch);
+        } else {
+          scratch.close();
+        }
       }
     };
     int workers = Math.min(parallelism, tasks);
