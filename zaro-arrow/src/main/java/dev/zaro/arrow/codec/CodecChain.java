@@ -115,6 +115,11 @@ public final class CodecChain {
     return v;
   }
 
+  /** True when a stored chunk is its C-order little-endian elements, with nothing to decode. */
+  public boolean isPlain() {
+    return arrayToArray.isEmpty() && bytesToBytes.isEmpty() && arrayToBytes.isIdentity(arrayToBytesSpec);
+  }
+
   /** The exact stored size of every chunk, or -1 when compressed or variable. */
   public long encodedSize() {
     long size = arrayToBytes.encodedSize(arrayToBytesSpec);

@@ -260,6 +260,11 @@ public final class ZarrArray {
       }
       return;
     }
+    long fixedSize = chain.encodedSize();
+    if (fixedSize >= 0) {
+      readFixedSize(key, chunkIndex, view, fixedSize, target, allocator, scratch);
+      return;
+    }
     Optional<ArrowBuf> encoded;
     try {
       encoded = store.get(key, allocator);
@@ -274,6 +279,40 @@ public final class ZarrArray {
       chain.decodeInto(buf, view, allocator, scratch);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Chunks of a fixed stored size (uncompressed): read straight into place when the chunk is a
+   * contiguous region of the output and needs no decoding, else into the worker's scratch.
+   */
+  private void readFixedSize(String key, long[] chunkIndex, SlabView view, long size, Target target,
+      BufferAllocator allocator, Scratch scratch) {
+    boolean direct = chain.isPlain() && view.isWholeContiguous();
+    ArrowBuf into = direct ? view.target() : scratch.buffer(size);
+    long at = direct ? view.offset() : 0;
+    java.util.OptionalLong n;
+    try {
+      n = store.getInto(key, dev.zaro.arrow.store.ByteRange.ALL, into, at, size);
+    } catch (StoreException e) {
+      throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+    if (n.isEmpty()) {
+      view.fill(target.fill());
+      return;
+    }
+    if (n.getAsLong() != size) {
+      throw new CodecException(context(key, chunkIndex) + "codec " + chain.codecs().get(0).name()
+          + ": chunk has " + n.getAsLong() + " bytes, expected " + size);
+    }
+    if (!direct) {
+      ArrowBuf encoded = into.slice(0, size);
+      encoded.writerIndex(size);
+      try {
+        chain.decodeInto(encoded, view, allocator, null);
+      } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+        throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+      }
     }
   }
 

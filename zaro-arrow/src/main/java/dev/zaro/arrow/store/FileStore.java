@@ -74,12 +74,45 @@ public final class FileStore implements Store {
     }
   }
 
+  @Override
+  public java.util.OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+    Path file = resolve(key);
+    if (!Files.isRegularFile(file)) {
+      return java.util.OptionalLong.empty();
+    }
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long[] offsetLength;
+      try {
+        offsetLength = range.resolve(channel.size());
+      } catch (IllegalArgumentException e) {
+        throw new StoreException("cannot read " + range + " of key '" + key + "' in "
+            + describe() + ": " + e.getMessage());
+      }
+      long length = offsetLength[1];
+      if (length > capacity || length > Integer.MAX_VALUE) {
+        throw new StoreException("key '" + key + "' in " + describe() + " holds " + length
+            + " bytes, more than the " + capacity + " expected");
+      }
+      readFully(channel, target, offset, offsetLength[0], (int) length, key);
+      return java.util.OptionalLong.of(length);
+    } catch (NoSuchFileException e) {
+      return java.util.OptionalLong.empty();
+    } catch (IOException e) {
+      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    }
+  }
+
   private void readFully(FileChannel channel, ArrowBuf buf, long position, int length, String key)
+      throws IOException {
+    readFully(channel, buf, 0, position, length, key);
+  }
+
+  private void readFully(FileChannel channel, ArrowBuf buf, long bufOffset, long position, int length, String key)
       throws IOException {
     if (length == 0) {
       return;
     }
-    ByteBuffer target = buf.nioBuffer(0, length);
+    ByteBuffer target = buf.nioBuffer(bufOffset, length);
     long pos = position;
     while (target.hasRemaining()) {
       int n = channel.read(target, pos);

@@ -27,6 +27,29 @@ public interface Store extends AutoCloseable {
     return get(key, ByteRange.ALL, allocator);
   }
 
+  /**
+   * Reads a value (or part of it) into {@code target} at {@code offset}, without allocating.
+   *
+   * @return the number of bytes read, or empty if the key is absent
+   * @throws dev.zaro.arrow.error.StoreException if the value does not fit in {@code capacity}
+   *     bytes, or cannot be read
+   */
+  default java.util.OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+    Optional<ArrowBuf> value = get(key, range, target.getReferenceManager().getAllocator());
+    if (value.isEmpty()) {
+      return java.util.OptionalLong.empty();
+    }
+    try (ArrowBuf buf = value.get()) {
+      long n = buf.writerIndex();
+      if (n > capacity) {
+        throw new dev.zaro.arrow.error.StoreException("key '" + key + "' in " + describe() + " holds " + n
+            + " bytes, more than the " + capacity + " expected");
+      }
+      target.setBytes(offset, buf, 0, n);
+      return java.util.OptionalLong.of(n);
+    }
+  }
+
   /** Reads a small whole value (metadata documents) onto the heap; empty if absent. */
   Optional<byte[]> getBytes(String key);
 
