@@ -39,6 +39,11 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
     return !bigEndian || spec.dataType().swapUnit() == 1;
   }
 
+  /** Bytes swapped per unit when decoding (0: none). */
+  public int swapUnit(ChunkSpec spec) {
+    return isIdentity(spec) ? 0 : spec.dataType().swapUnit();
+  }
+
   @Override
   public void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
     long length = encoded.writerIndex();

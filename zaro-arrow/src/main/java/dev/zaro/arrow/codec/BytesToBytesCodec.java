@@ -29,6 +29,28 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     return false;
   }
 
+  /** Receives decoded bytes in order, a window at a time. */
+  @FunctionalInterface
+  interface Sink {
+    /**
+     * {@code length} decoded bytes (a multiple of the unit asked for) at {@code window} +
+     * {@code windowOffset}; they are bytes {@code [position, position + length)} of the stream.
+     */
+    void accept(ArrowBuf window, long windowOffset, long position, long length);
+  }
+
+  /**
+   * Decodes {@code encoded} through the small {@code window} buffer, handing each filled part to
+   * {@code sink} (so a large chunk never needs a buffer of its own).
+   *
+   * @param decodedSize the exact decoded size; more or fewer bytes are an error
+   * @param unit bytes are handed over in multiples of this (an element's size)
+   * @return false when this codec cannot stream (the caller then uses {@link #decode})
+   */
+  default boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+    return false;
+  }
+
   /** The encoded size of {@code decodedSize} bytes when fixed (checksums), else -1. */
   default long encodedSize(long decodedSize) {
     return -1;

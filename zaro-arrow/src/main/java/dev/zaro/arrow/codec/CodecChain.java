@@ -155,6 +155,10 @@ public final class CodecChain {
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
           return;
         }
+        if (i == 0 && !direct && scratch != null && layoutOnly && bytesSizes[0] >= 0
+            && arrayToBytes instanceof BytesCodec bytes && decodeStreaming(codec, current, view, bytes, scratch)) {
+          return;
+        }
         if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
           if (codec.decodeInto(current, reused, 0, bytesSizes[0])) {
@@ -197,6 +201,20 @@ public final class CodecChain {
         current.close();
       }
     }
+  }
+
+  /** Bytes of the window a streaming decoder fills before each scatter (fits in L2 cache). */
+  static final int STREAM_WINDOW = 256 * 1024;
+
+  /** Streams the last decode stage through a small window, scattering elements as they arrive. */
+  private boolean decodeStreaming(BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, BytesCodec bytes,
+      Scratch scratch) {
+    SlabView encodedView = encodedView(view);
+    int itemSize = arrayToBytesSpec.dataType().byteSize();
+    int swap = bytes.swapUnit(arrayToBytesSpec);
+    ArrowBuf window = scratch.window(STREAM_WINDOW);
+    return codec.decodeStreaming(encoded, bytesSizes[0], window, itemSize, (buf, off, position, length) ->
+        encodedView.scatterRange(buf, off, position / itemSize, length / itemSize, swap));
   }
 
   /** Value-changing array codecs: decode whole chunk arrays, then scatter the last one. */

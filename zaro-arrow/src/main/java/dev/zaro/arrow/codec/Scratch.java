@@ -11,6 +11,7 @@ import org.apache.arrow.memory.BufferAllocator;
 public final class Scratch implements AutoCloseable {
   private final BufferAllocator allocator;
   private ArrowBuf buffer;
+  private ArrowBuf window;
 
   public Scratch(BufferAllocator allocator) {
     this.allocator = allocator;
@@ -31,11 +32,27 @@ public final class Scratch implements AutoCloseable {
     return buffer;
   }
 
+  /** A second, small buffer for streaming decoders (kept apart from {@link #buffer}). */
+  public ArrowBuf window(long size) {
+    if (window == null || window.capacity() < size) {
+      if (window != null) {
+        window.close();
+        window = null;
+      }
+      window = allocator.buffer(Math.max(size, 1));
+    }
+    return window;
+  }
+
   @Override
   public void close() {
     if (buffer != null) {
       buffer.close();
       buffer = null;
+    }
+    if (window != null) {
+      window.close();
+      window = null;
     }
   }
 }

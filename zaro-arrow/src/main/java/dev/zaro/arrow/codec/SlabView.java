@@ -180,6 +180,59 @@ public record SlabView(
     }
   }
 
+  /**
+   * Scatters part of a C-order chunk that arrives in pieces (streaming decompression): the
+   * chunk's elements {@code [first, first + elements)} lie contiguously at {@code source} +
+   * {@code sourceOffset}; those the view selects are copied to the target.
+   */
+  public void scatterRange(ArrowBuf source, long sourceOffset, long first, long elements, int swapUnit) {
+    int r = rank();
+    long src = source.memoryAddress() + sourceOffset;
+    long base = target.memoryAddress() + offset;
+    if (r == 0) {
+      if (first == 0 && elements >= 1) {
+        copyRun(src, itemSize, base, itemSize, 1, swapUnit);
+      }
+      return;
+    }
+    int last = r - 1;
+    long rowLength = shape[last];
+    long end = first + elements;
+    long e = first;
+    while (e < end) {
+      long row = e / rowLength;
+      long col0 = e - row * rowLength;
+      long colEnd = Math.min(rowLength, col0 + (end - e));
+      long dst = base;
+      long rest = row;
+      boolean selected = true;
+      for (int d = last - 1; d >= 0 && selected; d--) {
+        long idx = rest % shape[d];
+        rest /= shape[d];
+        long k = idx - start[d];
+        if (k < 0 || k % step[d] != 0 || k / step[d] >= count[d]) {
+          selected = false;
+        } else {
+          dst += (k / step[d]) * stride[d];
+        }
+      }
+      if (selected) {
+        long lo = Math.max(0, ceilDiv(col0 - start[last], step[last]));
+        long hi = Math.min(count[last] - 1, Math.floorDiv(colEnd - 1 - start[last], step[last]));
+        if (hi >= lo) {
+          long firstCol = start[last] + lo * step[last];
+          copyRun(src + (row * rowLength + firstCol - first) * itemSize, step[last] * itemSize,
+              dst + lo * stride[last], stride[last], hi - lo + 1, swapUnit);
+        }
+      }
+      e = row * rowLength + colEnd;
+    }
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return -Math.floorDiv(-a, b);
+  }
+
   private void copyRun(long src, long srcStep, long dst, long dstStep, long n, int swapUnit) {
     if (swapUnit <= 1 && srcStep == itemSize && dstStep == itemSize) {
       MemoryUtil.copyMemory(src, dst, n * itemSize);

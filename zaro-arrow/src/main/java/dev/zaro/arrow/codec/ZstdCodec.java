@@ -67,6 +67,55 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     }
   }
 
+  @Override
+  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+    long length = encoded.writerIndex();
+    int windowSize = (int) Math.min(window.capacity(), Integer.MAX_VALUE - 8) / unit * unit;
+    if (length == 0 || length > Integer.MAX_VALUE || windowSize < unit) {
+      return false;
+    }
+    java.nio.ByteBuffer src = encoded.nioBuffer(0, (int) length);
+    java.nio.ByteBuffer dst = window.nioBuffer(0, windowSize);
+    long position = 0;
+    int carry = 0;
+    try (com.github.luben.zstd.ZstdDecompressCtx ctx = new com.github.luben.zstd.ZstdDecompressCtx()) {
+      while (true) {
+        dst.limit(windowSize).position(carry);
+        int srcBefore = src.position();
+        boolean frameDone = ctx.decompressDirectByteBufferStream(dst, src);
+        int filled = dst.position();
+        if (position + filled > decodedSize) {
+          throw new CodecException("codec zstd: data decompresses to more than the expected " + decodedSize + " bytes");
+        }
+        int deliver = filled - filled % unit;
+        if (deliver > 0) {
+          sink.accept(window, 0, position, deliver);
+          position += deliver;
+        }
+        carry = filled - deliver;
+        if (carry > 0) {
+          window.setBytes(0, window, deliver, carry);
+        }
+        boolean inputLeft = src.hasRemaining();
+        if (frameDone && !inputLeft) {
+          break;
+        }
+        if (!inputLeft && filled < windowSize && !frameDone) {
+          throw new CodecException("codec zstd: data is truncated (ended after " + (position + carry) + " bytes)");
+        }
+        if (src.position() == srcBefore && filled == carry && !frameDone) {
+          throw new CodecException("codec zstd: decoder made no progress at input byte " + srcBefore);
+        }
+      }
+    } catch (com.github.luben.zstd.ZstdException e) {
+      throw new CodecException("codec zstd: " + e.getMessage(), e);
+    }
+    if (position + carry != decodedSize) {
+      throw new CodecException("codec zstd: decoded " + (position + carry) + " bytes, expected " + decodedSize);
+    }
+    return true;
+  }
+
   private static long frameContentSize(ArrowBuf encoded) {
     int length = (int) Math.min(encoded.writerIndex(), 18);
     if (length < 4) {
