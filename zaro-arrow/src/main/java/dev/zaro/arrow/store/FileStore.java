@@ -39,8 +39,14 @@ public final class FileStore implements Store {
     return root.resolve(StoreKeys.checked(key, this));
   }
 
-  @Override
-  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+  /** Reads the resolved byte range of a key with an open channel. */
+  @FunctionalInterface
+  private interface RangeRead<T> {
+    T read(FileChannel channel, long position, long length) throws IOException;
+  }
+
+  /** Opens the key's file, resolves {@code range} against its size, and hands both to {@code reader}. */
+  private <T> Optional<T> readRange(String key, ByteRange range, RangeRead<T> reader) {
     Path file = resolve(key);
     if (!Files.isRegularFile(file)) {
       return Optional.empty();
@@ -53,58 +59,44 @@ public final class FileStore implements Store {
         throw new StoreException("cannot read " + range + " of key '" + key + "' in "
             + describe() + ": " + e.getMessage());
       }
-      long length = offsetLength[1];
+      return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    }
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    return readRange(key, range, (channel, position, length) -> {
       if (length > Integer.MAX_VALUE) {
         throw new StoreException("key '" + key + "' in " + describe() + " is " + length
             + " bytes; single reads over 2 GiB are not supported");
       }
       ArrowBuf buf = allocator.buffer(length);
       try {
-        readFully(channel, buf, offsetLength[0], (int) length, key);
+        readFully(channel, buf, 0, position, (int) length, key);
         buf.writerIndex(length);
-        return Optional.of(buf);
+        return buf;
       } catch (RuntimeException | IOException e) {
         buf.close();
         throw e;
       }
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
-    }
+    });
   }
 
   @Override
   public java.util.OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
-    Path file = resolve(key);
-    if (!Files.isRegularFile(file)) {
-      return java.util.OptionalLong.empty();
-    }
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      long[] offsetLength;
-      try {
-        offsetLength = range.resolve(channel.size());
-      } catch (IllegalArgumentException e) {
-        throw new StoreException("cannot read " + range + " of key '" + key + "' in "
-            + describe() + ": " + e.getMessage());
-      }
-      long length = offsetLength[1];
+    Optional<Long> n = readRange(key, range, (channel, position, length) -> {
       if (length > capacity || length > Integer.MAX_VALUE) {
         throw new StoreException("key '" + key + "' in " + describe() + " holds " + length
             + " bytes, more than the " + capacity + " expected");
       }
-      readFully(channel, target, offset, offsetLength[0], (int) length, key);
-      return java.util.OptionalLong.of(length);
-    } catch (NoSuchFileException e) {
-      return java.util.OptionalLong.empty();
-    } catch (IOException e) {
-      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
-    }
-  }
-
-  private void readFully(FileChannel channel, ArrowBuf buf, long position, int length, String key)
-      throws IOException {
-    readFully(channel, buf, 0, position, length, key);
+      readFully(channel, target, offset, position, (int) length, key);
+      return length;
+    });
+    return n.map(java.util.OptionalLong::of).orElse(java.util.OptionalLong.empty());
   }
 
   private void readFully(FileChannel channel, ArrowBuf buf, long bufOffset, long position, int length, String key)
