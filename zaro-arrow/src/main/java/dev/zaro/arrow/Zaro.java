@@ -60,7 +60,8 @@ public final class Zaro implements AutoCloseable {
       t.setDaemon(true);
       return t;
     };
-    this.workers = new ThreadPoolExecutor(options.threads(), options.threads(), 30, TimeUnit.SECONDS,
+    int poolSize = isRemote(store) ? Math.max(options.threads(), options.ioConcurrency()) : options.threads();
+    this.workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), factory);
     ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
   }
@@ -111,7 +112,7 @@ public final class Zaro implements AutoCloseable {
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
     return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, meta(k), options.codecs(), workers,
-        options.threads(), scratch));
+        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0));
   }
 
   /** Reads a selection of an array; the caller closes the slab. */
@@ -165,6 +166,11 @@ public final class Zaro implements AutoCloseable {
     } catch (dev.zaro.arrow.error.NodeNotFoundException e) {
       return null;
     }
+  }
+
+  /** Stores whose reads wait on a network: fetched by many workers at once. */
+  private static boolean isRemote(Store store) {
+    return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
   }
 
   /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */

@@ -45,6 +45,10 @@ public final class ZarrArray {
   private final int parallelism;
   /** Reused decode buffers, or null for a fresh scratch per read. */
   private final ScratchPool scratchPool;
+  /** Chunk fetches in flight for a remote store (workers that fetch, then decode), else 0. */
+  private final int ioConcurrency;
+  /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
+  private final java.util.concurrent.Semaphore decodeSlots;
 
   /**
    * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in
@@ -58,7 +62,19 @@ public final class ZarrArray {
   /** @param scratchPool decode buffers to reuse across reads (not closed here), or null */
   public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
       Executor executor, int parallelism, ScratchPool scratchPool) {
+    this(store, path, metadata, registry, executor, parallelism, scratchPool, 0);
+  }
+
+  /**
+   * @param ioConcurrency for stores where fetching dominates (remote): up to this many chunks are
+   *     fetched at once by as many workers on {@code executor}, while decoding stays limited to
+   *     {@code parallelism} threads; 0 for local stores
+   */
+  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
+      Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency) {
     this.scratchPool = scratchPool;
+    this.ioConcurrency = ioConcurrency;
+    this.decodeSlots = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
     this.store = store;
     this.path = StoreKeys.stripSlashes(path);
     this.metadata = metadata;
@@ -190,7 +206,7 @@ public final class ZarrArray {
         }
       }
     };
-    int workers = Math.min(parallelism, tasks);
+    int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
     if (workers == 1) {
       worker.run();
     } else {
@@ -261,7 +277,7 @@ public final class ZarrArray {
       return;
     }
     long fixedSize = chain.encodedSize();
-    if (fixedSize >= 0) {
+    if (fixedSize >= 0 && ioConcurrency == 0) {
       readFixedSize(key, chunkIndex, view, fixedSize, target, allocator, scratch);
       return;
     }
@@ -275,10 +291,18 @@ public final class ZarrArray {
       view.fill(target.fill());
       return;
     }
+    boolean slot = ioConcurrency > parallelism;
+    if (slot) {
+      decodeSlots.acquireUninterruptibly();
+    }
     try (ArrowBuf buf = encoded.get()) {
       chain.decodeInto(buf, view, allocator, scratch);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    } finally {
+      if (slot) {
+        decodeSlots.release();
+      }
     }
   }
 
