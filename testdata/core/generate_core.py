@@ -5,7 +5,7 @@ Rewrites testdata/core/{stores,expected,cases.json}: every core data type, every
 and combination, both chunk key encodings with both separators, edge chunks, missing chunks,
 every fill-value form, 0-d to 4-d arrays, and a nested hierarchy with an implicit group.
 Expected values are C-order little-endian bytes of tensorstore's result (bool as 0/1 bytes,
-complex as real, imaginary).
+complex as real, imaginary). Each case also records the fill_value as its zarr.json has it.
 """
 import json
 import pathlib
@@ -109,6 +109,21 @@ CASES += [
     ("large_step", [50, 9], [4, 9], "uint8", 1, [LE, GZIP], None, ["::13, :", "1:50:20, 3"], "partial"),
 ]
 
+# Written after the hierarchy with their own random generator, so the cases above keep their bytes.
+# name, shape, chunks, dtype, fill, codecs, key encoding, selections, region, dimension_names, attributes
+EXTRA_CASES = [
+    # zarr-python writes the separator explicitly; tensorstore drops it, so zarr.json is rewritten below
+    ("key_default_slash_explicit", [13, 10], [4, 3], "int32", 0, [LE, ZSTD], key_encoding("default", "/"),
+     STANDARD_READS + ["2:-2, -7:-1:2"], "partial", None, None),
+    ("transpose_zstd_crc", [9, 8, 7], [4, 3, 5], "float32", "NaN", [transpose([1, 2, 0]), LE, ZSTD_CK, CRC], None,
+     ["", "2:-2, ::5, -1", "-4:, 1:7:3, 2:6", "0, 0"], "partial", None, None),
+    ("zero_d_complex", [], [], "complex128", [0.0, 0.0], [BE, GZIP], None, [""], "all", None, None),
+    # interior chunks equal to the fill value everywhere: tensorstore does not store them
+    ("sparse_interior", [40, 30], [6, 5], "float64", "NaN", [LE, GZIP1], None,
+     ["", "6:24, 10:25", "7:20:5, 11:24:4", "5:25, 9:26", "-20:-10, 12", "-1"], "sparse",
+     ["y", "x"], {"units": "m", "description": "chunks (1..3, 2..4) hold only the fill value and are not stored"}),
+]
+
 
 def write_array(path, shape, chunks, dtype, fill, codecs, encoding, region, rng, dims=None, attrs=None):
     metadata = {"shape": shape, "data_type": dtype,
@@ -124,6 +139,9 @@ def write_array(path, shape, chunks, dtype, fill, codecs, encoding, region, rng,
                 create=True, delete_existing=True).result()
     data = values(shape, dtype, rng)
     if region == "all":
+        t.write(data).result()
+    elif region == "sparse":
+        data[6:24, 10:25] = np.nan   # equals the NaN fill value: these chunks are left out
         t.write(data).result()
     elif region == "partial":
         # leave the last chunk row unwritten (missing chunks) and write the rest
@@ -141,7 +159,9 @@ def record(t, name, store, path, dtype, shape, selections):
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False) if arr.dtype.kind not in "b" else arr.astype(np.uint8)
         (HERE / exp).write_bytes(arr.tobytes())
         reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
-    return {"name": name, "store": store, "path": path, "data_type": dtype, "shape": shape, "reads": reads}
+    fill = json.loads((HERE / store / path / "zarr.json").read_text())["fill_value"]
+    return {"name": name, "store": store, "path": path, "data_type": dtype, "shape": shape, "fill_value": fill,
+            "reads": reads}
 
 
 def main():
@@ -179,6 +199,18 @@ def main():
                             ["", "1:3"]))
         nodes.append({"path": "/" + path, "kind": "array", "implicit": False})
         attributes["/" + path] = attrs
+
+    rng = np.random.default_rng(43)
+    for name, shape, chunks, dtype, fill, codecs, encoding, selections, region, dims, attrs in EXTRA_CASES:
+        path = STORES / f"{name}.zarr"
+        t = write_array(path, shape, chunks, dtype, fill, codecs, encoding, region, rng, dims, attrs)
+        if encoding and encoding["name"] == "default" and encoding["configuration"]["separator"] == "/":
+            meta = json.loads((path / "zarr.json").read_text())
+            meta["chunk_key_encoding"] = encoding
+            (path / "zarr.json").write_text(json.dumps(meta, sort_keys=True, separators=(",", ":")))
+            t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)}}).result()
+        cases.append(record(t, name, f"stores/{name}.zarr", "", dtype, shape, selections))
+
     doc = {"cases": cases, "hierarchy": {"store": "stores/hierarchy.zarr", "nodes": nodes, "attributes": attributes}}
     (HERE / "cases.json").write_text(json.dumps(doc, indent=1) + "\n")
 
