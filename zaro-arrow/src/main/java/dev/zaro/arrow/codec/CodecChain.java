@@ -155,7 +155,7 @@ public final class CodecChain {
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
           return;
         }
-        if (i == 0 && !direct && scratch != null && layoutOnly && bytesSizes[0] >= 0
+        if (i == 0 && !direct && scratch != null && layoutOnly && bytesSizes[0] > STREAM_ABOVE
             && arrayToBytes instanceof BytesCodec bytes && decodeStreaming(codec, current, view, bytes, scratch)) {
           return;
         }
@@ -205,6 +205,11 @@ public final class CodecChain {
 
   /** Bytes of the window a streaming decoder fills before each scatter (fits in L2 cache). */
   static final int STREAM_WINDOW = 256 * 1024;
+  /**
+   * Chunks larger than this stream through the window; smaller ones decode in one call into
+   * the reusable scratch (streaming costs a decoder context and an internal copy per chunk).
+   */
+  static final long STREAM_ABOVE = 4L << 20;
 
   /** Streams the last decode stage through a small window, scattering elements as they arrive. */
   private boolean decodeStreaming(BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, BytesCodec bytes,

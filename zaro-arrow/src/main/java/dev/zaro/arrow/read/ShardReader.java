@@ -33,10 +33,22 @@ final class ShardReader {
   private final Store store;
   private final ShardingCodec codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
+  private final java.util.concurrent.Executor executor;
+  private final int helpers;
+  private final dev.zaro.arrow.codec.ScratchPool scratchPool;
 
-  ShardReader(Store store, ShardingCodec codec) {
+  /**
+   * @param executor and {@code helpers}: idle workers that help decode the inner chunks of one
+   *     shard (so a read inside a single shard still uses every thread)
+   * @param scratchPool where helpers borrow decode buffers, or null
+   */
+  ShardReader(Store store, ShardingCodec codec, java.util.concurrent.Executor executor, int helpers,
+      dev.zaro.arrow.codec.ScratchPool scratchPool) {
     this.store = store;
     this.codec = codec;
+    this.executor = executor;
+    this.helpers = helpers;
+    this.scratchPool = scratchPool;
   }
 
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
@@ -60,39 +72,65 @@ final class ShardReader {
       }
     });
     wanted.sort(Comparator.comparingLong(Wanted::offset));
-    int i = 0;
-    while (i < wanted.size()) {
-      long start = wanted.get(i).offset();
-      long end = start + wanted.get(i).length();
-      int j = i + 1;
-      while (j < wanted.size() && wanted.get(j).offset() - end <= COALESCE_GAP
-          && wanted.get(j).offset() + wanted.get(j).length() - start <= COALESCE_MAX) {
-        end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
-        j++;
+    List<ArrowBuf> fetched = new ArrayList<>();
+    List<Runnable> decodes = new ArrayList<>();
+    Thread caller = Thread.currentThread();
+    try {
+      int i = 0;
+      while (i < wanted.size()) {
+        long start = wanted.get(i).offset();
+        long end = start + wanted.get(i).length();
+        int j = i + 1;
+        while (j < wanted.size() && wanted.get(j).offset() - end <= COALESCE_GAP
+            && wanted.get(j).offset() + wanted.get(j).length() - start <= COALESCE_MAX) {
+          end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
+          j++;
+        }
+        ArrowBuf bytes = fetch(key, start, end, allocator);
+        fetched.add(bytes);
+        for (Wanted w : wanted.subList(i, j)) {
+          long groupStart = start;
+          decodes.add(() -> decode(w, bytes, groupStart, allocator, caller, scratch));
+        }
+        i = j;
       }
-      readGroup(key, wanted.subList(i, j), start, end, allocator, scratch);
-      i = j;
+      if (decodes.size() == 1 || executor == null || helpers < 1) {
+        decodes.forEach(Runnable::run);
+      } else {
+        SharedWork.run(decodes, executor, helpers);
+      }
+    } finally {
+      fetched.forEach(ArrowBuf::close);
     }
   }
 
-  private void readGroup(String key, List<Wanted> group, long start, long end, BufferAllocator allocator,
-      Scratch scratch) {
-    ArrowBuf bytes;
+  private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {
     try {
-      bytes = store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
+      return store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
           new StoreException("shard '" + key + "' disappeared while being read"));
     } catch (StoreException e) {
       throw new CodecException("codec sharding_indexed: the index points at bytes " + start + ".." + end
           + " that the shard does not hold: " + e.getMessage(), e);
     }
-    try (bytes) {
-      for (Wanted w : group) {
-        ArrowBuf chunk = bytes.slice(w.offset() - start, w.length());
-        chunk.writerIndex(w.length());
-        try {
-          codec.decodeInner(chunk, w.view(), allocator, scratch);
-        } catch (CodecException e) {
-          throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+  }
+
+  /** Decodes one inner chunk; helper threads borrow their own scratch. */
+  private void decode(Wanted w, ArrowBuf bytes, long bytesStart, BufferAllocator allocator, Thread caller,
+      Scratch callerScratch) {
+    boolean helper = Thread.currentThread() != caller;
+    Scratch scratch = !helper ? callerScratch : scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+    try {
+      ArrowBuf chunk = bytes.slice(w.offset() - bytesStart, w.length());
+      chunk.writerIndex(w.length());
+      codec.decodeInner(chunk, w.view(), allocator, scratch);
+    } catch (CodecException e) {
+      throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+    } finally {
+      if (helper) {
+        if (scratchPool != null) {
+          scratchPool.release(scratch);
+        } else {
+          scratch.close();
         }
       }
     }

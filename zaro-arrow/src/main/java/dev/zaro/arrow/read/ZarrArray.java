@@ -87,7 +87,8 @@ public final class ZarrArray {
       throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
           + e.getMessage(), e);
     }
-    this.shardReader = chain.partialReader().map(codec -> new ShardReader(store, codec)).orElse(null);
+    this.shardReader = chain.partialReader()
+        .map(codec -> new ShardReader(store, codec, executor, this.parallelism - 1, scratchPool)).orElse(null);
   }
 
   public ArrayMetadata metadata() {
