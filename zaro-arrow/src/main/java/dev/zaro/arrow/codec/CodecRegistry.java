@@ -32,6 +32,7 @@ public final class CodecRegistry {
     r.register("sharding_indexed", ShardingCodec::create);
     r.register("vlen-utf8", (spec, input, reg) -> VlenCodec.create(spec, input));
     r.register("vlen-bytes", (spec, input, reg) -> VlenCodec.create(spec, input));
+    dev.zaro.arrow.codec.numcodecs.Numcodecs.register(r);
     return r;
   }
 

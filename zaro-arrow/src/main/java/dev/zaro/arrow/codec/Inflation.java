@@ -7,7 +7,7 @@ import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
 /** DEFLATE decoding with {@link Inflater} on direct buffers (shared by gzip and zlib). */
-final class Inflation {
+public final class Inflation {
   private Inflation() {}
 
   /**
@@ -16,7 +16,7 @@ final class Inflation {
    * @param crc updated with the produced bytes when not null
    * @return bytes of {@code input} not consumed (the trailer and anything after it)
    */
-  static int inflate(String codec, Inflater inflater, ByteBuffer input, OutputBuffer out, CRC32 crc) {
+  public static int inflate(String codec, Inflater inflater, ByteBuffer input, OutputBuffer out, CRC32 crc) {
     inflater.setInput(input);
     try {
       while (!inflater.finished()) {

@@ -10,9 +10,9 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * (size unknown) a buffer that grows up to a limit. Never allocates more than the expected size
  * when that is known, so a lying stream cannot make zaro allocate more than the chunk.
  */
-final class OutputBuffer implements AutoCloseable {
+public final class OutputBuffer implements AutoCloseable {
   /** Upper bound on the decoded size of a stream whose size nothing else bounds. */
-  static final long MAX_UNKNOWN_SIZE = Integer.MAX_VALUE - 64;
+  public static final long MAX_UNKNOWN_SIZE = Integer.MAX_VALUE - 64;
 
   private final BufferAllocator allocator;
   private final boolean fixed;
@@ -33,12 +33,12 @@ final class OutputBuffer implements AutoCloseable {
   private long capacity;
 
   /** A region {@code [offset, offset + size)} of a buffer the caller owns. */
-  static OutputBuffer into(ArrowBuf target, long offset, long size) {
+  public static OutputBuffer into(ArrowBuf target, long offset, long size) {
     return new OutputBuffer(null, target, offset, size, true, size);
   }
 
   /** A new buffer of exactly {@code size} bytes when known, else a growing one. */
-  static OutputBuffer allocate(BufferAllocator allocator, long size, long initialGuess) {
+  public static OutputBuffer allocate(BufferAllocator allocator, long size, long initialGuess) {
     if (size >= 0) {
       return new OutputBuffer(allocator, allocator.buffer(size), 0, size, true, size);
     }
@@ -46,38 +46,38 @@ final class OutputBuffer implements AutoCloseable {
     return new OutputBuffer(allocator, allocator.buffer(first), 0, first, false, MAX_UNKNOWN_SIZE);
   }
 
-  long written() {
+  public long written() {
     return written;
   }
 
-  long limit() {
+  public long limit() {
     return limit;
   }
 
-  boolean isFixed() {
+  public boolean isFixed() {
     return fixed;
   }
 
-  long remaining() {
+  public long remaining() {
     return capacity - written;
   }
 
-  long writeAddress() {
+  public long writeAddress() {
     return buf.memoryAddress() + base + written;
   }
 
   /** A ByteBuffer over the unwritten part (at most 2 GiB). */
-  ByteBuffer writable() {
+  public ByteBuffer writable() {
     long n = Math.min(remaining(), Integer.MAX_VALUE);
     return n == 0 ? ByteBuffer.allocateDirect(0) : MemoryUtil.directBuffer(writeAddress(), (int) n);
   }
 
-  void advance(long n) {
+  public void advance(long n) {
     written += n;
   }
 
   /** Grows a non-fixed buffer; false when it is fixed or at its limit. */
-  boolean grow() {
+  public boolean grow() {
     if (fixed || capacity >= limit) {
       return false;
     }
@@ -91,7 +91,7 @@ final class OutputBuffer implements AutoCloseable {
   }
 
   /** Hands the buffer to the caller (who closes it), with writerIndex set to the bytes written. */
-  ArrowBuf take() {
+  public ArrowBuf take() {
     ArrowBuf out = buf;
     buf = null;
     out.writerIndex(written);

@@ -1,8 +1,12 @@
 package dev.zaro.arrow.read;
 
+import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
+import dev.zaro.arrow.metadata.ConsolidatedMetadata;
 import dev.zaro.arrow.metadata.GroupMetadata;
+import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.metadata.V2Metadata;
 import dev.zaro.arrow.metadata.V3Metadata;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
@@ -14,14 +18,32 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The nodes of a Zarr hierarchy in a store: metadata is read once per node and cached.
- * Groups without a {@code zarr.json} of their own (implicit groups) are tolerated.
+ * The nodes of a Zarr v3 or v2 hierarchy in a store: metadata is read once per node and cached.
+ *
+ * <p>A node is v3 when it has a {@code zarr.json}, v2 when it has a {@code .zarray} or
+ * {@code .zgroup} (with its {@code .zattrs}). Groups with no metadata document of their own
+ * but with nodes below them (v3 implicit groups) are tolerated.
+ *
+ * <p>Consolidated metadata is used when the root has it: the inline
+ * {@code consolidated_metadata} of a v3 root {@code zarr.json}, or a v2 {@code .zmetadata}. The
+ * whole hierarchy is then known from that one document: listing it and opening any node it
+ * names read nothing else (no store listing). Nodes it does not name are still looked up in
+ * the store. Without consolidated metadata the hierarchy is found by listing the store.
  */
 public final class Hierarchy {
   static final String V3_METADATA = "zarr.json";
 
   private final Store store;
   private final Map<String, NodeMetadata> cache = new ConcurrentHashMap<>();
+  private final Object rootLock = new Object();
+  /** Set once the root has been probed (under rootLock). */
+  private volatile boolean rootProbed;
+  /** The consolidated metadata, or null when the root has none. */
+  private volatile ConsolidatedMetadata consolidated;
+  /** The root's metadata error, rethrown when the root is asked for. */
+  private volatile RuntimeException rootError;
+  /** The format the root was found in (2 or 3), tried first for other nodes; 0 when unknown. */
+  private volatile int format;
 
   public Hierarchy(Store store) {
     this.store = store;
@@ -29,6 +51,12 @@ public final class Hierarchy {
 
   public Store store() {
     return store;
+  }
+
+  /** The consolidated metadata the hierarchy was opened with, if the root has any. */
+  public Optional<ConsolidatedMetadata> consolidated() {
+    probeRoot();
+    return Optional.ofNullable(consolidated);
   }
 
   /**
@@ -43,36 +71,136 @@ public final class Hierarchy {
     if (cached != null) {
       return cached;
     }
+    probeRoot();
+    cached = cache.get(p);
+    if (cached != null) {
+      return cached;
+    }
+    if (p.isEmpty() && rootError != null) {
+      throw rootError;
+    }
     NodeMetadata loaded = load(p);
-    cache.put(p, loaded);
-    return loaded;
+    NodeMetadata previous = cache.putIfAbsent(p, loaded);
+    return previous != null ? previous : loaded;
+  }
+
+  /**
+   * Reads the root once: {@code zarr.json} (with any inline consolidated metadata), else
+   * {@code .zmetadata}, else {@code .zarray} / {@code .zgroup}.
+   */
+  private void probeRoot() {
+    if (rootProbed) {
+      return;
+    }
+    synchronized (rootLock) {
+      if (rootProbed) {
+        return;
+      }
+      try {
+        Optional<byte[]> v3 = store.getBytes(V3_METADATA);
+        if (v3.isPresent()) {
+          format = 3;
+          JsonDocument doc = JsonDocument.parse(V3_METADATA, v3.get());
+          cache.put("", V3Metadata.parse(doc));
+          consolidated = ConsolidatedMetadata.v3Inline(doc).orElse(null);
+        } else {
+          Optional<byte[]> zmetadata = store.getBytes(V2Metadata.ZMETADATA);
+          if (zmetadata.isPresent()) {
+            format = 2;
+            consolidated = ConsolidatedMetadata.v2(V2Metadata.ZMETADATA, zmetadata.get());
+            ConsolidatedMetadata.Entry root = consolidated.entries().get("");
+            if (root != null) {
+              cache.put("", root.parse());
+            }
+          } else {
+            loadV2("").ifPresent(root -> {
+              format = 2;
+              cache.put("", root);
+            });
+          }
+        }
+      } catch (MetadataException e) {
+        rootError = e;
+      }
+      // a store failure leaves the root unprobed, so the next call tries again
+      rootProbed = true;
+    }
   }
 
   private NodeMetadata load(String path) {
-    String key = StoreKeys.join(path, V3_METADATA);
-    Optional<byte[]> doc = store.getBytes(key);
-    if (doc.isPresent()) {
-      return V3Metadata.parse(key, doc.get());
+    ConsolidatedMetadata c = consolidated;
+    if (c != null) {
+      ConsolidatedMetadata.Entry entry = c.entries().get(path);
+      if (entry != null) {
+        return entry.parse();
+      }
+      if (c.hasDescendants(path)) {
+        return implicitGroup();
+      }
+    }
+    if (!path.isEmpty()) {
+      Optional<NodeMetadata> found = format == 2
+          ? loadV2(path).or(() -> loadV3(path))
+          : loadV3(path).or(() -> loadV2(path));
+      if (found.isPresent()) {
+        return found.get();
+      }
     }
     String prefix = path.isEmpty() ? "" : path + "/";
-    if (store.list(prefix).findAny().isPresent()) {
-      return GroupMetadata.implicitGroup();
+    try (var keys = store.list(prefix)) {
+      if (keys.findAny().isPresent()) {
+        return implicitGroup();
+      }
     }
+    String tried = "no key '" + StoreKeys.join(path, V3_METADATA) + "', '" + StoreKeys.join(path, V2Metadata.ZARRAY)
+        + "' or '" + StoreKeys.join(path, V2Metadata.ZGROUP) + "'";
     throw new NodeNotFoundException(path.isEmpty()
-        ? "no Zarr hierarchy in " + store.describe() + " (no key '" + key + "')"
-        : "no array or group at '/" + path + "' in " + store.describe() + " (no key '" + key + "')");
+        ? "no Zarr hierarchy in " + store.describe() + " (" + tried + ")"
+        : "no array or group at '/" + path + "' in " + store.describe() + " (" + tried + ")");
+  }
+
+  private GroupMetadata implicitGroup() {
+    return format == 2 ? new GroupMetadata(2, null, true) : GroupMetadata.implicitGroup();
+  }
+
+  private Optional<NodeMetadata> loadV3(String path) {
+    String key = StoreKeys.join(path, V3_METADATA);
+    return store.getBytes(key).map(doc -> V3Metadata.parse(key, doc));
+  }
+
+  /** A v2 array or group at {@code path}, with its {@code .zattrs}. */
+  private Optional<NodeMetadata> loadV2(String path) {
+    String attrsKey = StoreKeys.join(path, V2Metadata.ZATTRS);
+    String arrayKey = StoreKeys.join(path, V2Metadata.ZARRAY);
+    Optional<byte[]> array = store.getBytes(arrayKey);
+    if (array.isPresent()) {
+      return Optional.of(V2Metadata.parseArray(arrayKey, array.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+    }
+    String groupKey = StoreKeys.join(path, V2Metadata.ZGROUP);
+    Optional<byte[]> group = store.getBytes(groupKey);
+    if (group.isPresent()) {
+      return Optional.of(V2Metadata.parseGroup(groupKey, group.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+    }
+    return Optional.empty();
   }
 
   /** Every node, parents before children, in path order. */
   public List<Node> list() {
+    probeRoot();
     TreeMap<String, Boolean> paths = new TreeMap<>();
-    try (var keys = store.list("")) {
-      keys.forEach(k -> {
-        if (k.equals(V3_METADATA) || k.endsWith("/" + V3_METADATA)) {
-          String p = k.substring(0, Math.max(0, k.length() - V3_METADATA.length() - 1));
-          paths.put(p, true);
-        }
-      });
+    ConsolidatedMetadata c = consolidated;
+    if (c != null) {
+      paths.put("", true);
+      c.entries().keySet().forEach(p -> paths.put(p, true));
+    } else {
+      try (var keys = store.list("")) {
+        keys.forEach(k -> {
+          String p = nodePath(k);
+          if (p != null) {
+            paths.put(p, true);
+          }
+        });
+      }
     }
     for (String p : new ArrayList<>(paths.keySet())) {
       String parent = p;
@@ -93,6 +221,19 @@ public final class Hierarchy {
       nodes.add(new Node(p, node(p)));
     }
     return nodes;
+  }
+
+  /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */
+  private static String nodePath(String key) {
+    for (String name : new String[] {V3_METADATA, V2Metadata.ZARRAY, V2Metadata.ZGROUP}) {
+      if (key.equals(name)) {
+        return "";
+      }
+      if (key.endsWith("/" + name)) {
+        return key.substring(0, key.length() - name.length() - 1);
+      }
+    }
+    return null;
   }
 
   private static boolean isInsideArray(String path, List<Node> earlier) {

@@ -62,8 +62,19 @@ public interface Store extends AutoCloseable {
     return CompletableFuture.supplyAsync(() -> get(key, range, allocator), executor);
   }
 
-  /** Every key that starts with {@code prefix}, at any depth, in lexicographic order. */
+  /**
+   * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store
+   * that cannot list (see {@link #canList}) returns the keys it knows of, possibly none.
+   */
   Stream<String> list(String prefix);
+
+  /**
+   * Whether {@link #list} returns every key. Plain HTTP cannot list: a hierarchy there is
+   * found through consolidated metadata or known paths.
+   */
+  default boolean canList() {
+    return true;
+  }
 
   /** Where this store lives, for messages: a path or URL. */
   String describe();

@@ -1,0 +1,157 @@
+package dev.zaro.arrow.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.zaro.arrow.error.StoreException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Public Google Cloud Storage data: {@code gs://bucket/prefix} read over HTTPS from {@code
+ * https://storage.googleapis.com/bucket/prefix/} (an {@link HttpStore}, so ranges, retries and
+ * timeouts behave the same), listed through the JSON API ({@code /storage/v1/b/BUCKET/o}). A
+ * bucket that refuses anonymous listing falls back to the keys consolidated metadata names.
+ *
+ * <p>The endpoint is {@code https://storage.googleapis.com} unless the system property {@value
+ * #ENDPOINT_PROPERTY} or the environment variable {@value #ENDPOINT_ENV} names another (a
+ * local emulator or test server). Requests are anonymous; for private data pass an {@code
+ * Authorization} header through {@link HttpStore.Options#withHeaders}.
+ */
+public final class GcsStore implements Store {
+  public static final String ENDPOINT_PROPERTY = "zaro.gcs.endpoint";
+  public static final String ENDPOINT_ENV = "ZARO_GCS_ENDPOINT";
+  public static final String DEFAULT_ENDPOINT = "https://storage.googleapis.com";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String endpoint;
+  private final String bucket;
+  private final String prefix;
+  private final HttpStore http;
+
+  /** Opens {@code gs://bucket[/prefix]}. */
+  public static GcsStore open(String location) {
+    return open(location, HttpStore.Options.DEFAULT);
+  }
+
+  public static GcsStore open(String location, HttpStore.Options options) {
+    if (!location.startsWith("gs://")) {
+      throw new StoreException("not a gs:// URL: '" + location + "'");
+    }
+    String rest = location.substring(5);
+    int q = rest.indexOf('?');
+    if (q >= 0) {
+      rest = rest.substring(0, q);
+    }
+    int slash = rest.indexOf('/');
+    String bucket = slash < 0 ? rest : rest.substring(0, slash);
+    String prefix = slash < 0 ? "" : StoreKeys.stripSlashes(rest.substring(slash + 1));
+    if (bucket.isEmpty()) {
+      throw new StoreException("store '" + location + "': no bucket (use gs://bucket/prefix)");
+    }
+    return new GcsStore(endpoint(), bucket, prefix, options);
+  }
+
+  /** The endpoint in force: the system property, else the environment variable, else Google's. */
+  public static String endpoint() {
+    String e = System.getProperty(ENDPOINT_PROPERTY);
+    if (e == null || e.isBlank()) {
+      e = System.getenv(ENDPOINT_ENV);
+    }
+    return e == null || e.isBlank() ? DEFAULT_ENDPOINT : e;
+  }
+
+  public GcsStore(String endpoint, String bucket, String prefix, HttpStore.Options options) {
+    this.endpoint = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this.bucket = bucket;
+    this.prefix = StoreKeys.stripSlashes(prefix);
+    String name = "gs://" + bucket + (this.prefix.isEmpty() ? "" : "/" + this.prefix);
+    URI base;
+    try {
+      base = new URI(this.endpoint + "/" + HttpStore.encodePath(bucket)
+          + (this.prefix.isEmpty() ? "" : "/" + HttpStore.encodePath(this.prefix)) + "/");
+    } catch (java.net.URISyntaxException e) {
+      throw new StoreException("store '" + name + "': bad endpoint '" + endpoint + "': " + e.getMessage());
+    }
+    this.http = new HttpStore(base, options, name + " (" + base + ")");
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    return http.get(key, range, allocator);
+  }
+
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
+      Executor executor) {
+    return http.getAsync(key, range, allocator, executor);
+  }
+
+  @Override
+  public OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+    return http.getInto(key, range, target, offset, capacity);
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    return http.getBytes(key);
+  }
+
+  /** Lists through the JSON API; falls back to consolidated metadata if listing is denied. */
+  @Override
+  public Stream<String> list(String keyPrefix) {
+    String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
+    int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
+    List<String> keys = new ArrayList<>();
+    String pageToken = null;
+    do {
+      URI url = URI.create(endpoint + "/storage/v1/b/" + URLEncoder.encode(bucket, StandardCharsets.UTF_8)
+          + "/o?prefix=" + URLEncoder.encode(objectPrefix, StandardCharsets.UTF_8)
+          + "&fields=" + URLEncoder.encode("items(name),nextPageToken", StandardCharsets.UTF_8)
+          + (pageToken == null ? "" : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
+      HttpResponse<byte[]> r = http.fetch(url, "listing of '" + keyPrefix + "'");
+      if (r.statusCode() == 401 || r.statusCode() == 403) {
+        return HttpStore.consolidatedKeys(this).stream().filter(k -> k.startsWith(keyPrefix));
+      }
+      if (r.statusCode() != 200) {
+        throw new StoreException("cannot list '" + keyPrefix + "' in " + describe() + ": HTTP "
+            + r.statusCode() + " from " + url);
+      }
+      JsonNode page;
+      try {
+        page = JSON.readTree(r.body());
+      } catch (IOException e) {
+        throw new StoreException("cannot list '" + keyPrefix + "' in " + describe() + ": the listing from "
+            + url + " is not JSON: " + e.getMessage());
+      }
+      for (JsonNode item : page.path("items")) {
+        String name = item.path("name").asText("");
+        if (name.length() > strip && name.startsWith(objectPrefix) && !name.endsWith("/")) {
+          keys.add(name.substring(strip));
+        }
+      }
+      pageToken = page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
+    } while (pageToken != null);
+    return keys.stream().filter(GcsStore::isKey).sorted();
+  }
+
+  private static boolean isKey(String key) {
+    return !key.startsWith("/") && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
+  }
+
+  @Override
+  public String describe() {
+    return http.describe();
+  }
+}

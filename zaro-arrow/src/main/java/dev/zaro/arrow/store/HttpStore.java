@@ -1,0 +1,573 @@
+package dev.zaro.arrow.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.error.ZaroException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string
+ * in the base URL, such as a signature, is kept on every request). Built on the JDK's
+ * {@link HttpClient}: one shared client, so connections are reused across stores, and
+ * {@link #getAsync} keeps many requests in flight without a thread each.
+ *
+ * <ul>
+ *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code
+ *       bytes=-n}). A {@code 206} reply must carry the {@code Content-Range} asked for; a
+ *       server that ignores {@code Range} and sends the whole value ({@code 200}) is sliced.
+ *   <li>{@code 404}/{@code 410} mean absent; {@code 401}/{@code 403} are errors naming the URL.
+ *   <li>{@code 5xx}, {@code 429}, timeouts and broken connections are retried with exponential
+ *       backoff and jitter, a bounded number of times ({@code Retry-After} is honoured up to
+ *       the longest backoff).
+ *   <li>Every attempt has a deadline covering the headers and the whole body, so a server
+ *       that hangs gives an error, never a hang.
+ * </ul>
+ *
+ * <p>HTTP cannot list a directory. {@link #canList} is false and {@link #list} returns the
+ * metadata keys named by consolidated metadata (the {@code consolidated_metadata} of a v3
+ * root {@code zarr.json}, or a v2 {@code .zmetadata}), if there is any: a hierarchy over plain
+ * HTTP needs consolidated metadata to be listed, or its array paths must be known.
+ */
+public final class HttpStore implements Store {
+  /**
+   * @param requestTimeout the longest one attempt may take, headers and body together
+   * @param connectTimeout the longest a new connection may take
+   * @param maxAttempts attempts per request (1 = no retries)
+   * @param initialBackoff the wait before the first retry; it doubles for each further one
+   * @param maxBackoff the longest wait between attempts
+   * @param headers sent with every request (for example {@code Authorization})
+   */
+  public record Options(Duration requestTimeout, Duration connectTimeout, int maxAttempts,
+      Duration initialBackoff, Duration maxBackoff, Map<String, String> headers) {
+    public static final Options DEFAULT = new Options(Duration.ofSeconds(30), Duration.ofSeconds(10), 5,
+        Duration.ofMillis(100), Duration.ofSeconds(5), Map.of());
+
+    public Options {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+      }
+      headers = Map.copyOf(headers);
+    }
+
+    public Options withRequestTimeout(Duration timeout) {
+      return new Options(timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers);
+    }
+
+    public Options withRetries(int attempts, Duration initial, Duration max) {
+      return new Options(requestTimeout, connectTimeout, attempts, initial, max, headers);
+    }
+
+    public Options withHeaders(Map<String, String> extra) {
+      return new Options(requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, extra);
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+  private static volatile HttpClient sharedClient;
+  /** Request deadlines and retry delays: light work only, never blocking. */
+  private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+  private final URI base;
+  private final String query;
+  private final Options options;
+  private final HttpClient client;
+  private final String name;
+  private volatile List<String> consolidatedKeys;
+
+  /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
+  public HttpStore(URI base) {
+    this(base, Options.DEFAULT);
+  }
+
+  public HttpStore(URI base, Options options) {
+    this(base, options, null);
+  }
+
+  /** @param name how {@link #describe} names the store (for example a gs:// URL), or null */
+  public HttpStore(URI base, Options options, String name) {
+    String scheme = base.getScheme();
+    if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || base.getRawAuthority() == null) {
+      throw new StoreException("not an http(s) URL: '" + base + "'");
+    }
+    String path = base.getRawPath() == null || base.getRawPath().isEmpty() ? "/" : base.getRawPath();
+    if (!path.endsWith("/")) {
+      path += "/";
+    }
+    this.base = URI.create(scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
+    this.query = base.getRawQuery();
+    this.options = options;
+    this.client = sharedClient(options.connectTimeout());
+    this.name = name != null ? name : this.base.toString();
+  }
+
+  private static HttpClient sharedClient(Duration connectTimeout) {
+    if (!connectTimeout.equals(Options.DEFAULT.connectTimeout())) {
+      return newClient(connectTimeout);
+    }
+    HttpClient c = sharedClient;
+    if (c == null) {
+      synchronized (HttpStore.class) {
+        c = sharedClient;
+        if (c == null) {
+          c = newClient(connectTimeout);
+          sharedClient = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  private static ScheduledThreadPoolExecutor timer() {
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "zaro-http-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
+
+  private static HttpClient newClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .connectTimeout(connectTimeout)
+        .followRedirects(HttpClient.Redirect.NORMAL)
+        .version(HttpClient.Version.HTTP_2)
+        .build();
+  }
+
+  /** The base URL, ending with {@code /}. */
+  public URI base() {
+    return base;
+  }
+
+  /** The URL of {@code key}. */
+  public URI url(String key) {
+    StoreKeys.checked(key, this);
+    return URI.create(base + encodePath(key) + (query == null ? "" : "?" + query));
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    return await(getAsync(key, range, allocator, Runnable::run), key);
+  }
+
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+    URI url;
+    try {
+      url = url(key);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (isEmptyRange(range)) {
+      return send(request(url, null, true), key, url).thenCompose(r -> emptyRange(key, url, range, r, allocator));
+    }
+    return send(request(url, rangeHeader(range), false), key, url)
+        .thenApply(r -> toBuffer(key, url, range, r, allocator));
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    URI url = url(key);
+    return await(send(request(url, null, false), key, url).thenApply(r -> {
+      if (absent(r)) {
+        return Optional.<byte[]>empty();
+      }
+      checkStatus(key, url, r);
+      return Optional.of(r.body());
+    }), key);
+  }
+
+  @Override
+  public OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+    URI url = url(key);
+    if (isEmptyRange(range)) {
+      Optional<ArrowBuf> empty = get(key, range, target.getReferenceManager().getAllocator());
+      empty.ifPresent(ArrowBuf::close);
+      return empty.isPresent() ? OptionalLong.of(0) : OptionalLong.empty();
+    }
+    return await(send(request(url, rangeHeader(range), false), key, url).thenApply(r -> {
+      if (absent(r)) {
+        return OptionalLong.empty();
+      }
+      long[] slice = slice(key, url, range, r);
+      if (slice[1] > capacity) {
+        throw new StoreException("key '" + key + "' (" + url + ") holds " + slice[1]
+            + " bytes, more than the " + capacity + " expected");
+      }
+      target.setBytes(offset, r.body(), (int) slice[0], (int) slice[1]);
+      return OptionalLong.of(slice[1]);
+    }), key);
+  }
+
+  /**
+   * GETs a whole URL with this store's retries, timeouts and headers (for listing APIs), and
+   * returns the last reply whatever its status.
+   */
+  HttpResponse<byte[]> fetch(URI url, String what) {
+    return await(send(request(url, null, false), what, url), what);
+  }
+
+  private static boolean isEmptyRange(ByteRange range) {
+    return range instanceof ByteRange.FromStart f && f.length() == 0
+        || range instanceof ByteRange.Suffix s && s.length() == 0;
+  }
+
+  private static String rangeHeader(ByteRange range) {
+    if (range instanceof ByteRange.FromStart f) {
+      return "bytes=" + f.offset() + "-" + (f.offset() + f.length() - 1);
+    }
+    if (range instanceof ByteRange.Suffix s) {
+      return "bytes=-" + s.length();
+    }
+    return null;
+  }
+
+  private HttpRequest request(URI url, String range, boolean head) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.requestTimeout());
+    if (head) {
+      b.method("HEAD", HttpRequest.BodyPublishers.noBody());
+    } else {
+      b.GET();
+    }
+    if ("http".equals(url.getScheme())) {
+      b.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade dance with plain-HTTP servers
+    }
+    if (range != null) {
+      b.header("Range", range);
+    }
+    options.headers().forEach(b::header);
+    return b.build();
+  }
+
+  /** Sends a request, retrying transient failures; completes with the last response. */
+  private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest request, String key, URI url) {
+    return attempt(request, key, url, 1);
+  }
+
+  private CompletableFuture<HttpResponse<byte[]>> attempt(HttpRequest request, String key, URI url, int n) {
+    CompletableFuture<HttpResponse<byte[]>> response =
+        client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    AtomicBoolean timedOut = new AtomicBoolean();
+    long timeoutMillis = options.requestTimeout().toMillis();
+    ScheduledFuture<?> watchdog = TIMER.schedule(() -> {
+      if (!response.isDone()) {
+        timedOut.set(true);
+        response.cancel(true);
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+    return response.handle((r, error) -> {
+      watchdog.cancel(false);
+      Throwable cause = unwrap(error);
+      boolean retriable;
+      String problem;
+      if (cause == null) {
+        int status = r.statusCode();
+        retriable = status == 429 || status >= 500;
+        problem = "HTTP " + status;
+      } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
+        retriable = true;
+        problem = "no complete reply within " + timeoutMillis + " ms";
+      } else if (cause instanceof IOException) {
+        retriable = true;
+        problem = String.valueOf(cause);
+      } else if (cause instanceof CancellationException) {
+        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+            new StoreException("request for key '" + key + "' (" + url + ") was cancelled", cause));
+      } else {
+        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+            new StoreException("cannot read key '" + key + "' (" + url + "): " + cause, cause));
+      }
+      if (!retriable) {
+        return CompletableFuture.completedFuture(r);
+      }
+      if (n >= options.maxAttempts()) {
+        if (cause == null) {
+          return CompletableFuture.completedFuture(r); // the caller reports the status
+        }
+        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(new StoreException("cannot read key '" + key
+            + "' (" + url + "): " + problem + " (" + n + (n == 1 ? " attempt)" : " attempts)"), cause));
+      }
+      long delay = backoffMillis(n, r);
+      CompletableFuture<HttpResponse<byte[]>> retry = new CompletableFuture<>();
+      TIMER.schedule(() -> {
+        attempt(request, key, url, n + 1).whenComplete((rr, e) -> {
+          if (e != null) {
+            retry.completeExceptionally(e);
+          } else {
+            retry.complete(rr);
+          }
+        });
+      }, delay, TimeUnit.MILLISECONDS);
+      return retry;
+    }).thenCompose(f -> f);
+  }
+
+  private long backoffMillis(int attempt, HttpResponse<byte[]> response) {
+    long max = options.maxBackoff().toMillis();
+    long exp = options.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
+    long delay = Math.min(max, exp);
+    delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+    if (response != null) {
+      Optional<String> retryAfter = response.headers().firstValue("Retry-After");
+      if (retryAfter.isPresent()) {
+        try {
+          delay = Math.max(delay, Math.min(max, Long.parseLong(retryAfter.get().trim()) * 1000));
+        } catch (NumberFormatException e) {
+          // an HTTP date: keep the computed backoff
+        }
+      }
+    }
+    return delay;
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static <T> T await(CompletableFuture<T> future, String key) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new StoreException("reading key '" + key + "' was interrupted", e);
+    } catch (ExecutionException | CompletionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof ZaroException z) {
+        throw z;
+      }
+      throw new StoreException("cannot read key '" + key + "': " + cause, cause);
+    }
+  }
+
+  private static boolean absent(HttpResponse<?> r) {
+    return r.statusCode() == 404 || r.statusCode() == 410;
+  }
+
+  private void checkStatus(String key, URI url, HttpResponse<?> r) {
+    int status = r.statusCode();
+    if (status == 200 || status == 206) {
+      return;
+    }
+    if (status == 401 || status == 403) {
+      throw new StoreException("access denied (HTTP " + status + ") to " + url + " (key '" + key
+          + "' in " + name + "): the URL needs credentials or is not public");
+    }
+    if (status == 416) {
+      throw new StoreException("cannot read key '" + key + "' (" + url
+          + "): the range lies past the end of the value (HTTP 416)");
+    }
+    if (status == 429 || status >= 500) {
+      throw new StoreException("cannot read key '" + key + "' (" + url + "): HTTP " + status + " after "
+          + options.maxAttempts() + (options.maxAttempts() == 1 ? " attempt" : " attempts"));
+    }
+    throw new StoreException("cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
+  }
+
+  private Optional<ArrowBuf> toBuffer(String key, URI url, ByteRange range, HttpResponse<byte[]> r,
+      BufferAllocator allocator) {
+    if (absent(r)) {
+      return Optional.empty();
+    }
+    long[] slice = slice(key, url, range, r);
+    ArrowBuf buf = allocator.buffer(slice[1]);
+    buf.setBytes(0, r.body(), (int) slice[0], (int) slice[1]);
+    buf.writerIndex(slice[1]);
+    return Optional.of(buf);
+  }
+
+  /** Where the asked-for bytes lie in the reply's body: {offset, length}. */
+  private long[] slice(String key, URI url, ByteRange range, HttpResponse<byte[]> r) {
+    checkStatus(key, url, r);
+    byte[] body = r.body();
+    if (r.statusCode() == 200) {
+      long declared = r.headers().firstValueAsLong("Content-Length").orElse(body.length);
+      if (declared != body.length) {
+        throw new StoreException("key '" + key + "' (" + url + "): the reply was truncated: " + body.length
+            + " of " + declared + " bytes");
+      }
+      return resolve(key, url, range, body.length);
+    }
+    String header = r.headers().firstValue("Content-Range").orElse(null);
+    Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
+    if (m == null || !m.matches()) {
+      throw new StoreException("key '" + key + "' (" + url + "): a partial reply (HTTP 206) with "
+          + (header == null ? "no Content-Range" : "a malformed Content-Range '" + header + "'"));
+    }
+    long first = Long.parseLong(m.group(1));
+    long last = Long.parseLong(m.group(2));
+    long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
+    long got = last - first + 1;
+    if (got < 0 || (total >= 0 && last >= total)) {
+      throw new StoreException("key '" + key + "' (" + url + "): an invalid Content-Range '" + header + "'");
+    }
+    boolean ok;
+    if (range instanceof ByteRange.FromStart f) {
+      if (first == f.offset() && got < f.length() && total == last + 1) {
+        throw pastTheEnd(key, url, range, total);
+      }
+      ok = first == f.offset() && got == f.length();
+    } else if (range instanceof ByteRange.Suffix s) {
+      if (first == 0 && got < s.length() && total == last + 1) {
+        throw pastTheEnd(key, url, range, total);
+      }
+      ok = got == s.length() && (total < 0 || last == total - 1);
+    } else {
+      ok = first == 0 && total == got;
+    }
+    if (!ok) {
+      throw new StoreException("key '" + key + "' (" + url + "): asked for " + range
+          + " but the server replied with Content-Range '" + header + "'");
+    }
+    if (body.length != got) {
+      throw new StoreException("key '" + key + "' (" + url + "): the reply was truncated: " + body.length
+          + " of " + got + " bytes");
+    }
+    return new long[] {0, got};
+  }
+
+  private long[] resolve(String key, URI url, ByteRange range, long size) {
+    try {
+      return range.resolve(size);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException("cannot read " + range + " of key '" + key + "' (" + url + "): " + e.getMessage());
+    }
+  }
+
+  private StoreException pastTheEnd(String key, URI url, ByteRange range, long size) {
+    return new StoreException("cannot read " + range + " of key '" + key + "' (" + url
+        + "): the value has only " + size + " bytes");
+  }
+
+  /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
+  private CompletableFuture<Optional<ArrowBuf>> emptyRange(String key, URI url, ByteRange range,
+      HttpResponse<byte[]> head, BufferAllocator allocator) {
+    if (absent(head)) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    checkStatus(key, url, head);
+    OptionalLong length = head.headers().firstValueAsLong("Content-Length");
+    if (length.isEmpty()) {
+      return send(request(url, null, false), key, url).thenApply(r -> toBuffer(key, url, range, r, allocator));
+    }
+    resolve(key, url, range, length.getAsLong());
+    ArrowBuf buf = allocator.buffer(0);
+    return CompletableFuture.completedFuture(Optional.of(buf));
+  }
+
+  /** Percent-encodes each segment of a key (keeping {@code /}). */
+  static String encodePath(String key) {
+    StringBuilder sb = new StringBuilder(key.length() + 8);
+    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "-._~/!$&'()*+,;=:@".indexOf(c) >= 0) {
+        sb.append((char) c);
+      } else {
+        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+      }
+    }
+    return sb.toString();
+  }
+
+  @Override
+  public boolean canList() {
+    return false;
+  }
+
+  /**
+   * The metadata keys that consolidated metadata names (HTTP cannot list): the root {@code
+   * zarr.json} and each node's {@code zarr.json} from its {@code consolidated_metadata}, or
+   * {@code .zmetadata} and the keys it holds. Empty without consolidated metadata.
+   */
+  @Override
+  public Stream<String> list(String prefix) {
+    List<String> keys = consolidatedKeys;
+    if (keys == null) {
+      keys = consolidatedKeys(this);
+      consolidatedKeys = keys;
+    }
+    return keys.stream().filter(k -> k.startsWith(prefix));
+  }
+
+  /** The keys named by the consolidated metadata of the hierarchy in {@code store}, sorted. */
+  static List<String> consolidatedKeys(Store store) {
+    TreeSet<String> keys = new TreeSet<>();
+    store.getBytes("zarr.json").ifPresent(doc -> {
+      keys.add("zarr.json");
+      JsonNode metadata = parse(doc).path("consolidated_metadata").path("metadata");
+      for (Iterator<String> it = metadata.fieldNames(); it.hasNext(); ) {
+        String path = StoreKeys.stripSlashes(it.next());
+        if (!path.isEmpty()) {
+          keys.add(path + "/zarr.json");
+        }
+      }
+    });
+    store.getBytes(".zmetadata").ifPresent(doc -> {
+      keys.add(".zmetadata");
+      for (Iterator<String> it = parse(doc).path("metadata").fieldNames(); it.hasNext(); ) {
+        keys.add(StoreKeys.stripSlashes(it.next()));
+      }
+    });
+    keys.removeIf(k -> {
+      try {
+        StoreKeys.checked(k, store);
+        return false;
+      } catch (StoreException e) {
+        return true;
+      }
+    });
+    return List.copyOf(new ArrayList<>(keys));
+  }
+
+  private static JsonNode parse(byte[] doc) {
+    try {
+      return JSON.readTree(doc);
+    } catch (IOException e) {
+      return JSON.createObjectNode();
+    }
+  }
+
+  @Override
+  public String describe() {
+    return name;
+  }
+}

@@ -1,0 +1,293 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.error.ZaroException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Reads what kerchunk references point at, for {@link ReferenceStore} (JSON) and the Parquet
+ * reference store: resolves target urls (relative ones against the reference set's location),
+ * opens each target directory once as a store, and reads byte ranges of target files through it.
+ *
+ * <p>A reference set that came over the network may not read local files: {@link #get} refuses
+ * them with a clear error. A missing target is an error (the key exists in the references).
+ */
+public final class ReferenceTargets implements AutoCloseable {
+  /** What a key refers to. */
+  public sealed interface Reference {
+    /** Inline bytes. */
+    record Inline(byte[] bytes) implements Reference {}
+
+    /** A whole file. */
+    record Whole(String url) implements Reference {}
+
+    /** {@code length} bytes at {@code offset} of a file. */
+    record Part(String url, long offset, long length) implements Reference {}
+  }
+
+  /** A target file: the store of its directory and its name there. */
+  private record Target(Store store, String key, String url) {}
+
+  private final String name;
+  /** Where relative urls resolve from: a directory path or URL ending with '/', or null. */
+  private final String baseLocation;
+  private final boolean remote;
+  private final Map<String, Target> targets = new ConcurrentHashMap<>();
+  private final Map<String, Store> directories = new ConcurrentHashMap<>();
+
+  /**
+   * @param name the reference store's name, for messages
+   * @param baseLocation where relative urls resolve from (a directory path or URL ending with
+   *     {@code /}), or null to refuse relative urls
+   * @param remote whether the references came over the network (local targets are refused)
+   */
+  public ReferenceTargets(String name, String baseLocation, boolean remote) {
+    this.name = name;
+    this.baseLocation = baseLocation;
+    this.remote = remote;
+  }
+
+  public boolean remote() {
+    return remote;
+  }
+
+  /** The folder holding {@code location} (a path or URL), ending with {@code /}; null if none. */
+  public static String parentOf(String location) {
+    if (isLocal(location)) {
+      Path parent = localPath(location).toAbsolutePath().normalize().getParent();
+      return parent == null ? null : parent.toString() + "/";
+    }
+    String l = location;
+    int q = l.indexOf('?');
+    if (q >= 0) {
+      l = l.substring(0, q);
+    }
+    while (l.endsWith("/")) {
+      l = l.substring(0, l.length() - 1);
+    }
+    int slash = l.lastIndexOf('/');
+    return slash < l.indexOf("://") + 3 ? null : l.substring(0, slash + 1);
+  }
+
+  /** Whether {@code url} is a local path or {@code file://} URL. */
+  public static boolean isLocal(String url) {
+    int colon = url.indexOf("://");
+    return colon < 0 || colon == 4 && url.regionMatches(true, 0, "file", 0, 4);
+  }
+
+  /** The local path of a path or {@code file://} URL. */
+  public static Path localPath(String url) {
+    if (url.regionMatches(true, 0, "file://", 0, 7)) {
+      try {
+        return Path.of(new URI(url));
+      } catch (URISyntaxException | IllegalArgumentException e) {
+        throw new StoreException("not a valid file URL: '" + url + "': " + e.getMessage());
+      }
+    }
+    return Path.of(url);
+  }
+
+  static String decode(String segment) {
+    return java.net.URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  /** The absolute location of a target url: relative urls resolve against the reference file. */
+  private String absolute(String url, String key) {
+    boolean hasScheme = url.contains("://");
+    if (hasScheme || url.startsWith("/")) {
+      if (url.regionMatches(true, 0, "gcs://", 0, 6)) {
+        return "gs://" + url.substring(6);
+      }
+      return url;
+    }
+    if (baseLocation == null) {
+      throw new StoreException("key '" + key + "' in " + name + " has the relative url '" + url
+          + "' but the reference file's location is unknown");
+    }
+    if (isLocal(baseLocation)) {
+      return Path.of(baseLocation).resolve(url).normalize().toString();
+    }
+    if (baseLocation.startsWith("http://") || baseLocation.startsWith("https://")) {
+      URI resolved = URI.create(baseLocation).resolve(HttpStore.encodePath(url));
+      String path = resolved.getRawPath();
+      while (path.startsWith("/../")) {
+        path = path.substring(3); // RFC 3986: '..' above the root is dropped
+      }
+      return resolved.getScheme() + "://" + resolved.getRawAuthority() + path
+          + (resolved.getRawQuery() == null ? "" : "?" + resolved.getRawQuery());
+    }
+    // bucket-style URLs: join and fold '..' without leaving the bucket
+    int schemeEnd = baseLocation.indexOf("://") + 3;
+    int bucketEnd = baseLocation.indexOf('/', schemeEnd);
+    String root = baseLocation.substring(0, bucketEnd + 1);
+    List<String> parts = new ArrayList<>(List.of(baseLocation.substring(bucketEnd + 1).split("/")));
+    parts.removeIf(String::isEmpty);
+    for (String p : url.split("/")) {
+      if (p.equals("..")) {
+        if (!parts.isEmpty()) {
+          parts.remove(parts.size() - 1);
+        }
+      } else if (!p.isEmpty() && !p.equals(".")) {
+        parts.add(p);
+      }
+    }
+    return root + String.join("/", parts);
+  }
+
+  private Target target(String url, String key) {
+    Target t = targets.get(url);
+    if (t != null) {
+      return t;
+    }
+    String abs = absolute(url, key);
+    if (isLocal(abs)) {
+      if (remote) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to the local file '" + url
+            + "': a reference file from the network may not read local files");
+      }
+      Path file = localPath(abs).toAbsolutePath().normalize();
+      Path dir = file.getParent();
+      if (dir == null || file.getFileName() == null) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to '" + url + "', which is not a file");
+      }
+      Store store;
+      try {
+        store = directories.computeIfAbsent("file:" + dir, d -> new FileStore(dir));
+      } catch (StoreException e) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to '" + file
+            + "', which does not exist (" + e.getMessage() + ")", e);
+      }
+      t = new Target(store, file.getFileName().toString(), file.toString());
+    } else {
+      String withoutQuery = abs;
+      String query = "";
+      int q = abs.indexOf('?');
+      if (q >= 0) {
+        withoutQuery = abs.substring(0, q);
+        query = abs.substring(q);
+      }
+      int slash = withoutQuery.lastIndexOf('/');
+      if (slash < withoutQuery.indexOf("://") + 3 || slash == withoutQuery.length() - 1) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
+      }
+      String dirUrl = withoutQuery.substring(0, slash + 1) + query;
+      String file = decode(withoutQuery.substring(slash + 1));
+      Store store;
+      try {
+        store = directories.computeIfAbsent(dirUrl, Stores::open);
+      } catch (ZaroException e) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to '" + abs + "': " + e.getMessage(), e);
+      }
+      t = new Target(store, file, abs);
+    }
+    targets.put(url, t);
+    return t;
+  }
+
+  /**
+   * Reads {@code range} of what {@code ref} points at (never empty: a missing target is an error).
+   *
+   * @param key the reference's key, for messages
+   */
+  public ArrowBuf get(String key, Reference ref, ByteRange range, BufferAllocator allocator) {
+    if (ref instanceof Reference.Inline inline) {
+      return inline(key, inline, range, allocator);
+    }
+    Target t = targetOf(key, ref);
+    ByteRange inTarget = targetRange(key, ref, range);
+    Optional<ArrowBuf> buf;
+    try {
+      buf = t.store().get(t.key(), inTarget, allocator);
+    } catch (ZaroException e) {
+      throw targetError(key, t, e);
+    }
+    return buf.orElseThrow(() -> missingTarget(key, t));
+  }
+
+  /** Asynchronous {@link #get}, through the target store's own {@code getAsync}. */
+  public CompletableFuture<ArrowBuf> getAsync(String key, Reference ref, ByteRange range, BufferAllocator allocator,
+      Executor executor) {
+    Target t;
+    ByteRange inTarget;
+    try {
+      if (ref instanceof Reference.Inline inline) {
+        return CompletableFuture.completedFuture(inline(key, inline, range, allocator));
+      }
+      t = targetOf(key, ref);
+      inTarget = targetRange(key, ref, range);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return t.store().getAsync(t.key(), inTarget, allocator, executor).handle((buf, error) -> {
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        throw targetError(key, t, cause);
+      }
+      return buf.orElseThrow(() -> missingTarget(key, t));
+    });
+  }
+
+  private ArrowBuf inline(String key, Reference.Inline inline, ByteRange range, BufferAllocator allocator) {
+    long[] ol = resolve(key, range, inline.bytes().length);
+    ArrowBuf buf = allocator.buffer(ol[1]);
+    buf.setBytes(0, inline.bytes(), (int) ol[0], (int) ol[1]);
+    buf.writerIndex(ol[1]);
+    return buf;
+  }
+
+  private Target targetOf(String key, Reference ref) {
+    String url = ref instanceof Reference.Whole w ? w.url() : ((Reference.Part) ref).url();
+    return target(url, key);
+  }
+
+  private ByteRange targetRange(String key, Reference ref, ByteRange range) {
+    if (ref instanceof Reference.Whole) {
+      return range;
+    }
+    Reference.Part p = (Reference.Part) ref;
+    long[] ol = resolve(key, range, p.length());
+    return ByteRange.of(Math.addExact(p.offset(), ol[0]), ol[1]);
+  }
+
+  private long[] resolve(String key, ByteRange range, long size) {
+    try {
+      return range.resolve(size);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException("cannot read " + range + " of key '" + key + "' in " + name + ": " + e.getMessage());
+    }
+  }
+
+  private StoreException targetError(String key, Target t, Throwable e) {
+    return new StoreException("key '" + key + "' in " + name + " (" + t.url() + "): " + e.getMessage(), e);
+  }
+
+  private StoreException missingTarget(String key, Target t) {
+    return new StoreException("key '" + key + "' in " + name + " refers to '" + t.url() + "', which does not exist");
+  }
+
+  @Override
+  public void close() {
+    for (Store s : directories.values()) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        // closing is best effort
+      }
+    }
+    directories.clear();
+    targets.clear();
+  }
+}

@@ -1,0 +1,319 @@
+package dev.zaro.arrow.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecChain;
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.MetadataException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Zarr v2 .zarray / .zgroup / .zattrs onto the normalized model, and every kind of bad input. */
+class V2MetadataTest {
+  static final String ARRAY = """
+      {"zarr_format": 2, "shape": [10, 20, 30], "chunks": [4, 5, 6], "dtype": "<f4",
+       "compressor": {"id": "zlib", "level": 1}, "fill_value": "NaN", "order": "C",
+       "filters": null, "dimension_separator": "/"}
+      """;
+
+  static ArrayMetadata parse(String json) {
+    return parse(json, null);
+  }
+
+  static ArrayMetadata parse(String json, String attrs) {
+    return V2Metadata.parseArray("a/.zarray", json.getBytes(StandardCharsets.UTF_8), "a/.zattrs",
+        attrs == null ? null : attrs.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** ARRAY with one field replaced (or removed when value is null). */
+  static String with(String field, String value) {
+    ObjectNode node = JsonDocument.parse("x", ARRAY.getBytes()).root();
+    if (value == null) {
+      node.remove(field);
+    } else {
+      try {
+        node.set(field, JsonDocument.MAPPER.readTree(value));
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    }
+    return node.toString();
+  }
+
+  static List<String> names(ArrayMetadata a) {
+    return a.codecs().stream().map(CodecSpec::name).toList();
+  }
+
+  static String error(String json) {
+    return assertThrows(MetadataException.class, () -> parse(json)).getMessage();
+  }
+
+  @Test
+  void parsesAnArray() {
+    ArrayMetadata a = parse(ARRAY, "{\"units\": \"K\", \"_ARRAY_DIMENSIONS\": [\"t\", \"y\", \"x\"]}");
+    assertEquals(2, a.zarrFormat());
+    assertArrayEquals(new long[] {10, 20, 30}, a.shape());
+    assertArrayEquals(new int[] {4, 5, 6}, a.chunkShape());
+    assertEquals(DataType.FLOAT32, a.dataType());
+    assertEquals(new ChunkKeyEncoding.V2Encoding('/'), a.chunkKeyEncoding());
+    assertEquals("1/0/23", a.chunkKeyEncoding().encode(new long[] {1, 0, 23}));
+    assertEquals(Float.NaN, ByteBuffer.wrap(a.fillValue().bytes()).order(ByteOrder.LITTLE_ENDIAN).getFloat());
+    assertEquals(List.of("bytes", "numcodecs.zlib"), names(a));
+    assertEquals("little", a.codecs().get(0).configuration().get("endian").asText());
+    assertEquals(1, a.codecs().get(1).configuration().get("level").asInt());
+    assertFalse(a.codecs().get(1).configuration().has("id"));
+    assertEquals(List.of("t", "y", "x"), a.dimensionNames());
+    assertEquals("K", a.attributes().get("units").asText());
+    assertEquals(".", ((ChunkKeyEncoding.V2Encoding) parse(with("dimension_separator", null)).chunkKeyEncoding())
+        .separator() + "");
+    assertEquals("0", parse(with("shape", "[]").replace("[4,5,6]", "[]")).chunkKeyEncoding().encode(new long[0]));
+  }
+
+  @Test
+  void parsesAGroup() {
+    GroupMetadata g = V2Metadata.parseGroup("g/.zgroup", "{\"zarr_format\": 2}".getBytes(), "g/.zattrs",
+        "{\"title\": \"t\"}".getBytes());
+    assertEquals(2, g.zarrFormat());
+    assertFalse(g.implicit());
+    assertEquals("t", g.attributes().get("title").asText());
+    assertEquals(0, V2Metadata.parseGroup("g/.zgroup", "{\"zarr_format\": 2}".getBytes(), "g/.zattrs", null)
+        .attributes().size());
+    assertEquals("key 'g/.zgroup', field 'zarr_format': is 3; a .zgroup document must have zarr_format 2",
+        assertThrows(MetadataException.class, () -> V2Metadata.parseGroup("g/.zgroup", "{\"zarr_format\": 3}".getBytes(),
+            "g/.zattrs", null)).getMessage());
+    assertEquals("key 'g/.zattrs' holds a JSON array, expected an object",
+        assertThrows(MetadataException.class, () -> V2Metadata.parseGroup("g/.zgroup", "{\"zarr_format\": 2}".getBytes(),
+            "g/.zattrs", "[1]".getBytes())).getMessage());
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "'<i2', int16, little", "'>i2', int16, big", "'|b1', bool, little", "'<b1', bool, little",
+      "'|i1', int8, little", "'>i1', int8, little", "'<i4', int32, little", "'>i8', int64, big",
+      "'|u1', uint8, little", "'<u2', uint16, little", "'>u4', uint32, big", "'<u8', uint64, little",
+      "'<f2', float16, little", "'>f2', float16, big", "'>f4', float32, big", "'<f8', float64, little",
+      "'<c8', complex64, little", "'>c8', complex64, big", "'>c16', complex128, big", "'|i4', int32, little"})
+  void dataTypesAndByteOrders(String dtype, String name, String endian) {
+    ArrayMetadata a = parse(with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", "null"));
+    assertEquals(name, a.dataType().name());
+    assertEquals(endian, a.codecs().get(0).configuration().get("endian").asText());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "\"<x9\" ~ unknown data type '<x9' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
+      "\"<i3\" ~ unknown data type '<i3' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
+      "\"<f16\" ~ unknown data type '<f16' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
+      "\"float\" ~ unknown data type 'float'",
+      "\"\" ~ unknown data type ''",
+      "\"<U6\" ~ data type '<U6' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"|S12\" ~ data type '|S12' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"<M8[ns]\" ~ data type '<M8[ns]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"<m8[s]\" ~ data type '<m8[s]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"|O\" ~ data type '|O' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] ~ structured data types are not supported yet (found array [[\"a\",\"<i4\"],[\"b\",\"<f8\"]])",
+      "5 ~ must be a numpy type string such as \"<f8\", not number 5",
+      "null ~ must be a numpy type string such as \"<f8\", not null null"})
+  void badDataTypes(String dtype, String message) {
+    assertEquals("key 'a/.zarray', field 'dtype': " + message, error(with("dtype", dtype)));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"zarr_format", "shape", "chunks", "dtype", "compressor", "fill_value", "order"})
+  void missingFields(String field) {
+    assertEquals("key 'a/.zarray', field '" + field + "': is missing", error(with(field, null)));
+  }
+
+  @Test
+  void filtersAndDimensionSeparatorMayBeAbsent() {
+    ArrayMetadata a = parse(with("filters", null).replace(",\"dimension_separator\":\"/\"", ""));
+    assertEquals(new ChunkKeyEncoding.V2Encoding('.'), a.chunkKeyEncoding());
+    assertEquals(List.of("bytes", "numcodecs.zlib"), names(a));
+    assertEquals(List.of("bytes", "numcodecs.zlib"), names(parse(with("filters", "[]"))));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "zarr_format ~ 3 ~ is 3; a .zarray document must have zarr_format 2",
+      "zarr_format ~ \"2\" ~ must be an integer, not string \"2\"",
+      "shape ~ \"x\" ~ must be a list of integers, not string \"x\"",
+      "shape ~ [10, -1, 3] ~ element 1 must be an integer >= 0, not number -1",
+      "chunks ~ [4, 0, 6] ~ element 1 must be an integer >= 1, not number 0",
+      "chunks ~ [4, 5] ~ has 2 dimensions but shape has 3",
+      "chunks ~ [4, 5, 3000000000] ~ chunks[2] = 3000000000 is too large",
+      "order ~ \"K\" ~ must be \"C\" or \"F\", not \"K\"",
+      "order ~ 1 ~ must be a string, not number 1",
+      "dimension_separator ~ \"-\" ~ must be \".\" or \"/\", not string \"-\"",
+      "filters ~ {\"id\": \"delta\"} ~ must be a list of numcodecs filter objects or null, not object {\"id\":\"delta\"}",
+      "filters ~ [{\"dtype\": \"<f4\"}] ~ filter 0 must be an object with a string \"id\", not object {\"dtype\":\"<f4\"}",
+      "filters ~ [\"delta\"] ~ filter 0 must be an object with a string \"id\", not string \"delta\"",
+      "compressor ~ \"zlib\" ~ compressor must be an object with a string \"id\", not string \"zlib\"",
+      "compressor ~ {\"id\": 3} ~ compressor must be an object with a string \"id\", not object {\"id\":3}",
+      "fill_value ~ \"0x7fc00000\" ~ '0x7fc00000' is not a v2 fill value for float32 (a number, \"NaN\", \"Infinity\" or \"-Infinity\")",
+      "fill_value ~ \"nan\" ~ fill_value 'nan' for float32 is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"",
+      "fill_value ~ [1] ~ fill_value for float32 must be a number, not [1]"})
+  void badFields(String field, String value, String message) {
+    assertEquals("key 'a/.zarray', field '" + field + "': " + message, error(with(field, value)));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "<i2 ~ 1.5 ~ fill_value for int16 must be an integer, not 1.5",
+      "<i2 ~ \"NaN\" ~ fill_value for int16 must be an integer, not \"NaN\"",
+      "|u1 ~ 300 ~ fill_value 300 does not fit in uint8",
+      "|u1 ~ -1 ~ fill_value -1 does not fit in uint8",
+      "|b1 ~ \"yes\" ~ fill_value for bool must be true or false, not \"yes\"",
+      "<c8 ~ 1.0 ~ fill_value for complex64 must be a [real, imaginary] pair, not 1.0"})
+  void badFillValues(String dtype, String fill, String message) {
+    String json = with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", fill);
+    assertEquals("key 'a/.zarray', field 'fill_value': " + message, error(json));
+  }
+
+  static byte[] fill(String dtype, String fill) {
+    return parse(with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", fill)).fillValue().bytes();
+  }
+
+  @Test
+  void fillValues() {
+    assertArrayEquals(new byte[4], fill("<f4", "null"), "null: no fill value, read as zeros");
+    assertArrayEquals(new byte[16], fill("<c16", "null"));
+    ByteBuffer inf = ByteBuffer.wrap(fill(">f8", "\"-Infinity\"")).order(ByteOrder.LITTLE_ENDIAN);
+    assertEquals(Double.NEGATIVE_INFINITY, inf.getDouble());
+    assertEquals(Float.POSITIVE_INFINITY, ByteBuffer.wrap(fill("<f4", "\"Infinity\"")).order(ByteOrder.LITTLE_ENDIAN).getFloat());
+    assertArrayEquals(new byte[] {(byte) 0xf9, (byte) 0xff}, fill(">i2", "-7"), "stored little endian in memory");
+    assertArrayEquals(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1}, fill("<u8", "18446744073709551615"));
+    assertArrayEquals(new byte[] {1}, fill("|b1", "true"));
+    assertArrayEquals(new byte[] {1}, fill("|b1", "1"));
+    assertArrayEquals(new byte[] {0}, fill("|b1", "0"));
+    assertArrayEquals(new byte[] {3, 0}, fill("<i2", "3.0"));
+    ByteBuffer c = ByteBuffer.wrap(fill("<c8", "[1.5, \"NaN\"]")).order(ByteOrder.LITTLE_ENDIAN);
+    assertEquals(1.5f, c.getFloat());
+    assertEquals(Float.NaN, c.getFloat());
+    assertEquals(0x7e00, ByteBuffer.wrap(fill("<f2", "\"NaN\"")).order(ByteOrder.LITTLE_ENDIAN).getShort() & 0xffff);
+  }
+
+  @Test
+  void orderFBecomesATransposeBeforeTheFilters() {
+    ArrayMetadata a = parse(with("order", "\"F\"").replace("null,\"dimension", "[{\"id\":\"delta\",\"dtype\":\"<f4\"}],"
+        + "\"dimension"));
+    assertEquals(List.of("transpose", "numcodecs.delta", "bytes", "numcodecs.zlib"), names(a));
+    assertEquals("[2,1,0]", a.codecs().get(0).configuration().get("order").toString());
+    ArrayMetadata oneD = parse(with("order", "\"F\"").replace("[10,20,30]", "[10]").replace("[4,5,6]", "[4]"));
+    assertEquals(List.of("bytes", "numcodecs.zlib"), names(oneD), "order F of a 1-d array is C");
+  }
+
+  @Test
+  void compressorsBecomeV3CodecsWhereV3HasThem() {
+    JsonNode gzip = parse(with("compressor", "{\"id\":\"gzip\",\"level\":4}")).codecs().get(1).configuration();
+    assertEquals("{\"level\":4}", gzip.toString());
+    assertEquals("gzip", parse(with("compressor", "{\"id\":\"gzip\"}")).codecs().get(1).name());
+    ArrayMetadata zstd = parse(with("compressor", "{\"id\":\"zstd\",\"level\":3,\"checksum\":true}"));
+    assertEquals("zstd", zstd.codecs().get(1).name());
+    assertEquals("{\"level\":3,\"checksum\":true}", zstd.codecs().get(1).configuration().toString());
+    ArrayMetadata blosc = parse(with("compressor",
+        "{\"id\":\"blosc\",\"cname\":\"zstd\",\"clevel\":3,\"shuffle\":2,\"blocksize\":0}"));
+    assertEquals("blosc", blosc.codecs().get(1).name());
+    assertEquals("{\"cname\":\"zstd\",\"clevel\":3,\"shuffle\":\"bitshuffle\",\"typesize\":4,\"blocksize\":0}",
+        blosc.codecs().get(1).configuration().toString());
+    ArrayMetadata auto = parse(with("compressor", "{\"id\":\"blosc\",\"shuffle\":-1}").replace("<f4", "|u1")
+        .replace("\"NaN\"", "0"));
+    assertEquals("{\"cname\":\"lz4\",\"clevel\":5,\"shuffle\":\"bitshuffle\",\"typesize\":1,\"blocksize\":0}",
+        auto.codecs().get(1).configuration().toString());
+    for (String id : new String[] {"lz4", "bz2", "lzma", "zlib"}) {
+      assertEquals("numcodecs." + id, parse(with("compressor", "{\"id\":\"" + id + "\"}")).codecs().get(1).name());
+    }
+    assertEquals(List.of("bytes"), names(parse(with("compressor", "null"))));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "{\"id\":\"gzip\",\"level\":\"9\"} ~ gzip: 'level' must be an integer, not string \"9\"",
+      "{\"id\":\"gzip\",\"mtime\":0} ~ gzip: unknown field 'mtime' (known: id, level)",
+      "{\"id\":\"zstd\",\"checksum\":1} ~ zstd: 'checksum' must be true or false, not number 1",
+      "{\"id\":\"blosc\",\"shuffle\":3} ~ blosc: 'shuffle' must be 0, 1, 2 or -1, not 3",
+      "{\"id\":\"blosc\",\"cname\":5} ~ blosc: 'cname' must be a string, not number 5",
+      "{\"id\":\"blosc\",\"typo\":5} ~ blosc: unknown field 'typo' (known: id, blocksize, clevel, cname, shuffle, typesize)"})
+  void badCompressors(String compressor, String message) {
+    assertEquals("key 'a/.zarray', field 'compressor': " + message, error(with("compressor", compressor)));
+  }
+
+  @Test
+  void filtersBecomeArrayCodecsAndTheBytesCodecFollowsTheirType() {
+    ArrayMetadata a = parse(with("filters", "[{\"id\":\"fixedscaleoffset\",\"offset\":1,\"scale\":10,"
+        + "\"dtype\":\"<f4\",\"astype\":\">i2\"},{\"id\":\"shuffle\"}]"));
+    assertEquals(List.of("numcodecs.fixedscaleoffset", "bytes", "numcodecs.shuffle", "numcodecs.zlib"), names(a));
+    assertEquals("big", a.codecs().get(1).configuration().get("endian").asText(), "stored as the >i2 astype");
+    assertEquals(4, a.codecs().get(2).configuration().get("elementsize").asInt(), "numcodecs' default");
+    ArrayMetadata packed = parse(with("filters", "[{\"id\":\"packbits\"}]").replace("<f4", "|b1")
+        .replace("\"NaN\"", "false"));
+    assertEquals(List.of("numcodecs.packbits", "bytes", "numcodecs.zlib"), names(packed));
+    ArrayMetadata astype = parse(with("filters", "[{\"id\":\"astype\",\"encode_dtype\":\">f8\",\"decode_dtype\":\"<f4\"}]"));
+    assertEquals("big", astype.codecs().get(1).configuration().get("endian").asText());
+    ArrayMetadata unknown = parse(with("filters", "[{\"id\":\"categorize\",\"labels\":[\"a\"]}]"));
+    assertEquals(List.of("numcodecs.categorize", "bytes", "numcodecs.zlib"), names(unknown));
+    CodecException e = assertThrows(CodecException.class, () -> CodecChain.resolve(unknown.codecs(),
+        new ChunkSpec(unknown.chunkShape(), unknown.dataType(), unknown.fillValue()), CodecRegistry.defaults()));
+    assertTrue(e.getMessage().startsWith("unknown codec 'numcodecs.categorize'"), e.getMessage());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "[{\"id\":\"shuffle\"},{\"id\":\"delta\",\"dtype\":\"<f4\"}] ~ filter 1 (delta) comes after the byte filter shuffle;"
+          + " zaro reads byte filters only after every array filter",
+      "[{\"id\":\"delta\",\"dtype\":\"<x4\"}] ~ filter 0 (delta): 'dtype': unknown data type '<x4' (zaro"
+          + " reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
+      "[{\"id\":\"astype\",\"encode_dtype\":7}] ~ filter 0 (astype): 'encode_dtype' must be a numpy type"
+          + " string, not number 7"})
+  void badFilters(String filters, String message) {
+    assertEquals("key 'a/.zarray', field 'filters': " + message, error(with("filters", filters)));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"_ARRAY_DIMENSIONS\": [\"y\", \"x\"]}", "{\"_ARRAY_DIMENSIONS\": \"t\"}",
+      "{\"_ARRAY_DIMENSIONS\": [\"t\", 1, \"x\"]}", "{}"})
+  void malformedArrayDimensionsAreIgnored(String attrs) {
+    ArrayMetadata a = parse(ARRAY, attrs);
+    assertEquals(Arrays.asList(null, null, null), a.dimensionNames());
+    assertEquals("dim_2", a.dimensionName(2));
+    assertEquals(JsonDocument.MAPPER.valueToTree(JsonDocument.parse("x", attrs.getBytes()).root()), a.attributes());
+  }
+
+  @Test
+  void badAttributesNameTheirKey() {
+    MetadataException e = assertThrows(MetadataException.class, () -> parse(ARRAY, "not json"));
+    assertTrue(e.getMessage().startsWith("key 'a/.zattrs' is not valid JSON"), e.getMessage());
+    e = assertThrows(MetadataException.class, () -> parse(ARRAY, "\"text\""));
+    assertEquals("key 'a/.zattrs' holds a JSON string, expected an object", e.getMessage());
+    e = assertThrows(MetadataException.class, () -> parse("{\"zarr_format\": 2,"));
+    assertTrue(e.getMessage().startsWith("key 'a/.zarray' is not valid JSON"), e.getMessage());
+  }
+
+  @Test
+  void numpyDtypes() {
+    assertEquals(new NumpyDtype(DataType.INT32, true), NumpyDtype.parse(">i4"));
+    assertEquals(new NumpyDtype(DataType.FLOAT64, false), NumpyDtype.parse("float64"));
+    assertEquals(new NumpyDtype(DataType.UINT16, false), NumpyDtype.parse("u2"));
+    assertEquals(new NumpyDtype(DataType.UINT16, false), NumpyDtype.parse("=u2"));
+    assertEquals(">c16", NumpyDtype.parse(">c16").typestr());
+    assertEquals("|u1", NumpyDtype.parse(">u1").typestr());
+    assertFalse(NumpyDtype.parse(">b1").bigEndian());
+    assertNull(assertThrows(IllegalArgumentException.class, () -> NumpyDtype.parse("<q8")).getCause());
+  }
+}

@@ -1,0 +1,239 @@
+package dev.zaro.arrow.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.TestHttpServer.Fault;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.arrow.memory.ArrowBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HttpStoreTest extends AbstractStoreTest {
+  @TempDir Path dir;
+  TestHttpServer server;
+
+  /** Fast retries and short deadlines, so fault tests run quickly. */
+  static final HttpStore.Options FAST = HttpStore.Options.DEFAULT
+      .withRetries(4, Duration.ofMillis(10), Duration.ofMillis(50))
+      .withRequestTimeout(Duration.ofMillis(1500));
+
+  @Override
+  protected Store createStore(Map<String, byte[]> contents) throws Exception {
+    Path root = dir.resolve("www");
+    for (var e : contents.entrySet()) {
+      Path file = root.resolve("data").resolve(e.getKey());
+      Files.createDirectories(file.getParent());
+      Files.write(file, e.getValue());
+    }
+    Files.createDirectories(root.resolve("private"));
+    Files.writeString(root.resolve("private/zarr.json"), "{}");
+    server = new TestHttpServer(root);
+    return new HttpStore(server.url("data"), FAST);
+  }
+
+  @AfterEach
+  void stopServer() {
+    server.close();
+  }
+
+  private byte[] get(Store s, String key, ByteRange range) {
+    try (ArrowBuf buf = s.get(key, range, allocator).orElseThrow()) {
+      byte[] out = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, out);
+      return out;
+    }
+  }
+
+  private static void assertMentions(Throwable e, String... parts) {
+    for (String p : parts) {
+      assertTrue(e.getMessage().contains(p), "'" + p + "' not in: " + e.getMessage());
+    }
+  }
+
+  @Test
+  void sendsRangeHeaders() {
+    get(store, "a/c/0/0", ByteRange.of(10, 20));
+    get(store, "a/c/0/0", ByteRange.suffix(16));
+    get(store, "a/c/0/0", ByteRange.ALL);
+    assertEquals(List.of("bytes=10-29", "bytes=-16", ""), server.rangeHeaders);
+  }
+
+  @Test
+  void aServerThatIgnoresRangeIsSliced() {
+    server.ignoreRange = true;
+    byte[] all = CONTENTS.get("a/c/0/0");
+    assertArrayEquals(Arrays.copyOfRange(all, 10, 30), get(store, "a/c/0/0", ByteRange.of(10, 20)));
+    assertArrayEquals(Arrays.copyOfRange(all, 90, 100), get(store, "a/c/0/0", ByteRange.suffix(10)));
+    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
+    assertMentions(e, "a/c/0/1", server.url("data/a/c/0/1").toString());
+  }
+
+  @Test
+  void retriesServerErrorsAndTooManyRequests() {
+    server.fault(Fault.ERROR_500, Fault.TOO_MANY, Fault.ERROR_503);
+    assertArrayEquals(CONTENTS.get("a/c/0/0"), get(store, "a/c/0/0", ByteRange.ALL));
+    assertEquals(4, server.requests.get());
+    server.fault(Fault.ERROR_500);
+    assertArrayEquals(CONTENTS.get("zarr.json"), store.getBytes("zarr.json").orElseThrow());
+  }
+
+  @Test
+  void givesUpAfterABoundedNumberOfAttempts() {
+    server.fault(Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500);
+    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.ALL, allocator));
+    assertMentions(e, "a/c/0/0", server.url("data/a/c/0/0").toString(), "HTTP 500", "4 attempts");
+    assertEquals(4, server.requests.get());
+    assertEquals(1, server.pendingFaults());
+  }
+
+  @Test
+  void forbiddenIsAClearErrorNamingTheUrl() {
+    try (HttpStore s = new HttpStore(server.url(""), FAST)) {
+      StoreException e = assertThrows(StoreException.class, () -> s.get("private/zarr.json", ByteRange.ALL, allocator));
+      assertMentions(e, "access denied (HTTP 403)", server.url("private/zarr.json").toString());
+      assertThrows(StoreException.class, () -> s.getBytes("private/zarr.json"));
+    }
+    assertEquals(2, server.requests.get()); // 403 is not retried
+  }
+
+  @Test
+  void aHangingServerTimesOutWithAClearError() {
+    var opts = FAST.withRequestTimeout(Duration.ofMillis(300)).withRetries(2, Duration.ofMillis(10), Duration.ofMillis(10));
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      server.fault(Fault.HANG, Fault.HANG);
+      long t0 = System.nanoTime();
+      StoreException e = assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertMentions(e, "a/c/0/0", "no complete reply within 300 ms", "2 attempts");
+      assertTrue(System.nanoTime() - t0 < 5e9, "took " + (System.nanoTime() - t0) / 1e6 + " ms");
+      server.fault(Fault.HANG_BODY, Fault.HANG_BODY);
+      e = assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.of(0, 50), allocator));
+      assertMentions(e, "a/c/0/0", "no complete reply");
+      // a hang once, then a reply: the retry succeeds
+      server.fault(Fault.HANG_BODY);
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
+    }
+  }
+
+  @Test
+  void truncatedBodiesAreRetriedThenAnError() {
+    server.fault(Fault.TRUNCATE);
+    assertArrayEquals(CONTENTS.get("a/c/0/0"), get(store, "a/c/0/0", ByteRange.ALL));
+    server.fault(Fault.TRUNCATE, Fault.TRUNCATE, Fault.TRUNCATE, Fault.TRUNCATE);
+    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(0, 40), allocator));
+    assertMentions(e, "a/c/0/0", server.url("data/a/c/0/0").toString());
+  }
+
+  @Test
+  void aWrongContentRangeIsAnError() {
+    server.fault(Fault.WRONG_CONTENT_RANGE);
+    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    assertMentions(e, "a/c/0/0", "Content-Range 'bytes 11-30/100'", "bytes 10..30");
+    server.fault(Fault.WRONG_CONTENT_RANGE);
+    assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.suffix(10), allocator));
+  }
+
+  @Test
+  void zeroLengthRangesCheckExistenceAndSize() {
+    assertEquals(0, get(store, "a/c/0/1", ByteRange.of(10, 0)).length);
+    assertEquals(0, get(store, "a/c/0/1", ByteRange.suffix(0)).length);
+    assertEquals(Optional.empty(), store.get("nope", ByteRange.of(0, 0), allocator));
+    assertThrows(StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(11, 0), allocator));
+  }
+
+  @Test
+  void reusesConnections() {
+    for (int i = 0; i < 30; i++) {
+      get(store, "a/c/0/0", ByteRange.of(i, 10));
+    }
+    assertTrue(server.clientPorts.size() <= 2, "connections: " + server.clientPorts.size());
+  }
+
+  @Test
+  void keepsManyRequestsInFlight() throws Exception {
+    server.latencyMillis = 200;
+    long t0 = System.nanoTime();
+    List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+    for (int i = 0; i < 32; i++) {
+      futures.add(store.getAsync("a/c/0/0", ByteRange.of(i, 8), allocator, Runnable::run));
+    }
+    for (int i = 0; i < 32; i++) {
+      try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
+        assertEquals(8, buf.writerIndex());
+        assertEquals(CONTENTS.get("a/c/0/0")[i], buf.getByte(0));
+      }
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    assertTrue(server.maxInFlight.get() >= 16, "in flight at most " + server.maxInFlight.get());
+    assertTrue(seconds < 32 * 0.2 / 4, "took " + seconds + " s");
+  }
+
+  @Test
+  void getIntoWritesInPlace() {
+    try (ArrowBuf target = allocator.buffer(64)) {
+      assertEquals(20, store.getInto("a/c/0/0", ByteRange.of(5, 20), target, 3, 30).orElseThrow());
+      byte[] out = new byte[20];
+      target.getBytes(3, out);
+      assertArrayEquals(Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 5, 25), out);
+      assertTrue(store.getInto("nope", ByteRange.ALL, target, 0, 64).isEmpty());
+      assertThrows(StoreException.class, () -> store.getInto("a/c/0/0", ByteRange.ALL, target, 0, 64));
+    }
+  }
+
+  @Test
+  void keysArePercentEncodedAndQueriesKept() throws Exception {
+    Path root = dir.resolve("www/odd");
+    Files.createDirectories(root.resolve("a b"));
+    Files.writeString(root.resolve("a b/ü%#?.json"), "odd");
+    try (HttpStore s = new HttpStore(java.net.URI.create(server.url("odd") + "?sig=abc%2F1"), FAST)) {
+      assertEquals("odd", new String(s.getBytes("a b/ü%#?.json").orElseThrow(), StandardCharsets.UTF_8));
+      assertTrue(s.url("x/y").toString().endsWith("/odd/x/y?sig=abc%2F1"), s.url("x/y").toString());
+    }
+  }
+
+  @Test
+  void listsOnlyWhatConsolidatedMetadataNames() throws Exception {
+    assertFalse(store.canList());
+    assertEquals(List.of("zarr.json"), store.list("").toList());
+    Path root = dir.resolve("www/cons");
+    Files.createDirectories(root);
+    Files.writeString(root.resolve("zarr.json"), "{\"zarr_format\":3,\"node_type\":\"group\","
+        + "\"consolidated_metadata\":{\"kind\":\"inline\",\"metadata\":{\"t2m\":{},\"g/x\":{},\"../evil\":{}}}}");
+    try (HttpStore s = new HttpStore(server.url("cons"), FAST)) {
+      assertEquals(List.of("g/x/zarr.json", "t2m/zarr.json", "zarr.json"), s.list("").toList());
+      assertEquals(List.of("g/x/zarr.json"), s.list("g/").toList());
+    }
+    Files.createDirectories(dir.resolve("www/v2"));
+    Files.writeString(dir.resolve("www/v2/.zmetadata"), "{\"zarr_consolidated_format\":1,\"metadata\":"
+        + "{\".zgroup\":{},\"a/.zarray\":{},\"a/.zattrs\":{}}}");
+    try (HttpStore s = new HttpStore(server.url("v2"), FAST)) {
+      assertEquals(List.of(".zgroup", ".zmetadata", "a/.zarray", "a/.zattrs"), s.list("").toList());
+    }
+  }
+
+  @Test
+  void notAnHttpUrlIsRefused() {
+    assertThrows(StoreException.class, () -> new HttpStore(java.net.URI.create("ftp://x/y")));
+  }
+
+  @Test
+  void storesOpenHttpUrls() {
+    try (Store s = Stores.open(server.url("data").toString())) {
+      assertArrayEquals(CONTENTS.get("zarr.json"), s.getBytes("zarr.json").orElseThrow());
+    }
+  }
+}

@@ -1,0 +1,264 @@
+package dev.zaro.arrow.store;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A loopback HTTP server for store tests: serves the files under a directory with RFC 7233
+ * Range support (prefix, open-ended and suffix ranges, 416), and injects faults on demand.
+ * Paths under {@code private/} answer 403. {@code /storage/v1/b/BUCKET/o?prefix=P} answers like
+ * the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
+ */
+public final class TestHttpServer implements AutoCloseable {
+  /** What the next request gets instead of a normal reply. */
+  public enum Fault {
+    /** HTTP 500. */
+    ERROR_500,
+    /** HTTP 503 with Retry-After: 0. */
+    ERROR_503,
+    /** HTTP 429. */
+    TOO_MANY,
+    /** No reply at all until the server stops. */
+    HANG,
+    /** Headers and half the body, then nothing. */
+    HANG_BODY,
+    /** Headers with the full length, half the body, then the connection closes. */
+    TRUNCATE,
+    /** A 206 whose Content-Range is one byte off. */
+    WRONG_CONTENT_RANGE
+  }
+
+  static {
+    // headers and body go out in separate writes: without TCP_NODELAY, Nagle and delayed ACKs
+    // add ~40 ms to every reply (read once, when the JDK's server classes load)
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
+  private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
+
+  private final HttpServer server;
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "test-http");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Path root;
+  private final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();
+  public final AtomicInteger requests = new AtomicInteger();
+  public final AtomicInteger inFlight = new AtomicInteger();
+  public final AtomicInteger maxInFlight = new AtomicInteger();
+  public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+  public final List<String> rangeHeaders = java.util.Collections.synchronizedList(new ArrayList<>());
+  public volatile boolean ignoreRange;
+  public volatile long latencyMillis;
+
+  public TestHttpServer(Path root) throws IOException {
+    this.root = root.toAbsolutePath().normalize();
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /** {@code http://127.0.0.1:PORT/} + {@code path}. */
+  public URI url(String path) {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/" + path);
+  }
+
+  public String endpoint() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  public TestHttpServer fault(Fault... next) {
+    faults.addAll(List.of(next));
+    return this;
+  }
+
+  public int pendingFaults() {
+    return faults.size();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    requests.incrementAndGet();
+    clientPorts.add(ex.getRemoteAddress().getPort());
+    int now = inFlight.incrementAndGet();
+    maxInFlight.accumulateAndGet(now, Math::max);
+    try {
+      if (latencyMillis > 0) {
+        Thread.sleep(latencyMillis);
+      }
+      serve(ex);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      inFlight.decrementAndGet();
+      ex.close();
+    }
+  }
+
+  private void serve(HttpExchange ex) throws IOException, InterruptedException {
+    String path = URLDecoder.decode(ex.getRequestURI().getRawPath(), StandardCharsets.UTF_8).substring(1);
+    String range = ex.getRequestHeaders().getFirst("Range");
+    rangeHeaders.add(range == null ? "" : range);
+    if (path.startsWith("storage/v1/b/")) {
+      listing(ex, path);
+      return;
+    }
+    Fault fault = faults.poll();
+    if (fault == Fault.HANG) {
+      Thread.sleep(Long.MAX_VALUE);
+    }
+    if (fault == Fault.ERROR_500 || fault == Fault.ERROR_503 || fault == Fault.TOO_MANY) {
+      if (fault == Fault.ERROR_503) {
+        ex.getResponseHeaders().set("Retry-After", "0");
+      }
+      ex.sendResponseHeaders(fault == Fault.ERROR_500 ? 500 : fault == Fault.ERROR_503 ? 503 : 429, -1);
+      return;
+    }
+    if (path.startsWith("private/")) {
+      ex.sendResponseHeaders(403, -1);
+      return;
+    }
+    Path file = root.resolve(path).normalize();
+    if (!file.startsWith(root) || !Files.isRegularFile(file)) {
+      ex.sendResponseHeaders(404, -1);
+      return;
+    }
+    byte[] all = Files.readAllBytes(file);
+    long size = all.length;
+    long first = 0;
+    long last = size - 1;
+    int status = 200;
+    if (range != null && !ignoreRange) {
+      Matcher m = RANGE.matcher(range);
+      if (!m.matches() || (m.group(1).isEmpty() && m.group(2).isEmpty())) {
+        ex.sendResponseHeaders(400, -1);
+        return;
+      }
+      if (m.group(1).isEmpty()) {
+        long n = Long.parseLong(m.group(2));
+        if (n == 0) {
+          unsatisfiable(ex, size);
+          return;
+        }
+        first = Math.max(0, size - n);
+      } else {
+        first = Long.parseLong(m.group(1));
+        if (!m.group(2).isEmpty()) {
+          last = Math.min(last, Long.parseLong(m.group(2)));
+        }
+        if (first >= size) {
+          unsatisfiable(ex, size);
+          return;
+        }
+      }
+      status = 206;
+      long shown = fault == Fault.WRONG_CONTENT_RANGE ? first + 1 : first;
+      ex.getResponseHeaders().set("Content-Range", "bytes " + shown + "-" + (shown + last - first) + "/" + size);
+    }
+    int length = (int) (last - first + 1);
+    if (ex.getRequestMethod().equals("HEAD")) {
+      ex.getResponseHeaders().set("Content-Length", Long.toString(length));
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
+    ex.sendResponseHeaders(status, length == 0 ? -1 : length);
+    OutputStream out = ex.getResponseBody();
+    if (fault == Fault.HANG_BODY || fault == Fault.TRUNCATE) {
+      out.write(all, (int) first, length / 2);
+      out.flush();
+      if (fault == Fault.HANG_BODY) {
+        Thread.sleep(Long.MAX_VALUE);
+      }
+      // closing the exchange now, short of the declared length, drops the connection
+      return;
+    }
+    out.write(all, (int) first, length);
+  }
+
+  private static void unsatisfiable(HttpExchange ex, long size) throws IOException {
+    ex.getResponseHeaders().set("Content-Range", "bytes */" + size);
+    ex.sendResponseHeaders(416, -1);
+  }
+
+  /** The GCS JSON API's object listing, two items a page. */
+  private void listing(HttpExchange ex, String path) throws IOException {
+    String[] parts = path.split("/");
+    if (parts.length != 5 || !parts[4].equals("o")) {
+      ex.sendResponseHeaders(404, -1);
+      return;
+    }
+    String bucket = parts[3];
+    String prefix = "";
+    int page = 0;
+    String q = ex.getRequestURI().getRawQuery();
+    if (q != null) {
+      for (String kv : q.split("&")) {
+        int eq = kv.indexOf('=');
+        String k = kv.substring(0, eq);
+        String v = URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+        if (k.equals("prefix")) {
+          prefix = v;
+        } else if (k.equals("pageToken")) {
+          page = Integer.parseInt(v);
+        }
+      }
+    }
+    if (bucket.startsWith("private")) {
+      ex.sendResponseHeaders(403, -1);
+      return;
+    }
+    Path dir = root.resolve(bucket);
+    List<String> names;
+    String p = prefix;
+    try (Stream<Path> walk = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
+      names = walk.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString().replace('\\', '/'))
+          .filter(n -> n.startsWith(p)).sorted().toList();
+    }
+    StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
+    int from = page * 2;
+    for (int i = from; i < Math.min(names.size(), from + 2); i++) {
+      json.append(i > from ? "," : "").append("{\"name\":\"").append(names.get(i)).append("\"}");
+    }
+    json.append("]");
+    if (from + 2 < names.size()) {
+      json.append(",\"nextPageToken\":\"").append(page + 1).append("\"");
+    }
+    json.append("}");
+    byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(200, body.length);
+    ex.getResponseBody().write(body);
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

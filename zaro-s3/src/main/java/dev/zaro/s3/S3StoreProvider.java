@@ -1,0 +1,18 @@
+package dev.zaro.s3;
+
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreProvider;
+import java.util.Set;
+
+/** Registers {@code s3://} with {@link dev.zaro.arrow.store.Stores#open}. */
+public final class S3StoreProvider implements StoreProvider {
+  @Override
+  public Set<String> schemes() {
+    return Set.of("s3", "s3a");
+  }
+
+  @Override
+  public Store open(String location) {
+    return S3Store.open(location.regionMatches(true, 0, "s3a://", 0, 6) ? "s3://" + location.substring(6) : location);
+  }
+}

@@ -1,0 +1,83 @@
+package dev.zaro.s3;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A real local S3 endpoint for tests: {@code moto_server} started on loopback at a free port,
+ * stopped by {@link #close}. Tests are skipped (not failed) where moto is not installed.
+ */
+final class MotoServer implements AutoCloseable {
+  private final Process process;
+  private final URI endpoint;
+  private final Path log;
+
+  private MotoServer(Process process, URI endpoint, Path log) {
+    this.process = process;
+    this.endpoint = endpoint;
+    this.log = log;
+  }
+
+  URI endpoint() {
+    return endpoint;
+  }
+
+  static MotoServer start() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Path log = Files.createTempFile("moto", ".log");
+    Process p = null;
+    for (List<String> cmd : List.of(
+        List.of("moto_server", "-H", "127.0.0.1", "-p", Integer.toString(port)),
+        List.of("python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
+      try {
+        p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        break;
+      } catch (IOException e) {
+        // try the next way to start it
+      }
+    }
+    Assumptions.assumeTrue(p != null, "moto_server is not installed (pip install 'moto[server]')");
+    URI endpoint = URI.create("http://127.0.0.1:" + port);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (!p.isAlive()) {
+        String out = Files.readString(log);
+        Files.deleteIfExists(log);
+        Assumptions.abort("moto_server did not start: " + out.substring(Math.max(0, out.length() - 500)));
+      }
+      try {
+        HttpURLConnection c = (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
+        c.setConnectTimeout(500);
+        c.setReadTimeout(2000);
+        if (c.getResponseCode() > 0) {
+          c.disconnect();
+          return new MotoServer(p, endpoint, log);
+        }
+      } catch (IOException e) {
+        Thread.sleep(200);
+      }
+    }
+    p.destroyForcibly();
+    throw new IllegalStateException("moto_server did not answer on " + endpoint + " within 60 s");
+  }
+
+  @Override
+  public void close() throws Exception {
+    process.destroy();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+    Files.deleteIfExists(log);
+  }
+}

@@ -1,0 +1,170 @@
+package dev.zaro.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.AbstractStoreTest;
+import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.Stores;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.ArrowBuf;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
+
+/** S3Store against moto_server on loopback: the shared store contract, options, kerchunk over S3. */
+class S3StoreTest extends AbstractStoreTest {
+  static MotoServer moto;
+  static S3Client admin;
+  static final AtomicInteger BUCKETS = new AtomicInteger();
+  String bucket;
+
+  @BeforeAll
+  static void startMoto() throws Exception {
+    moto = MotoServer.start();
+    // the default credentials chain reads these (moto accepts any)
+    System.setProperty("aws.accessKeyId", "testing");
+    System.setProperty("aws.secretAccessKey", "testing");
+    admin = S3Client.builder().endpointOverride(moto.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
+        .build();
+  }
+
+  @AfterAll
+  static void stopMoto() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (moto != null) {
+      moto.close();
+    }
+  }
+
+  static void put(String bucket, String key, byte[] value) {
+    admin.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(value));
+  }
+
+  S3Store.Options options() {
+    return S3Store.Options.DEFAULT.withEndpoint(moto.endpoint(), true).withRegion("us-east-1");
+  }
+
+  @Override
+  protected Store createStore(Map<String, byte[]> contents) {
+    bucket = "zaro-test-" + BUCKETS.incrementAndGet();
+    admin.createBucket(b -> b.bucket(bucket));
+    contents.forEach((k, v) -> put(bucket, "pre/fix/" + k, v));
+    put(bucket, "pre/fixture-sibling", new byte[] {1});
+    put(bucket, "other/zarr.json", new byte[] {1});
+    return new S3Store(bucket, "pre/fix", options());
+  }
+
+  private byte[] read(Store s, String key, ByteRange range) {
+    try (ArrowBuf buf = s.get(key, range, allocator).orElseThrow()) {
+      byte[] out = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, out);
+      return out;
+    }
+  }
+
+  @Test
+  void opensThroughStoresWithUrlOptions() {
+    String url = "s3://" + bucket + "/pre/fix?endpoint=" + moto.endpoint() + "&region=us-east-1";
+    try (Store s = Stores.open(url)) {
+      assertTrue(s instanceof S3Store);
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), s.getBytes("a/c/0/0").orElseThrow());
+      assertEquals(List.of("b/x/y/z"), s.list("b/").toList());
+      assertTrue(s.describe().startsWith("s3://" + bucket + "/pre/fix"), s.describe());
+      assertTrue(!((S3Store) s).anonymous());
+    }
+    try (Store s = Stores.open(url + "&anonymous=true")) {
+      assertTrue(((S3Store) s).anonymous());
+      StoreException e = assertThrows(StoreException.class, () -> s.getBytes("zarr.json"));
+      assertTrue(e.getMessage().contains("access denied (HTTP 403)") && e.getMessage().contains("anonymous")
+          && e.getMessage().contains("pre/fix/zarr.json"), e.getMessage());
+    }
+    admin.putObject(b -> b.bucket(bucket).key("public/zarr.json").acl(ObjectCannedACL.PUBLIC_READ),
+        RequestBody.fromString("{}"));
+    try (Store s = Stores.open("s3://" + bucket + "/public?anonymous=true&endpoint=" + moto.endpoint())) {
+      assertEquals("{}", new String(s.getBytes("zarr.json").orElseThrow()));
+    }
+    StoreException e = assertThrows(StoreException.class, () -> Stores.open("s3://" + bucket + "?colour=blue"));
+    assertTrue(e.getMessage().contains("unknown option 'colour'"), e.getMessage());
+  }
+
+  @Test
+  void theEndpointComesFromASystemProperty() {
+    System.setProperty(S3Store.ENDPOINT_PROPERTY, moto.endpoint().toString());
+    try (Store s = Stores.open("s3://" + bucket + "/pre")) {
+      assertArrayEquals(CONTENTS.get("b/x/y/z"), read(s, "fix/b/x/y/z", ByteRange.ALL));
+      assertEquals(List.of("fix/a/c/0/0", "fix/a/c/0/1", "fix/a/c/1/0"), s.list("fix/a/c/").toList());
+    } finally {
+      System.clearProperty(S3Store.ENDPOINT_PROPERTY);
+    }
+  }
+
+  @Test
+  void aMissingBucketIsAClearError() {
+    try (S3Store s = new S3Store("no-such-bucket-zaro", "", options())) {
+      StoreException e = assertThrows(StoreException.class, () -> s.get("zarr.json", ByteRange.ALL, allocator));
+      assertTrue(e.getMessage().contains("no-such-bucket-zaro"), e.getMessage());
+      e = assertThrows(StoreException.class, () -> s.list("").toList());
+      assertTrue(e.getMessage().contains("no such bucket 'no-such-bucket-zaro'"), e.getMessage());
+    }
+  }
+
+  /** The kerchunk fixtures uploaded to S3: the reference file and its targets both in the bucket. */
+  @Test
+  void kerchunkReferencesOverS3() throws Exception {
+    Path dir = Fixtures.testdata().resolve("kerchunk");
+    for (String f : List.of("simple.v0.json", "simple.v1.json", "data/simple.h5", "data/note.txt")) {
+      put(bucket, "kerchunk/" + f, Files.readAllBytes(dir.resolve(f)));
+    }
+    // a reference file in S3 that points at a local file
+    put(bucket, "kerchunk/evil.json", ("{\"k\": [\"" + dir.resolve("data/note.txt") + "\"]}").getBytes());
+    byte[] h5 = Files.readAllBytes(dir.resolve("data/simple.h5"));
+    JsonNode arrays = new ObjectMapper().readTree(Files.readAllBytes(dir.resolve("manifest.json")))
+        .get("references").get("simple.v1.json").get("arrays");
+    System.setProperty(S3Store.ENDPOINT_PROPERTY, moto.endpoint().toString());
+    try {
+      for (String ref : List.of("simple.v0.json", "simple.v1.json")) {
+        try (Store s = Stores.open("reference+json://s3://" + bucket + "/kerchunk/" + ref)) {
+          int n = 0;
+          for (Iterator<Map.Entry<String, JsonNode>> it = arrays.fields(); it.hasNext(); ) {
+            for (var chunk : (Iterable<Map.Entry<String, JsonNode>>) it.next().getValue().get("chunks")::fields) {
+              int off = chunk.getValue().get("offset").asInt();
+              int size = chunk.getValue().get("size").asInt();
+              assertArrayEquals(java.util.Arrays.copyOfRange(h5, off, off + size), read(s, chunk.getKey(), ByteRange.ALL),
+                  ref + " " + chunk.getKey());
+              n++;
+            }
+          }
+          assertTrue(n > 10);
+        }
+      }
+      try (Store s = Stores.open("reference+json://s3://" + bucket + "/kerchunk/evil.json")) {
+        StoreException e = assertThrows(StoreException.class, () -> s.getBytes("k"));
+        assertTrue(e.getMessage().contains("may not read local files"), e.getMessage());
+      }
+    } finally {
+      System.clearProperty(S3Store.ENDPOINT_PROPERTY);
+    }
+  }
+}
