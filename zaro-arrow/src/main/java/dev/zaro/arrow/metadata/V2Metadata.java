@@ -65,6 +65,10 @@ public final class V2Metadata {
     checkFormat(doc);
     long[] shape = doc.requiredLongs("shape", 0);
     int[] chunks = chunks(doc, shape.length);
+    JsonNode dtypeNode = doc.required("dtype");
+    if (dtypeNode.isTextual() && dtypeNode.textValue().equals("|O")) {
+      return parseObjectArray(doc, attrs, shape, chunks);
+    }
     NumpyDtype dtype = dtype(doc);
     DataType type = dtype.dataType();
     FillValue fill = fillValue(doc, type);
@@ -76,6 +80,49 @@ public final class V2Metadata {
     List<CodecSpec> codecs = codecs(doc, dtype, shape.length, order.equals("F"));
     ObjectNode attributes = attrs == null ? null : attrs.root();
     return new ArrayMetadata(2, shape, type, chunks, new ChunkKeyEncoding.V2Encoding(separator), fill, codecs,
+        dimensionNames(attributes, shape.length), attributes);
+  }
+
+  /**
+   * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8}
+   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes): the object codec
+   * becomes the array-to-bytes codec, the compressor follows it.
+   */
+  private static ArrayMetadata parseObjectArray(JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
+    JsonNode filters = doc.optional("filters");
+    JsonNode objectCodec = filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
+    String id = objectCodec == null ? null : objectCodec.path("id").asText(null);
+    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes"))) {
+      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec"
+          + " (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
+    }
+    if (filters.size() > 1) {
+      throw doc.error("filters", "filters after the object codec " + id + " are not supported");
+    }
+    DataType type = id.equals("vlen-utf8") ? DataType.STRING : DataType.BYTES;
+    JsonNode fillNode = doc.required("fill_value");
+    FillValue fill = fillNode.isNull() || (fillNode.isNumber() && fillNode.doubleValue() == 0)
+        ? new FillValue(new byte[0])
+        : FillValue.parse(fillNode, type, doc.where("fill_value"));
+    String order = doc.requiredString("order");
+    if (!order.equals("C") && !order.equals("F")) {
+      throw doc.error("order", "must be \"C\" or \"F\", not \"" + order + "\"");
+    }
+    List<CodecSpec> codecs = new ArrayList<>();
+    if (order.equals("F") && shape.length > 1) {
+      ArrayNode reversed = JsonNodeFactory.instance.arrayNode();
+      for (int d = shape.length - 1; d >= 0; d--) {
+        reversed.add(d);
+      }
+      codecs.add(new CodecSpec("transpose", JsonNodeFactory.instance.objectNode().set("order", reversed)));
+    }
+    codecs.add(new CodecSpec(id, null));
+    JsonNode compressor = doc.required("compressor");
+    if (!compressor.isNull()) {
+      codecs.add(compressor(doc, compressor, 1));
+    }
+    ObjectNode attributes = attrs == null ? null : attrs.root();
+    return new ArrayMetadata(2, shape, type, chunks, new ChunkKeyEncoding.V2Encoding(separator(doc)), fill, codecs,
         dimensionNames(attributes, shape.length), attributes);
   }
 

@@ -1,0 +1,68 @@
+"""Zarr v2 object arrays of strings and bytes written by zarr-python 2 (Debian's
+python3-zarr: `apt-get install python3-zarr`), with expected values from numpy as JSON lists
+(strings; bytes as latin-1 text).
+
+Run with the system python that has zarr 2: /usr/bin/python3 testdata/v2strings/generate_v2_strings.py
+"""
+import json
+import pathlib
+import shutil
+
+import numcodecs
+import numpy as np
+import zarr
+
+HERE = pathlib.Path(__file__).resolve().parent
+assert zarr.__version__.startswith("2."), zarr.__version__
+
+
+def to_index(sel):
+    if not sel.strip():
+        return ()
+    out = []
+    for part in sel.split(","):
+        part = part.strip()
+        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
+    return tuple(out)
+
+
+def main():
+    shutil.rmtree(HERE / "stores", ignore_errors=True)
+    shutil.rmtree(HERE / "expected", ignore_errors=True)
+    (HERE / "expected").mkdir(parents=True)
+    words = ["", "a", "zarr", "ünïcödé", "日本語", "x" * 200, "tab\tnl\n", "🙂"]
+    cases = []
+    specs = [
+        ("strings_zlib_C", "C", numcodecs.VLenUTF8(), numcodecs.Zlib(level=5), "string", ""),
+        ("strings_blosc_F", "F", numcodecs.VLenUTF8(), numcodecs.Blosc(cname="lz4", clevel=5), "string", ""),
+        ("strings_raw", "C", numcodecs.VLenUTF8(), None, "string", "fill"),
+        ("bytes_zstd", "C", numcodecs.VLenBytes(), numcodecs.Zstd(level=3), "bytes", None),
+    ]
+    for name, order, object_codec, compressor, kind, fill in specs:
+        shape, chunks = (7, 9), (3, 4)
+        data = np.empty(shape, dtype=object)
+        for i, j in np.ndindex(*shape):
+            w = words[(i * 9 + j * 5) % len(words)] + str(i * 10 + j)
+            data[i, j] = w if kind == "string" else w.encode("utf-8")
+        z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
+                            dtype=object, object_codec=object_codec, compressor=compressor, order=order,
+                            fill_value=fill)
+        if fill is None:
+            z[...] = data               # null fill: zarr-python would read missing elements as None
+        else:
+            z[:6, :8] = data[:6, :8]    # the last chunk row/column stays missing (fill value)
+        full = z[...]
+        reads = []
+        for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
+            got = full[to_index(sel)]
+            values = [v if kind == "string" else v.decode("latin-1") for v in np.ravel(got)]
+            exp = f"expected/{name}.{i}.json"
+            (HERE / exp).write_text(json.dumps(values, ensure_ascii=False))
+            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
+                      "shape": list(shape), "reads": reads})
+    (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
