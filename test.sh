@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, numpy, numcodecs, duckdb, pytest' 2>/dev/null; then
-  echo "== setting up .venv (pyarrow, tensorstore, numcodecs, duckdb, pytest)"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, numpy, numcodecs, duckdb, pytest, xdist' 2>/dev/null; then
+  echo "== setting up .venv (pyarrow, tensorstore, numcodecs, duckdb, pytest, pytest-xdist)"
   python3 -m venv .venv
   PIP_RETRIES=0 .venv/bin/pip install -q -r tests/python/requirements.txt
 fi
@@ -16,4 +16,4 @@ mvn -B -Dstyle.color=never verify
 touch zaro-cli/target/.zaro-built
 
 echo "== client tests (pytest)"
-.venv/bin/python -m pytest tests/python -q -p no:cacheprovider
+.venv/bin/python -m pytest tests/python -q -p no:cacheprovider -n 2
