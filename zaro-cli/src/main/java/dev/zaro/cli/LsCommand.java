@@ -32,6 +32,8 @@ final class LsCommand implements Callable<Integer> {
           System.out.printf("%s  group%s%n", path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");
         }
       }
+      zaro.hierarchy().unreadable().forEach((path, why) ->
+          System.err.println("zaro: warning: skipped /" + path + ": " + why));
     }
     return 0;
   }

@@ -35,6 +35,7 @@ public final class Hierarchy {
 
   private final Store store;
   private final Map<String, NodeMetadata> cache = new ConcurrentHashMap<>();
+  private final Map<String, String> unreadable = new ConcurrentHashMap<>();
   private final Object rootLock = new Object();
   /** Set once the root has been probed (under rootLock). */
   private volatile boolean rootProbed;
@@ -184,7 +185,11 @@ public final class Hierarchy {
     return Optional.empty();
   }
 
-  /** Every node, parents before children, in path order. */
+  /**
+   * Every node, parents before children, in path order. A node whose metadata zaro cannot read
+   * (an unsupported data type, say) is left out rather than failing the whole listing; see
+   * {@link #unreadable()}. The root's own errors still fail.
+   */
   public List<Node> list() {
     probeRoot();
     TreeMap<String, Boolean> paths = new TreeMap<>();
@@ -218,9 +223,21 @@ public final class Hierarchy {
       if (isInsideArray(p, nodes)) {
         continue;
       }
-      nodes.add(new Node(p, node(p)));
+      try {
+        nodes.add(new Node(p, node(p)));
+      } catch (MetadataException e) {
+        if (p.isEmpty()) {
+          throw e;
+        }
+        unreadable.put(p, e.getMessage());
+      }
     }
     return nodes;
+  }
+
+  /** Nodes the last listings left out, by path, with why. */
+  public Map<String, String> unreadable() {
+    return Map.copyOf(unreadable);
   }
 
   /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */

@@ -147,6 +147,20 @@ class BadInputReadTest extends AllocatorTest {
     assertNames(readFails(MetadataException.class, store, "g"), "'/g'", "is a group");
   }
 
+  /** One array zaro cannot read does not hide the rest of the hierarchy. */
+  @Test
+  void listingSkipsUnreadableNodesAndSaysWhy() {
+    MemoryStore store = new MemoryStore().put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
+        .put("good/zarr.json", meta("[" + BYTES + "]"))
+        .put("bad/zarr.json", meta("[" + BYTES + "]").replace("\"int32\"", "\"float128\""));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      assertEquals(java.util.List.of("", "good"), zaro.list().stream().map(Node::path).toList());
+      String why = zaro.hierarchy().unreadable().get("bad");
+      assertTrue(why != null && why.contains("bad/zarr.json") && why.contains("float128"), String.valueOf(why));
+      assertThrows(MetadataException.class, () -> zaro.read("bad", "", allocator));
+    }
+  }
+
   @Test
   void badSelections() {
     MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]"));
