@@ -126,13 +126,23 @@ class V2MetadataTest {
       "\"|S12\" ~ data type '|S12' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
       "\"<M8[ns]\" ~ data type '<M8[ns]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
       "\"<m8[s]\" ~ data type '<m8[s]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
-      "\"|O\" ~ data type '|O' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
       "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
       "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] ~ structured data types are not supported yet (found array [[\"a\",\"<i4\"],[\"b\",\"<f8\"]])",
       "5 ~ must be a numpy type string such as \"<f8\", not number 5",
       "null ~ must be a numpy type string such as \"<f8\", not null null"})
   void badDataTypes(String dtype, String message) {
     assertEquals("key 'a/.zarray', field 'dtype': " + message, error(with("dtype", dtype)));
+  }
+
+  /** Object arrays need vlen-utf8 or vlen-bytes as their object codec (the first filter). */
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "null ~ an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec (first filter); found none",
+      "[{\"id\": \"json2\"}] ~ an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec (first filter); found object {\"id\":\"json2\"}",
+      "[{\"id\": \"vlen-utf8\"}, {\"id\": \"delta\"}] ~ filters after the object codec vlen-utf8 are not supported"})
+  void objectArraysNeedAVlenObjectCodec(String filters, String message) {
+    assertEquals("key 'a/.zarray', field 'filters': " + message,
+        error(with("dtype", "\"|O\"").replace("\"filters\":null", "\"filters\":" + filters)));
   }
 
   @ParameterizedTest
