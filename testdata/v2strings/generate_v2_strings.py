@@ -1,6 +1,6 @@
-"""Zarr v2 object arrays of strings and bytes written by zarr-python 2 (Debian's
-python3-zarr: `apt-get install python3-zarr`), with expected values from numpy as JSON lists
-(strings; bytes as latin-1 text).
+"""Zarr v2 arrays of strings, bytes, fixed-width bytes and datetimes written by zarr-python 2
+(Debian's python3-zarr: `apt-get install python3-zarr`), with expected values from numpy: JSON
+lists for object arrays (strings; bytes as latin-1 text), raw little-endian bytes otherwise.
 
 Run with the system python that has zarr 2: /usr/bin/python3 testdata/v2strings/generate_v2_strings.py
 """
@@ -61,6 +61,37 @@ def main():
             reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
                       "shape": list(shape), "reads": reads})
+    # fixed-width bytes and datetimes (expected as raw little-endian bytes of numpy's values)
+    rng = np.random.default_rng(5)
+    fixed = [
+        ("fixed_bytes_S5", "|S5", b"ab", "r40", None),
+        ("datetime64_ns", "<M8[ns]", np.datetime64("NaT"), "numpy.datetime64", "ns"),
+        ("timedelta64_s_big", ">m8[s]", np.timedelta64(-1, "s"), "numpy.timedelta64", "s"),
+    ]
+    for name, dtype, fill, data_type, unit in fixed:
+        shape, chunks = (7, 9), (3, 4)
+        if dtype.startswith("|S"):
+            data = np.array([("w%d" % v).encode()[:5] for v in rng.integers(0, 10**6, 63)], dtype=dtype).reshape(shape)
+        else:
+            base = np.datetime64("2020-01-01", unit) if "M8" in dtype else np.timedelta64(0, unit)
+            data = (base + rng.integers(0, 10**9, shape).astype(f"m8[{unit}]")).astype(dtype)
+        z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
+                            dtype=dtype, compressor=numcodecs.Zlib(level=3), fill_value=fill)
+        z[:6, :8] = data[:6, :8]
+        full = z[...]
+        reads = []
+        for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
+            got = np.ascontiguousarray(full[to_index(sel)])
+            exp = f"expected/{name}.{i}.bin"
+            if got.dtype.kind in "Mm":
+                got = got.astype(got.dtype.newbyteorder("<"))
+            (HERE / exp).write_bytes(got.tobytes())
+            reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
+        case = {"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": data_type,
+                "shape": list(shape), "reads": reads}
+        if unit:
+            case["unit"] = unit
+        cases.append(case)
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 
 

@@ -52,7 +52,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       Map.entry("complex128", "c16"));
 
   /** numpy kinds zaro knows but does not read as v2 data types yet. */
-  private static final String UNSUPPORTED_KINDS = "SaUOMmV";
+  private static final String UNSUPPORTED_KINDS = "aUOV";
 
   /**
    * Parses a numpy dtype string.
@@ -72,8 +72,23 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     String order = m.group(1);
     String kind = m.group(2);
     if (UNSUPPORTED_KINDS.contains(kind)) {
-      throw new IllegalArgumentException("data type '" + s + "' is not supported yet (zaro reads numeric v2"
-          + " data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)");
+      throw new IllegalArgumentException("data type '" + s + "' is not supported yet (zaro reads v2"
+          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)");
+    }
+    if (kind.equals("M") || kind.equals("m")) {
+      String unit = m.group(4) == null ? "" : m.group(4).substring(1, m.group(4).length() - 1);
+      if (!m.group(3).equals("8") || !DataType.TIME_UNITS.contains(unit)) {
+        throw new IllegalArgumentException("data type '" + s + "' is not supported (datetime64 and timedelta64"
+            + " with units s, ms, us or ns are)");
+      }
+      return new NumpyDtype(kind.equals("M") ? DataType.datetime(unit) : DataType.timedelta(unit), order.equals(">"));
+    }
+    if (kind.equals("S")) {
+      int n = m.group(3).isEmpty() ? 0 : Integer.parseInt(m.group(3));
+      if (n < 1 || m.group(4) != null) {
+        throw new IllegalArgumentException("data type '" + s + "' is not a fixed-length bytes type (|S<n>, n >= 1)");
+      }
+      return new NumpyDtype(DataType.raw(8 * n), false);
     }
     if (m.group(4) != null) {
       throw new IllegalArgumentException("unknown data type '" + s + "'");
@@ -86,6 +101,11 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     return new NumpyDtype(type, order.equals(">") && type.swapUnit() > 1);
   }
 
+  /** The little-endian numpy type string of {@code type}, for messages. */
+  static String typestrOf(DataType type) {
+    return new NumpyDtype(type, false).typestr();
+  }
+
   /** The numpy type string: {@code "<i4"}, {@code ">f8"}, {@code "|u1"}. */
   public String typestr() {
     String code = switch (dataType.kind()) {
@@ -94,8 +114,17 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       case UINT -> "u";
       case FLOAT -> "f";
       case COMPLEX -> "c";
+      case DATETIME -> "M";
+      case TIMEDELTA -> "m";
+      case RAW -> "S";
       default -> throw new IllegalStateException(dataType.toString());
     };
+    if (dataType.kind() == DataType.Kind.DATETIME || dataType.kind() == DataType.Kind.TIMEDELTA) {
+      return (bigEndian ? ">" : "<") + code + "8[" + dataType.unit() + "]";
+    }
+    if (dataType.kind() == DataType.Kind.RAW) {
+      return "|S" + dataType.byteSize();
+    }
     String order = dataType.byteSize() == 1 ? "|" : bigEndian ? ">" : "<";
     return order + code + dataType.byteSize();
   }

@@ -171,6 +171,31 @@ public final class V2Metadata {
     if (node.isNull()) {
       return FillValue.zero(type);
     }
+    if (type.kind() == DataType.Kind.RAW) {
+      // |S<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy does
+      if (node.isNumber() && node.doubleValue() == 0) {
+        return FillValue.zero(type);
+      }
+      if (!node.isTextual()) {
+        throw doc.error("fill_value", "must be base64 text for " + NumpyDtype.typestrOf(type) + ", not "
+            + JsonDocument.describe(node));
+      }
+      byte[] bytes;
+      try {
+        bytes = java.util.Base64.getDecoder().decode(node.textValue());
+      } catch (IllegalArgumentException e) {
+        throw doc.error("fill_value", "'" + node.textValue() + "' is not base64");
+      }
+      if (bytes.length > type.byteSize()) {
+        throw doc.error("fill_value", "holds " + bytes.length + " bytes, more than the " + type.byteSize()
+            + " of " + NumpyDtype.typestrOf(type));
+      }
+      return new FillValue(java.util.Arrays.copyOf(bytes, type.byteSize()));
+    }
+    if ((type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA) && node.isNumber()
+        && !node.isIntegralNumber()) {
+      throw doc.error("fill_value", "must be an integer or \"NaT\" for " + type + ", not " + node);
+    }
     if (type.kind() == DataType.Kind.BOOL && node.isNumber()) {
       return new FillValue(new byte[] {(byte) (node.doubleValue() != 0 ? 1 : 0)});
     }

@@ -122,16 +122,30 @@ class V2MetadataTest {
       "\"<f16\" ~ unknown data type '<f16' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
       "\"float\" ~ unknown data type 'float'",
       "\"\" ~ unknown data type ''",
-      "\"<U6\" ~ data type '<U6' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
-      "\"|S12\" ~ data type '|S12' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
-      "\"<M8[ns]\" ~ data type '<M8[ns]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
-      "\"<m8[s]\" ~ data type '<m8[s]' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
-      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads numeric v2 data types: b1, i1-i8, u1-u8, f2-f8, c8, c16)",
+      "\"<U6\" ~ data type '<U6' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)",
+      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)",
       "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] ~ structured data types are not supported yet (found array [[\"a\",\"<i4\"],[\"b\",\"<f8\"]])",
       "5 ~ must be a numpy type string such as \"<f8\", not number 5",
       "null ~ must be a numpy type string such as \"<f8\", not null null"})
   void badDataTypes(String dtype, String message) {
     assertEquals("key 'a/.zarray', field 'dtype': " + message, error(with("dtype", dtype)));
+  }
+
+  /** Fixed-width bytes and datetimes (units s, ms, us, ns) map onto raw bits and numpy.datetime64. */
+  @ParameterizedTest
+  @CsvSource({"'|S12', r96, 0", "'<M8[ns]', numpy.datetime64[ns], '\"NaT\"'", "'>m8[s]', numpy.timedelta64[s], 0",
+      "'<M8[ms]', numpy.datetime64[ms], -9223372036854775808"})
+  void bytesAndTimes(String dtype, String name, String fill) {
+    ArrayMetadata a = parse(with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", fill));
+    assertEquals(name, a.dataType().toString());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "\"<M8[D]\" ~ field 'dtype': data type '<M8[D]' is not supported (datetime64 and timedelta64 with units s, ms, us or ns are)",
+      "\"|S0\" ~ field 'dtype': data type '|S0' is not a fixed-length bytes type (|S<n>, n >= 1)"})
+  void unsupportedBytesAndTimes(String dtype, String message) {
+    assertEquals("key 'a/.zarray', " + message, error(with("dtype", dtype).replace("\"NaN\"", "0")));
   }
 
   /** Object arrays need vlen-utf8 or vlen-bytes as their object codec (the first filter). */
