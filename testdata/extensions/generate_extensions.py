@@ -123,6 +123,24 @@ def main():
             reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
                       "shape": [6, 7], "reads": reads})
+    # fixed_length_utf32: numpy <U6 bytes (NUL-padded UTF-32LE), big-endian variant too
+    for name, dtype, codecs in [("fixed_utf32_le", "<U6", [bytes_le]), ("fixed_utf32_be_zstd", ">U6", [bytes_be,
+                                {"name": "zstd", "configuration": {"level": 1}}])]:
+        data = np.array([words[(i * 3) % len(words)][:4] + str(i % 100) for i in range(5 * 8)], dtype="<U6").reshape(5, 8)
+        data[3:, 5:] = "fill"
+        def enc(block, dtype=dtype, codecs=codecs):
+            raw = np.ascontiguousarray(block).astype(dtype).tobytes()
+            return zstd.encode(raw) if len(codecs) > 1 else raw
+        write_array(name, data, (2, 3), {"name": "fixed_length_utf32", "configuration": {"length_bytes": 24}},
+                    "fill", np.str_("fill"), codecs, enc)
+        reads = []
+        for i, sel in enumerate(["", "1:5:2, 2:8", "4, :"]):
+            got = data[to_index(sel)]
+            exp = f"expected/{name}.{i}.json"
+            (HERE / exp).write_text(json.dumps([str(v) for v in np.ravel(got)], ensure_ascii=False))
+            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": "fixed_length_utf32",
+                      "shape": [5, 8], "reads": reads})
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 
 

@@ -61,6 +61,24 @@ def main():
             reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
                       "shape": list(shape), "reads": reads})
+    # fixed-width unicode (numpy U: UTF-32), little and big endian
+    for name, dtype in [("unicode_U6", "<U6"), ("unicode_U4_big", ">U4")]:
+        shape, chunks = (7, 9), (3, 4)
+        n = int(dtype[2:])
+        data = np.array([(words[(i * 5) % len(words)] + str(i))[:n] for i in range(63)], dtype=dtype).reshape(shape)
+        z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
+                            dtype=dtype, compressor=numcodecs.Zstd(level=1), fill_value="zz")
+        z[:6, :8] = data[:6, :8]
+        full = z[...]
+        reads = []
+        for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
+            got = full[to_index(sel)]
+            exp = f"expected/{name}.{i}.json"
+            (HERE / exp).write_text(json.dumps([str(v) for v in np.ravel(got)], ensure_ascii=False))
+            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": "fixed_length_utf32",
+                      "shape": list(shape), "reads": reads})
+
     # fixed-width bytes and datetimes (expected as raw little-endian bytes of numpy's values)
     rng = np.random.default_rng(5)
     fixed = [

@@ -23,7 +23,7 @@ public final class ArrowTypes {
       case RAW -> new ArrowType.FixedSizeBinary(type.byteSize());
       case DATETIME -> new ArrowType.Timestamp(timeUnit(type.unit()), null);
       case TIMEDELTA -> new ArrowType.Duration(timeUnit(type.unit()));
-      case STRING -> ArrowType.Utf8.INSTANCE;
+      case STRING, FIXED_UTF32 -> ArrowType.Utf8.INSTANCE;
       case BYTES -> ArrowType.Binary.INSTANCE;
     };
   }

@@ -111,7 +111,13 @@ public final class SlabVectors {
         list.loadFieldBuffers(new ArrowFieldNode(rowCount, 0), List.of(allocator.getEmpty()));
       }
       long offset = firstRow * valuesPerRow * valueBytes;
-      if (slab.dataType().isVariableLength()) {
+      if (slab.dataType().kind() == DataType.Kind.FIXED_UTF32) {
+        fillFromUtf32((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount,
+            slab.dataType().byteSize());
+        if (list != null) {
+          list.setValueCount((int) rowCount);
+        }
+      } else if (slab.dataType().isVariableLength()) {
         fillVariableWidth((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
         if (list != null) {
           list.setValueCount((int) rowCount);
@@ -175,6 +181,35 @@ public final class SlabVectors {
       vector.getValidityBuffer().setOne(0, (n + 7) / 8);
     }
     vector.setLastSet(n - 1);
+    vector.setValueCount(n);
+  }
+
+  /** Decodes NUL-padded little-endian UTF-32 ({@code length} bytes at {@code offset}) to a string. */
+  public static String utf32(byte[] bytes, int offset, int length) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = offset; i + 3 < offset + length; i += 4) {
+      int c = (bytes[i] & 0xff) | (bytes[i + 1] & 0xff) << 8 | (bytes[i + 2] & 0xff) << 16 | (bytes[i + 3] & 0xff) << 24;
+      if (c == 0) {
+        break;
+      }
+      if (!Character.isValidCodePoint(c)) {
+        throw new IllegalArgumentException("invalid UTF-32 code point 0x" + Integer.toHexString(c));
+      }
+      sb.appendCodePoint(c);
+    }
+    return sb.toString();
+  }
+
+  /** Converts {@code count} fixed-length UTF-32 elements of {@code width} bytes to a VarChar vector. */
+  public static void fillFromUtf32(BaseVariableWidthVector vector, ArrowBuf data, long first, long count, int width) {
+    int n = Math.toIntExact(count);
+    vector.allocateNew(Math.max(1, (long) n * width / 4), Math.max(1, n));
+    byte[] element = new byte[width];
+    for (int i = 0; i < n; i++) {
+      data.getBytes((first + i) * width, element);
+      ((org.apache.arrow.vector.VarCharVector) vector).setSafe(i,
+          utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
     vector.setValueCount(n);
   }
 

@@ -35,7 +35,17 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     /** Variable-length UTF-8 text; in a slab each element is a 16-byte reference (see VarHeap). */
     STRING,
     /** Variable-length bytes; in a slab each element is a 16-byte reference (see VarHeap). */
-    BYTES
+    BYTES,
+    /** Fixed-length UTF-32 text (v3 fixed_length_utf32, numpy U): NUL-padded little-endian code points. */
+    FIXED_UTF32
+  }
+
+  /** Text of {@code chars} UTF-32 code points per element. */
+  public static DataType fixedUtf32(int chars) {
+    if (chars < 1) {
+      throw new IllegalArgumentException("fixed_length_utf32 needs at least one character, not " + chars);
+    }
+    return new DataType(Kind.FIXED_UTF32, 32 * chars, "fixed_length_utf32");
   }
 
   /** v3 {@code string} (with the vlen-utf8 codec). */
@@ -143,6 +153,7 @@ public record DataType(Kind kind, int bits, String name, String unit) {
   public int swapUnit() {
     return switch (kind) {
       case COMPLEX -> byteSize() / 2;
+      case FIXED_UTF32 -> 4;
       case RAW, BOOL, STRING, BYTES -> 1;
       default -> byteSize();
     };

@@ -56,6 +56,21 @@ public final class FillValue {
       }
       return new FillValue(node.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
+    if (type.kind() == DataType.Kind.FIXED_UTF32) {
+      if (!node.isTextual()) {
+        throw new MetadataException(where + ": fill_value for " + type + " must be a string, not " + node);
+      }
+      int[] codePoints = node.textValue().codePoints().toArray();
+      if (codePoints.length > type.byteSize() / 4) {
+        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' is longer than "
+            + type.byteSize() / 4 + " characters");
+      }
+      ByteBuffer b = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
+      for (int c : codePoints) {
+        b.putInt(c);
+      }
+      return new FillValue(b.array());
+    }
     if (type.kind() == DataType.Kind.BYTES) {
       if (node.isTextual()) {
         try {
@@ -103,7 +118,7 @@ public final class FillValue {
         putFloat(out, node.get(0), type.byteSize() / 2, type, where);
         putFloat(out, node.get(1), type.byteSize() / 2, type, where);
       }
-      case STRING, BYTES -> throw new IllegalStateException("handled above");
+      case STRING, BYTES, FIXED_UTF32 -> throw new IllegalStateException("handled above");
       case RAW -> {
         if (!node.isArray() || node.size() != type.byteSize()) {
           throw new MetadataException(where + ": fill_value for " + type + " must be a list of "

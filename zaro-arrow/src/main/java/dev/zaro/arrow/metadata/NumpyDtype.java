@@ -52,7 +52,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       Map.entry("complex128", "c16"));
 
   /** numpy kinds zaro knows but does not read as v2 data types yet. */
-  private static final String UNSUPPORTED_KINDS = "aUOV";
+  private static final String UNSUPPORTED_KINDS = "aOV";
 
   /**
    * Parses a numpy dtype string.
@@ -73,7 +73,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     String kind = m.group(2);
     if (UNSUPPORTED_KINDS.contains(kind)) {
       throw new IllegalArgumentException("data type '" + s + "' is not supported yet (zaro reads v2"
-          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)");
+          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit] and vlen object arrays)");
     }
     if (kind.equals("M") || kind.equals("m")) {
       String unit = m.group(4) == null ? "" : m.group(4).substring(1, m.group(4).length() - 1);
@@ -82,6 +82,13 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
             + " with units s, ms, us or ns are)");
       }
       return new NumpyDtype(kind.equals("M") ? DataType.datetime(unit) : DataType.timedelta(unit), order.equals(">"));
+    }
+    if (kind.equals("U")) {
+      int n = m.group(3).isEmpty() ? 0 : Integer.parseInt(m.group(3));
+      if (n < 1 || m.group(4) != null) {
+        throw new IllegalArgumentException("data type '" + s + "' is not a fixed-length text type (<U<n>, n >= 1)");
+      }
+      return new NumpyDtype(DataType.fixedUtf32(n), order.equals(">"));
     }
     if (kind.equals("S")) {
       int n = m.group(3).isEmpty() ? 0 : Integer.parseInt(m.group(3));
@@ -117,6 +124,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       case DATETIME -> "M";
       case TIMEDELTA -> "m";
       case RAW -> "S";
+      case FIXED_UTF32 -> "U";
       default -> throw new IllegalStateException(dataType.toString());
     };
     if (dataType.kind() == DataType.Kind.DATETIME || dataType.kind() == DataType.Kind.TIMEDELTA) {
@@ -124,6 +132,9 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     }
     if (dataType.kind() == DataType.Kind.RAW) {
       return "|S" + dataType.byteSize();
+    }
+    if (dataType.kind() == DataType.Kind.FIXED_UTF32) {
+      return (bigEndian ? ">" : "<") + "U" + dataType.byteSize() / 4;
     }
     String order = dataType.byteSize() == 1 ? "|" : bigEndian ? ">" : "<";
     return order + code + dataType.byteSize();

@@ -171,6 +171,9 @@ public final class V2Metadata {
     if (node.isNull()) {
       return FillValue.zero(type);
     }
+    if (type.kind() == DataType.Kind.FIXED_UTF32 && node.isNumber() && node.doubleValue() == 0) {
+      return FillValue.zero(type);
+    }
     if (type.kind() == DataType.Kind.RAW) {
       // |S<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy does
       if (node.isNumber() && node.doubleValue() == 0) {

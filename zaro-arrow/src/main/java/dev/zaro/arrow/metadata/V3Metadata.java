@@ -101,6 +101,14 @@ public final class V3Metadata {
         }
         return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
       }
+      if (name.equals("fixed_length_utf32")) {
+        JsonNode length = node.path("configuration").path("length_bytes");
+        if (!length.isIntegralNumber() || length.intValue() < 4 || length.intValue() % 4 != 0) {
+          throw doc.error("data_type", "fixed_length_utf32 needs configuration.length_bytes, a positive"
+              + " multiple of 4, not " + length);
+        }
+        return DataType.fixedUtf32(length.intValue() / 4);
+      }
       return DataType.ofV3Name(name, doc.where("data_type"));
     }
     throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));

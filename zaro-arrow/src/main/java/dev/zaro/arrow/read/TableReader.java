@@ -70,7 +70,7 @@ public final class TableReader extends ArrowReader {
       throw new ZaroException("array '/" + array.path() + "': the table layout does not support complex"
           + " values yet; use the tensor layout");
     }
-    this.cf = options.cf() && !meta.dataType().isVariableLength()
+    this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
         ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     Set<String> names = new HashSet<>();
     names.add(array.name());
@@ -249,6 +249,16 @@ public final class TableReader extends ArrowReader {
   private FieldVector valueVector(Slab slab, long rows) {
     DataType type = slab.dataType();
     FieldVector vector = valueField.createVector(allocator);
+    if (type.kind() == DataType.Kind.FIXED_UTF32) {
+      try {
+        dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32((org.apache.arrow.vector.BaseVariableWidthVector) vector,
+            slab.data(), 0, rows, type.byteSize());
+        return vector;
+      } catch (RuntimeException e) {
+        vector.close();
+        throw e;
+      }
+    }
     if (type.isVariableLength()) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,

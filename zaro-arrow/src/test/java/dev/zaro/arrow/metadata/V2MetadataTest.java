@@ -122,8 +122,7 @@ class V2MetadataTest {
       "\"<f16\" ~ unknown data type '<f16' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
       "\"float\" ~ unknown data type 'float'",
       "\"\" ~ unknown data type ''",
-      "\"<U6\" ~ data type '<U6' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)",
-      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, M8[unit], m8[unit] and vlen object arrays)",
+      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit] and vlen object arrays)",
       "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] ~ structured data types are not supported yet (found array [[\"a\",\"<i4\"],[\"b\",\"<f8\"]])",
       "5 ~ must be a numpy type string such as \"<f8\", not number 5",
       "null ~ must be a numpy type string such as \"<f8\", not null null"})

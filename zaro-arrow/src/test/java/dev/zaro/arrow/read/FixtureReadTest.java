@@ -90,17 +90,19 @@ class FixtureReadTest extends AllocatorTest {
       try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads));
            Slab slab = zaro.read(path, slice, allocator)) {
         assertArrayEquals(shape, slab.shape(), "shape");
-        java.nio.charset.Charset charset = slab.dataType().kind() == DataType.Kind.STRING
+        java.nio.charset.Charset charset = slab.dataType().kind() != DataType.Kind.BYTES
             ? java.nio.charset.StandardCharsets.UTF_8 : java.nio.charset.StandardCharsets.ISO_8859_1;
-        List<String> got = new ArrayList<>();
-        for (long i = 0; i < slab.elementCount(); i++) {
-          long address = slab.data().getLong(i * 16);
-          int length = (int) slab.data().getLong(i * 16 + 8);
-          byte[] b = new byte[length];
-          org.apache.arrow.memory.util.MemoryUtil.copyFromMemory(address, b, 0, length);
-          got.add(new String(b, charset));
+        if (slab.dataType().isVariableLength()) {
+          List<String> got = new ArrayList<>();
+          for (long i = 0; i < slab.elementCount(); i++) {
+            long address = slab.data().getLong(i * 16);
+            int length = (int) slab.data().getLong(i * 16 + 8);
+            byte[] b = new byte[length];
+            org.apache.arrow.memory.util.MemoryUtil.copyFromMemory(address, b, 0, length);
+            got.add(new String(b, charset));
+          }
+          assertEquals(want, got);
         }
-        assertEquals(want, got);
         try (FieldVector vector = SlabVectors.tensor(slab)) {
           FieldVector values = vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
               ? l.getDataVector() : vector;
@@ -131,7 +133,9 @@ class FixtureReadTest extends AllocatorTest {
       boolean tensor = valueDims >= 2 || (shape.length == 0 && complex);
       assertEquals(tensor && SlabVectors.isTensorValue(meta.dataType()), vector instanceof FixedShapeTensorVector,
           vector.getField().toString());
-      if (meta.dataType().kind() != DataType.Kind.BOOL && !meta.dataType().isVariableLength() && slab.byteSize() > 0) {
+      boolean converted = meta.dataType().kind() == DataType.Kind.BOOL || meta.dataType().isVariableLength()
+          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32;
+      if (!converted && slab.byteSize() > 0) {
         FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector()
             : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l ? l.getDataVector() : vector;
         assertEquals(slab.data().memoryAddress(), values.getDataBuffer().memoryAddress(), "copied instead of shared");
