@@ -4,40 +4,45 @@ package dev.zaro.arrow.metadata;
 public final class HalfFloat {
   private HalfFloat() {}
 
-  /** Rounds a double to the nearest binary16 (ties to even) and returns its bits. */
+  /**
+   * Rounds a double to the nearest binary16 (ties to even) in one step, as numpy does (no
+   * intermediate rounding to float), and returns its bits.
+   */
   public static short fromDouble(double d) {
-    float f = (float) d;
-    int bits = Float.floatToRawIntBits(f);
-    int sign = (bits >>> 16) & 0x8000;
-    int exp = (bits >>> 23) & 0xff;
-    int mant = bits & 0x7fffff;
-    if (exp == 0xff) {
-      return (short) (sign | 0x7c00 | (mant != 0 ? 0x200 | (mant >>> 13) : 0));
+    long bits = Double.doubleToRawLongBits(d);
+    int sign = (int) ((bits >>> 48) & 0x8000);
+    int exp = (int) ((bits >>> 52) & 0x7ff);
+    long mant = bits & 0xfffffffffffffL;
+    if (exp == 0x7ff) {
+      return (short) (sign | 0x7c00 | (mant != 0 ? 0x200 | (int) (mant >>> 42) : 0));
     }
-    int e = exp - 127 + 15;
+    int e = exp - 1023 + 15;
     if (e >= 0x1f) {
       return (short) (sign | 0x7c00);
     }
+    int shift;
+    long significand;
+    int base;
     if (e <= 0) {
       if (e < -10) {
         return (short) sign;
       }
-      mant |= 0x800000;
-      int shift = 14 - e;
-      int half = mant >>> shift;
-      int rem = mant & ((1 << shift) - 1);
-      int mid = 1 << (shift - 1);
-      if (rem > mid || (rem == mid && (half & 1) != 0)) {
-        half++;
-      }
-      return (short) (sign | half);
+      significand = mant | (1L << 52);
+      shift = 43 - e;
+      base = 0;
+    } else {
+      significand = mant;
+      shift = 42;
+      base = e << 10;
     }
-    int half = (e << 10) | (mant >>> 13);
-    int rem = mant & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (half & 1) != 0)) {
-      half++;
+    long half = significand >>> shift;
+    long rem = significand & ((1L << shift) - 1);
+    long mid = 1L << (shift - 1);
+    long out = base + half;
+    if (rem > mid || (rem == mid && (out & 1) != 0)) {
+      out++;
     }
-    return (short) (sign | half);
+    return (short) (sign | out);
   }
 
   /** The value of binary16 bits. */

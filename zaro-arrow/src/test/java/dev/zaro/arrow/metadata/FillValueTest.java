@@ -40,6 +40,9 @@ class FillValueTest {
     assertArrayEquals(le(2).putShort((short) 0xc100).array(), fill("-2.5", DataType.FLOAT16));
     assertArrayEquals(le(2).putShort((short) 0x7bff).array(), fill("65504", DataType.FLOAT16));
     assertArrayEquals(le(2).putShort((short) 0x7e00).array(), fill("\"0x7e00\"", DataType.FLOAT16));
+    // 1 + 2^-11 + 2^-30 lies just above the midpoint of 0x3c00 and 0x3c01: one rounding gives
+    // 0x3c01 (numpy agrees); rounding to float first would land on the tie and give 0x3c00
+    assertArrayEquals(le(2).putShort((short) 0x3c01).array(), fill("1.000488282181322574615478515625", DataType.FLOAT16));
     assertEquals(1.0f, HalfFloat.toFloat((short) 0x3c00));
     assertEquals(-2.5f, HalfFloat.toFloat((short) 0xc100));
   }
