@@ -91,7 +91,6 @@ public final class ParquetReferenceStore implements Store {
     }
   };
   private final BufferAllocator allocator = new RootAllocator();
-  private volatile BufferAllocator heap;
 
   /** Opens the reference directory at {@code location}: a local path or a URL. */
   public static ParquetReferenceStore open(String location) {
@@ -364,54 +363,20 @@ public final class ParquetReferenceStore implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    Reference ref = reference(key);
-    return ref == null ? Optional.empty() : Optional.of(targets.get(key, ref, range, allocator));
+    return targets.find(key, reference(key), range, allocator);
   }
 
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
       Executor executor) {
-    Reference ref;
-    try {
-      ref = reference(key);
-    } catch (ZaroException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    if (ref == null) {
-      return CompletableFuture.completedFuture(Optional.empty());
-    }
-    return targets.getAsync(key, ref, range, allocator, executor).thenApply(Optional::of);
+    return targets.findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
   @Override
   public Optional<byte[]> getBytes(String key) {
-    Reference ref = reference(key);
-    if (ref == null) {
-      return Optional.empty();
-    }
-    if (ref instanceof Reference.Inline inline) {
-      return Optional.of(inline.bytes().clone());
-    }
-    try (ArrowBuf buf = targets.get(key, ref, ByteRange.ALL, heap())) {
-      byte[] out = new byte[(int) buf.writerIndex()];
-      buf.getBytes(0, out);
-      return Optional.of(out);
-    }
+    return targets.findBytes(key, reference(key));
   }
 
-  private BufferAllocator heap() {
-    BufferAllocator h = heap;
-    if (h == null) {
-      synchronized (this) {
-        h = heap;
-        if (h == null) {
-          h = allocator.newChildAllocator("getBytes", 0, Long.MAX_VALUE);
-          heap = h;
-        }
-      }
-    }
-    return h;
-  }
 
   /** The metadata keys and every chunk key with a reference (reads every refs file). */
   @Override
@@ -462,10 +427,6 @@ public final class ParquetReferenceStore implements Store {
     directory.close();
     synchronized (files) {
       files.clear();
-    }
-    BufferAllocator h = heap;
-    if (h != null) {
-      h.close();
     }
     allocator.close();
   }

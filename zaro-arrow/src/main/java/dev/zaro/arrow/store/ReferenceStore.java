@@ -3,7 +3,6 @@ package dev.zaro.arrow.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.error.StoreException;
-import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -27,7 +26,6 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 
 /**
@@ -54,7 +52,6 @@ public final class ReferenceStore implements Store {
   private final String name;
   private final NavigableMap<String, Reference> refs;
   private final ReferenceTargets targets;
-  private volatile RootAllocator heapAllocator;
 
   private ReferenceStore(String name, NavigableMap<String, Reference> refs, String baseLocation, boolean remote) {
     this.name = name;
@@ -351,54 +348,20 @@ public final class ReferenceStore implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    Reference ref = reference(key);
-    return ref == null ? Optional.empty() : Optional.of(targets.get(key, ref, range, allocator));
+    return targets.find(key, reference(key), range, allocator);
   }
 
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
       Executor executor) {
-    Reference ref;
-    try {
-      ref = reference(key);
-    } catch (ZaroException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    if (ref == null) {
-      return CompletableFuture.completedFuture(Optional.empty());
-    }
-    return targets.getAsync(key, ref, range, allocator, executor).thenApply(Optional::of);
+    return targets.findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
   @Override
   public Optional<byte[]> getBytes(String key) {
-    Reference ref = reference(key);
-    if (ref == null) {
-      return Optional.empty();
-    }
-    if (ref instanceof Reference.Inline inline) {
-      return Optional.of(inline.bytes().clone());
-    }
-    try (ArrowBuf buf = targets.get(key, ref, ByteRange.ALL, heapAllocator())) {
-      byte[] out = new byte[(int) buf.writerIndex()];
-      buf.getBytes(0, out);
-      return Optional.of(out);
-    }
+    return targets.findBytes(key, reference(key));
   }
 
-  private BufferAllocator heapAllocator() {
-    RootAllocator a = heapAllocator;
-    if (a == null) {
-      synchronized (this) {
-        a = heapAllocator;
-        if (a == null) {
-          a = new RootAllocator();
-          heapAllocator = a;
-        }
-      }
-    }
-    return a;
-  }
 
   @Override
   public Stream<String> list(String prefix) {
@@ -418,10 +381,6 @@ public final class ReferenceStore implements Store {
   @Override
   public void close() {
     targets.close();
-    RootAllocator a = heapAllocator;
-    if (a != null) {
-      a.close();
-    }
   }
 
   @Override

@@ -278,8 +278,66 @@ public final class ReferenceTargets implements AutoCloseable {
     return new StoreException("key '" + key + "' in " + name + " refers to '" + t.url() + "', which does not exist");
   }
 
+  // ---- the Store contract for a key whose reference may be absent, shared by reference stores ----
+
+  /** {@link Store#get} for a key with reference {@code ref} (null: absent); the caller closes the buffer. */
+  public Optional<ArrowBuf> find(String key, Reference ref, ByteRange range, BufferAllocator allocator) {
+    return ref == null ? Optional.empty() : Optional.of(get(key, ref, range, allocator));
+  }
+
+  /** {@link Store#getAsync}: looks the reference up (which may fail) and fetches it. */
+  public CompletableFuture<Optional<ArrowBuf>> findAsync(String key, java.util.function.Supplier<Reference> lookup,
+      ByteRange range, BufferAllocator allocator, Executor executor) {
+    Reference ref;
+    try {
+      ref = lookup.get();
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (ref == null) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    return getAsync(key, ref, range, allocator, executor).thenApply(Optional::of);
+  }
+
+  /** {@link Store#getBytes} for a key with reference {@code ref} (null: absent). */
+  public Optional<byte[]> findBytes(String key, Reference ref) {
+    if (ref == null) {
+      return Optional.empty();
+    }
+    if (ref instanceof Reference.Inline inline) {
+      return Optional.of(inline.bytes().clone());
+    }
+    try (ArrowBuf buf = get(key, ref, ByteRange.ALL, bytesAllocator())) {
+      byte[] out = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, out);
+      return Optional.of(out);
+    }
+  }
+
+  private volatile org.apache.arrow.memory.RootAllocator bytesAllocator;
+
+  /** Memory for small whole values copied to the heap (metadata documents); closed with this. */
+  private BufferAllocator bytesAllocator() {
+    org.apache.arrow.memory.RootAllocator a = bytesAllocator;
+    if (a == null) {
+      synchronized (this) {
+        a = bytesAllocator;
+        if (a == null) {
+          a = new org.apache.arrow.memory.RootAllocator();
+          bytesAllocator = a;
+        }
+      }
+    }
+    return a;
+  }
+
   @Override
   public void close() {
+    org.apache.arrow.memory.RootAllocator a = bytesAllocator;
+    if (a != null) {
+      a.close();
+    }
     for (Store s : directories.values()) {
       try {
         s.close();
