@@ -192,6 +192,15 @@ class CliTest extends AllocatorTest {
     assertTrue(bad.err().contains("zaro: error: sql:") && bad.err().contains("nope"), bad.err());
   }
 
+  /** --out gets the same permissions as any new file (the user's umask), not a private temp file's. */
+  @Test
+  void outputFilesHaveOrdinaryPermissions() throws Exception {
+    Path out = dir.resolve("perm.arrow");
+    assertEquals(0, run("read", sharding("nested").toString(), "/", "--out", out.toString()).code());
+    Path plain = Files.createFile(dir.resolve("plain"));
+    assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(out));
+  }
+
   @Test
   void everyCommandHasHelp() {
     for (String cmd : new String[] {"ls", "info", "read", "serve", "sql", "bench"}) {

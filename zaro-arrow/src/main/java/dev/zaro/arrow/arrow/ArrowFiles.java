@@ -16,6 +16,24 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 public final class ArrowFiles {
   private ArrowFiles() {}
 
+  /**
+   * A new empty file beside {@code target}, created with the user's default permissions (unlike
+   * {@code Files.createTempFile}, which makes it private), to be moved onto {@code target}.
+   */
+  private static Path temporarySibling(Path dir, Path target) throws IOException {
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; ; attempt++) {
+      Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(random.nextLong(), 36) + ".tmp");
+      try {
+        return Files.createFile(tmp);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        if (attempt > 100) {
+          throw e;
+        }
+      }
+    }
+  }
+
   /** Default upper bound of one record batch's size. */
   public static final long DEFAULT_BATCH_BYTES = 64L << 20;
 
@@ -27,7 +45,7 @@ public final class ArrowFiles {
    */
   public static long write(org.apache.arrow.vector.ipc.ArrowReader reader, Path target) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    Path tmp = temporarySibling(dir, target);
     boolean done = false;
     long rows = 0;
     try {
@@ -56,7 +74,7 @@ public final class ArrowFiles {
    */
   public static void write(VectorSchemaRoot root, long rowBytes, Path target, long batchBytes) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    Path tmp = temporarySibling(dir, target);
     boolean done = false;
     try {
       try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
