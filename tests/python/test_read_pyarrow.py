@@ -46,7 +46,9 @@ def cases():
     last (a selection); the Java FixtureReadTest checks every read of every set byte for byte."""
     out = []
     for cases_json in sorted((ROOT / "testdata").glob("*/cases.json")):
-        for case in json.loads(cases_json.read_text()).get("cases", []):
+        doc = json.loads(cases_json.read_text())
+        for case in doc.get("cases", []):
+            case = dict(case, options=doc.get("options", {}))
             reads = case["reads"] if len(case["reads"]) <= 2 else [case["reads"][0], case["reads"][-1]]
             for read in reads:
                 out.append(pytest.param(cases_json.parent, case, read,
@@ -117,11 +119,18 @@ def expected(set_dir, case, read):
 
 @pytest.mark.parametrize("set_dir,case,read", cases())
 def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
-    table = zaro_read(set_dir / case["store"], case["path"], read["slice"], tmp_path / "out.arrow")
+    fallback = case["options"].get("fallback_types", False)
+    table = zaro_read(set_dir / case["store"], case["path"], read["slice"], tmp_path / "out.arrow",
+                      *(["--fallback-types"] if fallback else []))
     name = case["path"].rstrip("/").split("/")[-1] if case["path"].strip("/") else "data"
     assert table.column_names == [name]
     got = to_numpy(table, case["data_type"])
     want = expected(set_dir, case, read)
+    if fallback:  # bfloat16, float8_*: zaro gives the bit patterns, named in the field metadata
+        assert table.schema.field(0).metadata == {b"zarr.data_type": case["data_type"].encode()}
+        assert got.dtype == np.dtype(f"<u{case['bits'] // 8}")
+        np.testing.assert_array_equal(got, np.ascontiguousarray(want).view(got.dtype))
+        return
     if case["data_type"] == "bytes":
         want = np.vectorize(lambda s: s.encode("latin-1"), otypes=[object])(want)
     if want.ndim == 0:  # a 0-d array is one row (before complex adds its trailing dimension of 2)
@@ -188,3 +197,22 @@ def test_bad_input_exits_nonzero_without_output(tmp_path, args, message):
     assert "Exception" not in result.stderr
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fallback_types_need_the_flag_and_view_as_ml_dtypes(tmp_path):
+    """bfloat16 (tensorstore wrote it) is refused without --fallback-types; with it, the uint16
+    bit patterns viewed as ml_dtypes.bfloat16 equal tensorstore's values."""
+    import ml_dtypes
+    store = ROOT / "testdata" / "fallback" / "stores" / "bfloat16.zarr"
+    out = tmp_path / "x.arrow"
+    result = subprocess.run([ZARO, "read", str(store), "/", "--out", str(out)], capture_output=True, text=True,
+                            env=ENV)
+    assert result.returncode != 0
+    assert "data type 'bfloat16'" in result.stderr and "--fallback-types" in result.stderr
+    assert "Exception" not in result.stderr and not out.exists()
+    table = zaro_read(store, "/", "1:7, 2:12", out, "--fallback-types")
+    got = table.column(0).combine_chunks().to_numpy_ndarray().view(ml_dtypes.bfloat16)
+    want = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(store)}}).result()[1:7, 2:12].read().result()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    assert np.isnan(got.astype(np.float32)[:, -1]).all()  # the fill value "NaN" of the unwritten chunks

@@ -111,8 +111,21 @@ public final class Zaro implements AutoCloseable {
   /** The array at {@code path}, with its codec chain resolved (cached). */
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
-    return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, meta(k), options.codecs(), workers,
+    return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, readable(k, meta(k)), options.codecs(), workers,
         options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0));
+  }
+
+  /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */
+  private ArrayMetadata readable(String path, ArrayMetadata meta) {
+    meta.dataType().fallbackFormat().ifPresent(format -> {
+      if (!options.fallbackTypes()) {
+        throw new MetadataException("'/" + path + "' in " + store.describe() + " has data type '"
+            + format.name() + "', which zaro does not interpret; it can read its values as their "
+            + format.bits() + "-bit patterns (uint" + format.bits() + ") if you ask for it: --fallback-types"
+            + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
+      }
+    });
+    return meta;
   }
 
   /** Reads a selection of an array; the caller closes the slab. */

@@ -8,8 +8,11 @@ import dev.zaro.arrow.codec.CodecRegistry;
  * @param threads chunks decoded in parallel by one read (about the core count)
  * @param codecs where codec names are looked up
  * @param ioConcurrency chunk fetches one read keeps in flight on remote stores (HTTP, S3)
+ * @param fallbackTypes whether arrays of data types zaro does not interpret but can read as bit
+ *     patterns (bfloat16, float8_*: as uint16/uint8) may be read; off by default, so nobody
+ *     gets integers where they expected floats without asking for them
  */
-public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency) {
+public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, boolean fallbackTypes) {
   public ZaroOptions {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1, not " + threads);
@@ -20,18 +23,23 @@ public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency) 
   }
 
   public ZaroOptions(int threads, CodecRegistry codecs) {
-    this(threads, codecs, 16);
+    this(threads, codecs, 16, false);
   }
 
   public static ZaroOptions defaults() {
-    return new ZaroOptions(Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 16);
+    return new ZaroOptions(Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 16, false);
   }
 
   public ZaroOptions withThreads(int n) {
-    return new ZaroOptions(n, codecs, ioConcurrency);
+    return new ZaroOptions(n, codecs, ioConcurrency, fallbackTypes);
   }
 
   public ZaroOptions withIoConcurrency(int n) {
-    return new ZaroOptions(threads, codecs, n);
+    return new ZaroOptions(threads, codecs, n, fallbackTypes);
+  }
+
+  /** Allows (or refuses) reading types such as bfloat16 as their bit patterns; see {@link #fallbackTypes()}. */
+  public ZaroOptions withFallbackTypes(boolean allow) {
+    return new ZaroOptions(threads, codecs, ioConcurrency, allow);
   }
 }

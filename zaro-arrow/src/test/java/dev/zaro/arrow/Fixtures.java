@@ -23,6 +23,21 @@ public final class Fixtures {
     return testdata().resolve("fixtures");
   }
 
+  /** Copies the fixture tree {@code source} to {@code target} (to modify it in a test). */
+  public static Path copyTree(Path source, Path target) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(source)) {
+      for (Path p : files.toList()) {
+        Path to = target.resolve(source.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(p, to);
+        }
+      }
+    }
+    return target;
+  }
+
   public static Path sample() {
     return testdata().resolve("sample").resolve("climate.zarr");
   }

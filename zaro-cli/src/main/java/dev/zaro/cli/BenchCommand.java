@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -40,15 +41,12 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", description = "Untimed reads first (default: 1).")
   int warmup;
 
-  @Option(names = "--threads", paramLabel = "T", description = "Chunks decoded in parallel (default: cores).")
-  Integer threads;
+  @Mixin
+  OpenOptions open = new OpenOptions();
 
   @Override
   public Integer call() {
-    ZaroOptions options = ZaroOptions.defaults();
-    if (threads != null) {
-      options = options.withThreads(threads);
-    }
+    ZaroOptions options = open.toOptions();
     java.util.List<String> reads = new java.util.ArrayList<>();
     if (slices != null) {
       reads.addAll(slices);

@@ -16,6 +16,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -51,18 +52,15 @@ final class ReadCommand implements Callable<Integer> {
       description = "Arrow IPC file to write; written whole or not at all.")
   Path out;
 
-  @Option(names = "--threads", paramLabel = "T", description = "Chunks decoded in parallel (default: cores).")
-  Integer threads;
+  @Mixin
+  OpenOptions open = new OpenOptions();
 
   @Override
   public Integer call() throws Exception {
     if (!layout.equals("tensor") && !layout.equals("table")) {
       throw new ZaroException("--layout " + layout + ": use tensor or table");
     }
-    ZaroOptions options = ZaroOptions.defaults();
-    if (threads != null) {
-      options = options.withThreads(threads);
-    }
+    ZaroOptions options = open.toOptions();
     long started = System.nanoTime();
     try (Zaro zaro = Zaro.open(store, options);
          BufferAllocator allocator = new RootAllocator()) {

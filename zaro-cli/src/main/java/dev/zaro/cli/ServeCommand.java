@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -23,8 +24,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "8815", description = "Port (default: 8815; 0 picks a free one).")
   int port;
 
-  @Option(names = "--threads", paramLabel = "T", description = "Chunks decoded in parallel per read (default: cores).")
-  Integer threads;
+  @Mixin
+  OpenOptions open = new OpenOptions();
 
   @Option(names = "--max-request-bytes", paramLabel = "N", defaultValue = "1073741824",
       description = "Memory one request may hold at once (default: 1 GiB).")
@@ -38,10 +39,7 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     String location = store != null ? store : sample().toString();
-    ZaroOptions options = ZaroOptions.defaults();
-    if (threads != null) {
-      options = options.withThreads(threads);
-    }
+    ZaroOptions options = open.toOptions();
     ZaroFlightProducer.FlightOptions limits = new ZaroFlightProducer.FlightOptions(
         ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(), ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
         maxRequestBytes);

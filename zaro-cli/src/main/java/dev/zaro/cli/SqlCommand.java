@@ -26,6 +26,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBResultSet;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -39,6 +40,9 @@ final class SqlCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "SQL", description = "The query; quote nested paths: \"group/array\".")
   String sql;
 
+  @Mixin
+  OpenOptions open = new OpenOptions();
+
   @Option(names = "--out", paramLabel = "FILE.arrow", description = "Write the result as an Arrow IPC file.")
   Path out;
 
@@ -50,7 +54,7 @@ final class SqlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+    try (Zaro zaro = Zaro.open(store, open.toOptions());
          BufferAllocator allocator = new RootAllocator();
          Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
       DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);

@@ -123,18 +123,7 @@ class CliTest extends AllocatorTest {
 
   @Test
   void aCorruptChunkLeavesNoOutFile() throws Exception {
-    Path copy = dir.resolve("copy.zarr");
-    Path src = sharding("end_zstd");
-    try (Stream<Path> files = Files.walk(src)) {
-      for (Path p : files.toList()) {
-        Path target = copy.resolve(src.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
-    }
+    Path copy = Fixtures.copyTree(sharding("end_zstd"), dir.resolve("copy.zarr"));
     byte[] shard = Files.readAllBytes(copy.resolve("c/1/1"));
     shard[shard.length - 50] ^= 0x10;
     Files.write(copy.resolve("c/1/1"), shard);

@@ -5,6 +5,7 @@ import dev.zaro.arrow.read.Slab;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -59,12 +60,11 @@ public final class SlabVectors {
   /** The tensor-layout field of a slab of {@code shape} (result shape) and element type. */
   public static Field tensorField(String name, DataType type, long[] slabShape, List<String> dimensionNames) {
     long[] shape = valueShape(type, slabShape);
-    boolean scalarRows = slabShape.length == 0 ? shape.length == 0 : shape.length == 1;
-    Field value = new Field(scalarRows ? name : "item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
     long[] rest = slabShape.length == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
     if (rest.length == 0) {
-      return value;
+      return new Field(name, fieldType(ArrowTypes.valueType(type), type), null);
     }
+    Field value = new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
     List<String> names = new ArrayList<>(dimensionNames);
     if (ArrowTypes.valuesPerElement(type) == 2) {
       names.add("complex");
@@ -77,9 +77,20 @@ public final class SlabVectors {
       for (long r : rest) {
         size *= r;
       }
-      return new Field(name, FieldType.notNullable(new ArrowType.FixedSizeList(Math.toIntExact(size))), List.of(value));
+      return new Field(name, fieldType(new ArrowType.FixedSizeList(Math.toIntExact(size)), type), List.of(value));
     }
-    return new Field(name, FieldType.notNullable(new FixedShapeTensorType(rest, restNames)), List.of(value));
+    return new Field(name, fieldType(new FixedShapeTensorType(rest, restNames), type), List.of(value));
+  }
+
+  /**
+   * Field metadata key naming the Zarr data type of a column whose values are bit patterns of a
+   * type zaro does not interpret (e.g. {@code "bfloat16"} on a uint16 column).
+   */
+  public static final String DATA_TYPE_METADATA = "zarr.data_type";
+
+  private static FieldType fieldType(ArrowType arrowType, DataType type) {
+    Map<String, String> metadata = type.fallbackFormat().isPresent() ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
+    return new FieldType(false, arrowType, null, metadata);
   }
 
   /**

@@ -132,6 +132,10 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     if (core != null) {
       return core;
     }
+    java.util.Optional<MiniFloat> fallback = MiniFloat.named(name);
+    if (fallback.isPresent()) {
+      return new DataType(Kind.UINT, fallback.get().bits(), name);
+    }
     if (name.matches("r[1-9][0-9]{0,6}")) {
       int bits = Integer.parseInt(name.substring(1));
       if (bits % 8 == 0) {
@@ -141,7 +145,18 @@ public record DataType(Kind kind, int bits, String name, String unit) {
           + "' must have a multiple of 8 bits");
     }
     throw new MetadataException(where + ": unknown data type '" + name + "' (known: "
-        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", r<bits>)");
+        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", r<bits>, and as bit patterns only: "
+        + String.join(", ", MiniFloat.names()) + ")");
+  }
+
+  /**
+   * The floating-point format of a type zaro reads only as its bit patterns ({@code bfloat16},
+   * the {@code float8_*} types): such a type has kind {@link Kind#UINT} of the same width, and a
+   * read needs the caller's consent ({@code ZaroOptions.withFallbackTypes}). Empty for every
+   * other type.
+   */
+  public java.util.Optional<MiniFloat> fallbackFormat() {
+    return kind == Kind.UINT ? MiniFloat.named(name) : java.util.Optional.empty();
   }
 
   /** Bytes per element. */

@@ -92,6 +92,11 @@ public final class FillValue {
       throw new MetadataException(where + ": fill_value for bytes must be base64 text or a byte list, not " + node);
     }
     ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
+    java.util.Optional<MiniFloat> format = type.fallbackFormat();
+    if (format.isPresent()) {
+      putFloat(out, node, type.byteSize(), type, where);
+      return new FillValue(out.array());
+    }
     switch (type.kind()) {
       case BOOL -> {
         if (!node.isBoolean()) {
@@ -185,6 +190,14 @@ public final class FillValue {
       };
     } else {
       throw new MetadataException(where + ": fill_value for " + type + " must be a number, not " + node);
+    }
+    java.util.Optional<MiniFloat> format = type.fallbackFormat();
+    if (format.isPresent()) {
+      int bits = format.get().encode(value);
+      for (int i = 0; i < width; i++) {
+        out.put((byte) (bits >>> (8 * i)));
+      }
+      return;
     }
     switch (width) {
       case 2 -> out.putShort(HalfFloat.fromDouble(value));

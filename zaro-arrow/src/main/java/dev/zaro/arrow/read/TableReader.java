@@ -72,6 +72,11 @@ public final class TableReader extends ArrowReader {
     }
     this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
         ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
+    if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
+      throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
+          + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"
+          + " to which they cannot apply; read it raw (--raw)");
+    }
     Set<String> names = new HashSet<>();
     names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
@@ -88,7 +93,9 @@ public final class TableReader extends ArrowReader {
     ArrowType valueType = cf.packed()
         ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
         : ArrowTypes.valueType(meta.dataType());
-    this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null), null);
+    this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
+        meta.dataType().fallbackFormat().isPresent()
+            ? java.util.Map.of(dev.zaro.arrow.arrow.SlabVectors.DATA_TYPE_METADATA, meta.dataType().name()) : null), null);
     this.counts = selection.counts();
     long inner = 1;
     int k = counts.length - 1;

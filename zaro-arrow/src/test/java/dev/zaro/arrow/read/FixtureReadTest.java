@@ -53,7 +53,8 @@ class FixtureReadTest extends AllocatorTest {
           out.add(Arguments.of(dir.getFileName() + "/" + c.get("name").asText() + "[" + r.get("slice").asText() + "]",
               dir.resolve(c.get("store").asText()).toString(), c.get("path").asText(), c.get("data_type").asText(),
               r.get("slice").asText(), JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
-              dir.resolve(r.get("expected").asText()).toString()));
+              dir.resolve(r.get("expected").asText()).toString(),
+              doc.path("options").path("fallback_types").asBoolean(false)));
         }
       }
     }
@@ -63,14 +64,14 @@ class FixtureReadTest extends AllocatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
   void readsEqualTensorstore(String name, String store, String path, String dataType, String slice,
-      long[] shape, String expected) throws IOException {
+      long[] shape, String expected, boolean fallbackTypes) throws IOException {
     if (expected.endsWith(".json")) {
       readsEqualStrings(store, path, slice, shape, expected);
       return;
     }
     byte[] want = Files.readAllBytes(Path.of(expected));
     for (int threads : new int[] {1, 4}) {
-      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads));
+      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads).withFallbackTypes(fallbackTypes));
            Slab slab = zaro.read(path, slice, allocator)) {
         assertEquals(dataType, slab.dataType().name());
         assertArrayEquals(shape, slab.shape(), "shape");
@@ -119,8 +120,8 @@ class FixtureReadTest extends AllocatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
   void tensorColumnsShareTheSlabBuffer(String name, String store, String path, String dataType, String slice,
-      long[] shape, String expected) {
-    try (Zaro zaro = Zaro.open(store);
+      long[] shape, String expected, boolean fallbackTypes) {
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withFallbackTypes(fallbackTypes));
          Slab slab = zaro.read(path, slice, allocator);
          FieldVector vector = SlabVectors.tensor(slab)) {
       long rows = shape.length == 0 ? 1 : shape[0];

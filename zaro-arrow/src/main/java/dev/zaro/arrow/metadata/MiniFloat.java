@@ -1,0 +1,118 @@
+package dev.zaro.arrow.metadata;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A binary floating-point format of at most 16 bits (IEEE binary16, bfloat16, the float8
+ * families of ml_dtypes), described by its field widths, exponent bias and how it spells
+ * infinity and NaN. Converts doubles to its bit patterns with one correct rounding (to nearest,
+ * ties to even), as numpy and ml_dtypes do.
+ *
+ * @param name the Zarr v3 data type name
+ * @param exponentBits exponent field width
+ * @param mantissaBits mantissa field width
+ * @param bias exponent bias
+ * @param style how infinities, NaN and negative zero are encoded
+ */
+public record MiniFloat(String name, int exponentBits, int mantissaBits, int bias, Style style) {
+
+  /** The encodings of special values a format family uses. */
+  public enum Style {
+    /** IEEE 754: all-ones exponent is infinity (mantissa 0) or NaN; signed zeros. */
+    IEEE,
+    /** "fn" (finite): no infinities; all-ones exponent and mantissa is NaN; signed zeros. */
+    FINITE,
+    /** "fnuz" (finite, unsigned zero): no infinities, no negative zero; NaN is the sign bit alone. */
+    FINITE_UNSIGNED_ZERO
+  }
+
+  public static final MiniFloat BINARY16 = new MiniFloat("float16", 5, 10, 15, Style.IEEE);
+  public static final MiniFloat BFLOAT16 = new MiniFloat("bfloat16", 8, 7, 127, Style.IEEE);
+
+  /** The formats zaro knows by v3 name, besides float16: bfloat16 and the float8 types tensorstore writes. */
+  private static final Map<String, MiniFloat> NAMED = Map.of(
+      "bfloat16", BFLOAT16,
+      "float8_e5m2", new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
+      "float8_e4m3fn", new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
+      "float8_e4m3fnuz", new MiniFloat("float8_e4m3fnuz", 4, 3, 8, Style.FINITE_UNSIGNED_ZERO),
+      "float8_e4m3b11fnuz", new MiniFloat("float8_e4m3b11fnuz", 4, 3, 11, Style.FINITE_UNSIGNED_ZERO),
+      "float8_e5m2fnuz", new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO));
+
+  /** The format called {@code name} in Zarr v3 (bfloat16, float8_e4m3fn, ...), other than float16. */
+  public static Optional<MiniFloat> named(String name) {
+    return Optional.ofNullable(NAMED.get(name));
+  }
+
+  /** The names of {@link #named} formats, sorted. */
+  public static java.util.List<String> names() {
+    return NAMED.keySet().stream().sorted().toList();
+  }
+
+  /** Total width in bits (8 or 16 for the named formats). */
+  public int bits() {
+    return 1 + exponentBits + mantissaBits;
+  }
+
+  /** The bit pattern nearest to {@code d}: overflow gives infinity (IEEE) or NaN (finite formats). */
+  public int encode(double d) {
+    long raw = Double.doubleToRawLongBits(d);
+    int sign = raw < 0 ? 1 << (exponentBits + mantissaBits) : 0;
+    int maxExponentField = (1 << exponentBits) - 1;
+    int mantissaMask = (1 << mantissaBits) - 1;
+    if (Double.isNaN(d)) {
+      long payload = raw & 0xfffffffffffffL;
+      return switch (style) {
+        case IEEE -> sign | maxExponentField << mantissaBits | 1 << (mantissaBits - 1)
+            | (int) (payload >>> (52 - mantissaBits)) & mantissaMask;
+        case FINITE -> sign | maxExponentField << mantissaBits | mantissaMask;
+        case FINITE_UNSIGNED_ZERO -> nanUnsignedZero();
+      };
+    }
+    double a = Math.abs(d);
+    if (Double.isInfinite(a)) {
+      return overflow(sign);
+    }
+    if (a == 0) {
+      return style == Style.FINITE_UNSIGNED_ZERO ? 0 : sign;
+    }
+    int minExponent = 1 - bias;
+    int quantum = Math.max(Math.getExponent(a), minExponent) - mantissaBits;
+    long r = (long) Math.rint(Math.scalb(a, -quantum));
+    if (r == 0) {
+      return style == Style.FINITE_UNSIGNED_ZERO ? 0 : sign;
+    }
+    if (r == 1L << (mantissaBits + 1)) {
+      r >>= 1;
+      quantum++;
+    }
+    int exponentField;
+    int mantissa;
+    if (r < 1L << mantissaBits) {
+      exponentField = 0;
+      mantissa = (int) r;
+    } else {
+      exponentField = quantum + mantissaBits + bias;
+      mantissa = (int) (r - (1L << mantissaBits));
+    }
+    int largestFinite = style == Style.IEEE ? maxExponentField - 1 : maxExponentField;
+    if (exponentField > largestFinite
+        || style == Style.FINITE && exponentField == maxExponentField && mantissa == mantissaMask) {
+      return overflow(sign);
+    }
+    return sign | exponentField << mantissaBits | mantissa;
+  }
+
+  private int overflow(int sign) {
+    int maxExponentField = (1 << exponentBits) - 1;
+    return switch (style) {
+      case IEEE -> sign | maxExponentField << mantissaBits;
+      case FINITE -> sign | maxExponentField << mantissaBits | (1 << mantissaBits) - 1;
+      case FINITE_UNSIGNED_ZERO -> nanUnsignedZero();
+    };
+  }
+
+  private int nanUnsignedZero() {
+    return 1 << (exponentBits + mantissaBits);
+  }
+}

@@ -1,0 +1,81 @@
+package dev.zaro.arrow.read;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.arrow.SlabVectors;
+import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.DataType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Types zaro does not interpret but can read as bit patterns (bfloat16, float8_*; written by
+ * tensorstore in testdata/fallback): refused unless the caller opts in, then uintN columns whose
+ * field metadata names the type. Their values are checked by FixtureReadTest.
+ */
+class FallbackTypeTest extends AllocatorTest {
+  private static final Path BFLOAT16 = Fixtures.testdata().resolve("fallback/stores/bfloat16.zarr");
+
+  @Test
+  void refusedUnlessTheCallerOptsIn() {
+    try (Zaro zaro = Zaro.open(BFLOAT16.toString())) {
+      assertEquals("bfloat16", zaro.meta("/").dataType().name(), "metadata opens without the option");
+      MetadataException e = assertThrows(MetadataException.class, () -> zaro.read("/", "", allocator));
+      assertTrue(e.getMessage().contains("data type 'bfloat16'") && e.getMessage().contains("--fallback-types")
+          && e.getMessage().contains("withFallbackTypes") && e.getMessage().contains("bfloat16.zarr"), e.getMessage());
+      assertThrows(MetadataException.class, () -> zaro.readTable("/", "", allocator));
+    }
+  }
+
+  @Test
+  void bitPatternsWithTheTypeInTheFieldMetadata() {
+    try (Zaro zaro = Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
+         Slab slab = zaro.read("/", "2:5, 1:3", allocator);
+         FieldVector column = SlabVectors.tensor(slab)) {
+      assertEquals(DataType.Kind.UINT, slab.dataType().kind());
+      assertEquals(16, slab.dataType().bits());
+      Field field = column.getField();
+      assertEquals("bfloat16", field.getMetadata().get(SlabVectors.DATA_TYPE_METADATA), field.toString());
+      assertEquals(new ArrowType.Int(16, false), field.getChildren().get(0).getType());
+    }
+  }
+
+  @Test
+  void tableLayoutNamesTheTypeToo() throws Exception {
+    try (Zaro zaro = Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
+         TableReader reader = zaro.readTable("/", "0:2, :", allocator)) {
+      Field value = reader.getVectorSchemaRoot().getSchema().findField("data");
+      assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"), value.getMetadata());
+      assertEquals(new ArrowType.Int(16, false), value.getType());
+    }
+  }
+
+  /** scale_factor or _FillValue cannot apply to bit patterns: the table layout says so. */
+  @Test
+  void cfAttributesOnBitPatternsAreAnError(@TempDir Path dir) throws IOException {
+    Path copy = Fixtures.copyTree(BFLOAT16, dir.resolve("bf.zarr"));
+    Path meta = copy.resolve("zarr.json");
+    Files.writeString(meta, Files.readString(meta).replace("\"attributes\":{", "\"attributes\":{\"scale_factor\":0.5,"));
+    try (Zaro zaro = Zaro.open(copy.toString(), ZaroOptions.defaults().withFallbackTypes(true))) {
+      ZaroException e = assertThrows(ZaroException.class, () -> zaro.readTable("/", "", allocator));
+      assertTrue(e.getMessage().contains("bit patterns") && e.getMessage().contains("--raw"), e.getMessage());
+      try (TableReader raw = zaro.readTable("/", "", allocator, TableOptions.DEFAULT.withCf(false), ReadOptions.DEFAULT)) {
+        assertTrue(raw.loadNextBatch());
+      }
+    }
+  }
+}
