@@ -26,6 +26,17 @@ def to_index(sel):
     return tuple(out)
 
 
+def json_reads(name, full, text=str):
+    """The three reads of every 7 x 9 array, expected values as a JSON list of text."""
+    reads = []
+    for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
+        got = full[to_index(sel)]
+        exp = f"expected/{name}.{i}.json"
+        (HERE / exp).write_text(json.dumps([text(v) for v in np.ravel(got)], ensure_ascii=False))
+        reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+    return reads
+
+
 def main():
     shutil.rmtree(HERE / "stores", ignore_errors=True)
     shutil.rmtree(HERE / "expected", ignore_errors=True)
@@ -51,14 +62,7 @@ def main():
             z[...] = data               # null fill: zarr-python would read missing elements as None
         else:
             z[:6, :8] = data[:6, :8]    # the last chunk row/column stays missing (fill value)
-        full = z[...]
-        reads = []
-        for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
-            got = full[to_index(sel)]
-            values = [v if kind == "string" else v.decode("latin-1") for v in np.ravel(got)]
-            exp = f"expected/{name}.{i}.json"
-            (HERE / exp).write_text(json.dumps(values, ensure_ascii=False))
-            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        reads = json_reads(name, z[...], (lambda v: v) if kind == "string" else (lambda v: v.decode("latin-1")))
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": kind,
                       "shape": list(shape), "reads": reads})
     # fixed-width unicode (numpy U: UTF-32), little and big endian
@@ -69,14 +73,32 @@ def main():
         z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
                             dtype=dtype, compressor=numcodecs.Zstd(level=1), fill_value="zz")
         z[:6, :8] = data[:6, :8]
-        full = z[...]
-        reads = []
-        for i, sel in enumerate(["", "1:7:2, 2:9", "4, :"]):
-            got = full[to_index(sel)]
-            exp = f"expected/{name}.{i}.json"
-            (HERE / exp).write_text(json.dumps([str(v) for v in np.ravel(got)], ensure_ascii=False))
-            reads.append({"slice": sel, "shape": list(np.shape(got)), "expected": exp})
+        reads = json_reads(name, z[...])
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": "fixed_length_utf32",
+                      "shape": list(shape), "reads": reads})
+
+    # categorize: text stored as integer codes (0 = none of the labels, read back as "")
+    labels = ["female", "male", "ünïcödé", "日本語"]
+    pool = labels + ["unexpected", ""]
+    cat_specs = [
+        ("categorize_object_zlib", object, "u1", numcodecs.Zlib(level=1), "C", None),
+        ("categorize_U8_F_blosc", "<U8", "<u2", numcodecs.Blosc(cname="lz4", clevel=5), "F", "zz"),
+        ("categorize_U8_big_raw", ">U8", ">u2", None, "C", "zz"),
+    ]
+    for name, dtype, astype, compressor, order, fill in cat_specs:
+        shape, chunks = (7, 9), (3, 4)
+        data = np.array([pool[(i * 7 + i // 5) % len(pool)] for i in range(63)], dtype=dtype).reshape(shape)
+        categorize = numcodecs.Categorize(labels=labels, dtype=dtype, astype=astype)
+        z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
+                            dtype=dtype, filters=[categorize], compressor=compressor, order=order,
+                            fill_value=fill)
+        if fill is None:
+            z[...] = data               # object arrays: missing elements would read as the number 0
+        else:
+            z[:6, :8] = data[:6, :8]    # the last chunk row/column stays missing (fill value)
+        reads = json_reads(name, z[...])
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "",
+                      "data_type": "string" if dtype is object else "fixed_length_utf32",
                       "shape": list(shape), "reads": reads})
 
     # fixed-width bytes and datetimes (expected as raw little-endian bytes of numpy's values)

@@ -35,4 +35,13 @@ public non-sealed interface ArrayToArrayCodec extends Codec {
    * @return a buffer of {@code decoded.byteSize()} bytes that the caller closes
    */
   ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator);
+
+  /**
+   * {@link #decode(ArrowBuf, ChunkSpec, BufferAllocator)} for a read whose variable-length
+   * elements reference bytes in {@code heap} (null for fixed-size types): a codec that decodes
+   * to such references keeps the bytes they point at alive there.
+   */
+  default ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator, VarHeap heap) {
+    return decode(encoded, decoded, allocator);
+  }
 }

@@ -230,7 +230,7 @@ public final class CodecChain {
           arrayToBytesSpec.dataType().byteSize(), arrayToBytesSpec.shape()), allocator);
       array.writerIndex(arrayToBytesSpec.byteSize());
       for (int i = arrayToArray.size() - 1; i >= 0; i--) {
-        ArrowBuf next = arrayToArray.get(i).decode(array, arrayToArraySpecs.get(i), allocator);
+        ArrowBuf next = arrayToArray.get(i).decode(array, arrayToArraySpecs.get(i), allocator, view.heap());
         array.close();
         array = next;
       }

@@ -86,20 +86,21 @@ public final class V2Metadata {
   /**
    * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8}
    * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes): the object codec
-   * becomes the array-to-bytes codec, the compressor follows it.
+   * becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
+   * {@code categorize}: an array-to-array codec before {@code bytes} on the codes.
    */
   private static ArrayMetadata parseObjectArray(JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
     JsonNode filters = doc.optional("filters");
     JsonNode objectCodec = filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
     String id = objectCodec == null ? null : objectCodec.path("id").asText(null);
-    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes"))) {
-      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec"
-          + " (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
+    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes") || id.equals("categorize"))) {
+      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its"
+          + " object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
     }
     if (filters.size() > 1) {
       throw doc.error("filters", "filters after the object codec " + id + " are not supported");
     }
-    DataType type = id.equals("vlen-utf8") ? DataType.STRING : DataType.BYTES;
+    DataType type = id.equals("vlen-bytes") ? DataType.BYTES : DataType.STRING;
     JsonNode fillNode = doc.required("fill_value");
     FillValue fill = fillNode.isNull() || (fillNode.isNumber() && fillNode.doubleValue() == 0)
         ? new FillValue(new byte[0])
@@ -116,10 +117,20 @@ public final class V2Metadata {
       }
       codecs.add(new CodecSpec("transpose", JsonNodeFactory.instance.objectNode().set("order", reversed)));
     }
-    codecs.add(new CodecSpec(id, null));
+    int itemSize = 1;
+    if (id.equals("categorize")) {
+      ObjectNode config = withoutId(objectCodec);
+      NumpyDtype codes = filterType(doc, "filters", 0, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
+      codecs.add(new CodecSpec("numcodecs.categorize", config));
+      codecs.add(new CodecSpec("bytes", JsonNodeFactory.instance.objectNode()
+          .put("endian", codes.bigEndian() ? "big" : "little")));
+      itemSize = codes.dataType().byteSize();
+    } else {
+      codecs.add(new CodecSpec(id, null));
+    }
     JsonNode compressor = doc.required("compressor");
     if (!compressor.isNull()) {
-      codecs.add(compressor(doc, compressor, 1));
+      codecs.add(compressor(doc, compressor, itemSize));
     }
     ObjectNode attributes = attrs == null ? null : attrs.root();
     return new ArrayMetadata(2, shape, type, chunks, new ChunkKeyEncoding.V2Encoding(separator(doc)), fill, codecs,
@@ -276,6 +287,7 @@ public final class V2Metadata {
         case "delta", "fixedscaleoffset", "quantize" -> filterType(doc, field, i, id, config, "astype",
             filterType(doc, field, i, id, config, "dtype", current));
         case "astype" -> filterType(doc, field, i, id, config, "encode_dtype", current);
+        case "categorize" -> filterType(doc, field, i, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
         case "packbits" -> new NumpyDtype(DataType.UINT8, false);
         default -> current;
       };

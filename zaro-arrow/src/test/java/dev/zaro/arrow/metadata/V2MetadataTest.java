@@ -150,8 +150,8 @@ class V2MetadataTest {
   /** Object arrays need vlen-utf8 or vlen-bytes as their object codec (the first filter). */
   @ParameterizedTest
   @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
-      "null ~ an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec (first filter); found none",
-      "[{\"id\": \"json2\"}] ~ an object (\"|O\") array needs vlen-utf8 or vlen-bytes as its object codec (first filter); found object {\"id\":\"json2\"}",
+      "null ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its object codec (first filter); found none",
+      "[{\"id\": \"json2\"}] ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its object codec (first filter); found object {\"id\":\"json2\"}",
       "[{\"id\": \"vlen-utf8\"}, {\"id\": \"delta\"}] ~ filters after the object codec vlen-utf8 are not supported"})
   void objectArraysNeedAVlenObjectCodec(String filters, String message) {
     assertEquals("key 'a/.zarray', field 'filters': " + message,
@@ -289,11 +289,11 @@ class V2MetadataTest {
     assertEquals(List.of("numcodecs.packbits", "bytes", "numcodecs.zlib"), names(packed));
     ArrayMetadata astype = parse(with("filters", "[{\"id\":\"astype\",\"encode_dtype\":\">f8\",\"decode_dtype\":\"<f4\"}]"));
     assertEquals("big", astype.codecs().get(1).configuration().get("endian").asText());
-    ArrayMetadata unknown = parse(with("filters", "[{\"id\":\"categorize\",\"labels\":[\"a\"]}]"));
-    assertEquals(List.of("numcodecs.categorize", "bytes", "numcodecs.zlib"), names(unknown));
-    CodecException e = assertThrows(CodecException.class, () -> CodecChain.resolve(unknown.codecs(),
-        new ChunkSpec(unknown.chunkShape(), unknown.dataType(), unknown.fillValue()), CodecRegistry.defaults()));
-    assertTrue(e.getMessage().startsWith("unknown codec 'numcodecs.categorize'"), e.getMessage());
+    ArrayMetadata numbers = parse(with("filters", "[{\"id\":\"categorize\",\"labels\":[\"a\"]}]"));
+    assertEquals(List.of("numcodecs.categorize", "bytes", "numcodecs.zlib"), names(numbers));
+    CodecException e = assertThrows(CodecException.class, () -> CodecChain.resolve(numbers.codecs(),
+        new ChunkSpec(numbers.chunkShape(), numbers.dataType(), numbers.fillValue()), CodecRegistry.defaults()));
+    assertTrue(e.getMessage().startsWith("codec numcodecs.categorize: decodes to text"), e.getMessage());
   }
 
   @ParameterizedTest

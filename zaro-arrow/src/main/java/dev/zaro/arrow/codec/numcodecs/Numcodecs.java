@@ -24,6 +24,7 @@ public final class Numcodecs {
     registry.register("numcodecs.quantize", (spec, input, reg) -> QuantizeCodec.create(spec, input));
     registry.register("numcodecs.bitround", (spec, input, reg) -> BitRoundCodec.create(spec, input));
     registry.register("numcodecs.astype", (spec, input, reg) -> AsTypeCodec.create(spec, input));
+    registry.register("numcodecs.categorize", (spec, input, reg) -> CategorizeCodec.create(spec, input));
     registry.register("numcodecs.packbits", (spec, input, reg) -> PackBitsCodec.create(spec, input));
     // numcodecs' gzip and zstd are the v3 codecs of those names (same streams, same configuration)
     registry.register("numcodecs.gzip", (spec, input, reg) -> reg.create(new CodecSpec("gzip", spec.configuration()), input));

@@ -17,6 +17,7 @@ import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.NumpyDtype;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
@@ -121,6 +122,31 @@ class NumcodecsFilterTest extends AllocatorTest {
     }
   }
 
+  /** numcodecs' Categorize example: codes 0 (not a label) and 1..n; a code past the labels is corrupt data. */
+  @Test
+  void categorizeDecodesCodesToLabels() throws Exception {
+    ChunkSpec decoded = spec(NumpyDtype.parse("<U6").dataType(), 4);
+    ArrayToArrayCodec categorize = (ArrayToArrayCodec) create("numcodecs.categorize",
+        "{\"labels\":[\"female\",\"m\u00e4le\"],\"dtype\":\"<U6\",\"astype\":\"<u2\"}", decoded);
+    assertEquals(spec(DataType.UINT16, 4), categorize.encodedSpec(decoded));
+    try (ArrowBuf in = buf(le(8).putShort((short) 1).putShort((short) 2).putShort((short) 0).putShort((short) 1));
+         ArrowBuf out = categorize.decode(in, decoded, allocator)) {
+      String[] got = new String[4];
+      for (int i = 0; i < 4; i++) {
+        StringBuilder sb = new StringBuilder();
+        for (int c = 0; c < 6 && out.getInt(i * 24L + c * 4L) != 0; c++) {
+          sb.appendCodePoint(out.getInt(i * 24L + c * 4L));
+        }
+        got[i] = sb.toString();
+      }
+      assertArrayEquals(new String[] {"female", "m\u00e4le", "", "female"}, got);
+    }
+    try (ArrowBuf in = buf(le(8).putShort((short) 1).putShort((short) 3).putShort((short) 0).putShort((short) 1))) {
+      CodecException e = assertThrows(CodecException.class, () -> categorize.decode(in, decoded, allocator).close());
+      assertEquals("codec numcodecs.categorize: element 1 has code 3 but there are only 2 labels", e.getMessage());
+    }
+  }
+
   @Test
   void astypeCastsAsNumpy() throws Exception {
     ChunkSpec decoded = spec(DataType.INT16, 4);
@@ -190,6 +216,17 @@ class NumcodecsFilterTest extends AllocatorTest {
       "numcodecs.astype ~ {\"decode_dtype\":\"<f8\"} ~ <f8 ~ codec numcodecs.astype: configuration field"
           + " 'encode_dtype' is missing",
       "numcodecs.packbits ~ {} ~ <i2 ~ codec numcodecs.packbits: packs one-byte booleans, not int16 elements",
+      "numcodecs.categorize ~ {\"labels\":[\"a\"]} ~ <f4 ~ codec numcodecs.categorize: decodes to text (numpy 'U'"
+          + " or object arrays), not float32 elements",
+      "numcodecs.categorize ~ {\"labels\":[\"abcde\"],\"dtype\":\"<U4\"} ~ <U4 ~ codec numcodecs.categorize:"
+          + " label 'abcde' is longer than the 4 characters of fixed_length_utf32 elements",
+      "numcodecs.categorize ~ {\"labels\":[1]} ~ <U4 ~ codec numcodecs.categorize: label 0 must be a string, not number 1",
+      "numcodecs.categorize ~ {\"labels\":\"a\"} ~ <U4 ~ codec numcodecs.categorize: configuration field 'labels'"
+          + " must be a list of strings, not string \"a\"",
+      "numcodecs.categorize ~ {\"labels\":[\"a\"],\"astype\":\"<f4\"} ~ <U4 ~ codec numcodecs.categorize: astype"
+          + " must be an integer type, not float32",
+      "numcodecs.categorize ~ {\"labels\":[\"a\"],\"dtype\":\"<U6\"} ~ <U4 ~ codec numcodecs.categorize: dtype"
+          + " string \"<U6\" differs from the array's fixed_length_utf32 elements",
       "numcodecs.shuffle ~ {\"elementsize\":-1} ~ <i2 ~ codec numcodecs.shuffle: elementsize must not be negative,"
           + " not -1",
       "numcodecs.zlib ~ {\"level\":12} ~ <i2 ~ codec numcodecs.zlib: level must be -1..9, not 12",
