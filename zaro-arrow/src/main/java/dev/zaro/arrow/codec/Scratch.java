@@ -28,6 +28,7 @@ public final class Scratch implements AutoCloseable {
         buffer = null;
       }
       buffer = allocator.buffer(Math.max(size, 1));
+      dev.zaro.arrow.memory.HugePages.advise(buffer.memoryAddress(), buffer.capacity());
     }
     return buffer;
   }

@@ -228,6 +228,7 @@ public final class TableReader extends ArrowReader {
     int w = c.width();
     FieldVector vector = c.field().createVector(allocator);
     try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
+      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
       long base = data.memoryAddress();
       long row = 0;
       for (long o = 0; o < outer; o++) {

@@ -151,6 +151,7 @@ public final class ZarrArray {
           + tasks + " chunks; read it in parts");
     }
     ArrowBuf out = allocator.buffer(outBytes);
+    dev.zaro.arrow.memory.HugePages.advise(out.memoryAddress(), outBytes);
     VarHeap heap = metadata.dataType().isVariableLength() ? new VarHeap(allocator) : null;
     try {
       out.writerIndex(outBytes);

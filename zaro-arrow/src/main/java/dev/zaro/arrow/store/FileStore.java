@@ -75,6 +75,7 @@ public final class FileStore implements Store {
             + " bytes; single reads over 2 GiB are not supported");
       }
       ArrowBuf buf = allocator.buffer(length);
+      dev.zaro.arrow.memory.HugePages.advise(buf.memoryAddress(), length);
       try {
         readFully(channel, buf, 0, position, (int) length, key);
         buf.writerIndex(length);
