@@ -29,6 +29,14 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     return false;
   }
 
+  /**
+   * {@link #decodeInto(ArrowBuf, ArrowBuf, long, long)} on a worker that owns {@code scratch}
+   * (null when there is none), where a codec may keep decoder state it reuses from chunk to chunk.
+   */
+  default boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
+    return decodeInto(encoded, target, offset, size);
+  }
+
   /** Receives decoded bytes in order, a window at a time. */
   @FunctionalInterface
   interface Sink {

@@ -152,7 +152,7 @@ public final class CodecChain {
     try {
       for (int i = bytesToBytes.size() - 1; i >= 0; i--) {
         BytesToBytesCodec codec = bytesToBytes.get(i);
-        if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes)) {
+        if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
           return;
         }
         if (i == 0 && !direct && scratch != null && layoutOnly && bytesSizes[0] > STREAM_ABOVE
@@ -161,7 +161,7 @@ public final class CodecChain {
         }
         if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
-          if (codec.decodeInto(current, reused, 0, bytesSizes[0])) {
+          if (codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
             reused.writerIndex(bytesSizes[0]);
             if (owned) {
               current.close();

@@ -12,6 +12,7 @@ public final class Scratch implements AutoCloseable {
   private final BufferAllocator allocator;
   private ArrowBuf buffer;
   private ArrowBuf window;
+  private final java.util.Map<Class<?>, AutoCloseable> states = new java.util.HashMap<>(2);
 
   public Scratch(BufferAllocator allocator) {
     this.allocator = allocator;
@@ -45,8 +46,24 @@ public final class Scratch implements AutoCloseable {
     return window;
   }
 
+  /**
+   * Decoder state of {@code type} that codecs reuse from chunk to chunk on this worker (e.g. a
+   * zstd context), made by {@code create} on first use and closed with the scratch.
+   */
+  public <T extends AutoCloseable> T state(Class<T> type, java.util.function.Supplier<T> create) {
+    return type.cast(states.computeIfAbsent(type, t -> create.get()));
+  }
+
   @Override
   public void close() {
+    for (AutoCloseable state : states.values()) {
+      try {
+        state.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing decoder state " + state + ": " + e, e);
+      }
+    }
+    states.clear();
     if (buffer != null) {
       buffer.close();
       buffer = null;

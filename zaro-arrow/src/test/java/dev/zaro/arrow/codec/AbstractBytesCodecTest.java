@@ -92,6 +92,52 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     }
   }
 
+  /** Decodes as a read's worker does: into place with its scratch (reused decoder state). */
+  private void decodeWithScratch(ArrowBuf in, long size, Scratch scratch) {
+    try (ArrowBuf target = allocator.buffer(Math.max(1, size))) {
+      if (!codec().decodeInto(in, target, 0, size, scratch)) {
+        codec().decode(in, size, allocator).close();
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("payloads")
+  void decodesIntoPlaceWithAWorkersScratch(String name, byte[] data) throws Exception {
+    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
+         ArrowBuf target = allocator.buffer(data.length + 16)) {
+      for (int round = 0; round < 2; round++) {  // the second round reuses the decoder state
+        target.setOne(0, (int) target.capacity());
+        if (codec().decodeInto(in, target, 8, data.length, scratch)) {
+          byte[] out = new byte[data.length];
+          target.getBytes(8, out);
+          assertArrayEquals(data, out, "round " + round);
+          assertEquals((byte) 0xff, target.getByte(7), "wrote before its region");
+          assertEquals((byte) 0xff, target.getByte(8 + data.length), "wrote past its region");
+        }
+      }
+    }
+  }
+
+  @Test
+  void badInputThroughAWorkersScratchIsAnErrorAndTheScratchStaysUsable() throws Exception {
+    byte[] data = new byte[5000];
+    new Random(2).nextBytes(data);  // the payload of truncatedInputIsAnError (blosc has its c-blosc frame)
+    byte[] encoded = encode(data);
+    try (Scratch scratch = new Scratch(allocator)) {
+      try (ArrowBuf in = buf(Arrays.copyOf(encoded, encoded.length / 2))) {
+        assertThrows(CodecException.class, () -> decodeWithScratch(in, data.length, scratch), "truncated");
+      }
+      try (ArrowBuf in = buf(encoded)) {
+        for (long size : new long[] {data.length - 1, data.length + 1}) {
+          CodecException e = assertThrows(CodecException.class, () -> decodeWithScratch(in, size, scratch));
+          assertTrue(e.getMessage().startsWith("codec " + codec().name()), e.getMessage());
+        }
+        decodeWithScratch(in, data.length, scratch);
+      }
+    }
+  }
+
   @Test
   void aWrongExpectedSizeIsAnError() throws Exception {
     byte[] data = new byte[1000];
