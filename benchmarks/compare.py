@@ -10,6 +10,7 @@ count, no cache), alternating, and prints median seconds, decoded GB/s, the rati
 tensorstore/zaro (above 1: zaro is faster) and zaro's peak allocator bytes.
 """
 import argparse
+import inspect
 import json
 import pathlib
 import subprocess
@@ -36,7 +37,8 @@ def parse(sel):
     return tuple(out)
 
 
-def operations(chunk):
+def operations(chunk, inner=None):
+    """Each operation's selections; `inner` (sharded datasets) adds inner-chunk-by-inner-chunk."""
     rng = np.random.default_rng(1)
     boxes = []
     for _ in range(1000):
@@ -44,7 +46,7 @@ def operations(chunk):
         boxes.append(f"{z}:{z + 64}, {y}:{y + 64}, {x}:{x + 64}")
     chunks = [f"{z}:{z + chunk}, {y}:{y + chunk}, {x}:{x + chunk}"
               for z in range(0, N, chunk) for y in range(0, N, chunk) for x in range(0, N, chunk)]
-    return {
+    ops = {
         "read_all": [":, :, :"],
         "slab": ["100:420, 37:455, 5:500"],
         "z_plane": ["256, :, :"],
@@ -52,30 +54,38 @@ def operations(chunk):
         "chunk_by_chunk": chunks,
         "random_64_boxes": boxes,
     }
+    if inner:
+        ops["inner_chunk_by_chunk"] = [f"{z}:{z + inner}, {y}:{y + inner}, {x}:{x + inner}"
+                                       for z in range(0, N, inner) for y in range(0, N, inner) for x in range(0, N, inner)]
+    return ops
 
 
-def run_zaro(path, slices, threads, repeat):
+def warmup_passes(op, slices):
+    """Untimed passes before zaro's timed ones, so the JIT has compiled the read path (the
+    timed reads are steady state, as tensorstore's native code is from its first read)."""
+    if len(slices) > 1:
+        return 1
+    return 3 if op in ("read_all", "slab") else 100
+
+
+def run_zaro(path, slices, threads, repeat, warmup):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(slices))
     out = subprocess.run([str(ROOT / "zaro"), "bench", str(path), "/", "--slices-file", f.name,
-                          "--repeat", str(repeat), "--threads", str(threads)],
+                          "--repeat", str(repeat), "--warmup", str(warmup), "--threads", str(threads)],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_tensorstore(path, slices, threads, repeat):
-    t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
-                 "context": {"data_copy_concurrency": {"limit": threads},
-                             "file_io_concurrency": {"limit": threads},
-                             "cache_pool": {"total_bytes_limit": 0}}}).result()
-    index = [parse(s) for s in slices]
+def timed(read, index, repeat):
+    """Runs every read of `index` once untimed, then `repeat` timed passes."""
     seconds, each = [], []
     for r in range(repeat + 1):
         t0 = time.perf_counter()
         nbytes = 0
         for ix in index:
             r0 = time.perf_counter()
-            nbytes += t[ix].read().result().nbytes
+            nbytes += read(ix)
             if r > 0:
                 each.append(time.perf_counter() - r0)
         if r > 0:
@@ -88,11 +98,44 @@ def run_tensorstore(path, slices, threads, repeat):
     return out
 
 
+def run_tensorstore(path, slices, threads, repeat):
+    driver = "zarr" if (path / ".zarray").exists() else "zarr3"
+    t = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": str(path)},
+                 "context": {"data_copy_concurrency": {"limit": threads},
+                             "file_io_concurrency": {"limit": threads},
+                             "cache_pool": {"total_bytes_limit": 0}}}).result()
+    return timed(lambda ix: t[ix].read().result().nbytes, [parse(s) for s in slices], repeat)
+
+
+# zarr-python 2 (Debian's python3-zarr) runs in the system interpreter on the v2 copy; blosc's own
+# threads set to the same count (zarr-python 2 reads chunks one after another)
+ZARR2 = """
+import json, sys, time
+import numcodecs.blosc, numpy as np, zarr
+""" + inspect.getsource(parse) + inspect.getsource(timed) + """
+numcodecs.blosc.set_nthreads(int(sys.argv[2]))
+z = zarr.open_array(sys.argv[1], mode="r")
+slices = json.loads(sys.stdin.read())
+print(json.dumps(timed(lambda ix: z[ix].nbytes, [parse(s) for s in slices], int(sys.argv[3]))))
+"""
+
+
+def run_zarr2(path, slices, threads, repeat):
+    python = pathlib.Path("/usr/bin/python3")
+    check = subprocess.run([str(python), "-c", "import zarr; assert zarr.__version__.startswith('2.')"],
+                           capture_output=True) if python.exists() else None
+    if check is None or check.returncode != 0:
+        return None
+    out = subprocess.run([str(python), "-c", ZARR2, str(path), str(threads), str(repeat)],
+                         input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--datasets", nargs="*", default=["zstd", "raw", "gzip", "sharded_zstd"])
+    parser.add_argument("--datasets", nargs="*", default=list(make_datasets.datasets(N)))
     parser.add_argument("--ops", nargs="*")
     parser.add_argument("--markdown")
     args = parser.parse_args()
@@ -101,29 +144,39 @@ def main():
         path = make_datasets.DATA / f"{name}_{N}.zarr"
         if not (path / "zarr.json").exists():
             subprocess.run([sys.executable, str(HERE / "make_datasets.py"), "--size", str(N), "--only", name], check=True)
-        meta = json.loads((path / "zarr.json").read_text())
-        chunk = meta["chunk_grid"]["configuration"]["chunk_shape"][0]
-        for op, slices in operations(chunk).items():
+        v2 = (path / ".zarray").exists()
+        if v2:
+            chunk, inner = json.loads((path / ".zarray").read_text())["chunks"][0], None
+        else:
+            meta = json.loads((path / "zarr.json").read_text())
+            chunk = meta["chunk_grid"]["configuration"]["chunk_shape"][0]
+            codec = meta["codecs"][0]
+            inner = codec["configuration"]["chunk_shape"][0] if codec["name"] == "sharding_indexed" else None
+        for op, slices in operations(chunk, inner).items():
             if args.ops and op not in args.ops:
                 continue
             repeat = args.repeat if len(slices) < 100 else max(1, args.repeat // 2)
-            z = run_zaro(path, slices, args.threads, repeat)
+            z = run_zaro(path, slices, args.threads, repeat, warmup_passes(op, slices))
             s = run_tensorstore(path, slices, args.threads, repeat)
             row = {"dataset": name, "op": op, "zaro_s": z["median_seconds"], "ts_s": s["median_seconds"],
                    "zaro_gbps": z["gbps"], "ts_gbps": s["gbps"], "ratio": s["median_seconds"] / z["median_seconds"],
                    "zaro_peak_mb": z["peak_allocator_bytes"] / 2**20}
+            z2 = run_zarr2(path, slices, args.threads, repeat) if v2 else None
+            if z2:
+                row["zarr2_s"] = z2["median_seconds"]
             if "read_p50_seconds" in z:
                 row.update({"zaro_p50_ms": z["read_p50_seconds"] * 1e3, "zaro_p99_ms": z["read_p99_seconds"] * 1e3,
                             "ts_p50_ms": s["read_p50_seconds"] * 1e3, "ts_p99_ms": s["read_p99_seconds"] * 1e3})
             rows.append(row)
             print(json.dumps(row), flush=True)
-    lines = ["| dataset | operation | zaro s | tensorstore s | zaro GB/s | tensorstore GB/s | ts/zaro | zaro p50/p99 ms | ts p50/p99 ms | zaro peak MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| dataset | operation | zaro s | tensorstore s | zaro GB/s | tensorstore GB/s | ts/zaro | zaro p50/p99 ms | ts p50/p99 ms | zaro peak MiB | zarr-python 2 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lat_z = f"{r['zaro_p50_ms']:.2f}/{r['zaro_p99_ms']:.2f}" if "zaro_p50_ms" in r else ""
         lat_t = f"{r['ts_p50_ms']:.2f}/{r['ts_p99_ms']:.2f}" if "ts_p50_ms" in r else ""
+        zarr2 = f"{r['zarr2_s']:.3f}" if "zarr2_s" in r else ""
         lines.append(f"| {r['dataset']} | {r['op']} | {r['zaro_s']:.3f} | {r['ts_s']:.3f} | {r['zaro_gbps']:.2f} | "
-                     f"{r['ts_gbps']:.2f} | {r['ratio']:.2f} | {lat_z} | {lat_t} | {r['zaro_peak_mb']:.0f} |")
+                     f"{r['ts_gbps']:.2f} | {r['ratio']:.2f} | {lat_z} | {lat_t} | {r['zaro_peak_mb']:.0f} | {zarr2} |")
     table = "\n".join(lines)
     print(table)
     if args.markdown:

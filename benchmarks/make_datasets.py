@@ -34,6 +34,8 @@ def datasets(n):
             "codecs": [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
             "index_codecs": [BYTES, {"name": "crc32c"}], "index_location": "end"}}]),
         "noisy_zstd": ([c, c, c], [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]),
+        # Zarr v2 (tensorstore's zarr driver): the blosc-lz4-shuffle data as most v2 data is stored
+        "v2_blosc": ([c, c, c], {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
     }
 
 
@@ -53,11 +55,16 @@ def main():
         if args.only and name not in args.only:
             continue
         path = DATA / f"{name}_{n}.zarr"
-        t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
-                     "metadata": {"shape": [n, n, n], "data_type": "uint16",
-                                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
-                                  "codecs": codecs, "fill_value": 0}},
-                    create=True, delete_existing=True).result()
+        if name.startswith("v2_"):
+            spec = {"driver": "zarr", "kvstore": {"driver": "file", "path": str(path)},
+                    "metadata": {"shape": [n, n, n], "dtype": "<u2", "chunks": chunks, "compressor": codecs,
+                                 "fill_value": 0, "order": "C", "filters": None}}
+        else:
+            spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+                    "metadata": {"shape": [n, n, n], "data_type": "uint16",
+                                 "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+                                 "codecs": codecs, "fill_value": 0}}
+        t = ts.open(spec, create=True, delete_existing=True).result()
         data = values
         if name == "noisy_zstd":
             # low compressibility: random low bits (deterministic), reader checks use the formula ^ noise

@@ -39,6 +39,18 @@ final class Copy {
     long ref = op - distance;
     long end = op + len;
     boolean room = opLimit - end >= 8;
+    if (distance >= 32 && opLimit - end >= 32) {
+      // 32 bytes per step: every source word lies 32 or more bytes back, so it is already written
+      do {
+        MemoryUtil.putLong(op, MemoryUtil.getLong(ref));
+        MemoryUtil.putLong(op + 8, MemoryUtil.getLong(ref + 8));
+        MemoryUtil.putLong(op + 16, MemoryUtil.getLong(ref + 16));
+        MemoryUtil.putLong(op + 24, MemoryUtil.getLong(ref + 24));
+        op += 32;
+        ref += 32;
+      } while (op < end);
+      return;
+    }
     if (distance >= 8) {
       if (room) {
         do {
