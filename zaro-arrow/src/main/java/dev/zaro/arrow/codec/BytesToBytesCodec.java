@@ -37,6 +37,17 @@ public non-sealed interface BytesToBytesCodec extends Codec {
     return decodeInto(encoded, target, offset, size);
   }
 
+  /**
+   * Decodes at least bytes {@code [from, to)} of the {@code size}-byte decoded stream into the
+   * same offsets of {@code target} (which holds {@code size} bytes), for a read that needs only
+   * that span; other bytes of {@code target} may be left as they were.
+   *
+   * @return false when this codec can only decode whole streams
+   */
+  default boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
+    return false;
+  }
+
   /** Receives decoded bytes in order, a window at a time. */
   @FunctionalInterface
   interface Sink {

@@ -161,7 +161,10 @@ public final class CodecChain {
         }
         if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
-          if (codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
+          long[] span = layoutOnly && arrayToBytes instanceof BytesCodec ? encodedView(view).chunkSpan() : null;
+          boolean part = span != null && span[1] - span[0] < bytesSizes[0]
+              && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
+          if (part || codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
             reused.writerIndex(bytesSizes[0]);
             if (owned) {
               current.close();

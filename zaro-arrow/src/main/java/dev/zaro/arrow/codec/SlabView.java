@@ -91,6 +91,25 @@ public record SlabView(
   }
 
   /**
+   * The byte span of the C-order chunk array that holds every element the view selects: {from,
+   * to}, from the first selected element to the end of the last ({0, 0} when none is).
+   */
+  public long[] chunkSpan() {
+    if (elementCount() == 0) {
+      return new long[] {0, 0};
+    }
+    long first = 0;
+    long last = 0;
+    long s = 1;
+    for (int d = rank() - 1; d >= 0; d--) {
+      first += start[d] * s;
+      last += (start[d] + (count[d] - 1) * step[d]) * s;
+      s *= shape[d];
+    }
+    return new long[] {first * itemSize, (last + 1) * itemSize};
+  }
+
+  /**
    * True when the view takes the whole chunk and the target region is the chunk's own
    * C-order bytes: a decoder may then write straight into {@code target} at {@code offset}.
    */

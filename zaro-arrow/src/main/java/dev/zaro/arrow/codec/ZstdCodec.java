@@ -14,6 +14,9 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCodec {
 
+  /** zstd's largest block: a decoder cannot skip less. */
+  private static final long MAX_BLOCK = 128 * 1024;
+
   static ZstdCodec create(CodecSpec spec) {
     CodecConfig config = new CodecConfig(spec).only("level", "checksum");
     return new ZstdCodec(config.intValue("level", 0), config.booleanValue("checksum", false));
@@ -56,6 +59,45 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     }
     if (n != size) {
       throw new CodecException("codec zstd: decoded " + n + " bytes, expected " + size);
+    }
+    return true;
+  }
+
+  /**
+   * A read that needs only bytes before {@code to}: decodes the stream's prefix and stops
+   * (zstd cannot skip ahead, so {@code from} does not help). Not for chunks written with
+   * frame checksums, which are verified only at the end of a frame, nor when the prefix is most
+   * of the chunk or less than a zstd block (128 KiB) would be skipped: the one-shot decode is
+   * faster then.
+   */
+  @Override
+  public boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
+    long length = encoded.writerIndex();
+    if (checksum || scratch == null || to * 4 > size * 3 || size - to < MAX_BLOCK || size > Integer.MAX_VALUE
+        || length > Integer.MAX_VALUE || length == 0) {
+      return false;
+    }
+    if (to == 0) {
+      return true;
+    }
+    ZstdDecompressCtx ctx = scratch.state(ZstdDecompressCtx.class, ZstdDecompressCtx::new);
+    java.nio.ByteBuffer src = encoded.nioBuffer(0, (int) length);
+    java.nio.ByteBuffer dst = target.nioBuffer(0, (int) to);
+    try {
+      while (dst.hasRemaining()) {
+        int before = src.position() + dst.position();
+        boolean frameDone = ctx.decompressDirectByteBufferStream(dst, src);
+        if (frameDone && !src.hasRemaining() && dst.hasRemaining()) {
+          throw new CodecException("codec zstd: data ends after " + dst.position() + " bytes, expected " + size);
+        }
+        if (src.position() + dst.position() == before) {
+          throw new CodecException("codec zstd: data is truncated (ended after " + dst.position() + " bytes)");
+        }
+      }
+    } catch (ZstdException e) {
+      throw new CodecException("codec zstd: " + e.getMessage(), e);
+    } finally {
+      ctx.reset();
     }
     return true;
   }

@@ -119,6 +119,28 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     }
   }
 
+  /** A codec that decodes part of a stream (blosc: only the blocks a read needs) gets that part right. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("payloads")
+  void decodesTheRangeAReadNeeds(String name, byte[] data) throws Exception {
+    int n = data.length;
+    long[][] ranges = {{0, 0}, {0, 1}, {0, n / 3}, {n / 3, n / 2 + 1}, {n / 2, n}, {n - 1, n}, {0, n}};
+    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
+         ArrowBuf target = allocator.buffer(Math.max(1, n))) {
+      for (long[] r : ranges) {
+        if (r[0] > r[1] || r[1] > n || r[0] < 0) {
+          continue;
+        }
+        target.setZero(0, target.capacity());
+        if (codec().decodeRange(in, target, n, r[0], r[1], scratch)) {
+          byte[] got = new byte[(int) (r[1] - r[0])];
+          target.getBytes(r[0], got);
+          assertArrayEquals(Arrays.copyOfRange(data, (int) r[0], (int) r[1]), got, "bytes " + r[0] + ".." + r[1]);
+        }
+      }
+    }
+  }
+
   @Test
   void badInputThroughAWorkersScratchIsAnErrorAndTheScratchStaysUsable() throws Exception {
     byte[] data = new byte[5000];

@@ -3,6 +3,7 @@ package dev.zaro.arrow.codec.blosc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
@@ -196,6 +197,19 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
     BloscDecoder.decode(h, encoded.memoryAddress(), target.memoryAddress() + offset);
+    return true;
+  }
+
+  /** Decodes only the blocks that hold bytes {@code [from, to)}, each at its offset in {@code target}. */
+  @Override
+  public boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
+    if (from < 0 || to < from || to > size || size > target.capacity()) {
+      throw new IllegalArgumentException("bytes [" + from + ", " + to + ") of " + size + " in a "
+          + target.capacity() + "-byte target");
+    }
+    BloscHeader h = header(encoded, size);
+    BloscDecoder.validate(h, encoded.memoryAddress());
+    BloscDecoder.decode(h, encoded.memoryAddress(), target.memoryAddress(), from, to);
     return true;
   }
 

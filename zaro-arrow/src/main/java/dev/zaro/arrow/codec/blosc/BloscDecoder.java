@@ -69,12 +69,24 @@ final class BloscDecoder {
    * @throws CodecException if a block or stream is corrupt
    */
   static void decode(BloscHeader h, long frame, long dst) {
+    decode(h, frame, dst, 0, h.nbytes());
+  }
+
+  /**
+   * Decodes only the blocks holding decoded bytes {@code [from, to)} (blosc blocks are
+   * independent, as in c-blosc's {@code blosc_getitem}), each to its place in {@code dst};
+   * bytes of other blocks are not written.
+   */
+  static void decode(BloscHeader h, long frame, long dst, long from, long to) {
     int nbytes = h.nbytes();
-    if (nbytes == 0) {
+    if (nbytes == 0 || to <= from) {
       return;
     }
+    if (from < 0 || to > nbytes) {
+      throw new IllegalArgumentException("bytes [" + from + ", " + to + ") of a " + nbytes + "-byte frame");
+    }
     if (h.memcpyed()) {
-      MemoryUtil.copyMemory(frame + BloscHeader.LENGTH, dst, nbytes);
+      MemoryUtil.copyMemory(frame + BloscHeader.LENGTH + from, dst + from, to - from);
       return;
     }
     int typesize = h.typesize();
@@ -89,8 +101,9 @@ final class BloscDecoder {
     long scratch = scratchBytes > 0 ? MemoryUtil.allocateMemory(scratchBytes) : 0;
     Inflater inflater = compressor == BloscCompressor.ZLIB ? new Inflater() : null;
     try {
-      int blocks = h.blockCount();
-      for (int i = 0; i < blocks; i++) {
+      int first = (int) (from / h.blocksize());
+      int last = (int) ((to - 1) / h.blocksize());
+      for (int i = first; i <= last; i++) {
         int size = h.blockSize(i);
         long out = dst + (long) i * h.blocksize();
         boolean unbits = bitShuffle && size >= typesize;
