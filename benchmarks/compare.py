@@ -65,7 +65,7 @@ def warmup_passes(op, slices):
     timed reads are steady state, as tensorstore's native code is from its first read)."""
     if len(slices) > 1:
         return 1
-    return 3 if op in ("read_all", "slab") else 100
+    return 3 if op in ("read_all", "slab") else 500
 
 
 def run_zaro(path, slices, threads, repeat, warmup):

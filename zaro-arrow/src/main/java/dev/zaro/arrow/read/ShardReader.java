@@ -34,27 +34,28 @@ final class ShardReader {
   private final ShardingCodec codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
   private final java.util.concurrent.Executor executor;
-  private final int helpers;
   private final dev.zaro.arrow.codec.ScratchPool scratchPool;
 
   /**
-   * @param executor and {@code helpers}: idle workers that help decode the inner chunks of one
-   *     shard (so a read inside a single shard still uses every thread)
+   * @param executor where idle workers help decode the inner chunks of one shard (so a read
+   *     inside a single shard still uses every thread), or null
    * @param scratchPool where helpers borrow decode buffers, or null
    */
-  ShardReader(Store store, ShardingCodec codec, java.util.concurrent.Executor executor, int helpers,
+  ShardReader(Store store, ShardingCodec codec, java.util.concurrent.Executor executor,
       dev.zaro.arrow.codec.ScratchPool scratchPool) {
     this.store = store;
     this.codec = codec;
     this.executor = executor;
-    this.helpers = helpers;
     this.scratchPool = scratchPool;
   }
 
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
 
-  /** Reads the part of shard {@code key} that {@code view} selects. */
-  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch) {
+  /**
+   * Reads the part of shard {@code key} that {@code view} selects, with up to {@code helpers}
+   * idle executor threads decoding inner chunks beside the caller.
+   */
+  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers) {
     Optional<ShardIndex> index = index(key, allocator);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {

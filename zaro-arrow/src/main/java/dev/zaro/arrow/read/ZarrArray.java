@@ -19,12 +19,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -88,7 +86,7 @@ public final class ZarrArray {
           + e.getMessage(), e);
     }
     this.shardReader = chain.partialReader()
-        .map(codec -> new ShardReader(store, codec, executor, this.parallelism - 1, scratchPool)).orElse(null);
+        .map(codec -> new ShardReader(store, codec, executor, scratchPool)).orElse(null);
   }
 
   public ArrayMetadata metadata() {
@@ -157,7 +155,8 @@ public final class ZarrArray {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
       byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
-      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill), (int) tasks, allocator, options);
+      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new AtomicInteger()), (int) tasks,
+          allocator, options);
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
         if (!selection.dims().get(d).dropped()) {
@@ -174,73 +173,84 @@ public final class ZarrArray {
     }
   }
 
-  /** Where one read's chunks go: the output, its strides, the per-dimension chunk parts. */
+  /**
+   * Where one read's chunks go: the output, its strides, the per-dimension chunk parts; and how
+   * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
+   */
   private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
-      VarHeap heap, byte[] fill) {}
+      VarHeap heap, byte[] fill, AtomicInteger running) {}
 
+  /**
+   * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or
+   * {@code ioConcurrency - 1}) workers pulling from the same counter. The caller returns as soon
+   * as every task has finished: it never waits for a worker that woke up too late to find work
+   * (on a busy machine that wake-up can take milliseconds). A worker holds a scratch only while
+   * it runs a task, so nothing of a read is in use once the read returns.
+   */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
     if (tasks == 0) {
       return;
     }
     AtomicInteger next = new AtomicInteger();
-    AtomicLong done = new AtomicLong();
+    AtomicInteger done = new AtomicInteger();
     AtomicBoolean cancelled = new AtomicBoolean();
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Object finished = new Object();
     Runnable worker = () -> {
       int t;
-      Scratch scratch = scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
-      try {
-      while (!cancelled.get() && (t = next.getAndIncrement()) < tasks) {
+      while ((t = next.getAndIncrement()) < tasks) {
         try {
-          readChunk(target, t, allocator, scratch);
-          options.progress().chunksDone(done.incrementAndGet(), tasks);
+          if (!cancelled.get()) {
+            Scratch scratch = scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+            target.running().incrementAndGet();
+            try {
+              readChunk(target, t, allocator, scratch);
+            } finally {
+              target.running().decrementAndGet();
+              if (scratchPool != null) {
+                scratchPool.release(scratch);
+              } else {
+                scratch.close();
+              }
+            }
+            options.progress().chunksDone(done.get() + 1, tasks);
+          }
         } catch (RuntimeException | Error e) {
           cancelled.set(true);
           failure.compareAndSet(null, e instanceof RuntimeException r ? r
               : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
-        }
-      }
-      } finally {
-        if (scratchPool != null) {
-          scratchPool.release(scratch);
-        } else {
-          scratch.close();
+        } finally {
+          if (done.incrementAndGet() == tasks) {
+            synchronized (finished) {
+              finished.notifyAll();
+            }
+          }
         }
       }
     };
     int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
-    if (workers == 1) {
-      worker.run();
-    } else {
-      CountDownLatch finished = new CountDownLatch(workers - 1);
-      for (int w = 0; w < workers - 1; w++) {
-        try {
-          executor.execute(() -> {
-            try {
-              worker.run();
-            } finally {
-              finished.countDown();
-            }
-          });
-        } catch (RejectedExecutionException e) {
-          finished.countDown();
-        }
+    for (int w = 0; w < workers - 1; w++) {
+      try {
+        executor.execute(worker);
+      } catch (RejectedExecutionException e) {
+        break;
       }
-      worker.run();
-      boolean interrupted = false;
-      while (true) {
+    }
+    worker.run();
+    boolean interrupted = false;
+    synchronized (finished) {
+      while (done.get() < tasks) {
         try {
-          finished.await();
-          break;
+          finished.wait();
         } catch (InterruptedException e) {
           interrupted = true;
           cancelled.set(true);
         }
       }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-        failure.compareAndSet(null, new ZaroException("read of array '" + displayPath() + "' was interrupted"));
-      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+      failure.compareAndSet(null, new ZaroException("read of array '" + displayPath() + "' was interrupted"));
     }
     if (failure.get() != null) {
       throw failure.get();
@@ -270,7 +280,10 @@ public final class ZarrArray {
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
-        shardReader.read(key, chain.encodedView(view), allocator, scratch);
+        // helpers only from threads of this read that are not running a chunk themselves: more
+        // runnable threads than cores would leave a read waiting for a preempted helper
+        int idle = Math.max(0, parallelism - target.running().get());
+        shardReader.read(key, chain.encodedView(view), allocator, scratch, idle);
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       } catch (StoreException e) {
