@@ -155,15 +155,18 @@ public final class CodecChain {
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
           return;
         }
-        if (i == 0 && !direct && scratch != null && layoutOnly && bytesSizes[0] > STREAM_ABOVE
-            && arrayToBytes instanceof BytesCodec bytes && decodeStreaming(codec, current, view, bytes, scratch)) {
+        long[] span = i == 0 && !direct && layoutOnly && arrayToBytes instanceof BytesCodec
+            ? encodedView(view).chunkSpan() : null;
+        // a view needing under 3/4 of the chunk's bytes asks for just those (decodeRange); else
+        // a large chunk streams through a small window
+        boolean partial = span != null && (span[1] - span[0]) * 4 < bytesSizes[0] * 3;
+        if (span != null && !partial && scratch != null && bytesSizes[0] > STREAM_ABOVE
+            && decodeStreaming(codec, current, view, (BytesCodec) arrayToBytes, scratch)) {
           return;
         }
         if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
-          long[] span = layoutOnly && arrayToBytes instanceof BytesCodec ? encodedView(view).chunkSpan() : null;
-          boolean part = span != null && span[1] - span[0] < bytesSizes[0]
-              && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
+          boolean part = partial && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
           if (part || codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
             reused.writerIndex(bytesSizes[0]);
             if (owned) {

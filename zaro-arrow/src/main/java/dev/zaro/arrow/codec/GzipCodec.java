@@ -46,6 +46,19 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
     return true;
   }
 
+  /** Inflates through {@code window}, handing each filled part to {@code sink} (CRC and size checked). */
+  @Override
+  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+    if (decodedSize < 0 || window.capacity() < unit) {
+      return false;
+    }
+    try (OutputBuffer out = OutputBuffer.window(window, decodedSize, unit, sink)) {
+      decodeTo(encoded, out);
+      out.flush();
+    }
+    return true;
+  }
+
   private void decodeTo(ArrowBuf encoded, OutputBuffer out) {
     long length = encoded.writerIndex();
     if (length > Integer.MAX_VALUE) {

@@ -31,10 +31,26 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   private long capacity;
+  /** Window mode: where filled windows go, their element size, and the bytes already handed over. */
+  private BytesToBytesCodec.Sink sink;
+  private int unit;
+  private long flushed;
 
   /** A region {@code [offset, offset + size)} of a buffer the caller owns. */
   public static OutputBuffer into(ArrowBuf target, long offset, long size) {
     return new OutputBuffer(null, target, offset, size, true, size);
+  }
+
+  /**
+   * A stream of exactly {@code size} bytes decoded through {@code window} (owned by the
+   * caller): each time the window fills, its whole {@code unit}s go to {@code sink} and the
+   * window is reused. Call {@link #flush} after the last write.
+   */
+  public static OutputBuffer window(ArrowBuf window, long size, int unit, BytesToBytesCodec.Sink sink) {
+    OutputBuffer out = new OutputBuffer(null, window, 0, window.capacity(), true, size);
+    out.sink = sink;
+    out.unit = unit;
+    return out;
   }
 
   /** A new buffer of exactly {@code size} bytes when known, else a growing one. */
@@ -59,11 +75,11 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   public long remaining() {
-    return capacity - written;
+    return sink == null ? capacity - written : Math.min(capacity - (written - flushed), limit - written);
   }
 
   public long writeAddress() {
-    return buf.memoryAddress() + base + written;
+    return buf.memoryAddress() + base + (written - flushed);
   }
 
   /** A ByteBuffer over the unwritten part (at most 2 GiB). */
@@ -76,8 +92,14 @@ public final class OutputBuffer implements AutoCloseable {
     written += n;
   }
 
-  /** Grows a non-fixed buffer; false when it is fixed or at its limit. */
+  /**
+   * Grows a non-fixed buffer; false when it is fixed or at its limit. In window mode, hands the
+   * filled window to the sink instead; false once the whole stream has been written.
+   */
   public boolean grow() {
+    if (sink != null) {
+      return flush() && written < limit;
+    }
     if (fixed || capacity >= limit) {
       return false;
     }
@@ -87,6 +109,25 @@ public final class OutputBuffer implements AutoCloseable {
     buf.close();
     buf = bigger;
     capacity = next;
+    return true;
+  }
+
+  /**
+   * Window mode: hands every whole unit in the window to the sink and moves the rest of a unit
+   * to the window's start. Returns whether anything was handed over.
+   */
+  public boolean flush() {
+    long fill = written - flushed;
+    long deliver = fill - fill % unit;
+    if (deliver == 0) {
+      return false;
+    }
+    sink.accept(buf, base, flushed, deliver);
+    long carry = fill - deliver;
+    if (carry > 0) {
+      MemoryUtil.copyMemory(buf.memoryAddress() + base + deliver, buf.memoryAddress() + base, carry);
+    }
+    flushed += deliver;
     return true;
   }
 

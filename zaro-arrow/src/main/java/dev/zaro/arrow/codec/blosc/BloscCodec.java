@@ -200,6 +200,29 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     return true;
   }
 
+  /**
+   * Decodes block by block through {@code window} (when a block fits in it and blocks hold whole
+   * elements), so a large chunk needs no buffer of its own.
+   */
+  @Override
+  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+    BloscHeader h = header(encoded, decodedSize);
+    if (h.blocksize() > window.capacity() || h.blocksize() % unit != 0) {
+      return false;
+    }
+    BloscDecoder.validate(h, encoded.memoryAddress());
+    long windowAddress = window.memoryAddress();
+    BloscDecoder.decodeThrough(h, encoded.memoryAddress(), windowAddress, (i, address, size) -> {
+      if (address == windowAddress) {
+        sink.accept(window, 0, (long) i * h.blocksize(), size);
+      } else {  // a memcpyed frame: the block is the frame's own bytes
+        window.setBytes(0, encoded, address - encoded.memoryAddress(), size);
+        sink.accept(window, 0, (long) i * h.blocksize(), size);
+      }
+    });
+    return true;
+  }
+
   /** Decodes only the blocks that hold bytes {@code [from, to)}, each at its offset in {@code target}. */
   @Override
   public boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {

@@ -89,6 +89,39 @@ final class BloscDecoder {
       MemoryUtil.copyMemory(frame + BloscHeader.LENGTH + from, dst + from, to - from);
       return;
     }
+    decodeBlocks(h, frame, (int) (from / h.blocksize()), (int) ((to - 1) / h.blocksize()),
+        i -> dst + (long) i * h.blocksize(), i -> { });
+  }
+
+  /** Receives each decoded block. */
+  interface BlockSink {
+    /** Block {@code i}, {@code size} bytes at {@code address}, decoded bytes from {@code i * blocksize}. */
+    void accept(int i, long address, int size);
+  }
+
+  /**
+   * Decodes the blocks one after another into the same {@code window} of at least one block
+   * ({@code h.blocksize()} bytes), handing each to {@code sink}: a frame decodes in a block's
+   * worth of memory.
+   */
+  static void decodeThrough(BloscHeader h, long frame, long window, BlockSink sink) {
+    int nbytes = h.nbytes();
+    if (nbytes == 0) {
+      return;
+    }
+    if (h.memcpyed()) {
+      for (int i = 0; i < h.blockCount(); i++) {
+        sink.accept(i, frame + BloscHeader.LENGTH + (long) i * h.blocksize(), h.blockSize(i));
+      }
+      return;
+    }
+    decodeBlocks(h, frame, 0, h.blockCount() - 1, i -> window, i -> sink.accept(i, window, h.blockSize(i)));
+  }
+
+  /** Decodes blocks {@code first..last}, block {@code i} to {@code out(i)}, calling {@code done(i)} after each. */
+  private static void decodeBlocks(BloscHeader h, long frame, int first, int last,
+      java.util.function.IntToLongFunction outOf, java.util.function.IntConsumer done) {
+    int nbytes = h.nbytes();
     int typesize = h.typesize();
     boolean byteShuffle = h.byteShuffle() && typesize > 1;
     boolean bitShuffle = h.bitShuffle();
@@ -101,11 +134,9 @@ final class BloscDecoder {
     long scratch = scratchBytes > 0 ? MemoryUtil.allocateMemory(scratchBytes) : 0;
     Inflater inflater = compressor == BloscCompressor.ZLIB ? new Inflater() : null;
     try {
-      int first = (int) (from / h.blocksize());
-      int last = (int) ((to - 1) / h.blocksize());
       for (int i = first; i <= last; i++) {
         int size = h.blockSize(i);
-        long out = dst + (long) i * h.blocksize();
+        long out = outOf.applyAsLong(i);
         boolean unbits = bitShuffle && size >= typesize;
         long streamsDst = byteShuffle || unbits ? scratch : out;
         decodeStreams(h, compressor, frame, i, streamsDst, inflater);
@@ -114,6 +145,7 @@ final class BloscDecoder {
         } else if (unbits) {
           Unshuffle.bits(typesize, size, scratch, out, scratch + blockBytes);
         }
+        done.accept(i);
       }
     } finally {
       if (scratch != 0) {
