@@ -7,4 +7,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mvn -B -q -Dstyle.color=never -Pbenchmarks -DskipTests package -pl benchmarks/jmh -am
 t=benchmarks/jmh/target
 java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "$t/classes:$t/lib/*" org.openjdk.jmh.Main "$@"
-.venv/bin/python benchmarks/make_codec_frames.py --limit | tail -1   # bloscLz4ShuffleZaro's limit
+.venv/bin/python benchmarks/make_codec_frames.py --limit   # BloscBenchmarks' limits: c-blosc on the same frames

@@ -169,6 +169,7 @@ public class CodecBenchmarks {
     return c.getValue();
   }
 
+  /** blosc variants and their c-blosc limits: {@link BloscBenchmarks}. */
   @Benchmark
   public boolean bloscLz4ShuffleZaro() {
     return blosc != null && bloscCodec.decodeInto(blosc, target, 0, SIZE);
