@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, numpy, numcodecs, duckdb, pytest, xdist' 2>/dev/null; then
-  echo "== setting up .venv (pyarrow, tensorstore, numcodecs, duckdb, pytest, pytest-xdist)"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist' 2>/dev/null; then
+  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist)"
   python3 -m venv .venv
   PIP_RETRIES=0 .venv/bin/pip install -q -r tests/python/requirements.txt
 fi
