@@ -1,6 +1,8 @@
 package dev.zaro.arrow.codec.blosc;
 
 import com.github.luben.zstd.Zstd;
+import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
+import dev.zaro.arrow.codec.lz.StreamException;
 import dev.zaro.arrow.error.CodecException;
 import java.nio.ByteBuffer;
 import java.util.zip.DataFormatException;

@@ -1,5 +1,7 @@
 package dev.zaro.arrow.codec.blosc;
 
+import dev.zaro.arrow.codec.lz.Copy;
+import dev.zaro.arrow.codec.lz.StreamException;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**

@@ -1,5 +1,8 @@
 package dev.zaro.arrow.codec.numcodecs;
 
+import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
+import dev.zaro.arrow.codec.lz.StreamException;
+
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
@@ -69,9 +72,13 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
 
   private void decodeBlock(ArrowBuf encoded, long dst, long size) {
     long length = encoded.writerIndex() - 4;
+    if (length > Integer.MAX_VALUE || size > Integer.MAX_VALUE) {
+      throw new CodecException("codec " + name() + ": a block of " + length + " bytes decoding to " + size
+          + " is larger than LZ4 allows");
+    }
     try {
-      Lz4Block.decode(encoded.memoryAddress() + 4, length, dst, size);
-    } catch (Lz4Block.MalformedException e) {
+      Lz4BlockDecoder.decode(encoded.memoryAddress() + 4, (int) length, dst, (int) size);
+    } catch (StreamException e) {
       throw new CodecException("codec " + name() + ": corrupt LZ4 block: " + e.getMessage());
     }
   }

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.codec.blosc;
+package dev.zaro.arrow.codec.lz;
 
 import org.apache.arrow.memory.util.MemoryUtil;
 
@@ -7,7 +7,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * the fast paths here read and write whole 8-byte words, and only do so when the caller's
  * limits leave room for the rounding.
  */
-final class Copy {
+public final class Copy {
   private Copy() {}
 
   /**
@@ -15,7 +15,7 @@ final class Copy {
    * past {@code src + n} may be read if that stays below {@code srcLimit}, and past {@code dst
    * + n} written if that stays below {@code dstLimit}.
    */
-  static void literals(long src, long srcLimit, long dst, long dstLimit, long n) {
+  public static void literals(long src, long srcLimit, long dst, long dstLimit, long n) {
     if (n <= 64 && srcLimit - src >= n + 8 && dstLimit - dst >= n + 8) {
       long end = dst + n;
       do {
@@ -35,7 +35,7 @@ final class Copy {
    * to 7 bytes past the match may be written when they stay below {@code opLimit} (later
    * output overwrites them).
    */
-  static void match(long op, long distance, long len, long opLimit) {
+  public static void match(long op, long distance, long len, long opLimit) {
     long ref = op - distance;
     long end = op + len;
     boolean room = opLimit - end >= 8;

@@ -1,13 +1,13 @@
-package dev.zaro.arrow.codec.blosc;
+package dev.zaro.arrow.codec.lz;
 
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Decodes one LZ4 block (the raw block format, no frame: what c-blosc's lz4 and lz4hc write
- * per stream). Every length and offset is checked against the input stream and the output
+ * per stream, and numcodecs' LZ4 after its 4-byte size). Every length and offset is checked against the input stream and the output
  * region before memory is touched.
  */
-final class Lz4BlockDecoder {
+public final class Lz4BlockDecoder {
   private Lz4BlockDecoder() {}
 
   /**
@@ -15,7 +15,7 @@ final class Lz4BlockDecoder {
    *
    * @throws StreamException if the stream is malformed or decodes to another size
    */
-  static void decode(long src, int srcLength, long dst, int dstLength) {
+  public static void decode(long src, int srcLength, long dst, int dstLength) {
     if (srcLength == 0) {
       throw new StreamException("empty stream");
     }
@@ -70,7 +70,7 @@ final class Lz4BlockDecoder {
       ip += 2;
       if (offset == 0 || offset > op - dst) {
         throw new StreamException("match offset " + offset + " at output byte " + (op - dst)
-            + " points outside the block");
+            + " points outside the decoded data");
       }
       long length = token & 15;
       if (length < 15 && offset >= 8 && opEnd - op >= 24) {
