@@ -73,15 +73,7 @@ final class SnappyDecoder {
             length += 1;
             ip += n;
           }
-          if (length > ipEnd - ip) {
-            throw new StreamException("literal run of " + length + " bytes at input byte " + (ip - src)
-                + " passes the end of the " + srcLength + "-byte stream");
-          }
-          if (length > opEnd - op) {
-            throw new StreamException("literal run of " + length + " bytes at output byte " + (op - dst)
-                + " passes the end of the " + dstLength + "-byte block");
-          }
-          Copy.literals(ip, ipEnd, op, opEnd, length);
+          Copy.literalRun(src, ip, ipEnd, dst, op, opEnd, length);
           ip += length;
           op += length;
           continue;

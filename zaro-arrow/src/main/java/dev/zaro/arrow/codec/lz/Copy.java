@@ -11,6 +11,24 @@ public final class Copy {
   private Copy() {}
 
   /**
+   * A literal run of {@code n} bytes from {@code ip} to {@code op}, checked first against the
+   * input stream {@code [src, ipEnd)} and the output block {@code [dst, opEnd)}.
+   *
+   * @throws StreamException if the run passes the end of either
+   */
+  public static void literalRun(long src, long ip, long ipEnd, long dst, long op, long opEnd, long n) {
+    if (n > ipEnd - ip) {
+      throw new StreamException("literal run of " + n + " bytes at input byte " + (ip - src)
+          + " passes the end of the " + (ipEnd - src) + "-byte stream");
+    }
+    if (n > opEnd - op) {
+      throw new StreamException("literal run of " + n + " bytes at output byte " + (op - dst)
+          + " passes the end of the " + (opEnd - dst) + "-byte block");
+    }
+    literals(ip, ipEnd, op, opEnd, n);
+  }
+
+  /**
    * Copies {@code n} bytes from {@code src} to {@code dst} (not overlapping). Up to 7 bytes
    * past {@code src + n} may be read if that stays below {@code srcLimit}, and past {@code dst
    * + n} written if that stays below {@code dstLimit}.

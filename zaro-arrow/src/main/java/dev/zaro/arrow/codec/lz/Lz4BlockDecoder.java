@@ -48,15 +48,7 @@ public final class Lz4BlockDecoder {
             literals += b;
           } while (b == 255);
         }
-        if (literals > ipEnd - ip) {
-          throw new StreamException("literal run of " + literals + " bytes at input byte " + (ip - src)
-              + " passes the end of the " + srcLength + "-byte stream");
-        }
-        if (literals > opEnd - op) {
-          throw new StreamException("literal run of " + literals + " bytes at output byte " + (op - dst)
-              + " passes the end of the " + dstLength + "-byte block");
-        }
-        Copy.literals(ip, ipEnd, op, opEnd, literals);
+        Copy.literalRun(src, ip, ipEnd, dst, op, opEnd, literals);
       }
       ip += literals;
       op += literals;
