@@ -10,6 +10,7 @@ import dev.zaro.arrow.metadata.V2Metadata;
 import dev.zaro.arrow.metadata.V3Metadata;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -198,7 +199,8 @@ public final class Hierarchy {
       paths.put("", true);
       c.entries().keySet().forEach(p -> paths.put(p, true));
     } else {
-      try (var keys = store.list("")) {
+      // chunks live below arrays: a store with directories need not walk them
+      try (var keys = store.list("", this::holdsArray)) {
         keys.forEach(k -> {
           String p = nodePath(k);
           if (p != null) {
@@ -241,6 +243,19 @@ public final class Hierarchy {
   }
 
   /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */
+  /** Whether directory {@code dir} holds an array's metadata (v2 .zarray, or a v3 array zarr.json). */
+  private boolean holdsArray(String dir) {
+    try {
+      if (store.getBytes(dir + "/" + V2Metadata.ZARRAY).isPresent()) {
+        return true;
+      }
+      Optional<byte[]> v3 = store.getBytes(dir + "/" + V3_METADATA);
+      return v3.isPresent() && "array".equals(JsonDocument.MAPPER.readTree(v3.get()).path("node_type").asText());
+    } catch (IOException | RuntimeException e) {
+      return false;  // unreadable here: walk it, and the listing reports the node as it always did
+    }
+  }
+
   private static String nodePath(String key) {
     for (String name : new String[] {V3_METADATA, V2Metadata.ZARRAY, V2Metadata.ZGROUP}) {
       if (key.equals(name)) {

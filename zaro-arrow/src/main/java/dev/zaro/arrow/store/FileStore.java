@@ -140,12 +140,54 @@ public final class FileStore implements Store {
     try {
       return Files.walk(dir)
           .filter(Files::isRegularFile)
-          .map(p -> root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/"))
+          .map(this::key)
           .filter(k -> k.startsWith(prefix))
           .sorted();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Walks the tree, listing only the files of a directory below which nothing is wanted. */
+  @Override
+  public Stream<String> list(String prefix, java.util.function.Predicate<String> skipBelow) {
+    int slash = prefix.lastIndexOf('/');
+    String dirKey = slash < 0 ? "" : prefix.substring(0, slash);
+    Path dir = dirKey.isEmpty() ? root : resolve(dirKey);
+    if (!Files.isDirectory(dir)) {
+      return Stream.empty();
+    }
+    java.util.List<String> keys = new java.util.ArrayList<>();
+    try {
+      Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+        @Override
+        public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a)
+            throws IOException {
+          if (!d.equals(root) && skipBelow.test(key(d))) {
+            try (Stream<Path> files = Files.list(d)) {
+              files.filter(Files::isRegularFile).forEach(f -> keys.add(key(f)));
+            }
+            return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+          }
+          return java.nio.file.FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+          if (a.isRegularFile()) {
+            keys.add(key(f));
+          }
+          return java.nio.file.FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return keys.stream().filter(k -> k.startsWith(prefix)).sorted();
+  }
+
+  private String key(Path p) {
+    return root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
   }
 
   @Override

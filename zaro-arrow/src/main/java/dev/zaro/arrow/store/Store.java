@@ -69,6 +69,16 @@ public interface Store extends AutoCloseable {
   Stream<String> list(String prefix);
 
   /**
+   * {@link #list(String)}, told that the keys inside the subdirectories of a directory {@code
+   * d} (a key prefix ending before a '/') are not wanted when {@code skipBelow.test(d)}: a store
+   * with real directories does not walk them. The keys directly in {@code d} are still listed.
+   * Only a hint: a store may list everything (the default does), callers must tolerate both.
+   */
+  default Stream<String> list(String prefix, java.util.function.Predicate<String> skipBelow) {
+    return list(prefix);
+  }
+
+  /**
    * Whether {@link #list} returns every key. Plain HTTP cannot list: a hierarchy there is
    * found through consolidated metadata or known paths.
    */

@@ -115,6 +115,17 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     assertEquals(List.of(), store.list("zz/").toList());
   }
 
+  /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
+  @Test
+  void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(store.canList(), "this store cannot list");
+    List<String> all = store.list("").toList();
+    List<String> some = store.list("", dir -> dir.equals("a")).toList();
+    assertTrue(all.containsAll(some), some.toString());
+    assertEquals(all.stream().filter(k -> !k.startsWith("a/c/")).toList(),
+        some.stream().filter(k -> !k.startsWith("a/c/")).toList());
+  }
+
   @Test
   void asyncGetsMatchSyncGets() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);

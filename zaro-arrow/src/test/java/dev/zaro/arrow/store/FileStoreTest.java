@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.zaro.arrow.error.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -49,5 +50,12 @@ class FileStoreTest extends AbstractStoreTest {
     }
     StoreException e = assertThrows(StoreException.class, () -> Stores.open("ftp://x/y"));
     assertTrue(e.getMessage().contains("unknown scheme 'ftp'"), e.getMessage());
+  }
+
+  /** Directories below an array are never walked: a/c/... is left out, a/zarr.json is not. */
+  @Test
+  void doesNotWalkBelowSkippedDirectories() {
+    assertEquals(List.of("a/zarr.json", "b/x/y/z", "zarr.json"), store.list("", d -> d.equals("a")).toList());
+    assertEquals(List.of("a/zarr.json", "zarr.json"), store.list("", d -> true).toList());
   }
 }
