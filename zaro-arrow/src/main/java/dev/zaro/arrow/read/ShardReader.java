@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.SharedWork;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;

@@ -310,11 +310,14 @@ public final class ZarrArray {
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }
+    // a chunk whose codec splits (blosc blocks) may use this read's idle threads
+    scratch.lend(executor, Math.max(0, parallelism - target.running().get()));
     try (ArrowBuf buf = encoded.get()) {
       chain.decodeInto(buf, view, allocator, scratch);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     } finally {
+      scratch.lend(null, 0);
       if (slot) {
         decodeSlots.release();
       }

@@ -119,6 +119,38 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     }
   }
 
+  /** With idle threads lent (a read with fewer chunks than threads), a codec that splits still decodes right. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("payloads")
+  void decodesIntoPlaceWithLentThreads(String name, byte[] data) throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
+         ArrowBuf target = allocator.buffer(data.length + 16)) {
+      scratch.lend(pool, 3);
+      target.setOne(0, (int) target.capacity());
+      if (codec().decodeInto(in, target, 8, data.length, scratch)) {
+        byte[] out = new byte[data.length];
+        target.getBytes(8, out);
+        assertArrayEquals(data, out);
+        assertEquals((byte) 0xff, target.getByte(7), "wrote before its region");
+        assertEquals((byte) 0xff, target.getByte(8 + data.length), "wrote past its region");
+      }
+      byte[] corrupt = encode(data);
+      if (detectsCorruption() && corrupt.length > 64) {
+        corrupt[corrupt.length / 2] ^= 0x5a;
+        try (ArrowBuf bad = buf(corrupt)) {
+          assertThrows(CodecException.class, () -> {
+            if (!codec().decodeInto(bad, target, 8, data.length, scratch)) {
+              codec().decode(bad, data.length, allocator).close();
+            }
+          });
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   /** A codec that decodes part of a stream (blosc: only the blocks a read needs) gets that part right. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("payloads")

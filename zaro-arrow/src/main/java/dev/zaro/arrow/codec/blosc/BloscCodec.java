@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.SharedWork;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
@@ -199,6 +200,34 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     BloscDecoder.decode(h, encoded.memoryAddress(), target.memoryAddress() + offset);
     return true;
   }
+
+  /** With lent threads, independent blocks decode in parallel (contiguous runs of blocks each). */
+  @Override
+  public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
+    if (scratch == null || scratch.helpers() < 1 || size < PARALLEL_ABOVE) {
+      return decodeInto(encoded, target, offset, size);
+    }
+    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
+      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
+          + ") is outside the " + target.capacity() + "-byte target");
+    }
+    BloscHeader h = header(encoded, size);
+    BloscDecoder.validate(h, encoded.memoryAddress());
+    int blocks = h.blockCount();
+    int parts = Math.min(scratch.helpers() + 1, blocks);
+    long dst = target.memoryAddress() + offset;
+    java.util.List<Runnable> runs = new java.util.ArrayList<>(parts);
+    for (int p = 0; p < parts; p++) {
+      long from = (long) blocks * p / parts * h.blocksize();
+      long to = Math.min(size, (long) blocks * (p + 1) / parts * h.blocksize());
+      runs.add(() -> BloscDecoder.decode(h, encoded.memoryAddress(), dst, from, to));
+    }
+    SharedWork.run(runs, scratch.helperExecutor(), parts - 1);
+    return true;
+  }
+
+  /** Chunks at least this large split their blocks over lent threads. */
+  static final long PARALLEL_ABOVE = 1L << 20;
 
   /**
    * Decodes block by block through {@code window} (when a block fits in it and blocks hold whole

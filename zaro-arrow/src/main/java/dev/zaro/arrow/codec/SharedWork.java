@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.codec;
 
 import dev.zaro.arrow.error.ZaroException;
 import java.util.List;
@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * threads that pull from the same list. The caller always makes progress itself, so nested use
  * on a busy (or the same) pool cannot deadlock: helpers that start late find nothing left.
  */
-final class SharedWork {
+public final class SharedWork {
   private SharedWork() {}
 
-  static void run(List<Runnable> tasks, Executor executor, int helpers) {
+  public static void run(List<Runnable> tasks, Executor executor, int helpers) {
     int n = tasks.size();
     if (n == 0) {
       return;
