@@ -88,9 +88,13 @@ public final class SlabVectors {
    */
   public static final String DATA_TYPE_METADATA = "zarr.data_type";
 
+  /** The field metadata of a column of {@code type}: the type's name for bit-pattern types, else none (null). */
+  public static Map<String, String> fieldMetadata(DataType type) {
+    return type.fallbackFormat().isPresent() ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
+  }
+
   private static FieldType fieldType(ArrowType arrowType, DataType type) {
-    Map<String, String> metadata = type.fallbackFormat().isPresent() ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
-    return new FieldType(false, arrowType, null, metadata);
+    return new FieldType(false, arrowType, null, fieldMetadata(type));
   }
 
   /**

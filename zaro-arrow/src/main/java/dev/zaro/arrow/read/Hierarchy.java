@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.ConsolidatedMetadata;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.metadata.JsonDocument;
@@ -10,7 +11,6 @@ import dev.zaro.arrow.metadata.V2Metadata;
 import dev.zaro.arrow.metadata.V3Metadata;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -141,9 +141,7 @@ public final class Hierarchy {
       }
     }
     if (!path.isEmpty()) {
-      Optional<NodeMetadata> found = format == 2
-          ? loadV2(path).or(() -> loadV3(path))
-          : loadV3(path).or(() -> loadV2(path));
+      Optional<NodeMetadata> found = loadExplicit(path);
       if (found.isPresent()) {
         return found.get();
       }
@@ -159,6 +157,11 @@ public final class Hierarchy {
     throw new NodeNotFoundException(path.isEmpty()
         ? "no Zarr hierarchy in " + store.describe() + " (" + tried + ")"
         : "no array or group at '/" + path + "' in " + store.describe() + " (" + tried + ")");
+  }
+
+  /** The node whose own metadata document is at {@code path} (the hierarchy's format tried first). */
+  private Optional<NodeMetadata> loadExplicit(String path) {
+    return format == 2 ? loadV2(path).or(() -> loadV3(path)) : loadV3(path).or(() -> loadV2(path));
   }
 
   private GroupMetadata implicitGroup() {
@@ -243,17 +246,24 @@ public final class Hierarchy {
   }
 
   /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */
-  /** Whether directory {@code dir} holds an array's metadata (v2 .zarray, or a v3 array zarr.json). */
+  /**
+   * Whether directory {@code dir} is an array (v2 .zarray or v3 array zarr.json). The metadata
+   * read to find out is kept, so the listing does not read it again.
+   */
   private boolean holdsArray(String dir) {
-    try {
-      if (store.getBytes(dir + "/" + V2Metadata.ZARRAY).isPresent()) {
-        return true;
+    NodeMetadata node = cache.get(dir);
+    if (node == null) {
+      try {
+        node = loadExplicit(dir).orElse(null);
+      } catch (RuntimeException e) {
+        return false;  // unreadable here: walk it, and the listing reports the node as it always did
       }
-      Optional<byte[]> v3 = store.getBytes(dir + "/" + V3_METADATA);
-      return v3.isPresent() && "array".equals(JsonDocument.MAPPER.readTree(v3.get()).path("node_type").asText());
-    } catch (IOException | RuntimeException e) {
-      return false;  // unreadable here: walk it, and the listing reports the node as it always did
+      if (node == null) {
+        return false;
+      }
+      cache.putIfAbsent(dir, node);
     }
+    return node instanceof ArrayMetadata;
   }
 
   private static String nodePath(String key) {

@@ -94,8 +94,7 @@ public final class TableReader extends ArrowReader {
         ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
-        meta.dataType().fallbackFormat().isPresent()
-            ? java.util.Map.of(dev.zaro.arrow.arrow.SlabVectors.DATA_TYPE_METADATA, meta.dataType().name()) : null), null);
+        dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
     this.counts = selection.counts();
     long inner = 1;
     int k = counts.length - 1;

@@ -131,21 +131,7 @@ public final class FileStore implements Store {
 
   @Override
   public Stream<String> list(String prefix) {
-    int slash = prefix.lastIndexOf('/');
-    String dirKey = slash < 0 ? "" : prefix.substring(0, slash);
-    Path dir = dirKey.isEmpty() ? root : resolve(dirKey);
-    if (!Files.isDirectory(dir)) {
-      return Stream.empty();
-    }
-    try {
-      return Files.walk(dir)
-          .filter(Files::isRegularFile)
-          .map(this::key)
-          .filter(k -> k.startsWith(prefix))
-          .sorted();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return list(prefix, dir -> false);
   }
 
   /** Walks the tree, listing only the files of a directory below which nothing is wanted. */
@@ -174,7 +160,7 @@ public final class FileStore implements Store {
 
         @Override
         public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
-          if (a.isRegularFile()) {
+          if (Files.isRegularFile(f)) {  // follows a symbolic link to a file, as listings always did
             keys.add(key(f));
           }
           return java.nio.file.FileVisitResult.CONTINUE;

@@ -191,31 +191,25 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
    */
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
-          + ") is outside the " + target.capacity() + "-byte target");
-    }
-    BloscHeader h = header(encoded, size);
-    BloscDecoder.validate(h, encoded.memoryAddress());
-    BloscDecoder.decode(h, encoded.memoryAddress(), target.memoryAddress() + offset);
-    return true;
+    return decodeInto(encoded, target, offset, size, null);
   }
 
   /** With lent threads, independent blocks decode in parallel (contiguous runs of blocks each). */
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
-    if (scratch == null || scratch.helpers() < 1 || size < PARALLEL_ABOVE) {
-      return decodeInto(encoded, target, offset, size);
-    }
     if (offset < 0 || size < 0 || offset > target.capacity() - size) {
       throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
           + ") is outside the " + target.capacity() + "-byte target");
     }
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
+    long dst = target.memoryAddress() + offset;
+    if (scratch == null || scratch.helpers() < 1 || size < PARALLEL_ABOVE) {
+      BloscDecoder.decode(h, encoded.memoryAddress(), dst);
+      return true;
+    }
     int blocks = h.blockCount();
     int parts = Math.min(scratch.helpers() + 1, blocks);
-    long dst = target.memoryAddress() + offset;
     java.util.List<Runnable> runs = new java.util.ArrayList<>(parts);
     for (int p = 0; p < parts; p++) {
       long from = (long) blocks * p / parts * h.blocksize();
@@ -242,12 +236,10 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     BloscDecoder.validate(h, encoded.memoryAddress());
     long windowAddress = window.memoryAddress();
     BloscDecoder.decodeThrough(h, encoded.memoryAddress(), windowAddress, (i, address, size) -> {
-      if (address == windowAddress) {
-        sink.accept(window, 0, (long) i * h.blocksize(), size);
-      } else {  // a memcpyed frame: the block is the frame's own bytes
+      if (address != windowAddress) {  // a memcpyed frame: the block is the frame's own bytes
         window.setBytes(0, encoded, address - encoded.memoryAddress(), size);
-        sink.accept(window, 0, (long) i * h.blocksize(), size);
       }
+      sink.accept(window, 0, (long) i * h.blocksize(), size);
     });
     return true;
   }
