@@ -36,9 +36,14 @@ public final class ZarrArray {
   private final Store store;
   private final String path;
   private final ArrayMetadata metadata;
+  /** The chain of the first chunk's shape (every chunk's, on a regular grid). */
   private final CodecChain chain;
-  /** Reads parts of shards when the chain allows it, else null. */
-  private final ShardReader shardReader;
+  /** Chains resolved per chunk shape (one entry on a regular grid; rectilinear grids add more). */
+  private final java.util.Map<List<Integer>, Resolved> resolved = new java.util.concurrent.ConcurrentHashMap<>();
+  private final CodecRegistry registry;
+
+  /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
+  private record Resolved(CodecChain chain, ShardReader shardReader) {}
   private final Executor executor;
   private final int parallelism;
   /** Reused decode buffers, or null for a fresh scratch per read. */
@@ -86,15 +91,25 @@ public final class ZarrArray {
     this.metadata = metadata;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
-    try {
-      this.chain = CodecChain.resolve(metadata.codecs(),
-          new ChunkSpec(metadata.chunkShape(), metadata.dataType(), metadata.fillValue()), registry);
-    } catch (CodecException e) {
-      throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
-          + e.getMessage(), e);
-    }
-    this.shardReader = chain.partialReader()
-        .map(codec -> new ShardReader(store, codec, executor, scratchPool)).orElse(null);
+    this.registry = registry;
+    this.chain = resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
+  }
+
+  /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
+  private Resolved resolve(int[] shape) {
+    return resolved.computeIfAbsent(Arrays.stream(shape).boxed().toList(), k -> {
+      CodecChain c;
+      try {
+        c = CodecChain.resolve(metadata.codecs(), new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
+            registry);
+      } catch (CodecException e) {
+        throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
+            + (metadata.chunkGrid().isRegular() ? "" : "chunks of shape " + Arrays.toString(shape) + ": ")
+            + e.getMessage(), e);
+      }
+      return new Resolved(c, c.partialReader().map(codec -> new ShardReader(store, codec, executor, scratchPool))
+          .orElse(null));
+    });
   }
 
   public ArrayMetadata metadata() {
@@ -148,7 +163,7 @@ public final class ZarrArray {
     long tasks = 1;
     for (int d = 0; d < rank; d++) {
       Selection.Dim dim = selection.dims().get(d);
-      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkShape()[d]);
+      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
       parts.add(p);
       tasks *= p.size();
     }
@@ -283,7 +298,11 @@ public final class ZarrArray {
       count[d] = part.count();
       offset += part.outStart() * stride[d];
     }
-    SlabView view = new SlabView(target.out(), offset, target.itemSize(), metadata.chunkShape(), start,
+    int[] chunkShape = metadata.chunkGrid().chunkShape(chunkIndex);
+    Resolved r = resolve(chunkShape);
+    CodecChain chain = r.chain();
+    ShardReader shardReader = r.shardReader();
+    SlabView view = new SlabView(target.out(), offset, target.itemSize(), chunkShape, start,
         target.step(), count, stride, target.heap());
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
@@ -303,7 +322,7 @@ public final class ZarrArray {
     }
     long fixedSize = chain.encodedSize();
     if (fixedSize >= 0 && ioConcurrency == 0) {
-      readFixedSize(key, chunkIndex, view, fixedSize, target, allocator, scratch);
+      readFixedSize(key, chunkIndex, view, fixedSize, target, chain, allocator, scratch);
       return;
     }
     Optional<ArrowBuf> encoded;
@@ -340,7 +359,7 @@ public final class ZarrArray {
    * contiguous region of the output and needs no decoding, else into the worker's scratch.
    */
   private void readFixedSize(String key, long[] chunkIndex, SlabView view, long size, Target target,
-      BufferAllocator allocator, Scratch scratch) {
+      CodecChain chain, BufferAllocator allocator, Scratch scratch) {
     boolean direct = chain.isPlain() && view.isWholeContiguous();
     ArrowBuf into = direct ? view.target() : scratch.buffer(size);
     long at = direct ? view.offset() : 0;
