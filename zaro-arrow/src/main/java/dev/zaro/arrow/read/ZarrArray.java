@@ -178,7 +178,8 @@ public final class ZarrArray {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
       byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
-      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new AtomicInteger()), (int) tasks,
+      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new AtomicInteger(), options.stats()),
+          (int) tasks,
           allocator, options);
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
@@ -201,7 +202,7 @@ public final class ZarrArray {
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
    */
   private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
-      VarHeap heap, byte[] fill, AtomicInteger running) {}
+      VarHeap heap, byte[] fill, AtomicInteger running, ReadStats stats) {}
 
   /**
    * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or
@@ -310,8 +311,8 @@ public final class ZarrArray {
         // helpers only from threads of this read that are not running a chunk themselves: more
         // runnable threads than cores would leave a read waiting for a preempted helper
         int idle = Math.max(0, parallelism - target.running().get());
-        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, idle)) {
-          missing(key, chunkIndex);
+        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, idle, target.stats())) {
+          missing(key, chunkIndex, view, target);
         }
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
@@ -332,7 +333,7 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
-      missing(key, chunkIndex);
+      missing(key, chunkIndex, view, target);
       view.fill(target.fill());
       return;
     }
@@ -343,7 +344,13 @@ public final class ZarrArray {
     // a chunk whose codec splits (blosc blocks) may use this read's idle threads
     scratch.lend(executor, Math.max(0, parallelism - target.running().get()));
     try (ArrowBuf buf = encoded.get()) {
+      if (target.stats() != null) {
+        target.stats().fetched(buf.readableBytes());
+      }
       chain.decodeInto(buf, view, allocator, scratch);
+      if (target.stats() != null) {
+        target.stats().decoded(1, view.byteSize());
+      }
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     } finally {
@@ -370,9 +377,13 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (n.isEmpty()) {
-      missing(key, chunkIndex);
+      missing(key, chunkIndex, view, target);
       view.fill(target.fill());
       return;
+    }
+    if (target.stats() != null) {
+      target.stats().fetched(n.getAsLong());
+      target.stats().decoded(1, view.byteSize());
     }
     if (n.getAsLong() != size) {
       throw new CodecException(context(key, chunkIndex) + "codec " + chain.codecs().get(0).name()
@@ -390,7 +401,10 @@ public final class ZarrArray {
   }
 
   /** A chunk absent from the store: an error under {@link MissingChunks#ERROR}, else nothing. */
-  private void missing(String key, long[] chunkIndex) {
+  private void missing(String key, long[] chunkIndex, SlabView view, Target target) {
+    if (target.stats() != null) {
+      target.stats().missing(view.byteSize());
+    }
     if (missingChunks == MissingChunks.ERROR) {
       throw new StoreException(dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK, context(key, chunkIndex)
           + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
