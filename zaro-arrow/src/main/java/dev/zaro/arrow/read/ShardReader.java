@@ -2,7 +2,7 @@ package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.SharedWork;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;
@@ -58,7 +58,7 @@ final class ShardReader {
    *
    * @return false if the shard is absent from the store (the view then holds the fill value)
    */
-  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers, ReadStats stats) {
+  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
     Optional<ShardIndex> index = index(key, allocator, stats);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
@@ -106,10 +106,12 @@ final class ShardReader {
         }
         i = j;
       }
-      if (decodes.size() == 1 || executor == null || helpers < 1) {
+      // helpers only from threads of this read that are not running a chunk themselves
+      int helpers = scratch.helpers();
+      if (decodes.size() == 1 || helpers < 1) {
         decodes.forEach(Runnable::run);
       } else {
-        SharedWork.run(decodes, executor, helpers);
+        WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
       }
     } finally {
       fetched.forEach(ArrowBuf::close);
@@ -131,7 +133,9 @@ final class ShardReader {
   private void decode(Wanted w, ArrowBuf bytes, long bytesStart, BufferAllocator allocator, Thread caller,
       Scratch callerScratch) {
     boolean helper = Thread.currentThread() != caller;
-    Scratch scratch = !helper ? callerScratch : scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+    Scratch scratch = !helper ? callerScratch
+        : scratchPool != null ? scratchPool.borrow(callerScratch.allocator(), null)
+        : new Scratch(callerScratch.allocator());
     try {
       ArrowBuf chunk = bytes.slice(w.offset() - bytesStart, w.length());
       chunk.writerIndex(w.length());
