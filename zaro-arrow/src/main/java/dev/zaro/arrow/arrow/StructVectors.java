@@ -65,10 +65,11 @@ public final class StructVectors {
 
   /**
    * Fills a vector created from {@link #field(String, DataType.StructField)} with field
-   * {@code f} of {@code count} struct elements, element {@code i} at {@code address + i * stride}.
+   * {@code f} of {@code count} struct elements, element {@code i} at {@code address + i * stride}
+   * (the field's values at its offset within the element).
    */
   public static void fill(FieldVector vector, DataType.StructField f, long address, long count, long stride) {
-    fillField(vector, f, new Positions(address, new long[] {count}, new long[] {stride}));
+    fillField(vector, f, new Positions(address + f.offset(), new long[] {count}, new long[] {stride}));
   }
 
   /**
