@@ -170,7 +170,7 @@ public final class FillValue {
     for (DataType.StructField f : type.fields()) {
       names.add(f.name());
       JsonNode value = node.get(f.name());
-      String at = where + " field '" + f.name() + "'";
+      String at = where + ", struct field '" + f.name() + "'";
       if (value == null) {
         throw new MetadataException(at + ": missing from the fill_value (a struct's fill_value names every field)");
       }

@@ -78,7 +78,8 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     String kind = m.group(2);
     if (UNSUPPORTED_KINDS.contains(kind)) {
       throw new IllegalArgumentException("data type '" + s + "' is not supported yet (zaro reads v2"
-          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit] and vlen object arrays)");
+          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of"
+          + " these, and vlen object arrays)");
     }
     if (kind.equals("M") || kind.equals("m")) {
       String unit = m.group(4) == null ? "" : m.group(4).substring(1, m.group(4).length() - 1);
@@ -160,7 +161,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
         fields.add(f);
         end = Math.max(end, offset + f.byteSize());
       }
-      return DataType.struct(fields, itemsize.isMissingNode() ? end : itemsize.intValue(), where + " ('" + prefix + "')");
+      return DataType.struct(fields, itemsize.isMissingNode() ? end : itemsize.intValue(), within(where, prefix));
     }
     if (!node.isArray() || node.isEmpty()) {
       throw new MetadataException(where + ": a structured dtype must be a non-empty list of fields, not "
@@ -182,7 +183,12 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       fields.add(f);
       offset = Math.addExact(offset, f.byteSize());
     }
-    return DataType.struct(fields, offset, where + (prefix.isEmpty() ? "" : " ('" + prefix.substring(0, prefix.length() - 1) + "')"));
+    return DataType.struct(fields, offset, within(where, prefix));
+  }
+
+  /** {@code where}, naming the struct field ({@code "p."}) a nested struct's problem is in. */
+  private static String within(String where, String prefix) {
+    return prefix.isEmpty() ? where : where + " (in structured field '" + prefix.substring(0, prefix.length() - 1) + "')";
   }
 
   private static DataType.StructField field(String name, JsonNode type, JsonNode shapeNode, int offset, String where,

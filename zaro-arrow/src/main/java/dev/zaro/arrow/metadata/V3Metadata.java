@@ -151,7 +151,7 @@ public final class V3Metadata {
         throw new MetadataException(where + ": struct field " + i + " must be {\"name\": ..., \"data_type\": ...},"
             + " not " + JsonDocument.describe(field));
       }
-      DataType fieldType = dataType(type, where + " field '" + name.textValue() + "'");
+      DataType fieldType = dataType(type, where + ", struct field '" + name.textValue() + "'");
       out.add(new DataType.StructField(name.textValue(), fieldType, offset, List.of()));
       offset = Math.addExact(offset, fieldType.byteSize());
     }
