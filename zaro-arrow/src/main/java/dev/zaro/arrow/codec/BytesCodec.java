@@ -90,14 +90,13 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
 
   /**
    * One fix within an element: reverse {@code swap} bytes at {@code offset} (when above 1), or
-   * bring the byte at {@code offset} to its {@code valueBits} low bits (sign-extended if signed).
+   * make the byte at {@code offset} canonical for its {@code narrow} type (when not null).
    */
-  private record Unit(int offset, int swap, int valueBits, boolean signed) {
+  private record Unit(int offset, int swap, DataType narrow) {
     void apply(long element) {
       long a = element + offset;
-      if (valueBits > 0) {
-        int b = MemoryUtil.getByte(a) << (32 - valueBits);
-        MemoryUtil.putByte(a, (byte) (signed ? b >> (32 - valueBits) : b >>> (32 - valueBits)));
+      if (narrow != null) {
+        MemoryUtil.putByte(a, narrow.canonicalByte(MemoryUtil.getByte(a)));
         return;
       }
       for (int i = 0; i < swap / 2; i++) {
@@ -112,12 +111,12 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
   private static void units(DataType type, int offset, boolean bigEndian, List<Unit> out) {
     type.forEachValue(offset, (value, at) -> {
       if (value.valueBits() < value.bits()) {
-        out.add(new Unit(at, 0, value.valueBits(), value.kind() == DataType.Kind.INT));
+        out.add(new Unit(at, 0, value));
         return;
       }
       int unit = value.swapUnit();
       for (int u = 0; bigEndian && unit > 1 && u < value.byteSize(); u += unit) {
-        out.add(new Unit(at + u, unit, 0, false));
+        out.add(new Unit(at + u, unit, null));
       }
     });
   }

@@ -171,6 +171,15 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
     }
   }
 
+  /**
+   * A stored byte of a narrow type ({@link #valueBits()} below 8) as zaro holds it: the value
+   * bits, sign-extended for int2/int4, the upper bits cleared otherwise.
+   */
+  public byte canonicalByte(byte stored) {
+    int shift = 32 - valueBits();
+    return (byte) (kind == Kind.INT ? stored << shift >> shift : (stored << shift) >>> shift);
+  }
+
   /** Whether some value (a field's, for a struct) uses fewer bits than it is stored in. */
   public boolean hasNarrowValues() {
     if (kind == Kind.STRUCT) {

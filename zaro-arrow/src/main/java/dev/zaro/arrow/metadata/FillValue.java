@@ -161,6 +161,11 @@ public final class FillValue {
         throw new MetadataException(where + ": fill_value holds " + b.length + " bytes (base64), the struct "
             + element.length);
       }
+      type.forEachValue(0, (value, at) -> {
+        if (value.valueBits() < value.bits()) {
+          b[at] = value.canonicalByte(b[at]);
+        }
+      });
       return b;
     }
     if (!node.isObject()) {

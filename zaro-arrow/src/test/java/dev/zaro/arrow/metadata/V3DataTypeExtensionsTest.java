@@ -101,6 +101,14 @@ class V3DataTypeExtensionsTest {
     assertEquals("070009", hex(a));
   }
 
+  /** A base64 fill value's narrow fields read as the bytes codec reads them: upper bits ignored. */
+  @Test
+  void base64FillOfNarrowFieldsIsCanonical() {
+    ArrayMetadata a = array("{\"name\": \"structured\", \"configuration\": {\"fields\": [[\"a\", \"int4\"], [\"b\", \"uint2\"]]}}",
+        "\"ef4=\"");
+    assertEquals("f902", hex(a));
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
       "{\"name\": \"struct\", \"configuration\": {\"fields\": []}} | {} "
