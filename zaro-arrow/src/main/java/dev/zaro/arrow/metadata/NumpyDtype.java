@@ -175,15 +175,22 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       }
       String name = entry.get(0).textValue();
       JsonNode type = entry.get(1);
-      if (name.isEmpty() && type.isTextual() && type.textValue().matches("\\|V[0-9]+") && entry.size() == 2) {
-        offset = Math.addExact(offset, Integer.parseInt(type.textValue().substring(2)));  // padding
+      if (name.isEmpty() && type.isTextual() && type.textValue().matches("\\|V[0-9]{1,6}") && entry.size() == 2) {
+        offset = advance(offset, Integer.parseInt(type.textValue().substring(2)), where);  // padding
         continue;
       }
       DataType.StructField f = field(name, type, entry.size() == 3 ? entry.get(2) : null, offset, where, prefix, orders);
       fields.add(f);
-      offset = Math.addExact(offset, f.byteSize());
+      offset = advance(offset, f.byteSize(), where);
     }
     return DataType.struct(fields, offset, within(where, prefix));
+  }
+
+  private static int advance(int offset, int bytes, String where) {
+    if ((long) offset + bytes > MAX_FIELD_BYTES) {
+      throw new MetadataException(where + ": a structured element of more than " + MAX_FIELD_BYTES + " bytes");
+    }
+    return offset + bytes;
   }
 
   /** {@code where}, naming the struct field ({@code "p."}) a nested struct's problem is in. */
@@ -213,7 +220,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     } else if (!type.isTextual()) {
       throw new MetadataException(at + ": type must be a numpy type string or a list of fields, not "
           + JsonDocument.describe(type));
-    } else if (type.textValue().matches("\\|V[0-9]+")) {
+    } else if (type.textValue().matches("\\|V[1-9][0-9]{0,5}")) {
       fieldType = DataType.raw(8 * Integer.parseInt(type.textValue().substring(2)));
     } else {
       NumpyDtype parsed;
@@ -227,8 +234,18 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
         orders.put(prefix + name, parsed.bigEndian());
       }
     }
+    long size = fieldType.byteSize();
+    for (int n : shape) {
+      size *= n;
+      if (size > MAX_FIELD_BYTES) {
+        throw new MetadataException(at + ": holds more than " + MAX_FIELD_BYTES + " bytes");
+      }
+    }
     return new DataType.StructField(name, fieldType, offset, shape);
   }
+
+  /** The largest structured field or element zaro reads. */
+  private static final int MAX_FIELD_BYTES = 1 << 24;
 
   /** The little-endian numpy type string of {@code type}, for messages. */
   static String typestrOf(DataType type) {

@@ -153,7 +153,10 @@ public final class V3Metadata {
       }
       DataType fieldType = dataType(type, where + ", struct field '" + name.textValue() + "'");
       out.add(new DataType.StructField(name.textValue(), fieldType, offset, List.of()));
-      offset = Math.addExact(offset, fieldType.byteSize());
+      if ((long) offset + fieldType.byteSize() > 1 << 24) {
+        throw new MetadataException(where + ": a struct element of more than " + (1 << 24) + " bytes");
+      }
+      offset += fieldType.byteSize();
     }
     return DataType.struct(out, offset, where);
   }

@@ -75,7 +75,8 @@ public final class TableReader extends ArrowReader {
           + " values yet; use the tensor layout");
     }
     this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
-        && meta.dataType().kind() != DataType.Kind.STRUCT ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
+        && meta.dataType().kind() != DataType.Kind.STRUCT
+        ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
           + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"

@@ -130,6 +130,8 @@ class V2MetadataTest {
       "[[\"a\", \"<i4\", [0]]] ~ structured field 'a': shape must be a list of positive sizes, not array [0]",
       "[[\"a\"]] ~ a structured field must be [name, type] or [name, type, shape], not array [\"a\"]",
       "[] ~ a structured dtype must be a non-empty list of fields, not array []",
+      "[[\"a\", \"<f8\", [4096, 4096]]] ~ structured field 'a': holds more than 16777216 bytes",
+      "[[\"a\", \"|V9999999\"]] ~ structured field 'a': data type '|V9999999' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
       "[[\"a\", \"<i4\"], [\"b\", \">f8\"]] ~ structured fields of both byte orders ('a' little, 'b' big); zaro reads structured dtypes whose multi-byte fields share one byte order",
       "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<i4\"], \"offsets\": [0, 2], \"itemsize\": 8} ~ struct fields 'a' (bytes 0..4) and 'b' (bytes 2..6) overlap",
       "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<f8\"], \"offsets\": [0, 4], \"itemsize\": 8} ~ struct field 'b' (bytes 4..12) reaches past the item size of 8 bytes",
