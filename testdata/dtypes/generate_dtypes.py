@@ -1,7 +1,8 @@
 """Writes Zarr v3 arrays of the zarr-extensions data types int2, int4, uint2, uint4 and struct,
 plus their expected values.
 
-- int2/int4: tensorstore's zarr3 driver (values from ml_dtypes).
+- int2/int4 (int4 also in shards, sharding_indexed): tensorstore's
+  zarr3 driver (values from ml_dtypes).
 - uint2/uint4, and int4 whose stored bytes carry junk in the upper bits (the bytes codec
   ignores them): numpy chunk by chunk, metadata by hand; tensorstore reads the int4 one back.
 - struct (and the legacy "structured" name): numpy structured arrays chunk by chunk (packed
@@ -72,22 +73,28 @@ def add_case(cases, name, data, type_name, selections, **extra):
 
 def narrow_ints(cases, rng):
     # tensorstore writes int2/int4 one value a byte (upper bits clear)
+    sharded = [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2, 5], "codecs": [{"name": "bytes"}, {"name": "gzip", "configuration": {"level": 1}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]
     for name, fill, codecs in [("int4", -3, [{"name": "bytes"}, {"name": "zstd", "configuration": {"level": 3}}]),
-                               ("int2", 1, [{"name": "bytes"}])]:
-        t = getattr(ml_dtypes, name)
+                               ("int2", 1, [{"name": "bytes"}]),
+                               ("int4_sharded", 5, sharded)]:
+        type_name = name.split("_")[0]
+        t = getattr(ml_dtypes, type_name)
         lo, hi = int(ml_dtypes.iinfo(t).min), int(ml_dtypes.iinfo(t).max)
         path = HERE / "stores" / f"{name}.zarr"
         store = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
-                         "metadata": {"shape": [9, 14], "data_type": name, "fill_value": fill,
+                         "metadata": {"shape": [9, 14], "data_type": type_name, "fill_value": fill,
                                       "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4, 5]}},
                                       "codecs": codecs, "attributes": {"written_by": "tensorstore"}}},
                         create=True).result()
         values = rng.integers(lo, hi + 1, (9, 10)).astype(t)
         store[:, :10] = values  # the last chunk column stays unwritten: the fill value
-        data = np.full((9, 14), fill, dtype=np.int8)
-        data[:, :10] = values.astype(np.int8)
-        assert np.array_equal(store.read().result().astype(np.int8), data), name
-        add_case(cases, name, data, name, ["", "1:8:2, 3:13", "6, :"])
+        as_byte = np.uint8 if type_name.startswith("u") else np.int8
+        data = np.full((9, 14), fill, dtype=as_byte)
+        data[:, :10] = values.astype(as_byte)
+        assert np.array_equal(store.read().result().astype(as_byte), data), name
+        add_case(cases, name, data, type_name, ["", "1:8:2, 3:13", "6, :"])
     # uint2/uint4 (tensorstore lacks them) and int4, with junk in the upper bits of every byte
     for name, fill, bits, signed in [("uint4", 9, 4, False), ("uint2", 3, 2, False), ("int4_upper_bits", -8, 4, True)]:
         type_name = name.split("_")[0]
