@@ -50,6 +50,18 @@ public interface Store extends AutoCloseable {
     }
   }
 
+  /**
+   * Reads several ranges of one value, nearby ones merged into one request by
+   * {@link RangeCoalescer} (the one coalescer: no caller merges ranges itself).
+   *
+   * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
+   *     the key is absent
+   */
+  default Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    return RangeCoalescer.fetch(this, key, ranges, allocator);
+  }
+
   /** Reads a small whole value (metadata documents) onto the heap; empty if absent. */
   Optional<byte[]> getBytes(String key);
 
