@@ -28,7 +28,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The table layout of DESIGN.md, streamed: one row per selected element in C order, one column
+ * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected element in C order, one column
  * per (kept) dimension, then the value column (for a struct, one column per field, named
  * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
  * elements at a time, so any array streams in bounded memory.

@@ -116,7 +116,7 @@ class FixtureReadTest extends AllocatorTest {
     }
   }
 
-  /** The Arrow column shares the slab's buffer (no copy) and has the DESIGN.md shape. */
+  /** The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape (README, "Arrow shapes"). */
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
   void tensorColumnsShareTheSlabBuffer(String name, String store, String path, String dataType, String slice,
