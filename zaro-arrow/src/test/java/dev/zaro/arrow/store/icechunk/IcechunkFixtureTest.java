@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Icechunk's own format-compatibility repositories (testdata/icechunk, written by Icechunk 0.1,
  * 1.x and 2.x with the scripts of icechunk-python/tests/test_can_read_old.py), read through
- * {@link Zaro} at every branch, tag and snapshot of cases.json, from local disk and over HTTP:
+ * {@link Zaro} at every branch, tag and snapshot of expected.json, from local disk and over HTTP:
  * the history, the nodes, their metadata and every chunk's values equal what the scripts wrote.
  * The virtual chunk points at {@code s3://}, which zaro-arrow alone cannot open: reading it is a
  * clear error naming the URL here, and zaro-s3's tests read its values from a local S3.
@@ -58,7 +58,7 @@ class IcechunkFixtureTest extends AllocatorTest {
   }
 
   static JsonNode doc() throws Exception {
-    return JSON.readTree(Files.readAllBytes(dir().resolve("cases.json")));
+    return JSON.readTree(Files.readAllBytes(dir().resolve("expected.json")));
   }
 
   /** (label, case, over) for each case, locally and over HTTP. */
