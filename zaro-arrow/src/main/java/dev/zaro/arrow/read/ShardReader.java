@@ -55,13 +55,15 @@ final class ShardReader {
   /**
    * Reads the part of shard {@code key} that {@code view} selects, with up to {@code helpers}
    * idle executor threads decoding inner chunks beside the caller.
+   *
+   * @return false if the shard is absent from the store (the view then holds the fill value)
    */
-  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers) {
-    Optional<ShardIndex> index = index(key, allocator);
+  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers, ReadStats stats) {
+    Optional<ShardIndex> index = index(key, allocator, stats);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
       view.fill(fill);
-      return;
+      return false;
     }
     ShardIndex shardIndex = index.get();
     List<Wanted> wanted = new ArrayList<>();
@@ -90,9 +92,17 @@ final class ShardReader {
         }
         ArrowBuf bytes = fetch(key, start, end, allocator);
         fetched.add(bytes);
+        if (stats != null) {
+          stats.fetched(end - start);
+        }
         for (Wanted w : wanted.subList(i, j)) {
           long groupStart = start;
-          decodes.add(() -> decode(w, bytes, groupStart, allocator, caller, scratch));
+          decodes.add(() -> {
+            decode(w, bytes, groupStart, allocator, caller, scratch);
+            if (stats != null) {
+              stats.decoded(1, w.view().byteSize());
+            }
+          });
         }
         i = j;
       }
@@ -104,6 +114,7 @@ final class ShardReader {
     } finally {
       fetched.forEach(ArrowBuf::close);
     }
+    return true;
   }
 
   private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {
@@ -138,7 +149,7 @@ final class ShardReader {
     }
   }
 
-  private Optional<ShardIndex> index(String key, BufferAllocator allocator) {
+  private Optional<ShardIndex> index(String key, BufferAllocator allocator, ReadStats stats) {
     ShardIndex cached = indexes.get(key);
     if (cached != null) {
       return Optional.of(cached);
@@ -153,6 +164,9 @@ final class ShardReader {
     }
     if (encoded.isEmpty()) {
       return Optional.empty();
+    }
+    if (stats != null) {
+      stats.fetched(codec.indexSize());
     }
     ShardIndex index;
     try (ArrowBuf buf = encoded.get()) {
