@@ -112,7 +112,8 @@ class IcechunkS3Test extends AllocatorTest {
     StoreException e = assertThrows(StoreException.class,
         () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/nothing-here").close());
     assertTrue(e.getMessage().contains("is not an Icechunk repository"), e.getMessage());
-    e = assertThrows(StoreException.class, () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/test-repo-v1?colour=red"));
+    e = assertThrows(StoreException.class,
+        () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/test-repo-v1?colour=red"));
     assertTrue(e.getMessage().contains("unknown option 'colour'"), e.getMessage());
   }
 }

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store.icechunk;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ final class FlatBuffer {
   }
 
   StoreException corrupt(String what) {
-    return new StoreException("corrupt Icechunk file '" + file + "': " + what);
+    return new StoreException(ErrorKind.CORRUPT, "corrupt Icechunk file '" + file + "': " + what);
   }
 
   private void check(long pos, long size, String what) {

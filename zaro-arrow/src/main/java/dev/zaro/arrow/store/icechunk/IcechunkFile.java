@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store.icechunk;
 
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -42,11 +43,12 @@ final class IcechunkFile {
   /** Reads and checks the header of {@code file}, named {@code key} in messages. */
   static Header header(byte[] file, String key) {
     if (file.length < HEADER_LENGTH) {
-      throw new StoreException("corrupt Icechunk file '" + key + "': " + file.length
+      throw new StoreException(ErrorKind.CORRUPT, "corrupt Icechunk file '" + key + "': " + file.length
           + " bytes, shorter than the " + HEADER_LENGTH + "-byte header");
     }
     if (!java.util.Arrays.equals(file, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-      throw new StoreException("'" + key + "' is not an Icechunk file (it does not start with the magic bytes"
+      throw new StoreException(ErrorKind.CORRUPT,
+          "'" + key + "' is not an Icechunk file (it does not start with the magic bytes"
           + " ICE🧊CHUNK)");
     }
     String impl = new String(file, MAGIC.length, 24, StandardCharsets.UTF_8).strip();
@@ -54,12 +56,13 @@ final class IcechunkFile {
     int type = file[MAGIC.length + 25] & 0xff;
     int compression = file[MAGIC.length + 26] & 0xff;
     if (version != 1 && version != 2) {
-      throw new StoreException("'" + key + "' has Icechunk format version " + version + " (written by '" + impl
+      throw new StoreException(ErrorKind.UNSUPPORTED,
+          "'" + key + "' has Icechunk format version " + version + " (written by '" + impl
           + "'); zaro reads versions 1 and 2 (Icechunk 1.x and 2.x)");
     }
     if (compression > 1) {
-      throw new StoreException("corrupt Icechunk file '" + key + "': unknown compression " + compression
-          + " (0 none, 1 zstd)");
+      throw new StoreException(ErrorKind.UNSUPPORTED, "'" + key + "' uses the unknown Icechunk compression "
+          + compression + " (zaro reads 0, none, and 1, zstd)");
     }
     return new Header(impl, version, type, compression);
   }
@@ -73,7 +76,8 @@ final class IcechunkFile {
   static FlatBuffer body(byte[] file, String key, int expectedType) {
     Header h = header(file, key);
     if (h.fileType() != expectedType) {
-      throw new StoreException("'" + key + "' is an Icechunk " + typeName(h.fileType()) + " file where a "
+      throw new StoreException(ErrorKind.CORRUPT,
+          "'" + key + "' is an Icechunk " + typeName(h.fileType()) + " file where a "
           + typeName(expectedType) + " file was expected");
     }
     byte[] body;
@@ -104,13 +108,14 @@ final class IcechunkFile {
       for (int n; (n = z.read(buf)) > 0; ) {
         total += n;
         if (total > max) {
-          throw new StoreException(context + ": it decompresses to more than " + max + " bytes");
+          throw new StoreException(ErrorKind.CORRUPT, context + ": it decompresses to more than " + max + " bytes");
         }
         out.write(buf, 0, n);
       }
       return out.toByteArray();
     } catch (IOException e) {
-      throw new StoreException(context + ": the zstd data is damaged or truncated (" + e.getMessage() + ")", e);
+      throw new StoreException(ErrorKind.CORRUPT, context + ": the zstd data is damaged or truncated ("
+          + e.getMessage() + ")", e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store.icechunk;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ByteRange;
@@ -74,7 +75,7 @@ public final class IcechunkStore implements Store {
     this.storage = storage;
     this.repository = Repository.open(storage, location);
     String id = repository.resolve(version);
-    this.snapshot = repository.snapshot(id);
+    this.snapshot = repository.snapshot(id, version.kind() == Version.Kind.SNAPSHOT);
     this.name = location + (version.kind() == Version.Kind.SNAPSHOT ? "" : " (" + version + ")")
         + " at snapshot " + id;
     for (Snapshot.Node n : snapshot.nodes) {
@@ -139,13 +140,15 @@ public final class IcechunkStore implements Store {
       try {
         v = eq < 0 ? "" : ReferenceTargets.decode(kv.substring(eq + 1));
       } catch (IllegalArgumentException e) {
-        throw new StoreException("store '" + location + "': bad escape in '" + kv + "': " + e.getMessage());
+        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+            "store '" + location + "': bad escape in '" + kv + "': " + e.getMessage());
       }
       if (v.isEmpty()) {
-        throw new StoreException("store '" + location + "': '" + k + "' needs a value");
+        throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': '" + k + "' needs a value");
       }
       if (version != null) {
-        throw new StoreException("store '" + location + "': give one of branch=, tag= or snapshot=, not several");
+        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+            "store '" + location + "': give one of branch=, tag= or snapshot=, not several");
       }
       version = new Version(kind, v);
     }
@@ -153,7 +156,7 @@ public final class IcechunkStore implements Store {
       version = Version.MAIN;
     }
     if (rest.isEmpty()) {
-      throw new StoreException("store '" + location + "': no repository given");
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': no repository given");
     }
     String passQuery = passed.isEmpty() ? "" : "?" + String.join("&", passed);
     Store storage;
@@ -162,7 +165,8 @@ public final class IcechunkStore implements Store {
     switch (scheme) {
       case "icechunk" -> {
         if (!passed.isEmpty()) {
-          throw new StoreException("store '" + location + "': unknown option '" + passed.get(0)
+          throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+              "store '" + location + "': unknown option '" + passed.get(0)
               + "' (known: branch, tag, snapshot)");
         }
         Path dir = ReferenceTargets.localPath(rest);
@@ -170,7 +174,8 @@ public final class IcechunkStore implements Store {
         try {
           storage = new FileStore(dir);
         } catch (StoreException e) {
-          throw new StoreException("store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
+          throw new StoreException(ErrorKind.NOT_FOUND,
+              "store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
               e);
         }
         remote = false;
@@ -184,7 +189,8 @@ public final class IcechunkStore implements Store {
           throw new StoreException("store '" + location + "': " + e.getMessage(), e);
         }
       }
-      default -> throw new StoreException("store '" + location + "': not an Icechunk location (use icechunk://PATH,"
+      default -> throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+          "store '" + location + "': not an Icechunk location (use icechunk://PATH,"
           + " icechunk+s3://, icechunk+gs:// or icechunk+https://)");
     }
     return open(storage, where, version, remote);

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store.icechunk;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 
 /**
@@ -41,7 +42,7 @@ final class ObjectId {
    */
   static byte[] decode12(String name, String what) {
     if (name.length() != NAME_LENGTH_12) {
-      throw new StoreException("'" + name + "' is not an Icechunk " + what + " id (ids are "
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "'" + name + "' is not an Icechunk " + what + " id (ids are "
           + NAME_LENGTH_12 + " characters of Crockford base 32, such as 1CECHNKREP0F1RSTCMT0)");
     }
     byte[] out = new byte[12];
@@ -51,7 +52,8 @@ final class ObjectId {
     for (int i = 0; i < name.length(); i++) {
       int v = value(Character.toUpperCase(name.charAt(i)));
       if (v < 0) {
-        throw new StoreException("'" + name + "' is not an Icechunk " + what + " id: '" + name.charAt(i)
+        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+            "'" + name + "' is not an Icechunk " + what + " id: '" + name.charAt(i)
             + "' is not a Crockford base 32 character");
       }
       buffer = (buffer << 5) | v;
@@ -63,7 +65,8 @@ final class ObjectId {
       }
     }
     if (buffer != 0) {
-      throw new StoreException("'" + name + "' is not an Icechunk " + what + " id: its padding bits are not zero");
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+          "'" + name + "' is not an Icechunk " + what + " id: its padding bits are not zero");
     }
     return out;
   }

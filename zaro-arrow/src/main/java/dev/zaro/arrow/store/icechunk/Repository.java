@@ -2,6 +2,7 @@ package dev.zaro.arrow.store.icechunk;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.Store;
 import java.io.IOException;
@@ -111,7 +112,8 @@ final class Repository {
       case TAG -> {
         if (format() == 2) {
           if (!tags.containsKey(ref) && deletedTags.contains(ref)) {
-            throw new StoreException("Icechunk repository " + name + ": tag '" + ref + "' was deleted");
+            throw new StoreException(ErrorKind.NOT_FOUND,
+                "Icechunk repository " + name + ": tag '" + ref + "' was deleted");
           }
           yield lookup(tags, ref, "tag");
         }
@@ -130,7 +132,7 @@ final class Repository {
 
   private StoreException unknown(String kind, String ref, java.util.Collection<String> known) {
     String plural = kind.equals("branch") ? "branches" : kind + "s";
-    return new StoreException("Icechunk repository " + name + " has no " + kind + " '" + ref + "'"
+    return new StoreException(ErrorKind.NOT_FOUND, "Icechunk repository " + name + " has no " + kind + " '" + ref + "'"
         + (known == null ? "" : known.isEmpty() ? " (it has no " + plural + ")"
             : " (" + plural + ": " + String.join(", ", known) + ")"));
   }
@@ -138,17 +140,19 @@ final class Repository {
   /** Format 1: the snapshot in {@code refs/KIND.REF/ref.json}. */
   private String refFile(String kind, String ref) {
     if (ref.isEmpty() || ref.contains("/")) {
-      throw new StoreException("Icechunk repository " + name + ": '" + ref + "' is not a valid " + kind
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+          "Icechunk repository " + name + ": '" + ref + "' is not a valid " + kind
           + " name (names are non-empty and contain no '/')");
     }
     String key = "refs/" + kind + "." + ref + "/ref.json";
     if (kind.equals("tag") && storage.getBytes(key + ".deleted").isPresent()) {
-      throw new StoreException("Icechunk repository " + name + ": tag '" + ref + "' was deleted");
+      throw new StoreException(ErrorKind.NOT_FOUND, "Icechunk repository " + name + ": tag '" + ref + "' was deleted");
     }
     Optional<byte[]> doc = storage.getBytes(key);
     if (doc.isEmpty()) {
       if (storage.getBytes("refs/branch.main/ref.json").isEmpty()) {
-        throw new StoreException(name + " is not an Icechunk repository (it has neither a 'repo' file nor"
+        throw new StoreException(ErrorKind.NOT_FOUND,
+            name + " is not an Icechunk repository (it has neither a 'repo' file nor"
             + " 'refs/branch.main/ref.json')");
       }
       throw unknown(kind, ref, storage.canList() ? listRefs(kind) : null);
@@ -157,15 +161,20 @@ final class Repository {
     try {
       json = JSON.readTree(doc.get());
     } catch (IOException e) {
-      throw new StoreException("corrupt Icechunk ref file '" + key + "' in " + name + ": not JSON ("
+      throw new StoreException(ErrorKind.CORRUPT, "corrupt Icechunk ref file '" + key + "' in " + name + ": not JSON ("
           + e.getMessage() + ")");
     }
     if (json == null || !json.path("snapshot").isTextual()) {
-      throw new StoreException("corrupt Icechunk ref file '" + key + "' in " + name
+      throw new StoreException(ErrorKind.CORRUPT, "corrupt Icechunk ref file '" + key + "' in " + name
           + ": no \"snapshot\" string in it");
     }
     String id = json.get("snapshot").asText();
-    ObjectId.decode12(id, "snapshot");
+    try {
+      ObjectId.decode12(id, "snapshot");
+    } catch (StoreException e) {
+      throw new StoreException(ErrorKind.CORRUPT, "corrupt Icechunk ref file '" + key + "' in " + name + ": "
+          + e.getMessage());
+    }
     return id;
   }
 
@@ -191,19 +200,25 @@ final class Repository {
     return new ArrayList<>(names);
   }
 
-  /** Reads and parses snapshot {@code id}. */
-  Snapshot snapshot(String id) {
+  /**
+   * Reads and parses snapshot {@code id}.
+   *
+   * @param asked whether the user named the id (a missing file is then NOT_FOUND; a ref or
+   *     parent pointing nowhere is CORRUPT)
+   */
+  Snapshot snapshot(String id, boolean asked) {
     String key = "snapshots/" + id;
-    byte[] file = storage.getBytes(key).orElseThrow(() -> new StoreException("Icechunk repository " + name
-        + " has no snapshot " + id + " (no file '" + key + "')"));
+    byte[] file = storage.getBytes(key).orElseThrow(() -> new StoreException(
+        asked ? ErrorKind.NOT_FOUND : ErrorKind.CORRUPT, "Icechunk repository " + name + " has no snapshot " + id
+        + " (no file '" + key + "')"));
     return Snapshot.parse(file, key, id);
   }
 
   /** Reads and parses manifest {@code id}. */
   Manifest manifest(String id) {
     String key = "manifests/" + id;
-    byte[] file = storage.getBytes(key).orElseThrow(() -> new StoreException("Icechunk repository " + name
-        + " has no manifest " + id + " (no file '" + key + "'), which the snapshot refers to"));
+    byte[] file = storage.getBytes(key).orElseThrow(() -> new StoreException(ErrorKind.CORRUPT, "Icechunk repository "
+        + name + " has no manifest " + id + " (no file '" + key + "'), which the snapshot refers to"));
     return Manifest.parse(file, key, id);
   }
 
@@ -221,11 +236,12 @@ final class Repository {
         }
       }
       if (index < 0) {
-        throw new StoreException("Icechunk repository " + name + " does not list snapshot " + id);
+        throw new StoreException(ErrorKind.NOT_FOUND, "Icechunk repository " + name + " does not list snapshot " + id);
       }
       for (int steps = 0; index >= 0; steps++) {
         if (steps > snapshots.size()) {
-          throw new StoreException("corrupt Icechunk file 'repo' in " + name + ": the snapshot parents form a cycle");
+          throw new StoreException(ErrorKind.CORRUPT,
+              "corrupt Icechunk file 'repo' in " + name + ": the snapshot parents form a cycle");
         }
         Info info = snapshots.get(index);
         out.add(new String[] {info.id(), info.message()});
@@ -236,9 +252,10 @@ final class Repository {
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (String next = id; next != null; ) {
       if (!seen.add(next)) {
-        throw new StoreException("corrupt Icechunk repository " + name + ": the snapshot parents form a cycle");
+        throw new StoreException(ErrorKind.CORRUPT,
+            "corrupt Icechunk repository " + name + ": the snapshot parents form a cycle");
       }
-      Snapshot s = snapshot(next);
+      Snapshot s = snapshot(next, false);
       out.add(new String[] {s.id, s.message});
       next = s.parentId;
     }

@@ -36,7 +36,8 @@ public final class IcechunkExpected {
       return "";
     }
     var e = it.next();
-    return "?" + e.getKey() + "=" + URLEncoder.encode(e.getValue().asText(), StandardCharsets.UTF_8).replace("+", "%20");
+    return "?" + e.getKey() + "="
+        + URLEncoder.encode(e.getValue().asText(), StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   /** The parsed expected.json. */

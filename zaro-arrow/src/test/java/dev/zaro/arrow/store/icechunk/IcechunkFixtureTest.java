@@ -102,7 +102,8 @@ class IcechunkFixtureTest extends AllocatorTest {
     JsonNode c = doc().get("cases").get(2);
     String old = System.getProperty(GcsStore.ENDPOINT_PROPERTY);
     System.setProperty(GcsStore.ENDPOINT_PROPERTY, server.endpoint());
-    try (Zaro zaro = Zaro.open("icechunk+gs://icechunk/" + c.get("repo").asText() + IcechunkExpected.query(c.get("ref")))) {
+    String location = "icechunk+gs://icechunk/" + c.get("repo").asText() + IcechunkExpected.query(c.get("ref"));
+    try (Zaro zaro = Zaro.open(location)) {
       assertEquals(c.get("history").get(0).asText(), ((IcechunkStore) zaro.store()).message());
       IcechunkExpected.checkArray(zaro, "group1/small_chunks", c.get("arrays").get("group1/small_chunks"), allocator,
           false);

@@ -11,6 +11,7 @@ import com.github.luben.zstd.Zstd;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.read.Slab;
@@ -198,25 +199,22 @@ class IcechunkStoreTest extends AllocatorTest {
 
   // ---- bad input ----
 
-  private static String messageOf(String location) {
+  private static ErrorKind assertMessage(String location, String... parts) {
     ZaroException e = assertThrows(ZaroException.class, () -> Stores.open(location).close(), location);
-    return e.getMessage();
-  }
-
-  private static void assertMessage(String location, String... parts) {
-    String m = messageOf(location);
     for (String p : parts) {
-      assertTrue(m.contains(p), "'" + p + "' not in: " + m);
+      assertTrue(e.getMessage().contains(p), "'" + p + "' not in: " + e.getMessage());
     }
+    return e.kind();
   }
 
   @Test
   void unknownBranchesAndTagsAreNamedWithTheKnownOnes() {
     for (String r : List.of("test-repo-v1", "test-repo-v2")) {
       String loc = "icechunk://" + repo(r);
-      assertMessage(loc + "?branch=nope", "no branch 'nope'", "branches: main, my-branch");
+      assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "?branch=nope", "no branch 'nope'",
+          "branches: main, my-branch"));
       assertMessage(loc + "?tag=nope", "no tag 'nope'", "it also works!, it works!");
-      assertMessage(loc + "?tag=deleted", "tag 'deleted' was deleted");
+      assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "?tag=deleted", "tag 'deleted' was deleted"));
     }
     assertMessage("icechunk://" + repo("expire-repo-v2-by-2.0.5") + "?branch=doomed1", "no branch 'doomed1'",
         "branches: feature, main");
@@ -229,10 +227,11 @@ class IcechunkStoreTest extends AllocatorTest {
   @Test
   void snapshotIdsMustBeWellFormedAndExist() {
     String loc = "icechunk://" + repo("test-repo-v2") + "?snapshot=";
-    assertMessage(loc + "xyz", "'xyz' is not an Icechunk snapshot id");
+    assertEquals(ErrorKind.INVALID_ARGUMENT, assertMessage(loc + "xyz", "'xyz' is not an Icechunk snapshot id"));
     assertMessage(loc + "ZA24GZGPNK3GH682Q1RU", "not a Crockford base 32 character");
     assertMessage(loc + "ZA24GZGPNK3GH682Q1R1", "padding bits");
-    assertMessage(loc + "ZZZZZZZZZZZZZZZZZZZ0", "has no snapshot ZZZZZZZZZZZZZZZZZZZ0");
+    assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "ZZZZZZZZZZZZZZZZZZZ0",
+        "has no snapshot ZZZZZZZZZZZZZZZZZZZ0"));
     try (Store s = Stores.open(loc + FILL_DATA.toLowerCase())) {
       assertTrue(s.describe().contains(FILL_DATA));
     }
@@ -242,7 +241,7 @@ class IcechunkStoreTest extends AllocatorTest {
   void badLocationsAndOptionsAreRefused() throws Exception {
     String loc = "icechunk://" + repo("test-repo-v2");
     assertMessage(loc + "?branch=main&tag=x", "one of branch=, tag= or snapshot=");
-    assertMessage(loc + "?colour=blue", "unknown option 'colour=blue'");
+    assertEquals(ErrorKind.INVALID_ARGUMENT, assertMessage(loc + "?colour=blue", "unknown option 'colour=blue'"));
     assertMessage(loc + "?branch=", "'branch' needs a value");
     assertMessage(loc + "?branch=%zz", "bad escape");
     assertMessage("icechunk://", "no repository given");
@@ -271,11 +270,14 @@ class IcechunkStoreTest extends AllocatorTest {
   void aRefPointingNowhereOrBrokenIsAClearError() throws Exception {
     Path r = copy("test-repo-v1");
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":\"ZZZZZZZZZZZZZZZZZZZ0\"}");
-    assertMessage("icechunk://" + r, "has no snapshot ZZZZZZZZZZZZZZZZZZZ0", "snapshots/ZZZZZZZZZZZZZZZZZZZ0");
+    assertEquals(ErrorKind.CORRUPT, assertMessage("icechunk://" + r, "has no snapshot ZZZZZZZZZZZZZZZZZZZ0",
+        "snapshots/ZZZZZZZZZZZZZZZZZZZ0"));
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":");
     assertMessage("icechunk://" + r, "corrupt Icechunk ref file 'refs/branch.main/ref.json'", "not JSON");
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snap\": 1}");
     assertMessage("icechunk://" + r, "no \"snapshot\" string");
+    Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":\"nonsense\"}");
+    assertEquals(ErrorKind.CORRUPT, assertMessage("icechunk://" + r, "corrupt Icechunk ref file", "'nonsense'"));
     Files.delete(r.resolve("snapshots/XDZ162T1TYBEJMK99NPG"));
     assertMessage("icechunk://" + r + "?branch=my-branch", "has no snapshot XDZ162T1TYBEJMK99NPG");
   }
@@ -286,7 +288,8 @@ class IcechunkStoreTest extends AllocatorTest {
     byte[] repoFile = Files.readAllBytes(r2.resolve("repo"));
     repoFile[36] = 3;
     Files.write(r2.resolve("repo"), repoFile);
-    assertMessage("icechunk://" + r2, "'repo' has Icechunk format version 3", "zaro reads versions 1 and 2");
+    assertEquals(ErrorKind.UNSUPPORTED, assertMessage("icechunk://" + r2, "'repo' has Icechunk format version 3",
+        "zaro reads versions 1 and 2"));
     Path r1 = copy("test-repo-v1");
     Path snap = r1.resolve("snapshots/NXH3M0HJ7EEJ0699DPP0");
     byte[] s = Files.readAllBytes(snap);
@@ -303,7 +306,8 @@ class IcechunkStoreTest extends AllocatorTest {
     String loc = "icechunk://" + r;
 
     Files.write(snap, Arrays.copyOf(good, good.length / 2));
-    assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'", "damaged or truncated");
+    assertEquals(ErrorKind.CORRUPT, assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'",
+        "damaged or truncated"));
     Files.write(snap, Arrays.copyOf(good, 20));
     assertMessage(loc, "'snapshots/NXH3M0HJ7EEJ0699DPP0'", "shorter than the 39-byte header");
     Files.writeString(snap, "{\"this is\": \"JSON, not an Icechunk snapshot\"}");
@@ -318,7 +322,8 @@ class IcechunkStoreTest extends AllocatorTest {
       body[3] = 0x7f;
       return body;
     });
-    assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'", "past the end");
+    assertEquals(ErrorKind.CORRUPT, assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'",
+        "past the end"));
     Files.write(snap, good);
     rewriteBody(snap, body -> {
       body[5] = 'X';  // not the Ichk identifier
@@ -435,7 +440,8 @@ class IcechunkStoreTest extends AllocatorTest {
       Files.write(target, chunk);
       String path = target.toString();
       assertTrue(path.length() <= VIRTUAL.length() - "file://".length(), path);
-      String url = "file:///tmp" + "/".repeat(VIRTUAL.length() - "file://".length() - path.length()) + path.substring(4);
+      String url = "file:///tmp" + "/".repeat(VIRTUAL.length() - "file://".length() - path.length())
+          + path.substring(4);
       assertEquals(VIRTUAL.length(), url.length());
       int[] replaced = {0};
       try (var manifests = Files.list(r.resolve("manifests"))) {
