@@ -110,7 +110,11 @@ public final class IcechunkStore implements Store {
    */
   public static IcechunkStore open(String location) {
     int sep = location.indexOf("://");
-    String scheme = sep < 0 ? "" : location.substring(0, sep).toLowerCase(Locale.ROOT);
+    if (sep < 0) {
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "'" + location + "' is not an Icechunk location (use"
+          + " icechunk://PATH, icechunk+s3://, icechunk+gs:// or icechunk+https://)");
+    }
+    String scheme = location.substring(0, sep).toLowerCase(Locale.ROOT);
     String rest = location.substring(sep + 3);
     String query = "";
     int q = rest.indexOf('?');
@@ -165,18 +169,16 @@ public final class IcechunkStore implements Store {
     switch (scheme) {
       case "icechunk" -> {
         if (!passed.isEmpty()) {
-          throw new StoreException(ErrorKind.INVALID_ARGUMENT,
-              "store '" + location + "': unknown option '" + passed.get(0)
-              + "' (known: branch, tag, snapshot)");
+          throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': unknown option '"
+              + passed.get(0) + "' (known: branch, tag, snapshot)");
         }
         Path dir = ReferenceTargets.localPath(rest);
         where = "icechunk://" + rest;
         try {
           storage = new FileStore(dir);
         } catch (StoreException e) {
-          throw new StoreException(ErrorKind.NOT_FOUND,
-              "store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
-              e);
+          throw new StoreException(ErrorKind.NOT_FOUND, "store '" + location + "': no Icechunk repository there ("
+              + e.getMessage() + ")", e);
         }
         remote = false;
       }
