@@ -2,7 +2,7 @@ package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.SharedWork;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;
@@ -12,7 +12,6 @@ import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,10 +24,6 @@ import org.apache.arrow.memory.BufferAllocator;
  * then only the inner chunks a view needs, nearby byte ranges coalesced into one read.
  */
 final class ShardReader {
-  /** Ranges closer than this are fetched together. */
-  static final long COALESCE_GAP = 64 * 1024;
-  /** A coalesced read grows no larger than this (unless one chunk alone is larger). */
-  static final long COALESCE_MAX = 16L << 20;
   private static final int INDEX_CACHE_ENTRIES = 4096;
 
   private final Store store;
@@ -58,7 +53,7 @@ final class ShardReader {
    *
    * @return false if the shard is absent from the store (the view then holds the fill value)
    */
-  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers, ReadStats stats) {
+  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
     Optional<ShardIndex> index = index(key, allocator, stats);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
@@ -75,41 +70,32 @@ final class ShardReader {
         wanted.add(new Wanted(innerIndex, innerView, shardIndex.offset(p), shardIndex.length(p)));
       }
     });
-    wanted.sort(Comparator.comparingLong(Wanted::offset));
     List<ArrowBuf> fetched = new ArrayList<>();
     List<Runnable> decodes = new ArrayList<>();
     Thread caller = Thread.currentThread();
     try {
-      int i = 0;
-      while (i < wanted.size()) {
-        long start = wanted.get(i).offset();
-        long end = start + wanted.get(i).length();
-        int j = i + 1;
-        while (j < wanted.size() && wanted.get(j).offset() - end <= COALESCE_GAP
-            && wanted.get(j).offset() + wanted.get(j).length() - start <= COALESCE_MAX) {
-          end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
-          j++;
-        }
-        ArrowBuf bytes = fetch(key, start, end, allocator);
-        fetched.add(bytes);
-        if (stats != null) {
-          stats.fetched(end - start);
-        }
-        for (Wanted w : wanted.subList(i, j)) {
-          long groupStart = start;
-          decodes.add(() -> {
-            decode(w, bytes, groupStart, allocator, caller, scratch);
-            if (stats != null) {
-              stats.decoded(1, w.view().byteSize());
-            }
-          });
-        }
-        i = j;
+      // nearby inner chunks are merged into one request by the store layer's coalescer
+      fetched.addAll(fetch(key, wanted.stream().map(w -> (ByteRange.FromStart) ByteRange.of(w.offset(), w.length()))
+          .toList(), allocator));
+      if (stats != null && !wanted.isEmpty()) {
+        stats.fetched(wanted.stream().mapToLong(Wanted::length).sum());
       }
-      if (decodes.size() == 1 || executor == null || helpers < 1) {
+      for (int i = 0; i < wanted.size(); i++) {
+        Wanted w = wanted.get(i);
+        ArrowBuf bytes = fetched.get(i);
+        decodes.add(() -> {
+          decode(w, bytes, w.offset(), allocator, caller, scratch);
+          if (stats != null) {
+            stats.decoded(1, w.view().byteSize());
+          }
+        });
+      }
+      // helpers only from threads of this read that are not running a chunk themselves
+      int helpers = scratch.helpers();
+      if (decodes.size() == 1 || helpers < 1) {
         decodes.forEach(Runnable::run);
       } else {
-        SharedWork.run(decodes, executor, helpers);
+        WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
       }
     } finally {
       fetched.forEach(ArrowBuf::close);
@@ -117,13 +103,16 @@ final class ShardReader {
     return true;
   }
 
-  private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {
+  private List<ArrowBuf> fetch(String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    if (ranges.isEmpty()) {
+      return List.of();
+    }
     try {
-      return store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
+      return store.getRanges(key, ranges, allocator).orElseThrow(() ->
           new StoreException("shard '" + key + "' disappeared while being read"));
     } catch (StoreException e) {
-      throw new CodecException("codec sharding_indexed: the index points at bytes " + start + ".." + end
-          + " that the shard does not hold: " + e.getMessage(), e);
+      throw new CodecException("codec sharding_indexed: the index points at bytes that the shard does not hold: "
+          + e.getMessage(), e);
     }
   }
 
@@ -131,7 +120,9 @@ final class ShardReader {
   private void decode(Wanted w, ArrowBuf bytes, long bytesStart, BufferAllocator allocator, Thread caller,
       Scratch callerScratch) {
     boolean helper = Thread.currentThread() != caller;
-    Scratch scratch = !helper ? callerScratch : scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+    Scratch scratch = !helper ? callerScratch
+        : scratchPool != null ? scratchPool.borrow(callerScratch.allocator(), null)
+        : new Scratch(callerScratch.allocator());
     try {
       ArrowBuf chunk = bytes.slice(w.offset() - bytesStart, w.length());
       chunk.writerIndex(w.length());

@@ -12,6 +12,8 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Store;
@@ -178,9 +180,12 @@ public final class ZarrArray {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
       byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
-      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new AtomicInteger(), options.stats()),
-          (int) tasks,
-          allocator, options);
+      // scratch comes from a child of the caller's allocator, so the caller's limit covers it
+      try (BufferAllocator scratch = allocator.newChildAllocator("zaro scratch " + displayPath(), 0,
+          allocator.getLimit())) {
+        runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new Budget(executor, parallelism),
+            options.stats(), scratch), (int) tasks, allocator, options);
+      }
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
         if (!selection.dims().get(d).dropped()) {
@@ -202,82 +207,33 @@ public final class ZarrArray {
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
    */
   private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
-      VarHeap heap, byte[] fill, AtomicInteger running, ReadStats stats) {}
+      VarHeap heap, byte[] fill, Budget budget, ReadStats stats, BufferAllocator scratch) {}
 
   /**
    * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or
-   * {@code ioConcurrency - 1}) workers pulling from the same counter. The caller returns as soon
-   * as every task has finished: it never waits for a worker that woke up too late to find work
-   * (on a busy machine that wake-up can take milliseconds). A worker holds a scratch only while
-   * it runs a task, so nothing of a read is in use once the read returns.
+   * {@code ioConcurrency - 1}) workers, through the one {@link WorkRunner}. A worker holds a
+   * scratch only while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
-    if (tasks == 0) {
-      return;
-    }
-    AtomicInteger next = new AtomicInteger();
-    AtomicInteger done = new AtomicInteger();
-    AtomicBoolean cancelled = new AtomicBoolean();
-    AtomicReference<RuntimeException> failure = new AtomicReference<>();
-    Object finished = new Object();
-    Runnable worker = () -> {
-      int t;
-      while ((t = next.getAndIncrement()) < tasks) {
-        try {
-          if (!cancelled.get()) {
-            Scratch scratch = scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
-            target.running().incrementAndGet();
-            try {
-              readChunk(target, t, allocator, scratch);
-            } finally {
-              target.running().decrementAndGet();
-              if (scratchPool != null) {
-                scratchPool.release(scratch);
-              } else {
-                scratch.close();
-              }
-            }
-            options.progress().chunksDone(done.get() + 1, tasks);
-          }
-        } catch (RuntimeException | Error e) {
-          cancelled.set(true);
-          failure.compareAndSet(null, e instanceof RuntimeException r ? r
-              : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
-        } finally {
-          if (done.incrementAndGet() == tasks) {
-            synchronized (finished) {
-              finished.notifyAll();
-            }
-          }
-        }
-      }
-    };
     int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
-    for (int w = 0; w < workers - 1; w++) {
-      try {
-        executor.execute(worker);
-      } catch (RejectedExecutionException e) {
-        break;
-      }
-    }
-    worker.run();
-    boolean interrupted = false;
-    synchronized (finished) {
-      while (done.get() < tasks) {
+    try {
+      WorkRunner.run(tasks, t -> {
+        Scratch scratch = scratchPool != null ? scratchPool.borrow(target.scratch(), target.budget())
+            : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
+        target.budget().enter();
         try {
-          finished.wait();
-        } catch (InterruptedException e) {
-          interrupted = true;
-          cancelled.set(true);
+          readChunk(target, t, allocator, scratch);
+        } finally {
+          target.budget().exit();
+          if (scratchPool != null) {
+            scratchPool.release(scratch);
+          } else {
+            scratch.close();
+          }
         }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-      failure.compareAndSet(null, new ZaroException("read of array '" + displayPath() + "' was interrupted"));
-    }
-    if (failure.get() != null) {
-      throw failure.get();
+      }, executor, workers - 1, options.control());
+    } catch (Error e) {
+      throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
     }
   }
 
@@ -308,10 +264,7 @@ public final class ZarrArray {
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
-        // helpers only from threads of this read that are not running a chunk themselves: more
-        // runnable threads than cores would leave a read waiting for a preempted helper
-        int idle = Math.max(0, parallelism - target.running().get());
-        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, idle, target.stats())) {
+        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, target.stats())) {
           missing(key, chunkIndex, view, target);
         }
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
@@ -341,8 +294,7 @@ public final class ZarrArray {
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }
-    // a chunk whose codec splits (blosc blocks) may use this read's idle threads
-    scratch.lend(executor, Math.max(0, parallelism - target.running().get()));
+    // a chunk whose codec splits (blosc blocks) may use this read's idle threads (scratch.helpers())
     try (ArrowBuf buf = encoded.get()) {
       if (target.stats() != null) {
         target.stats().fetched(buf.readableBytes());
@@ -354,7 +306,6 @@ public final class ZarrArray {
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     } finally {
-      scratch.lend(null, 0);
       if (slot) {
         decodeSlots.release();
       }
