@@ -8,6 +8,7 @@ import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
 import java.nio.file.Path;
@@ -301,6 +302,11 @@ public final class IcechunkStore implements Store {
   }
 
   @Override
+  public Optional<List<ArrowBuf>> getRanges(String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    return targets.findRanges(key, reference(key), ranges, allocator);
+  }
+
+  @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
       Executor executor) {
     return targets.findAsync(key, () -> reference(key), range, allocator, executor);
@@ -338,6 +344,16 @@ public final class IcechunkStore implements Store {
       }
     }
     return keys.stream();
+  }
+
+  /**
+   * Always listable (the snapshot lists every node, the manifests every chunk); ranged reads and
+   * latency are those of the repository's storage, where native chunks are read.
+   */
+  @Override
+  public StoreCapabilities capabilities() {
+    StoreCapabilities s = storage.capabilities();
+    return new StoreCapabilities(true, s.partialReads(), s.latency());
   }
 
   @Override

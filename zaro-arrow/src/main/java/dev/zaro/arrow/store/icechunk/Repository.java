@@ -155,7 +155,7 @@ final class Repository {
             name + " is not an Icechunk repository (it has neither a 'repo' file nor"
             + " 'refs/branch.main/ref.json')");
       }
-      throw unknown(kind, ref, storage.canList() ? listRefs(kind) : null);
+      throw unknown(kind, ref, storage.capabilities().listable() ? listRefs(kind) : null);
     }
     JsonNode json;
     try {

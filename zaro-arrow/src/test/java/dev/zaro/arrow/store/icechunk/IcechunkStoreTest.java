@@ -94,7 +94,8 @@ class IcechunkStoreTest extends AllocatorTest {
     assertEquals(KEYS.subList(2, 4), store.list("group1/big_chunks/c/1").toList());
     assertEquals(KEYS.subList(5, 11), store.list("group1/small").toList());
     assertEquals(List.of(), store.list("group2/").toList());
-    assertTrue(store.canList());
+    assertTrue(store.capabilities().listable());
+    assertEquals(dev.zaro.arrow.store.StoreCapabilities.LOCAL, store.capabilities());
     // told to skip below arrays, it lists their metadata but need not read manifests
     List<String> some = store.list("", dir -> dir.startsWith("group1/")).toList();
     assertEquals(List.of("group1/big_chunks/zarr.json", "group1/small_chunks/zarr.json", "group1/zarr.json",
@@ -130,6 +131,35 @@ class IcechunkStoreTest extends AllocatorTest {
     assertArrayEquals(Arrays.copyOfRange(inline, 2, 6), get(store, "group1/small_chunks/c/2", ByteRange.of(2, 4)));
     byte[] meta = store.getBytes("zarr.json").orElseThrow();
     assertArrayEquals(Arrays.copyOfRange(meta, 1, 9), get(store, "zarr.json", ByteRange.of(1, 8)));
+  }
+
+  @Test
+  void readsSeveralRangesOfOneValue() {
+    for (String key : List.of("group1/big_chunks/c/1/0", "group1/small_chunks/c/3")) {
+      byte[] all = store.getBytes(key).orElseThrow();
+      List<ByteRange.FromStart> ranges = List.of(range(5, 4), range(0, 3), range(2, 3), range(all.length - 1, 1),
+          range(4, 0));
+      List<ArrowBuf> got = store.getRanges(key, ranges, allocator).orElseThrow();
+      try {
+        assertEquals(ranges.size(), got.size());
+        for (int i = 0; i < ranges.size(); i++) {
+          ByteRange.FromStart r = ranges.get(i);
+          byte[] b = new byte[(int) got.get(i).writerIndex()];
+          got.get(i).getBytes(0, b);
+          assertArrayEquals(Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())), b, key + r);
+        }
+      } finally {
+        got.forEach(ArrowBuf::close);
+      }
+    }
+    assertEquals(Optional.empty(), store.getRanges("group1/big_chunks/c/7/7", List.of(range(0, 1)), allocator));
+    StoreException e = assertThrows(StoreException.class,
+        () -> store.getRanges("group1/big_chunks/c/0/1", List.of(range(0, 2), range(15, 10)), allocator));
+    assertTrue(e.getMessage().contains("group1/big_chunks/c/0/1"), e.getMessage());
+  }
+
+  private static ByteRange.FromStart range(long offset, long length) {
+    return (ByteRange.FromStart) ByteRange.of(offset, length);
   }
 
   @Test
