@@ -18,7 +18,8 @@ import java.util.Set;
  * <p>The chain, in v3 order: {@code transpose} (order F: the stored chunk is the F-order layout,
  * which every numcodecs filter sees as a flat sequence), the filters in list order (array
  * filters as {@code numcodecs.<id>} array-to-array codecs), {@code bytes} with the byte order of
- * the dtype the filters end on, {@code numcodecs.shuffle} filters (they work on bytes), then the
+ * the dtype the filters end on, the byte filters ({@code numcodecs.shuffle}, the checksums,
+ * {@code numcodecs.base64}: they work on bytes), then the
  * compressor: {@code gzip}, {@code zstd} and {@code blosc} become the v3 codecs of those names,
  * anything else {@code numcodecs.<id>} with the numcodecs configuration (without its {@code id}).
  */
@@ -34,7 +35,8 @@ public final class V2Metadata {
   public static final String ARRAY_DIMENSIONS = "_ARRAY_DIMENSIONS";
 
   /** numcodecs filters that work on bytes rather than on elements. */
-  private static final Set<String> BYTE_FILTERS = Set.of("shuffle");
+  private static final Set<String> BYTE_FILTERS =
+      Set.of("shuffle", "crc32", "adler32", "crc32c", "fletcher32", "jenkins_lookup3", "base64");
 
   /**
    * Parses an array's {@code .zarray} (at {@code key}) and its {@code .zattrs} (null when absent).
@@ -272,7 +274,7 @@ public final class V2Metadata {
       String id = codecId(doc, field, "filter " + i, filter);
       ObjectNode config = withoutId(filter);
       if (BYTE_FILTERS.contains(id)) {
-        if (!config.has("elementsize")) {
+        if (id.equals("shuffle") && !config.has("elementsize")) {
           config.put("elementsize", 4);
         }
         byteCodecs.add(new CodecSpec("numcodecs." + id, config));
