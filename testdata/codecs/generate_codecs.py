@@ -85,10 +85,10 @@ def write_v2(name, data, chunks, dtype, fill_json, fill, filters, compressor, sk
         (root / ".".join(str(i) for i in idx)).write_bytes(bytes(buf))
 
 
-def expected_reads(name, full):
-    """The three reads of a 7 x 9 array, as raw little-endian bytes of numpy's values."""
+def expected_reads(name, full, selections=SELECTIONS):
+    """The reads (by default three of a 7 x 9 array), as raw little-endian bytes of numpy's values."""
     reads = []
-    for i, sel in enumerate(SELECTIONS):
+    for i, sel in enumerate(selections):
         got = np.ascontiguousarray(full[to_index(sel)])
         got = got.astype(got.dtype.newbyteorder("<"))
         exp = f"expected/{name}.{i}.bin"
@@ -97,9 +97,9 @@ def expected_reads(name, full):
     return reads
 
 
-def case(name, data_type, full):
+def case(name, data_type, full, selections=SELECTIONS):
     return {"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": data_type,
-            "shape": list(full.shape), "reads": expected_reads(name, full)}
+            "shape": list(full.shape), "reads": expected_reads(name, full, selections)}
 
 
 def with_missing(data, chunks, fill, skip):
@@ -177,6 +177,234 @@ def checksum_vectors(rng):
     (HERE / "checksums.json").write_text(json.dumps(out, indent=0) + "\n")
 
 
+def pack(block, first, last):
+    """zarrs' packbits order: bits first..last of each component, least significant first."""
+    flat = np.ascontiguousarray(block).ravel()
+    if flat.dtype == bool:
+        comps = flat.astype(np.uint64)
+    else:
+        width = flat.dtype.itemsize // (2 if flat.dtype.kind == "c" else 1)
+        comps = flat.view(f"<u{width}").astype(np.uint64)
+    k = last - first + 1
+    comps = (comps >> np.uint64(first)) & np.uint64((1 << k) - 1)
+    bits = ((comps[:, None] >> np.arange(k, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8).ravel()
+    return np.packbits(bits, bitorder="little").tobytes(), (-len(bits)) % 8
+
+
+def packbits_cases(rng):
+    cases = []
+    shape, chunks, skip = (7, 9), (3, 4), {(1, 1)}
+    gzip = numcodecs.GZip(level=5)
+    low32 = np.uint64(0xFFFFFFFF00000000)
+    c64 = (rng.normal(0, 10, shape) + 1j * rng.normal(0, 10, shape)).astype("<c8")
+    c64 = c64.view("<u4").__and__(np.uint32(0xFFFF0000)).view("<c8")
+    specs = [  # name, data, data_type, fill (json, numpy), configuration, first, last, gzip after
+        ("packbits_bool_first_byte", rng.random(shape) < 0.3, "bool", (False, False),
+         {"padding_encoding": "first_byte"}, 0, 0, False),
+        ("packbits_uint8_bits_2_5_gzip", (rng.integers(0, 256, shape) & 0x3C).astype("<u1"), "uint8", (0, 0),
+         {"first_bit": 2, "last_bit": 5}, 2, 5, True),
+        ("packbits_int16_10_bits_last_byte", rng.integers(-512, 512, shape).astype("<i2"), "int16", (-1, -1),
+         {"padding_encoding": "last_byte", "last_bit": 9}, 0, 9, False),
+        ("packbits_int8_bits_1_4", (rng.integers(-8, 8, shape) * 2).astype("<i1"), "int8", (0, 0),
+         {"first_bit": 1, "last_bit": 4, "padding_encoding": "none"}, 1, 4, False),
+        ("packbits_float64_high_32", (rng.normal(0, 1e3, shape).view("<u8") & low32).view("<f8"), "float64",
+         (0.0, 0.0), {"first_bit": 32}, 32, 63, True),
+        ("packbits_complex64_high_16", c64, "complex64", ([0.0, 0.0], 0), {"first_bit": 16, "last_bit": 31},
+         16, 31, False),
+        ("packbits_float32_whole_last_byte", rng.normal(0, 1, shape).astype("<f4"), "float32", (0.0, 0.0),
+         {"padding_encoding": "last_byte"}, 0, 31, False),
+        ("packbits_int32_whole", rng.integers(-2**31, 2**31, shape).astype("<i4"), "int32", (0, 0), {}, 0, 31, False),
+    ]
+    for name, data, data_type, (fill_json, fill), conf, first, last, compress in specs:
+        codecs = [{"name": "packbits", "configuration": conf}]
+        if compress:
+            codecs.append({"name": "gzip", "configuration": {"level": 5}})
+        padding = conf.get("padding_encoding", "none")
+
+        def encode(block, first=first, last=last, padding=padding, compress=compress):
+            packed, pad = pack(block, first, last)
+            raw = {"none": packed, "first_byte": bytes([pad]) + packed, "last_byte": packed + bytes([pad])}[padding]
+            return bytes(gzip.encode(raw)) if compress else raw
+        write_v3(name, data, chunks, data_type, fill_json, fill, codecs, encode, skip)
+        full = with_missing(data, chunks, fill, skip)
+        cases.append(case(name, data_type, full.astype("u1") if data_type == "bool" else full))
+    return cases
+
+
+def write_sharded(name, data, shard, inner, data_type, fill_json, fill, codecs, encode_inner, skip_inner):
+    """A v3 array whose last codec is sharding_indexed (inner chunks as encode_inner(block), index at
+    the end, bytes only); inner chunks in skip_inner (shard index, inner index) and those wholly
+    outside the array are left out."""
+    sharding = {"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(inner), "codecs": [LE], "index_codecs": [LE], "index_location": "end"}}
+
+    def encode_shard(block, idx):
+        per = [s // c for s, c in zip(shard, inner)]
+        body, index = b"", []
+        for j in np.ndindex(*per):
+            origin = [i * s + k * c for i, s, k, c in zip(idx, shard, j, inner)]
+            if (idx, j) in skip_inner or any(o >= n for o, n in zip(origin, data.shape)):
+                index.append((2**64 - 1, 2**64 - 1))
+                continue
+            part = encode_inner(block[tuple(slice(k * c, (k + 1) * c) for k, c in zip(j, inner))])
+            index.append((len(body), len(part)))
+            body += part
+        return body + b"".join(struct.pack("<QQ", o, n) for o, n in index)
+    root = HERE / "stores" / f"{name}.zarr"
+    root.mkdir(parents=True)
+    meta = {"zarr_format": 3, "node_type": "array", "shape": list(data.shape), "data_type": data_type,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(shard)}},
+            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+            "fill_value": fill_json, "codecs": codecs + [sharding], "attributes": {"written_by": "numpy+numcodecs"}}
+    (root / "zarr.json").write_text(json.dumps(meta, indent=1))
+    for idx, block in chunk_blocks(data, shard, fill):
+        key = root / "c" / "/".join(str(i) for i in idx)
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_bytes(encode_shard(block, idx))
+
+
+def numeric_cases(rng):
+    """scale_offset and cast_value; expected values are numpy's decoding of the stored values."""
+    cases = []
+    shape, chunks, skip = (7, 9), (3, 4), {(0, 1)}
+    zstd = numcodecs.Zstd(level=1)
+    zstd_json = {"name": "zstd", "configuration": {"level": 1, "checksum": False}}
+    f32 = np.float32
+
+    # scale_offset on float32 (float32 arithmetic both ways)
+    data = rng.normal(20, 5, shape).astype("<f4")
+    stored = ((data - f32(5)) * f32(0.1)).astype("<f4")
+    write_v3("scale_offset_float32", stored, chunks, "float32", 5.0, f32(0), [
+        {"name": "scale_offset", "configuration": {"offset": 5, "scale": 0.1}}, LE, zstd_json],
+        lambda b: bytes(zstd.encode(b.tobytes())), skip)
+    decoded = (stored / f32(0.1) + f32(5)).astype("<f4")
+    cases.append(case("scale_offset_float32", "float32", with_missing(decoded, chunks, f32(5), skip)))
+    # the zarr-extensions example as written there: float64 in [0, 2540] (NaN fill) as uint8,
+    # NaN <-> 0 by scalar_map, in shards whose missing inner chunks hold the stored fill 0
+    data = rng.uniform(0, 2540, shape)
+    data[rng.random(shape) < 0.1] = np.nan
+    stored = np.where(np.isnan(data), 0, np.rint((data - -10.0) * 0.1)).astype("<u1")
+    skip_inner = {((0, 0), (1, 1)), ((1, 0), (0, 1))}
+    codecs = [{"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+              {"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even",
+                                                       "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}]
+    write_sharded("scale_offset_cast_uint8_sharded", stored, (4, 6), (2, 3), "float64", "NaN", 0, codecs,
+                  lambda b: b.astype("<u1").tobytes(), skip_inner)
+    full = stored.copy()
+    for (s0, s1), (i0, i1) in skip_inner:
+        full[s0 * 4 + i0 * 2:s0 * 4 + i0 * 2 + 2, s1 * 6 + i1 * 3:s1 * 6 + i1 * 3 + 3] = 0
+    decoded = np.where(full == 0, np.nan, full.astype("<f8") / 0.1 + -10.0)
+    cases.append(case("scale_offset_cast_uint8_sharded", "float64", decoded))
+    # the zarr-extensions example: uint16 in [1000, 1255] stored as uint8
+    data = rng.integers(1000, 1256, shape).astype("<u2")
+    write_v3("scale_offset_uint16_as_uint8", data, chunks, "uint16", 1000, 1000, [
+        {"name": "scale_offset", "configuration": {"offset": 1000}},
+        {"name": "cast_value", "configuration": {"data_type": "uint8"}}, LE],
+        lambda b: (b - 1000).astype("<u1").tobytes(), skip)
+    cases.append(case("scale_offset_uint16_as_uint8", "uint16", with_missing(data, chunks, 1000, skip)))
+    # int32 (x + 3) * 4 in shards: a missing inner chunk holds the stored fill (7 + 3) * 4 = 40
+    data = rng.integers(-1000, 1000, shape).astype("<i4")
+    skip_inner = {((0, 1), (1, 0)), ((1, 0), (0, 0))}
+    write_sharded("scale_offset_int32_sharded", ((data + 3) * 4).astype("<i4"), (4, 6), (2, 3), "int32", 7, 40,
+                  [{"name": "scale_offset", "configuration": {"offset": -3, "scale": 4}}],
+                  lambda b: b.astype("<i4").tobytes(), skip_inner)
+    full = data.copy()
+    for (s0, s1), (i0, i1) in skip_inner:
+        full[s0 * 4 + i0 * 2:s0 * 4 + i0 * 2 + 2, s1 * 6 + i1 * 3:s1 * 6 + i1 * 3 + 3] = 7
+    cases.append(case("scale_offset_int32_sharded", "int32", full))
+
+    # cast_value: float32 stored as float16 (numpy's nearest-even cast); NaN fill
+    data = rng.normal(0, 300, shape).astype("<f4")
+    stored = data.astype("<f2")
+    write_v3("cast_float32_as_float16", stored, chunks, "float32", "NaN", np.float16("nan"), [
+        {"name": "cast_value", "configuration": {"data_type": "float16"}}, LE], lambda b: b.tobytes(), skip)
+    cases.append(case("cast_float32_as_float16", "float32", with_missing(stored.astype("<f4"), chunks, f32("nan"), skip)))
+    # int8 from stored float32: nearest-away, clamp, NaN -> -128 (decoding rounds, clamps, maps)
+    values = np.array([0.5, -0.5, 1.5, -2.5, 2.4999998, 126.5, 127.5, -128.5, 300.0, -1000.0, np.nan, -0.4, 3.0,
+                       1e30, -7.5], dtype="<f4")
+    stored = rng.choice(values, shape).astype("<f4")
+    write_v3("cast_int8_from_float32_away_clamp", stored, chunks, "int8", 0, f32(0), [
+        {"name": "cast_value", "configuration": {
+            "data_type": "float32", "rounding": "nearest-away", "out_of_range": "clamp",
+            "scalar_map": {"encode": [[-128, "NaN"]], "decode": [["NaN", -128], ["NaN", 5]]}}}, LE],
+        lambda b: b.tobytes(), skip)
+    v = stored.astype("<f8")
+    decoded = np.where(np.isnan(v), -128, np.clip(np.sign(v) * np.floor(np.abs(v) + 0.5), -128, 127)).astype("<i1")
+    cases.append(case("cast_int8_from_float32_away_clamp", "int8", with_missing(decoded, chunks, 0, skip)))
+    # uint8 from stored int16, wrapping (numpy's astype wraps too)
+    stored = rng.integers(-300, 600, shape).astype("<i2")
+    write_v3("cast_uint8_from_int16_wrap", stored, chunks, "uint8", 9, 9, [
+        {"name": "cast_value", "configuration": {"data_type": "int16", "out_of_range": "wrap"}}, LE],
+        lambda b: b.astype("<i2").tobytes(), skip)
+    cases.append(case("cast_uint8_from_int16_wrap", "uint8", with_missing(stored.astype("<u1"), chunks, 9, skip)))
+    # float32 from stored float64, towards-negative (numpy: nearest, then one step down where above)
+    stored = rng.normal(0, 1e3, shape)
+    stored[0, :3] = [1e-46, -1e-46, 3e-39]          # below and at float32's subnormals
+    write_v3("cast_float32_from_float64_down", stored, chunks, "float32", 0.0, 0.0, [
+        {"name": "cast_value", "configuration": {"data_type": "float64", "rounding": "towards-negative"}}, LE],
+        lambda b: b.tobytes(), skip)
+    down = stored.astype("<f4")
+    above = down.astype("<f8") > stored
+    down[above] = np.nextafter(down[above], np.float32(-np.inf))
+    cases.append(case("cast_float32_from_float64_down", "float32", with_missing(down, chunks, f32(0), skip)))
+    # float32 from stored float64, nearest-even, clamp: beyond float32's range is infinity
+    stored = rng.normal(0, 1e3, shape)
+    stored[1, :4] = [1e39, -1e39, 3.4028235e38 * (1 + 2**-25), 3.4028235e38 * (1 + 2**-23)]
+    write_v3("cast_float32_from_float64_clamp", stored, chunks, "float32", 0.0, 0.0, [
+        {"name": "cast_value", "configuration": {"data_type": "float64", "out_of_range": "clamp"}}, LE],
+        lambda b: b.tobytes(), skip)
+    with np.errstate(over="ignore"):
+        nearest = stored.astype("<f4")
+    cases.append(case("cast_float32_from_float64_clamp", "float32", with_missing(nearest, chunks, f32(0), skip)))
+    # uint16 from stored float64, towards-zero (numpy's truncation)
+    stored = rng.uniform(-0.9, 65535.9, shape)
+    write_v3("cast_uint16_from_float64_trunc", stored, chunks, "uint16", 1, 1.0, [
+        {"name": "cast_value", "configuration": {"data_type": "float64", "rounding": "towards-zero"}}, LE],
+        lambda b: b.tobytes(), skip)
+    cases.append(case("cast_uint16_from_float64_trunc", "uint16",
+                      with_missing(np.trunc(stored).astype("<u2"), chunks, 1, skip)))
+    return cases
+
+
+def reshape_and_bitround_cases(rng):
+    cases = []
+    zstd = numcodecs.Zstd(level=1)
+    zstd_json = {"name": "zstd", "configuration": {"level": 1, "checksum": False}}
+    data = rng.integers(-30000, 30000, (6, 8, 10)).astype("<i2")
+    skip = {(1, 1, 1)}
+    write_v3("reshape_3d_to_2d", data, (3, 4, 5), "int16", 0, 0, [
+        {"name": "reshape", "configuration": {"shape": [[0, 1], [2]]}}, LE, zstd_json],
+        lambda b: bytes(zstd.encode(b.tobytes())), skip)
+    cases.append(case("reshape_3d_to_2d", "int16", with_missing(data, (3, 4, 5), 0, skip),
+                      ["", "1:6:2, 2:7, 3:9", "4, :, 1"]))
+    data = rng.normal(0, 1, (7, 9)).astype("<f4")
+    write_v3("reshape_minus_one_transpose", data, (3, 4), "float32", 0.0, 0.0, [
+        {"name": "reshape", "configuration": {"shape": [-1, 2]}},
+        {"name": "transpose", "configuration": {"order": [1, 0]}}, LE],
+        lambda b: np.ascontiguousarray(b.reshape(6, 2).T).tobytes(), {(2, 2)})
+    cases.append(case("reshape_minus_one_transpose", "float32", with_missing(data, (3, 4), 0, {(2, 2)})))
+    data = rng.integers(0, 256, (7, 9)).astype("u1")
+    write_v3("reshape_split_dim", data, (4, 6), "uint8", 0, 0, [
+        {"name": "reshape", "configuration": {"shape": [2, 2, [1]]}}, {"name": "bytes"}], lambda b: b.tobytes())
+    cases.append(case("reshape_split_dim", "uint8", data))
+    # bitround: numcodecs' BitRound wrote the values (decoding changes nothing)
+    rounded = numcodecs.BitRound(keepbits=5).encode(rng.normal(0, 1e3, (7, 9)).astype("<f4")).reshape(7, 9)
+    write_v3("bitround_float32", rounded, (3, 4), "float32", 0.0, 0.0, [
+        {"name": "bitround", "configuration": {"keepbits": 5}}, LE, zstd_json],
+        lambda b: bytes(zstd.encode(b.tobytes())), {(1, 2)})
+    cases.append(case("bitround_float32", "float32", with_missing(rounded, (3, 4), 0, {(1, 2)})))
+    # zarrs' sample arrays from zarr-extensions (codecs/bitround/sample_data): numpy reads their one
+    # chunk; the values are the "Rounded" column of that README
+    readme = {"float32": [0.0, 0.1015625, 1.25, 12.0, 120.0, 1280.0, np.nan, np.inf, -np.inf],
+              "uint8": [0, 1, 10, 12, 96, 128, 192, 192, 224, 224]}
+    for dt, want in readme.items():
+        name = f"zarrs_bitround_{dt}"
+        got = np.frombuffer((HERE / "stores" / f"{name}.zarr" / "c" / "0").read_bytes(), dtype=f"<{np.dtype(dt).str[1:]}")
+        np.testing.assert_array_equal(got, np.array(want, dtype=dt))
+        cases.append(case(name, dt, got, ["", "2:8:3"]))
+    return cases
+
+
 def main():
     for d in (HERE / "stores").glob("*.zarr") if (HERE / "stores").exists() else []:
         if not d.name.startswith("zarrs_"):
@@ -184,7 +412,7 @@ def main():
     shutil.rmtree(HERE / "expected", ignore_errors=True)
     (HERE / "expected").mkdir(parents=True)
     rng = np.random.default_rng(3)
-    cases = checksum_cases(rng)
+    cases = checksum_cases(rng) + packbits_cases(rng) + numeric_cases(rng) + reshape_and_bitround_cases(rng)
     checksum_vectors(rng)
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 

@@ -33,6 +33,7 @@ public final class CodecRegistry {
     r.register("vlen-utf8", (spec, input, reg) -> VlenCodec.create(spec, input));
     r.register("vlen-bytes", (spec, input, reg) -> VlenCodec.create(spec, input));
     dev.zaro.arrow.codec.numcodecs.Numcodecs.register(r);
+    dev.zaro.arrow.codec.ext.Extensions.register(r);
     return r;
   }
 
