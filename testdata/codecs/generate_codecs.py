@@ -20,6 +20,7 @@ import json
 import pathlib
 import shutil
 import struct
+from fractions import Fraction
 
 import numcodecs
 import numpy as np
@@ -366,6 +367,75 @@ def numeric_cases(rng):
     return cases
 
 
+def round_to(value, dtype, mode):
+    """An integer or float rounded to the float type dtype by mode, with exact rationals: the
+    neighbours below and above come from numpy's nextafter, the choice from Fraction arithmetic."""
+    dtype = np.dtype(dtype)
+    x = Fraction(int(value)) if isinstance(value, (int, np.integer)) else Fraction(float(value))
+    c = dtype.type(float(x))
+    lower = c if Fraction(float(c)) <= x else np.nextafter(c, dtype.type(-np.inf))
+    upper = c if Fraction(float(c)) >= x else np.nextafter(c, dtype.type(np.inf))
+    if Fraction(float(lower)) == x:
+        return lower
+    below, above = x - Fraction(float(lower)), Fraction(float(upper)) - x
+    if mode == "towards-positive":
+        return upper
+    if mode == "towards-negative":
+        return lower
+    if mode == "towards-zero":
+        return lower if x > 0 else upper
+    if below != above:
+        return lower if below < above else upper
+    if mode == "nearest-away":
+        return upper if x > 0 else lower
+    return lower if int(np.array(lower).view(f"u{dtype.itemsize}")) % 2 == 0 else upper
+
+
+def rounding_cases(rng):
+    """cast_value's rounding modes at the edges: half floats and subnormals, 64-bit integers."""
+    cases = []
+    shape, chunks = (7, 9), (3, 4)
+    specs = []
+    # float16 from float32, towards-positive (subnormals, ties, negatives)
+    v = rng.normal(0, 100, shape).astype("<f4")
+    v.flat[:6] = [1e-6, -1e-6, 7e-8, -7e-8, 1.00048828125, -65000.5]
+    specs.append(("cast_float16_from_float32_up", "float16", "float32", v, "towards-positive",
+                  [round_to(x, "f2", "towards-positive") for x in v.flat]))
+    # float16 from float32, nearest-even: ties (1 + 2**-11 lies halfway between 1 and 1 + 2**-10)
+    v = rng.normal(0, 100, shape).astype("<f4")
+    v.flat[:5] = [1 + 2**-11, 1 + 3 * 2**-11, -(1 + 3 * 2**-11), 2**-25, 3 * 2**-25]
+    even = [round_to(x, "f2", "nearest-even") for x in v.flat]
+    assert np.array_equal(np.array(even, dtype="f2"), v.astype("f2").ravel())    # the helper agrees with numpy
+    specs.append(("cast_float16_from_float32_even", "float16", "float32", v, "nearest-even", even))
+    # float32 from int64, nearest-away (ties such as 2**24 + 1 go away from zero)
+    v = rng.integers(-2**62, 2**62, shape, dtype=np.int64)
+    v.flat[:6] = [2**24 + 1, -(2**24 + 1), 2**25 + 2, 2**26 + 4, 2**62 + 2**37, -(2**63)]
+    specs.append(("cast_float32_from_int64_away", "float32", "int64", v, "nearest-away",
+                  [round_to(int(x), "f4", "nearest-away") for x in v.flat]))
+    # float64 from uint64 above 2**63, towards-zero
+    v = rng.integers(2**63, 2**64 - 1, shape, dtype=np.uint64, endpoint=True)
+    v.flat[:3] = [2**64 - 1, 2**63 + 1025, 2**53 + 1]
+    specs.append(("cast_float64_from_uint64_zero", "float64", "uint64", v, "towards-zero",
+                  [round_to(int(x), "f8", "towards-zero") for x in v.flat]))
+    # uint64 from float64 (nearest-even to integers; values above 2**63)
+    v = rng.uniform(0, 1.8e19, shape)
+    v.flat[:4] = [0.5, 1.5, 2.5, 2.0**63]
+    specs.append(("cast_uint64_from_float64", "uint64", "float64", v, "nearest-even",
+                  [np.uint64(round(Fraction(float(x)))) for x in v.flat]))
+    # int64 from float64, towards-negative
+    v = rng.normal(0, 2**61, shape)
+    v.flat[:4] = [-0.5, -2.0**63, 0.25, -1.75]
+    specs.append(("cast_int64_from_float64_floor", "int64", "float64", v, "towards-negative",
+                  [np.int64(int(np.floor(x))) for x in v.flat]))
+    for name, array_type, stored_type, stored, mode, values in specs:
+        stored = np.ascontiguousarray(stored.astype(stored.dtype.newbyteorder("<")))
+        write_v3(name, stored, chunks, array_type, 0, 0, [
+            {"name": "cast_value", "configuration": {"data_type": stored_type, "rounding": mode}}, LE],
+            lambda b: b.tobytes())
+        cases.append(case(name, array_type, np.array(values, dtype=array_type).reshape(shape)))
+    return cases
+
+
 def reshape_and_bitround_cases(rng):
     cases = []
     zstd = numcodecs.Zstd(level=1)
@@ -412,7 +482,8 @@ def main():
     shutil.rmtree(HERE / "expected", ignore_errors=True)
     (HERE / "expected").mkdir(parents=True)
     rng = np.random.default_rng(3)
-    cases = checksum_cases(rng) + packbits_cases(rng) + numeric_cases(rng) + reshape_and_bitround_cases(rng)
+    cases = checksum_cases(rng) + packbits_cases(rng) + numeric_cases(rng) + rounding_cases(rng)
+    cases += reshape_and_bitround_cases(rng)
     checksum_vectors(rng)
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 

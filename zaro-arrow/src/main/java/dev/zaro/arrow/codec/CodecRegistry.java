@@ -46,7 +46,7 @@ public final class CodecRegistry {
   public Codec create(CodecSpec spec, ChunkSpec input) {
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
-      throw new CodecException("unknown codec '" + spec.name() + "' (known: "
+      throw new CodecException("codec '" + spec.name() + "' is not supported (zaro reads: "
           + String.join(", ", new TreeMap<>(factories).keySet()) + ")");
     }
     return factory.create(spec, input, this);

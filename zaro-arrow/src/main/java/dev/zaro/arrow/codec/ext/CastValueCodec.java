@@ -135,7 +135,7 @@ public final class CastValueCodec implements ArrayToArrayCodec {
     try {
       return new FillValue(RealCast.bytes(encode.cast(RealCast.bits(fill.bytes())), stored.byteSize()));
     } catch (ZaroException e) {
-      throw config.error("the array's fill value cannot be stored as " + stored + ": " + e.getMessage());
+      throw config.error("the array's fill value cannot be stored as " + stored + ": " + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
     }
   }
 

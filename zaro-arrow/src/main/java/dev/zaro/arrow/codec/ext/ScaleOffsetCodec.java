@@ -53,7 +53,7 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
     try {
       fill = codec.encode(RealCast.bits(input.fillValue().bytes()));
     } catch (ZaroException e) {
-      throw config.error("the array's fill value cannot be encoded: " + e.getMessage());
+      throw config.error("the array's fill value cannot be encoded: " + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
     }
     return new ScaleOffsetCodec(type, offset, scale, new FillValue(RealCast.bytes(fill, type.byteSize())));
   }
