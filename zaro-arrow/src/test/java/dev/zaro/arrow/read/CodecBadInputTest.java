@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Broken chunks and configurations for the numcodecs checksums and the zarr-extensions codecs
- * (packbits, scale_offset, cast_value, reshape, bitround) and codecs zaro does not read (zfp):
+ * (packbits, scale_offset, cast_value, reshape, bitround), zfp, and codecs zaro does not read:
  * each is a typed error naming the array, chunk key and codec (or configuration field), never
  * a wrong answer; the allocator is checked for leaks after each test.
  */
@@ -206,17 +206,48 @@ class CodecBadInputTest extends AllocatorTest {
     assertNames(readFails(MetadataException.class, store, "a"), "array '/a'", "codec ", message);
   }
 
-  /** zfp has no pure-Java decoder in zaro: the codec is refused by name when the array opens. */
+  /** Codecs zaro has no decoder for are refused by name when the array opens. */
   @Test
-  void zfpIsRefusedByName() {
+  void unsupportedCodecsAreRefusedByName() {
     MemoryStore v3 = new MemoryStore().put("a/zarr.json", meta("float32", 0,
-        "[{\"name\":\"zfp\",\"configuration\":{\"mode\":\"fixed_rate\",\"rate\":10.5}}]"));
-    assertNames(readFails(MetadataException.class, v3, "a"), "array '/a'", "codec 'zfp' is not supported");
-    MemoryStore v2 = new MemoryStore().put("a/.zarray", zarray("null",
-        "{\"id\":\"zfpy\",\"mode\":4,\"tolerance\":-1,\"rate\":-1,\"precision\":-1}"));
-    assertNames(readFails(MetadataException.class, v2, "a"), "array '/a'", "codec 'numcodecs.zfpy' is not supported");
-    MemoryStore numcodecs = new MemoryStore().put("a/zarr.json", meta("float32", 0,
-        "[" + BYTES + ",{\"name\":\"numcodecs.zfpy\",\"configuration\":{\"mode\":4}}]"));
-    assertNames(readFails(MetadataException.class, numcodecs, "a"), "codec 'numcodecs.zfpy' is not supported");
+        "[" + BYTES + ",{\"name\":\"numcodecs.pcodec\",\"configuration\":{\"level\":8}}]"));
+    assertNames(readFails(MetadataException.class, v3, "a"), "array '/a'", "codec 'numcodecs.pcodec' is not supported");
+    MemoryStore v2 = new MemoryStore().put("a/.zarray", zarray("null", "{\"id\":\"pickle\"}"));
+    assertNames(readFails(MetadataException.class, v2, "a"), "array '/a'", "codec 'numcodecs.pickle' is not supported");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "float32|{\"mode\":\"fixed_rate\",\"rate\":8}|fixed_rate is read for 3-d chunks only",
+      "uint32|{\"mode\":\"reversible\"}|not uint32",
+      "int32|{\"mode\":\"fixed_accuracy\",\"tolerance\":0.1}|fixed_accuracy needs a float array",
+      "float32|{\"mode\":\"lossy\"}|mode must be one of",
+      "float32|{\"rate\":8}|configuration field 'mode' is missing",
+      "float32|{\"mode\":\"reversible\",\"rate\":8}|unknown configuration field 'rate'",
+      "float32|{\"mode\":\"expert\",\"minbits\":9,\"maxbits\":8,\"maxprec\":64,\"minexp\":-1074}"
+          + "|expert mode needs"})
+  void badZfpConfigurations(String type, String config, String message) {
+    MemoryStore store = new MemoryStore().put("a/zarr.json", meta(type, 0,
+        "[{\"name\":\"zfp\",\"configuration\":" + config + "}]"));
+    assertNames(readFails(MetadataException.class, store, "a"), "array '/a'", "codec zfp", message);
+  }
+
+  @Test
+  void brokenZfpStreams() {
+    MemoryStore truncated = new MemoryStore().put("a/zarr.json", meta("float64", 0,
+        "[{\"name\":\"zfp\",\"configuration\":{\"mode\":\"reversible\"}}]"))
+        .put("a/c/0/1", new byte[] {(byte) 0xff, 3});
+    assertNames(readFails(CodecException.class, truncated, "a"), "key 'a/c/0/1'", "codec zfp: stream is truncated");
+    MemoryStore noHeader = new MemoryStore().put("a/.zarray", zarray("null", "{\"id\":\"zfpy\",\"mode\":5}"))
+        .put("a/1.1", new byte[16]);
+    assertNames(readFails(CodecException.class, noHeader, "a"), "key 'a/1.1'", "codec numcodecs.zfpy: no zfp header");
+    // a header for a float64 field of 2 x 2 in an int32 array: 'z' 'f' 'p' 5, meta type 4, dims 2, sizes 1 + 1
+    long meta = 3 | (1 << 2) | (1L << 4) | (1L << 28);
+    byte[] header = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).put((byte) 'z').put((byte) 'f')
+        .put((byte) 'p').put((byte) 5).putInt((int) meta).putLong(meta >>> 32).array();
+    MemoryStore wrongType = new MemoryStore().put("a/.zarray", zarray("null", "{\"id\":\"zfpy\",\"mode\":5}"))
+        .put("a/0.0", header);
+    assertNames(readFails(CodecException.class, wrongType, "a"), "key 'a/0.0'",
+        "codec numcodecs.zfpy: the stream holds DOUBLE values, the array INT32");
   }
 }
