@@ -90,22 +90,43 @@ public final class ZfpDecoder {
   /** Reads bits least significant first from a byte buffer (zfp's 64-bit little-endian words). */
   public static final class Bits {
     private final ArrowBuf buf;
+    private final long bytes;
     private final long limit;
     public long pos;
+    private long wordIndex = -1;
+    private long word;
 
-    public Bits(ArrowBuf buf, long limit, long pos) {
+    public Bits(ArrowBuf buf, long bytes, long pos) {
       this.buf = buf;
-      this.limit = limit * 8;
+      this.bytes = bytes;
+      this.limit = bytes * 8;
       this.pos = pos;
     }
 
-    int bit() {
+    public int bit() {
       if (pos >= limit) {
         throw new CodecException("codec zfp: stream is truncated (needs bit " + pos + " of " + limit + ")");
       }
-      int b = (buf.getByte(pos >>> 3) >>> (pos & 7)) & 1;
+      long index = pos >>> 6;
+      if (index != wordIndex) {
+        load(index);
+      }
+      int b = (int) (word >>> (pos & 63)) & 1;
       pos++;
       return b;
+    }
+
+    private void load(long index) {
+      long at = index * 8;
+      if (at + 8 <= bytes) {
+        word = buf.getLong(at);
+      } else {
+        word = 0;
+        for (long i = at; i < bytes; i++) {
+          word |= (buf.getByte(i) & 0xffL) << (8 * (i - at));
+        }
+      }
+      wordIndex = index;
     }
 
     /** {@code n} (at most 64) bits, the first one lowest. */
