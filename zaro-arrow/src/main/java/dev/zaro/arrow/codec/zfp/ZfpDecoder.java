@@ -131,11 +131,25 @@ public final class ZfpDecoder {
 
     /** {@code n} (at most 64) bits, the first one lowest. */
     public long bits(int n) {
-      long v = 0;
-      for (int i = 0; i < n; i++) {
-        v |= (long) bit() << i;
+      if (n == 0) {
+        return 0;
       }
-      return v;
+      if (pos + n > limit) {
+        throw new CodecException("codec zfp: stream is truncated (needs bits " + pos + ".." + (pos + n - 1) + " of "
+            + limit + ")");
+      }
+      long index = pos >>> 6;
+      int offset = (int) (pos & 63);
+      if (index != wordIndex) {
+        load(index);
+      }
+      long v = word >>> offset;
+      if (64 - offset < n) {
+        load(index + 1);
+        v |= word << (64 - offset);
+      }
+      pos += n;
+      return n == 64 ? v : v & ((1L << n) - 1);
     }
 
     void skip(long n) {
@@ -325,9 +339,10 @@ public final class ZfpDecoder {
       if (limited) {
         bits -= m;
       }
-      for (int i = 0; i < m; i++) {
-        if (s.bit() == 1) {
-          data[i] += 1L << k;
+      for (int i = 0; i < m; i += 64) {
+        long x = s.bits(Math.min(64, m - i));
+        for (int j = i; x != 0; j++, x >>>= 1) {
+          data[j] += (x & 1) << k;
         }
       }
       if (limited) {
