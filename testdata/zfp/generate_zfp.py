@@ -123,6 +123,11 @@ def v3_cases(rng):
         ("v3_precision_i4_4d", "<i4", "int32", (5, 5, 6, 3), (4, 5, 6, 3), {"precision": 24},
          {"mode": "fixed_precision", "precision": 24}, 2048 + 24 - 1),
         ("v3_reversible_i8_2d", "<i8", "int64", (9, 10), (5, 6), {}, {"mode": "reversible"}, 2048 + 128),
+        # expert mode with the parameters zfp's fixed rate and fixed accuracy modes set (same streams)
+        ("v3_expert_as_rate_f8_2d", "<f8", "float64", (9, 10), (5, 6), {"rate": 20},
+         {"mode": "expert", "minbits": 320, "maxbits": 320, "maxprec": 64, "minexp": -1074}, 320 - 1),
+        ("v3_expert_as_accuracy_f4_3d", "<f4", "float32", (6, 7, 9), (5, 5, 6), {"tolerance": 0.5},
+         {"mode": "expert", "minbits": 1, "maxbits": 16658, "maxprec": 64, "minexp": -1}, 2048 + 128 + 1 + 1074 - 1),
     ]
     for name, dtype, data_type, shape, chunks, kwargs, config, want_mode in specs:
         data = field(rng, shape, dtype)
