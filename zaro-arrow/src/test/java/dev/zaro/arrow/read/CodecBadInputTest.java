@@ -250,4 +250,19 @@ class CodecBadInputTest extends AllocatorTest {
     assertNames(readFails(CodecException.class, wrongType, "a"), "key 'a/0.0'",
         "codec numcodecs.zfpy: the stream holds DOUBLE values, the array INT32");
   }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
+      "[[\"a\",null],[\"c\",\"d\"],\"|O\",[2,2]] ~ zaro reads object arrays of strings; found null",
+      "[[\"a\",1],[\"c\",\"d\"],\"|O\",[2,2]] ~ zaro reads object arrays of strings; found number 1",
+      "[[\"a\",\"b\"],\"|O\",[1,2]] ~ chunk shape [1,2] does not hold the 4 elements",
+      "[[\"a\",\"b\"],[\"c\"],\"|O\",[2,2]] ~ chunk holds 3 values, expected 4",
+      "{\"a\":1} ~ chunk must be a JSON list",
+      "[[\"a\",\"b\"],[\"c\", ~ chunk is not valid JSON"})
+  void json2ChunksZaroCannotRead(String chunk, String message) {
+    String zarray = "{\"zarr_format\":2,\"shape\":[4,4],\"chunks\":[2,2],\"dtype\":\"|O\",\"fill_value\":\"\","
+        + "\"order\":\"C\",\"filters\":[{\"id\":\"json2\",\"encoding\":\"utf-8\"}],\"compressor\":null}";
+    MemoryStore store = new MemoryStore().put("a/.zarray", zarray).put("a/1.0", chunk.getBytes());
+    assertNames(readFails(CodecException.class, store, "a"), "key 'a/1.0'", "codec numcodecs.json2", message);
+  }
 }
