@@ -87,8 +87,8 @@ public final class V2Metadata {
 
   /**
    * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8}
-   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes), or {@code json2}
-   * (text only): the object codec becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
+   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes), or {@code json2} or
+   * {@code msgpack2} (text only): the object codec becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
    * {@code categorize}: an array-to-array codec before {@code bytes} on the codes.
    */
   private static ArrayMetadata parseObjectArray(JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
@@ -96,9 +96,9 @@ public final class V2Metadata {
     JsonNode objectCodec = filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
     String id = objectCodec == null ? null : objectCodec.path("id").asText(null);
     if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes") || id.equals("categorize")
-        || id.equals("json2"))) {
-      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2 or categorize as its"
-          + " object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
+        || id.equals("json2") || id.equals("msgpack2"))) {
+      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or"
+          + " categorize as its object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
     }
     if (filters.size() > 1) {
       throw doc.error("filters", "filters after the object codec " + id + " are not supported");
@@ -113,7 +113,7 @@ public final class V2Metadata {
       throw doc.error("order", "must be \"C\" or \"F\", not \"" + order + "\"");
     }
     List<CodecSpec> codecs = new ArrayList<>();
-    // json2 with order F: zarr-python 2 writes the chunk's values in logical (C) order but reads
+    // json2/msgpack2 with order F: zarr-python 2 writes the chunk's values in logical (C) order but reads
     // that sequence as F order (it flattens the decoded chunk, then reshapes it in the array's
     // order); zaro reads what zarr-python reads
     if (order.equals("F") && shape.length > 1) {
@@ -131,8 +131,8 @@ public final class V2Metadata {
       codecs.add(new CodecSpec("bytes", JsonNodeFactory.instance.objectNode()
           .put("endian", codes.bigEndian() ? "big" : "little")));
       itemSize = codes.dataType().byteSize();
-    } else if (id.equals("json2")) {
-      codecs.add(new CodecSpec("numcodecs.json2", withoutId(objectCodec)));
+    } else if (id.equals("json2") || id.equals("msgpack2")) {
+      codecs.add(new CodecSpec("numcodecs." + id, withoutId(objectCodec)));
     } else {
       codecs.add(new CodecSpec(id, null));
     }

@@ -257,12 +257,30 @@ class CodecBadInputTest extends AllocatorTest {
       "[[\"a\",1],[\"c\",\"d\"],\"|O\",[2,2]] ~ zaro reads object arrays of strings; found number 1",
       "[[\"a\",\"b\"],\"|O\",[1,2]] ~ chunk shape [1,2] does not hold the 4 elements",
       "[[\"a\",\"b\"],[\"c\"],\"|O\",[2,2]] ~ chunk holds 3 values, expected 4",
-      "{\"a\":1} ~ chunk must be a JSON list",
+      "{\"a\":1} ~ chunk must be a list [values..., dtype, shape]",
       "[[\"a\",\"b\"],[\"c\", ~ chunk is not valid JSON"})
   void json2ChunksZaroCannotRead(String chunk, String message) {
     String zarray = "{\"zarr_format\":2,\"shape\":[4,4],\"chunks\":[2,2],\"dtype\":\"|O\",\"fill_value\":\"\","
         + "\"order\":\"C\",\"filters\":[{\"id\":\"json2\",\"encoding\":\"utf-8\"}],\"compressor\":null}";
     MemoryStore store = new MemoryStore().put("a/.zarray", zarray).put("a/1.0", chunk.getBytes());
     assertNames(readFails(CodecException.class, store, "a"), "key 'a/1.0'", "codec numcodecs.json2", message);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", value = {
+      // [["a", nil], "|O", [1, 2]]
+      "93 92 a1 61 c0 a2 7c 4f 92 01 02 ~ zaro reads object arrays of strings; found null",
+      // [{"a": 1}, ...]: a map
+      "93 81 a1 61 01 a2 7c 4f 92 01 02 ~ MessagePack type 0x81 (map, extension or unused) at byte 1",
+      // a string of 5 bytes with 1 left
+      "93 92 a5 61 ~ a string of 5 bytes runs past the end of the data",
+      // a whole value, then a stray byte
+      "93 92 a1 61 a1 62 a2 7c 4f 92 01 02 00 ~ 1 bytes after the value"})
+  void msgpack2ChunksZaroCannotRead(String hex, String message) {
+    String zarray = "{\"zarr_format\":2,\"shape\":[1,4],\"chunks\":[1,2],\"dtype\":\"|O\",\"fill_value\":\"\","
+        + "\"order\":\"C\",\"filters\":[{\"id\":\"msgpack2\",\"raw\":false}],\"compressor\":null}";
+    MemoryStore store = new MemoryStore().put("a/.zarray", zarray)
+        .put("a/0.1", java.util.HexFormat.of().parseHex(hex.replace(" ", "")));
+    assertNames(readFails(CodecException.class, store, "a"), "key 'a/0.1'", "codec numcodecs.msgpack2", message);
   }
 }

@@ -20,29 +20,44 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * numcodecs {@code json2}, the object codec of v2 object arrays of text: a chunk is the JSON
- * list {@code [values..., dtype, shape]}, the values nested by the chunk's dimensions (numpy's
- * {@code tolist()}), read as one sequence in that nesting order (as zarr-python does). zaro
- * reads chunks whose values are all strings; any other value is an error naming it. The strings are copied into one buffer the read's heap keeps.
+ * numcodecs {@code json2} and {@code msgpack2}, object codecs of v2 object arrays: a chunk is
+ * the list {@code [values..., dtype, shape]} as JSON or MessagePack, the values nested by the
+ * chunk's dimensions (numpy's {@code tolist()}), read as one sequence in that nesting order (as
+ * zarr-python does). zaro reads chunks whose values are all strings; any other value is an
+ * error naming it. The strings are copied into one buffer the read's heap keeps.
+ *
+ * @param msgpack MessagePack ({@code msgpack2}) rather than JSON ({@code json2})
  */
-public record Json2Codec() implements ArrayToBytesCodec {
+public record ObjectListCodec(boolean msgpack) implements ArrayToBytesCodec {
 
-  static Json2Codec create(CodecSpec spec, ChunkSpec input) {
+  static ObjectListCodec json(CodecSpec spec, ChunkSpec input) {
     CodecConfig config = new CodecConfig(spec).only("encoding", "skipkeys", "ensure_ascii", "check_circular",
         "allow_nan", "indent", "separators", "sort_keys", "strict");
     String encoding = config.string("encoding", "utf-8");
     if (!encoding.equalsIgnoreCase("utf-8") && !encoding.equalsIgnoreCase("utf8")) {
       throw config.error("zaro reads UTF-8 JSON, not encoding '" + encoding + "'");
     }
+    return text(config, input, false);
+  }
+
+  static ObjectListCodec msgpack(CodecSpec spec, ChunkSpec input) {
+    CodecConfig config = new CodecConfig(spec).only("raw", "use_single_float", "use_bin_type");
+    if (config.booleanValue("raw", false)) {
+      throw config.error("raw true (strings read as bytes) is not supported");
+    }
+    return text(config, input, true);
+  }
+
+  private static ObjectListCodec text(CodecConfig config, ChunkSpec input, boolean msgpack) {
     if (input.dataType().kind() != DataType.Kind.STRING) {
       throw config.error("decodes object arrays of text, not " + input.dataType());
     }
-    return new Json2Codec();
+    return new ObjectListCodec(msgpack);
   }
 
   @Override
   public String name() {
-    return "numcodecs.json2";
+    return msgpack ? "numcodecs.msgpack2" : "numcodecs.json2";
   }
 
   @Override
@@ -62,13 +77,17 @@ public record Json2Codec() implements ArrayToBytesCodec {
     byte[] text = new byte[(int) length];
     encoded.getBytes(0, text);
     JsonNode items;
-    try {
-      items = JsonDocument.MAPPER.readTree(text);
-    } catch (IOException e) {
-      throw new CodecException("codec " + name() + ": chunk is not valid JSON: " + e.getMessage());
+    if (msgpack) {
+      items = new MsgPack(name(), text).value();
+    } else {
+      try {
+        items = JsonDocument.MAPPER.readTree(text);
+      } catch (IOException e) {
+        throw new CodecException("codec " + name() + ": chunk is not valid JSON: " + e.getMessage());
+      }
     }
     if (items == null || !items.isArray() || items.size() < 2) {
-      throw new CodecException("codec " + name() + ": chunk must be a JSON list [values..., dtype, shape]");
+      throw new CodecException("codec " + name() + ": chunk must be a list [values..., dtype, shape]");
     }
     JsonNode shape = items.get(items.size() - 1);
     long n = spec.elementCount();
