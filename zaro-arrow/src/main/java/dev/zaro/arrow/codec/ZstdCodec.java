@@ -22,6 +22,15 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     return new ZstdCodec(config.intValue("level", 0), config.booleanValue("checksum", false));
   }
 
+  /**
+   * An upper bound on what {@code compressedSize} bytes of zstd can decode to: at most 128 KiB
+   * per 4-byte RLE block. A frame header declaring more lies, and is refused before anything is
+   * allocated.
+   */
+  public static long maxDecodedSize(long compressedSize) {
+    return 32768 * compressedSize;
+  }
+
   @Override
   public String name() {
     return "zstd";
@@ -117,6 +126,10 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     }
     long length = encoded.writerIndex();
     long guess = frameContentSize(encoded);
+    if (guess > maxDecodedSize(length)) {
+      throw new CodecException("codec zstd: frame declares " + guess + " decoded bytes, more than " + length
+          + " bytes of zstd data can hold (at most " + maxDecodedSize(length) + ")");
+    }
     long capacity = guess >= 0 ? Math.min(guess, OutputBuffer.MAX_UNKNOWN_SIZE) : Math.max(length * 4, 1 << 16);
     while (true) {
       ArrowBuf out = allocator.buffer(capacity);
