@@ -130,15 +130,17 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
       throw new CodecException("codec zstd: frame declares " + guess + " decoded bytes, more than " + length
           + " bytes of zstd data can hold (at most " + maxDecodedSize(length) + ")");
     }
-    long capacity = guess >= 0 ? Math.min(guess, OutputBuffer.MAX_UNKNOWN_SIZE) : Math.max(length * 4, 1 << 16);
+    // a corrupt stream can ask for more room whatever it gets: the output never grows past what
+    // the data can hold
+    long max = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, maxDecodedSize(length));
+    long capacity = guess >= 0 ? Math.min(guess, max) : Math.min(Math.max(length * 4, 1 << 16), max);
     while (true) {
       ArrowBuf out = allocator.buffer(capacity);
       try {
         long n = Zstd.decompressUnsafe(out.memoryAddress(), capacity, encoded.memoryAddress(), length);
-        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()
-            && capacity < OutputBuffer.MAX_UNKNOWN_SIZE) {
+        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall() && capacity < max) {
           out.close();
-          capacity = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, capacity * 2);
+          capacity = Math.min(max, Math.max(capacity * 2, 1 << 16));
           continue;
         }
         check(n);
