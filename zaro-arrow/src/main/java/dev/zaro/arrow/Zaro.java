@@ -183,7 +183,7 @@ public final class Zaro implements AutoCloseable {
 
   /** Stores whose reads wait on a network: fetched by many workers at once. */
   private static boolean isRemote(Store store) {
-    return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
+    return !store.isLocal();
   }
 
   /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */

@@ -177,6 +177,11 @@ public final class FileStore implements Store {
   }
 
   @Override
+  public boolean isLocal() {
+    return true;
+  }
+
+  @Override
   public String describe() {
     return root.toString();
   }

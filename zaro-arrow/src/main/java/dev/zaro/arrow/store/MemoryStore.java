@@ -74,6 +74,11 @@ public final class MemoryStore implements Store {
   }
 
   @Override
+  public boolean isLocal() {
+    return true;
+  }
+
+  @Override
   public String describe() {
     return name;
   }

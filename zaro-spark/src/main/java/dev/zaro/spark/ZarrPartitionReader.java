@@ -1,0 +1,187 @@
+package dev.zaro.spark;
+
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.TableReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Reads one partition: reopens the store from the options, streams the partition's selection
+ * of each needed array through zaro's {@link TableReader} (one per array, over the same
+ * selection) and hands Spark each batch as a {@link ColumnarBatch} viewing the readers' Arrow
+ * vectors in place. Memory is bounded by one record batch per array. Owns its allocator, store
+ * and readers, all released by {@link #close()}; a batch stays valid until the next
+ * {@link #next()}.
+ */
+final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
+  private final BufferAllocator allocator;
+  private final MeteredStore[] store = new MeteredStore[1];
+  private final Zaro zaro;
+  private final List<TableReader> readers = new ArrayList<>();
+  /** Per output column: which reader, which of its vectors. */
+  private final int[] columnReader;
+  private final int[] columnVector;
+  /** Per reader: rows of its current batch, rows of it already handed out, views of its vectors. */
+  private final int[] batchRows;
+  private final int[] used;
+  private final ColumnVector[][] views;
+  /** Per reader: bytes per value for fixed-size types, -1 for variable length. */
+  private final int[] valueBytes;
+  /** Per reader: the value vector of its current batch. */
+  private final FieldVector[] valueVectors;
+  private final AtomicLong chunks = new AtomicLong();
+  private long bytesDecoded;
+  private ColumnarBatch current;
+
+  /**
+   * @param arrays the arrays to stream (the first also gives the dimension columns)
+   * @param columns per output column: {@code -1 - d} for dimension column d, else the index of
+   *     the array in {@code arrays} whose value column it is
+   */
+  ZarrPartitionReader(ZarrOptions options, String selection, List<String> arrays, int[] columns) {
+    this.allocator = new RootAllocator();
+    Zaro opened = null;
+    try {
+      opened = options.open(s -> store[0] = new MeteredStore(s));
+      this.zaro = opened;
+      ReadOptions readOptions = new ReadOptions((done, total) -> chunks.incrementAndGet());
+      TableOptions tableOptions = TableOptions.DEFAULT.withCf(!options.raw());
+      valueBytes = new int[arrays.size()];
+      for (int a = 0; a < arrays.size(); a++) {
+        readers.add(zaro.readTable(arrays.get(a), selection, allocator, tableOptions, readOptions));
+        DataType type = zaro.meta(arrays.get(a)).dataType();
+        valueBytes[a] = type.isVariableLength() ? -1 : type.byteSize();
+      }
+    } catch (RuntimeException e) {
+      readers.forEach(ZarrPartitionReader::closeQuietly);
+      if (opened != null) {
+        opened.close();
+      }
+      allocator.close();
+      throw e;
+    }
+    columnReader = new int[columns.length];
+    columnVector = new int[columns.length];
+    for (int c = 0; c < columns.length; c++) {
+      if (columns[c] < 0) {
+        columnReader[c] = 0;
+        columnVector[c] = -1 - columns[c];
+      } else {
+        columnReader[c] = columns[c];
+        columnVector[c] = -1;
+      }
+    }
+    batchRows = new int[readers.size()];
+    used = new int[readers.size()];
+    views = new ColumnVector[readers.size()][];
+    valueVectors = new FieldVector[readers.size()];
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    closeCurrent();
+    int rows = Integer.MAX_VALUE;
+    for (int r = 0; r < readers.size(); r++) {
+      while (used[r] == batchRows[r]) {
+        TableReader reader = readers.get(r);
+        if (!reader.loadNextBatch()) {
+          if (anyLeft()) {
+            throw new ZaroException("zarr: the arrays of one table returned different row counts");
+          }
+          return false;
+        }
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        batchRows[r] = root.getRowCount();
+        used[r] = 0;
+        views[r] = root.getFieldVectors().stream().map(SparkColumns::view).toArray(ColumnVector[]::new);
+        valueVectors[r] = root.getVector(root.getFieldVectors().size() - 1);
+      }
+      rows = Math.min(rows, batchRows[r] - used[r]);
+    }
+    ColumnVector[] columns = new ColumnVector[columnReader.length];
+    for (int c = 0; c < columns.length; c++) {
+      int r = columnReader[c];
+      ColumnVector[] v = views[r];
+      ColumnVector view = v[columnVector[c] < 0 ? v.length - 1 : columnVector[c]];
+      columns[c] = used[r] == 0 && rows == batchRows[r] ? view : new ShiftedColumnVector(view, used[r], rows);
+    }
+    for (int r = 0; r < readers.size(); r++) {
+      bytesDecoded += decodedBytes(r, used[r], rows);
+      used[r] += rows;
+    }
+    current = new ColumnarBatch(columns, rows);
+    return true;
+  }
+
+  /** Whether a reader still holds rows (when another has ended: the arrays disagree on the row count). */
+  private boolean anyLeft() {
+    for (int i = 0; i < readers.size(); i++) {
+      if (used[i] < batchRows[i]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private long decodedBytes(int r, int from, int rows) {
+    if (valueBytes[r] >= 0) {
+      return (long) rows * valueBytes[r];
+    }
+    if (valueVectors[r] instanceof BaseVariableWidthVector v && rows > 0) {
+      return v.getOffsetBuffer().getInt((long) (from + rows) * 4) - v.getOffsetBuffer().getInt((long) from * 4);
+    }
+    return 0;
+  }
+
+  @Override
+  public ColumnarBatch get() {
+    return current;
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return new CustomTaskMetric[] {
+        ZarrMetrics.task(ZarrMetrics.CHUNKS_READ, chunks.get()),
+        ZarrMetrics.task(ZarrMetrics.BYTES_FETCHED, store[0] == null ? 0 : store[0].bytesFetched()),
+        ZarrMetrics.task(ZarrMetrics.BYTES_DECODED, bytesDecoded)};
+  }
+
+  private void closeCurrent() {
+    current = null;  // its vectors are views; the readers own the memory
+  }
+
+  @Override
+  public void close() {
+    closeCurrent();
+    try {
+      readers.forEach(ZarrPartitionReader::closeQuietly);
+      zaro.close();
+    } finally {
+      allocator.close();
+    }
+  }
+
+  private static void closeQuietly(TableReader reader) {
+    try {
+      reader.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
