@@ -67,10 +67,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   static FlightRuntimeException status(ZaroException e) {
-    CallStatus status = e instanceof NodeNotFoundException ? CallStatus.NOT_FOUND
-        : e instanceof SelectionException || e instanceof MetadataException && e.getMessage().contains("is a group")
-            ? CallStatus.INVALID_ARGUMENT
-            : CallStatus.INTERNAL;
+    CallStatus status = switch (e.kind()) {
+      case NOT_FOUND -> CallStatus.NOT_FOUND;
+      case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
+      default -> CallStatus.INTERNAL;
+    };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
 

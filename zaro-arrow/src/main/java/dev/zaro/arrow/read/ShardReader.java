@@ -55,13 +55,15 @@ final class ShardReader {
   /**
    * Reads the part of shard {@code key} that {@code view} selects, with up to {@code helpers}
    * idle executor threads decoding inner chunks beside the caller.
+   *
+   * @return false if the shard is absent from the store (the view then holds the fill value)
    */
-  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers) {
+  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers) {
     Optional<ShardIndex> index = index(key, allocator);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
       view.fill(fill);
-      return;
+      return false;
     }
     ShardIndex shardIndex = index.get();
     List<Wanted> wanted = new ArrayList<>();
@@ -104,6 +106,7 @@ final class ShardReader {
     } finally {
       fetched.forEach(ArrowBuf::close);
     }
+    return true;
   }
 
   private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {

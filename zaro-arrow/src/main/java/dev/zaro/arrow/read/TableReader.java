@@ -45,7 +45,7 @@ public final class TableReader extends ArrowReader {
   private final Selection selection;
   private final TableOptions options;
   private final ReadOptions readOptions;
-  private final List<DimColumn> dimColumns = new ArrayList<>();
+  private final List<DimensionColumn> dimColumns = new ArrayList<>();
   private final CfConventions cf;
   private final Field valueField;
   private final long[] counts;
@@ -55,11 +55,12 @@ public final class TableReader extends ArrowReader {
   private final long totalBlocks;
   private long nextBlock;
 
-  /** One dimension column: index positions, or coordinate values (heap copy of a 1-D array). */
-  private record DimColumn(int dim, Field field, int width, byte[] coordinates, long[] times) {}
-
-  public TableReader(ZarrArray array, Selection selection, List<Slab> coordinates, List<JsonNode> coordinateAttrs,
-      TableOptions options, ReadOptions readOptions, BufferAllocator allocator) {
+  /**
+   * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
+   *     them; those of dropped dimensions are left out of the table
+   */
+  public TableReader(ZarrArray array, Selection selection, List<DimensionColumn> columns, TableOptions options,
+      ReadOptions readOptions, BufferAllocator allocator) {
     super(allocator);
     this.array = array;
     this.selection = selection;
@@ -77,18 +78,10 @@ public final class TableReader extends ArrowReader {
           + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"
           + " to which they cannot apply; read it raw (--raw)");
     }
-    Set<String> names = new HashSet<>();
-    names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
-      if (selection.dims().get(d).dropped()) {
-        continue;
+      if (!selection.dims().get(d).dropped()) {
+        dimColumns.add(columns.get(d));
       }
-      String name = meta.dimensionName(d);
-      if (!names.add(name)) {
-        name = name + "_dim";
-        names.add(name);
-      }
-      dimColumns.add(dimColumn(d, name, coordinates.get(d), coordinateAttrs.get(d)));
     }
     ArrowType valueType = cf.packed()
         ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
@@ -117,37 +110,6 @@ public final class TableReader extends ArrowReader {
       outer *= counts[d];
     }
     totalBlocks = outer * blocksPerOuter;
-  }
-
-  private DimColumn dimColumn(int d, String name, Slab coordinate, JsonNode attrs) {
-    if (coordinate == null) {
-      return new DimColumn(d, new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null), 8, null, null);
-    }
-    byte[] values = new byte[(int) coordinate.byteSize()];
-    coordinate.data().getBytes(0, values);
-    DataType type = coordinate.dataType();
-    if (options.cf() && (type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT
-        || type.kind() == DataType.Kind.FLOAT) && type.bits() >= 32) {
-      var units = CfConventions.timeUnits(attrs);
-      if (units.isPresent()) {
-        long[] times = new long[(int) coordinate.elementCount()];
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(values).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < times.length; i++) {
-          double v = switch (type.kind()) {
-            case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
-            default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
-          };
-          times[i] = units.get().toMicros(v);
-        }
-        return new DimColumn(d, new Field(name,
-            FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null), 8, null, times);
-      }
-    }
-    if (type.kind() == DataType.Kind.BOOL || type.kind() == DataType.Kind.COMPLEX) {
-      return new DimColumn(d, new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null), 8, null, null);
-    }
-    return new DimColumn(d, new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null),
-        type.byteSize(), values, null);
   }
 
   @Override
@@ -205,7 +167,7 @@ public final class TableReader extends ArrowReader {
     long rows = slab.elementCount();
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (DimColumn c : dimColumns) {
+      for (DimensionColumn c : dimColumns) {
         vectors.add(dimVector(c, rows, blockOffset, blockCounts));
       }
       vectors.add(valueVector(slab, rows));
@@ -216,7 +178,7 @@ public final class TableReader extends ArrowReader {
     return new VectorSchemaRoot(readSchema().getFields(), vectors, (int) rows);
   }
 
-  private FieldVector dimVector(DimColumn c, long rows, long[] blockOffset, long[] blockCounts) {
+  private FieldVector dimVector(DimensionColumn c, long rows, long[] blockOffset, long[] blockCounts) {
     int d = c.dim();
     Selection.Dim s = selection.dims().get(d);
     long inner = 1;
@@ -237,10 +199,10 @@ public final class TableReader extends ArrowReader {
             long at = base + row * w;
             if (c.times() != null) {
               MemoryUtil.putLong(at, c.times()[(int) position]);
-            } else if (c.coordinates() == null) {
+            } else if (c.values() == null) {
               MemoryUtil.putLong(at, position);
             } else {
-              MemoryUtil.copyToMemory(c.coordinates(), position * w, at, w);
+              MemoryUtil.copyToMemory(c.values(), position * w, at, w);
             }
           }
         }

@@ -45,6 +45,7 @@ public final class ZarrArray {
   private final ScratchPool scratchPool;
   /** Chunk fetches in flight for a remote store (workers that fetch, then decode), else 0. */
   private final int ioConcurrency;
+  private final MissingChunks missingChunks;
   /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
   private final java.util.concurrent.Semaphore decodeSlots;
 
@@ -70,6 +71,13 @@ public final class ZarrArray {
    */
   public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
       Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency) {
+    this(store, path, metadata, registry, executor, parallelism, scratchPool, ioConcurrency, MissingChunks.FILL);
+  }
+
+  /** @param missingChunks what reads do with chunks absent from the store */
+  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
+      Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency, MissingChunks missingChunks) {
+    this.missingChunks = missingChunks;
     this.scratchPool = scratchPool;
     this.ioConcurrency = ioConcurrency;
     this.decodeSlots = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
@@ -283,7 +291,9 @@ public final class ZarrArray {
         // helpers only from threads of this read that are not running a chunk themselves: more
         // runnable threads than cores would leave a read waiting for a preempted helper
         int idle = Math.max(0, parallelism - target.running().get());
-        shardReader.read(key, chain.encodedView(view), allocator, scratch, idle);
+        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, idle)) {
+          missing(key, chunkIndex);
+        }
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       } catch (StoreException e) {
@@ -303,6 +313,7 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
+      missing(key, chunkIndex);
       view.fill(target.fill());
       return;
     }
@@ -340,6 +351,7 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (n.isEmpty()) {
+      missing(key, chunkIndex);
       view.fill(target.fill());
       return;
     }
@@ -355,6 +367,15 @@ public final class ZarrArray {
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       }
+    }
+  }
+
+  /** A chunk absent from the store: an error under {@link MissingChunks#ERROR}, else nothing. */
+  private void missing(String key, long[] chunkIndex) {
+    if (missingChunks == MissingChunks.ERROR) {
+      throw new StoreException(dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK, context(key, chunkIndex)
+          + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
+          + " fill value)");
     }
   }
 

@@ -92,7 +92,7 @@ public final class HttpStore implements Store {
     }
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
   private static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static volatile HttpClient sharedClient;
   /** Request deadlines and retry delays: light work only, never blocking. */

@@ -47,7 +47,7 @@ import org.apache.arrow.memory.BufferAllocator;
 public final class ReferenceStore implements Store {
   /** The most references one {@code gen} entry may expand to. */
   static final long MAX_GEN = 50_000_000L;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
 
   private final String name;
   private final NavigableMap<String, Reference> refs;
