@@ -23,7 +23,9 @@ import java.util.function.UnaryOperator;
  * @param slice the selection in zaro's slice syntax ("" for everything)
  * @param raw stored values instead of CF decoding
  * @param fallbackTypes read bfloat16/float8_* as their bit patterns
- * @param partitionBytes about this many decoded bytes per partition
+ * @param partitionBytes about this many decoded bytes per partition; 0 when not given: then
+ *     at most {@link #DEFAULT_PARTITION_BYTES}, and less when that spreads the read over all of
+ *     Spark's cores (as Spark's file sources size their splits)
  * @param threads chunks one task decodes in parallel
  */
 public record ZarrOptions(String location, List<String> arrays, String slice, boolean raw, boolean fallbackTypes,
@@ -81,7 +83,7 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
     String slice = get.apply("slice");
     return new ZarrOptions(location, names, slice == null ? "" : slice,
         bool(get.apply("raw"), "raw"), bool(get.apply("fallbackTypes"), "fallbackTypes"),
-        positive(get.apply("partitionBytes"), "partitionBytes", DEFAULT_PARTITION_BYTES),
+        positive(get.apply("partitionBytes"), "partitionBytes", 0),
         (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)));
   }
 

@@ -3,7 +3,9 @@ package dev.zaro.spark;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import java.io.IOException;
@@ -63,8 +65,12 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
       ReadOptions readOptions = new ReadOptions((done, total) -> chunks.incrementAndGet());
       TableOptions tableOptions = TableOptions.DEFAULT.withCf(!options.raw());
       valueBytes = new int[arrays.size()];
+      // one set of dimension columns (coordinates read once) serves every array of the table
+      List<DimensionColumn> dimensions = zaro.dimensionColumns(arrays.get(0), tableOptions, allocator);
+      Selection parsed = Selection.parse(selection, zaro.meta(arrays.get(0)).shape());
       for (int a = 0; a < arrays.size(); a++) {
-        readers.add(zaro.readTable(arrays.get(a), selection, allocator, tableOptions, readOptions));
+        readers.add(new TableReader(zaro.array(arrays.get(a)), parsed, dimensions, tableOptions, readOptions,
+            allocator));
         DataType type = zaro.meta(arrays.get(a)).dataType();
         valueBytes[a] = type.isVariableLength() ? -1 : type.byteSize();
       }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -31,7 +32,9 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A planned read: the selection narrowed by the pushed filters, cut into partitions by zaro's
  * read plan (about {@code partitionBytes} decoded bytes each, on chunk or shard boundaries,
- * computed arithmetically: no chunk is listed). Planned once, on the driver, which then holds
+ * computed arithmetically: no chunk is listed). Without the option, partitions hold at most
+ * 128 MiB and are made smaller (not below 4 MiB) so that every core gets one, as Spark sizes
+ * its file splits. Planned once, on the driver, which then holds
  * no open store; partitions carry only their selection's text.
  */
 final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
@@ -44,6 +47,9 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
   /** Per required column: -1 - dimension column, or the index in readArrays. */
   private final int[] columns;
   private Planned planned;
+
+  /** Without a partitionBytes option, partitions are not cut smaller than this to fill the cores. */
+  static final long MIN_AUTO_PARTITION_BYTES = 4L << 20;
 
   /** The narrowed selection, its partitions and its size. */
   private record Planned(Selection selection, List<Selection> pieces, long rows, long bytes) {}
@@ -147,11 +153,21 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
           allBytes += Math.max(1, itemBytes(zaro.meta(array).dataType()));
         }
         ReadPlan plan = ReadPlan.of(first, selection);
-        long target = Math.max(1, options.partitionBytes() / allBytes * firstBytes);
-        planned = new Planned(selection, plan.split(target), rows, Math.multiplyExact(rows, allBytes));
+        long bytes = Math.multiplyExact(rows, allBytes);
+        long perPartition = options.partitionBytes() > 0 ? options.partitionBytes()
+            : Math.min(ZarrOptions.DEFAULT_PARTITION_BYTES, Math.max(MIN_AUTO_PARTITION_BYTES, -Math.floorDiv(-bytes,
+                defaultParallelism())));
+        long target = Math.max(1, perPartition / allBytes * firstBytes);
+        planned = new Planned(selection, plan.split(target), rows, bytes);
       }
     }
     return planned;
+  }
+
+  /** Spark's default parallelism (its cores), or 1 outside a Spark application. */
+  private static int defaultParallelism() {
+    scala.Option<SparkSession> session = SparkSession.getActiveSession();
+    return session.isDefined() ? Math.max(1, session.get().sparkContext().defaultParallelism()) : 1;
   }
 
   /** Bytes per element as decoded (variable-length values count their 16-byte references). */
@@ -165,23 +181,35 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
       return restrict(restrict(filter, and.left()), and.right());
     }
     if (f instanceof EqualTo e && e.value() != null) {
-      return filter.restrict(e.attribute(), DimensionFilter.Op.EQ, e.value());
+      return filter.restrict(e.attribute(), DimensionFilter.Op.EQ, literal(e.value()));
     }
     if (f instanceof LessThan l && l.value() != null) {
-      return filter.restrict(l.attribute(), DimensionFilter.Op.LT, l.value());
+      return filter.restrict(l.attribute(), DimensionFilter.Op.LT, literal(l.value()));
     }
     if (f instanceof LessThanOrEqual l && l.value() != null) {
-      return filter.restrict(l.attribute(), DimensionFilter.Op.LE, l.value());
+      return filter.restrict(l.attribute(), DimensionFilter.Op.LE, literal(l.value()));
     }
     if (f instanceof GreaterThan g && g.value() != null) {
-      return filter.restrict(g.attribute(), DimensionFilter.Op.GT, g.value());
+      return filter.restrict(g.attribute(), DimensionFilter.Op.GT, literal(g.value()));
     }
     if (f instanceof GreaterThanOrEqual g && g.value() != null) {
-      return filter.restrict(g.attribute(), DimensionFilter.Op.GE, g.value());
+      return filter.restrict(g.attribute(), DimensionFilter.Op.GE, literal(g.value()));
     }
     if (f instanceof In in) {
-      return filter.restrictIn(in.attribute(), Arrays.stream(in.values()).filter(v -> v != null).toList());
+      return filter.restrictIn(in.attribute(),
+          Arrays.stream(in.values()).filter(v -> v != null).map(ZarrScan::literal).toList());
     }
     return filter;
+  }
+
+  /** Spark's external values as DimensionFilter takes them (java.sql times as java.time). */
+  private static Object literal(Object value) {
+    if (value instanceof java.sql.Timestamp t) {
+      return t.toInstant();
+    }
+    if (value instanceof java.sql.Date d) {
+      return d.toLocalDate();
+    }
+    return value;
   }
 }
