@@ -214,11 +214,6 @@ public final class Zaro implements AutoCloseable {
     return !store.isLocal();
   }
 
-  /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */
-  public long scratchPeakBytes() {
-    return scratch.peakBytes();
-  }
-
   @Override
   public void close() {
     workers.shutdownNow();

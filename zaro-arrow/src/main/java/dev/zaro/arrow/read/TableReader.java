@@ -48,12 +48,12 @@ public final class TableReader extends ArrowReader {
   private final List<DimensionColumn> dimColumns = new ArrayList<>();
   private final CfConventions cf;
   private final Field valueField;
-  private final long[] counts;
-  private final int splitDim;
-  private final long run;
-  private final long blocksPerOuter;
-  private final long totalBlocks;
-  private long nextBlock;
+  /** The plan's blocks: whole chunk runs of the first dimension, in C order. */
+  private final java.util.Iterator<Selection> blocks;
+  /** The block being emitted, its values, and the rows of it emitted so far. */
+  private Selection block;
+  private Slab current;
+  private long currentRow;
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -88,29 +88,22 @@ public final class TableReader extends ArrowReader {
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
-    this.counts = selection.counts();
-    long inner = 1;
-    int k = counts.length - 1;
-    if (counts.length == 0) {
-      splitDim = -1;
-      run = 1;
-      blocksPerOuter = 1;
-      totalBlocks = 1;
-      return;
-    }
-    while (k > 0 && inner * counts[k] <= options.batchRows()) {
-      inner *= counts[k];
-      k--;
-    }
-    splitDim = k;
-    run = Math.max(1, Math.min(counts[k], options.batchRows() / inner));
-    blocksPerOuter = counts[k] == 0 ? 0 : (counts[k] + run - 1) / run;
-    long outer = 1;
-    for (int d = 0; d < k; d++) {
-      outer *= counts[d];
-    }
-    totalBlocks = outer * blocksPerOuter;
+    // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
+    // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
+    long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
+        : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
+    this.blocks = dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+        .splitFirst(Math.max(1, options.batchRows() * meta.dataType().byteSize()),
+            Math.max(1, Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize()) / rowBytes))
+        .iterator();
   }
+
+  /**
+   * Upper bound of one block's decoded bytes, unless a single row of the first dimension is larger:
+   * a chunk run of the first dimension beyond it is read in parts (its chunks then decode more than
+   * once; {@link ReadStats} counts them).
+   */
+  static final long BLOCK_BYTES = 256L << 20;
 
   @Override
   protected Schema readSchema() {
@@ -128,49 +121,35 @@ public final class TableReader extends ArrowReader {
   @Override
   public boolean loadNextBatch() throws IOException {
     prepareLoadNextBatch();
-    if (nextBlock >= totalBlocks) {
-      return false;
-    }
-    long b = nextBlock++;
-    int rank = counts.length;
-    List<Selection.Dim> dims = new ArrayList<>();
-    long[] blockOffset = new long[rank];
-    long[] blockCounts = new long[rank];
-    long outer = blocksPerOuter == 0 ? 0 : b / blocksPerOuter;
-    long j = blocksPerOuter == 0 ? 0 : b % blocksPerOuter;
-    for (int d = splitDim - 1; d >= 0; d--) {
-      blockOffset[d] = outer % counts[d];
-      outer /= counts[d];
-    }
-    for (int d = 0; d < rank; d++) {
-      Selection.Dim s = selection.dims().get(d);
-      if (d < splitDim) {
-        blockCounts[d] = 1;
-      } else if (d == splitDim) {
-        blockOffset[d] = j * run;
-        blockCounts[d] = Math.min(run, counts[d] - blockOffset[d]);
-      } else {
-        blockCounts[d] = counts[d];
+    while (current == null || currentRow >= current.elementCount()) {
+      if (current != null) {
+        current.close();
+        current = null;
       }
-      dims.add(new Selection.Dim(s.start() + blockOffset[d] * s.step(), s.step(), blockCounts[d], false));
+      if (!blocks.hasNext()) {
+        return false;
+      }
+      block = blocks.next();
+      current = array.read(block, allocator, readOptions);
+      currentRow = 0;
     }
-    Selection block = new Selection(selection.text(), dims);
-    try (Slab slab = array.read(block, allocator, readOptions);
-         VectorSchemaRoot batch = buildBatch(slab, blockOffset, blockCounts);
+    long rows = Math.min(options.batchRows(), current.elementCount() - currentRow);
+    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
+    currentRow += rows;
     return true;
   }
 
-  private VectorSchemaRoot buildBatch(Slab slab, long[] blockOffset, long[] blockCounts) {
-    long rows = slab.elementCount();
+  /** Rows {@code [first, first + rows)} of the current block, in C order. */
+  private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (DimensionColumn c : dimColumns) {
-        vectors.add(dimVector(c, rows, blockOffset, blockCounts));
+        vectors.add(dimVector(c, first, rows));
       }
-      vectors.add(valueVector(slab, rows));
+      vectors.add(valueVector(slab, first, rows));
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
@@ -178,32 +157,51 @@ public final class TableReader extends ArrowReader {
     return new VectorSchemaRoot(readSchema().getFields(), vectors, (int) rows);
   }
 
-  private FieldVector dimVector(DimensionColumn c, long rows, long[] blockOffset, long[] blockCounts) {
+  /**
+   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at
+   * position {@code (r / inner) % count} of the column's dimension, inner being the product of
+   * the later dimensions' counts; walked with counters, no division per row.
+   */
+  private FieldVector dimVector(DimensionColumn c, long first, long rows) {
     int d = c.dim();
-    Selection.Dim s = selection.dims().get(d);
+    Selection.Dim s = block.dims().get(d);
     long inner = 1;
-    for (int e = d + 1; e < blockCounts.length; e++) {
-      inner *= blockCounts[e];
+    for (int e = d + 1; e < block.dims().size(); e++) {
+      inner *= block.dims().get(e).count();
     }
-    long outer = rows / Math.max(1, inner * blockCounts[d]);
+    long count = s.count();
+    long k = (first / inner) % count;
+    long within = first % inner;
     int w = c.width();
     FieldVector vector = c.field().createVector(allocator);
     try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
       dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
-      long base = data.memoryAddress();
-      long row = 0;
-      for (long o = 0; o < outer; o++) {
-        for (long j = 0; j < blockCounts[d]; j++) {
-          long position = s.start() + (blockOffset[d] + j) * s.step();
-          for (long i = 0; i < inner; i++, row++) {
-            long at = base + row * w;
-            if (c.times() != null) {
-              MemoryUtil.putLong(at, c.times()[(int) position]);
-            } else if (c.values() == null) {
-              MemoryUtil.putLong(at, position);
-            } else {
-              MemoryUtil.copyToMemory(c.values(), position * w, at, w);
-            }
+      long at = data.memoryAddress();
+      long[] times = c.times();
+      byte[] values = c.values();
+      long end = at + rows * w;
+      while (at < end) {
+        long position = s.start() + k * s.step();
+        long run = Math.min(inner - within, (end - at) / w);
+        if (times != null) {
+          long v = times[(int) position];
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, v);
+          }
+        } else if (values == null) {
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, position);
+          }
+        } else {
+          for (long i = 0; i < run; i++, at += w) {
+            MemoryUtil.copyToMemory(values, position * w, at, w);
+          }
+        }
+        within += run;
+        if (within == inner) {
+          within = 0;
+          if (++k == count) {
+            k = 0;
           }
         }
       }
@@ -215,13 +213,13 @@ public final class TableReader extends ArrowReader {
     }
   }
 
-  private FieldVector valueVector(Slab slab, long rows) {
+  private FieldVector valueVector(Slab slab, long first, long rows) {
     DataType type = slab.dataType();
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows, type.byteSize());
+            slab.data(), first, rows, type.byteSize());
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -231,7 +229,7 @@ public final class TableReader extends ArrowReader {
     if (type.isVariableLength()) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows);
+            slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -257,11 +255,11 @@ public final class TableReader extends ArrowReader {
           data.setZero(0, data.capacity());
           ownData = true;
         } else {
-          data = slab.data();
+          data = slab.data().slice(first * type.byteSize(), rows * type.byteSize());
           ownData = false;
         }
         try {
-          long src = slab.data().memoryAddress();
+          long src = slab.data().memoryAddress() + first * type.byteSize();
           int size = type.byteSize();
           for (long i = 0; i < rows && (validity != null || type.kind() == DataType.Kind.BOOL); i++) {
             if (type.kind() == DataType.Kind.BOOL) {
@@ -340,6 +338,10 @@ public final class TableReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() {
-    // the coordinate values were copied to the heap; nothing else to release
+    // the coordinate values were copied to the heap; only the current block holds memory
+    if (current != null) {
+      current.close();
+      current = null;
+    }
   }
 }
