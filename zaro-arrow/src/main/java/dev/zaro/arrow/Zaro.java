@@ -211,7 +211,7 @@ public final class Zaro implements AutoCloseable {
 
   /** Stores whose reads wait on a network: fetched by many workers at once. */
   private static boolean isRemote(Store store) {
-    return !store.isLocal();
+    return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
   }
 
   @Override

@@ -2,8 +2,6 @@ package dev.zaro.spark;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
-import dev.zaro.arrow.store.Store;
-import dev.zaro.arrow.store.Stores;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -125,11 +123,6 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
 
   /** Opens the store; the caller closes the result. */
   public Zaro open() {
-    return Zaro.open(Stores.open(location), zaroOptions());
-  }
-
-  /** Opens the store through {@code wrap} (to meter it); the caller closes the result. */
-  Zaro open(UnaryOperator<Store> wrap) {
-    return Zaro.open(wrap.apply(Stores.open(location)), zaroOptions());
+    return Zaro.open(location, zaroOptions());
   }
 }

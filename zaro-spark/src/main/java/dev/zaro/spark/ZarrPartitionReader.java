@@ -2,9 +2,9 @@ package dev.zaro.spark;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
@@ -12,11 +12,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -33,7 +30,6 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  */
 final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
   private final BufferAllocator allocator;
-  private final MeteredStore[] store = new MeteredStore[1];
   private final Zaro zaro;
   private final List<TableReader> readers = new ArrayList<>();
   /** Per output column: which reader, which of its vectors. */
@@ -43,12 +39,8 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
   private final int[] batchRows;
   private final int[] used;
   private final ColumnVector[][] views;
-  /** Per reader: bytes per value for fixed-size types, -1 for variable length. */
-  private final int[] valueBytes;
-  /** Per reader: the value vector of its current batch. */
-  private final FieldVector[] valueVectors;
-  private final AtomicLong chunks = new AtomicLong();
-  private long bytesDecoded;
+  /** What this task's reads cost: its metrics. */
+  private final ReadStats stats = new ReadStats();
   private ColumnarBatch current;
 
   /**
@@ -57,22 +49,24 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
    *     the array in {@code arrays} whose value column it is
    */
   ZarrPartitionReader(ZarrOptions options, String selection, List<String> arrays, int[] columns) {
+    this(options, selection, arrays, columns, TableOptions.DEFAULT.batchRows());
+  }
+
+  /** @param maxBatchRows at most this many rows per batch of each array (tests make it small) */
+  ZarrPartitionReader(ZarrOptions options, String selection, List<String> arrays, int[] columns, long maxBatchRows) {
     this.allocator = new RootAllocator();
     Zaro opened = null;
     try {
-      opened = options.open(s -> store[0] = new MeteredStore(s));
+      opened = options.open();
       this.zaro = opened;
-      ReadOptions readOptions = new ReadOptions((done, total) -> chunks.incrementAndGet());
-      TableOptions tableOptions = TableOptions.DEFAULT.withCf(!options.raw());
-      valueBytes = new int[arrays.size()];
+      ReadOptions readOptions = ReadOptions.DEFAULT.withStats(stats);
+      TableOptions tableOptions = TableOptions.DEFAULT.withCf(!options.raw()).withBatchRows(maxBatchRows);
       // one set of dimension columns (coordinates read once) serves every array of the table
       List<DimensionColumn> dimensions = zaro.dimensionColumns(arrays.get(0), tableOptions, allocator);
       Selection parsed = Selection.parse(selection, zaro.meta(arrays.get(0)).shape());
       for (int a = 0; a < arrays.size(); a++) {
         readers.add(new TableReader(zaro.array(arrays.get(a)), parsed, dimensions, tableOptions, readOptions,
             allocator));
-        DataType type = zaro.meta(arrays.get(a)).dataType();
-        valueBytes[a] = type.isVariableLength() ? -1 : type.byteSize();
       }
     } catch (RuntimeException e) {
       readers.forEach(ZarrPartitionReader::closeQuietly);
@@ -96,7 +90,6 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
     batchRows = new int[readers.size()];
     used = new int[readers.size()];
     views = new ColumnVector[readers.size()][];
-    valueVectors = new FieldVector[readers.size()];
   }
 
   @Override
@@ -116,7 +109,6 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
         batchRows[r] = root.getRowCount();
         used[r] = 0;
         views[r] = root.getFieldVectors().stream().map(SparkColumns::view).toArray(ColumnVector[]::new);
-        valueVectors[r] = root.getVector(root.getFieldVectors().size() - 1);
       }
       rows = Math.min(rows, batchRows[r] - used[r]);
     }
@@ -128,7 +120,6 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
       columns[c] = used[r] == 0 && rows == batchRows[r] ? view : new ShiftedColumnVector(view, used[r], rows);
     }
     for (int r = 0; r < readers.size(); r++) {
-      bytesDecoded += decodedBytes(r, used[r], rows);
       used[r] += rows;
     }
     current = new ColumnarBatch(columns, rows);
@@ -145,16 +136,6 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
     return false;
   }
 
-  private long decodedBytes(int r, int from, int rows) {
-    if (valueBytes[r] >= 0) {
-      return (long) rows * valueBytes[r];
-    }
-    if (valueVectors[r] instanceof BaseVariableWidthVector v && rows > 0) {
-      return v.getOffsetBuffer().getInt((long) (from + rows) * 4) - v.getOffsetBuffer().getInt((long) from * 4);
-    }
-    return 0;
-  }
-
   @Override
   public ColumnarBatch get() {
     return current;
@@ -163,9 +144,9 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
     return new CustomTaskMetric[] {
-        ZarrMetrics.task(ZarrMetrics.CHUNKS_READ, chunks.get()),
-        ZarrMetrics.task(ZarrMetrics.BYTES_FETCHED, store[0] == null ? 0 : store[0].bytesFetched()),
-        ZarrMetrics.task(ZarrMetrics.BYTES_DECODED, bytesDecoded)};
+        ZarrMetrics.task(ZarrMetrics.CHUNKS_READ, stats.chunksDecoded()),
+        ZarrMetrics.task(ZarrMetrics.BYTES_FETCHED, stats.bytesFetched()),
+        ZarrMetrics.task(ZarrMetrics.BYTES_DECODED, stats.bytesDecoded())};
   }
 
   private void closeCurrent() {

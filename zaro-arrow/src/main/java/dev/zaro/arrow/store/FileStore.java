@@ -177,11 +177,6 @@ public final class FileStore implements Store {
   }
 
   @Override
-  public boolean isLocal() {
-    return true;
-  }
-
-  @Override
   public String describe() {
     return root.toString();
   }

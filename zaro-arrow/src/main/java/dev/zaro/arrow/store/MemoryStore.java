@@ -74,11 +74,6 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public boolean isLocal() {
-    return true;
-  }
-
-  @Override
   public String describe() {
     return name;
   }

@@ -86,14 +86,6 @@ public interface Store extends AutoCloseable {
     return true;
   }
 
-  /**
-   * Whether reads are served from this machine (disk or memory) rather than over a network:
-   * remote stores get many fetches in flight, local ones are read by the decoding workers.
-   */
-  default boolean isLocal() {
-    return false;
-  }
-
   /** Where this store lives, for messages: a path or URL. */
   String describe();
 
