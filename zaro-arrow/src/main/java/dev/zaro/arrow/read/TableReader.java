@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.arrow.ArrowTypes;
+import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
@@ -28,7 +29,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The table layout of DESIGN.md, streamed: one row per selected element in C order, one column
- * per (kept) dimension, then the value column. Reads at most {@link TableOptions#batchRows()}
+ * per (kept) dimension, then the value column (for a struct, one column per field, named
+ * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
  * elements at a time, so any array streams in bounded memory.
  *
  * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D
@@ -54,6 +56,8 @@ public final class TableReader extends ArrowReader {
   private Selection block;
   private Slab current;
   private long currentRow;
+  /** A struct array's value columns, one per field (else empty: the one {@link #valueField}). */
+  private final List<Field> fieldColumns = new ArrayList<>();
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -72,6 +76,7 @@ public final class TableReader extends ArrowReader {
           + " values yet; use the tensor layout");
     }
     this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
+        && meta.dataType().kind() != DataType.Kind.STRUCT
         ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
@@ -88,6 +93,9 @@ public final class TableReader extends ArrowReader {
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
+    for (DataType.StructField f : meta.dataType().fields()) {
+      fieldColumns.add(StructVectors.field(array.name() + "." + f.name(), f));
+    }
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
@@ -109,7 +117,11 @@ public final class TableReader extends ArrowReader {
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
-    fields.add(valueField);
+    if (fieldColumns.isEmpty()) {
+      fields.add(valueField);
+    } else {
+      fields.addAll(fieldColumns);
+    }
     return new Schema(fields);
   }
 
@@ -149,7 +161,16 @@ public final class TableReader extends ArrowReader {
       for (DimensionColumn c : dimColumns) {
         vectors.add(dimVector(c, first, rows));
       }
-      vectors.add(valueVector(slab, first, rows));
+      if (fieldColumns.isEmpty()) {
+        vectors.add(valueVector(slab, first, rows));
+      }
+      List<DataType.StructField> structFields = slab.dataType().fields();
+      for (int i = 0; i < fieldColumns.size(); i++) {
+        FieldVector column = fieldColumns.get(i).createVector(allocator);
+        vectors.add(column);
+        StructVectors.fill(column, structFields.get(i), slab.data().memoryAddress() + first * slab.dataType().byteSize(),
+            rows, slab.dataType().byteSize());
+      }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;

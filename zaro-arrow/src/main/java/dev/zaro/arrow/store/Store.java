@@ -64,7 +64,7 @@ public interface Store extends AutoCloseable {
 
   /**
    * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store
-   * that cannot list (see {@link #canList}) returns the keys it knows of, possibly none.
+   * that cannot list (see {@link StoreCapabilities#listable()}) returns none.
    */
   Stream<String> list(String prefix);
 
@@ -79,11 +79,11 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * Whether {@link #list} returns every key. Plain HTTP cannot list: a hierarchy there is
-   * found through consolidated metadata or known paths.
+   * What this store can do (listing, ranged reads, latency); readers plan by it. The default
+   * is a remote, listable store with ranged reads.
    */
-  default boolean canList() {
-    return true;
+  default StoreCapabilities capabilities() {
+    return StoreCapabilities.REMOTE;
   }
 
   /** Where this store lives, for messages: a path or URL. */

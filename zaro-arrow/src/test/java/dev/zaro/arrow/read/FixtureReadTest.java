@@ -135,7 +135,7 @@ class FixtureReadTest extends AllocatorTest {
       assertEquals(tensor && SlabVectors.isTensorValue(meta.dataType()), vector instanceof FixedShapeTensorVector,
           vector.getField().toString());
       boolean converted = meta.dataType().kind() == DataType.Kind.BOOL || meta.dataType().isVariableLength()
-          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32;
+          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32 || meta.dataType().kind() == DataType.Kind.STRUCT;
       if (!converted && slab.byteSize() > 0) {
         FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector()
             : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l ? l.getDataVector() : vector;

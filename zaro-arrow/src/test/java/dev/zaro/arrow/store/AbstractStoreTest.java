@@ -108,7 +108,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void listsKeysUnderAPrefixInOrder() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(store.canList(), "this store cannot list");
+    org.junit.jupiter.api.Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     assertEquals(List.copyOf(CONTENTS.keySet()), store.list("").toList());
     assertEquals(List.of("a/c/0/0", "a/c/0/1", "a/c/1/0"), store.list("a/c/").toList());
     assertEquals(List.of("b/x/y/z"), store.list("b/").toList());
@@ -118,7 +118,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
   @Test
   void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(store.canList(), "this store cannot list");
+    org.junit.jupiter.api.Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     List<String> all = store.list("").toList();
     List<String> some = store.list("", dir -> dir.equals("a")).toList();
     assertTrue(all.containsAll(some), some.toString());
