@@ -85,6 +85,8 @@ class ZarrSourceTest {
         "string_vlen_zstd", "bytes_vlen", "fixed_utf32_le")) {
       out.add(Arguments.of("extensions", name, 1));
     }
+    out.add(Arguments.of("dtypes", "int4", 1));
+    out.add(Arguments.of("dtypes", "uint2", 1));
     out.add(Arguments.of("fallback", "bfloat16", 1));
     out.add(Arguments.of("fallback", "float8_e4m3fn", 1));
     return out.stream();
@@ -132,11 +134,11 @@ class ZarrSourceTest {
       String what = name + " row " + i;
       switch (type) {
         case "bool" -> assertEquals(want.get(i) != 0, row.getBoolean(v), what);
-        case "int8" -> assertEquals(want.get(i), row.getByte(v), what);
+        case "int8", "int4", "int2" -> assertEquals(want.get(i), row.getByte(v), what);
         case "int16" -> assertEquals(want.getShort(i * 2), row.getShort(v), what);
         case "int32" -> assertEquals(want.getInt(i * 4), row.getInt(v), what);
         case "int64" -> assertEquals(want.getLong(i * 8), row.getLong(v), what);
-        case "uint8", "float8_e4m3fn" -> assertEquals((short) (want.get(i) & 0xff), row.getShort(v), what);
+        case "uint8", "uint4", "uint2", "float8_e4m3fn" -> assertEquals((short) (want.get(i) & 0xff), row.getShort(v), what);
         case "uint16", "bfloat16" -> assertEquals(want.getShort(i * 2) & 0xffff, row.getInt(v), what);
         case "uint32" -> assertEquals(want.getInt(i * 4) & 0xffffffffL, row.getLong(v), what);
         case "uint64" -> assertEquals(new BigDecimal(Long.toUnsignedString(want.getLong(i * 8))),
@@ -430,6 +432,9 @@ class ZarrSourceTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> zarr().option("array", "/").load(complex));
     assertTrue(e.getMessage().contains("'array'") && e.getMessage().contains("complex"), e.getMessage());
+    String struct = Fixtures.testdata().resolve("dtypes/stores/struct.zarr").toString();
+    e = assertThrows(IllegalArgumentException.class, () -> zarr().option("array", "/").load(struct));
+    assertTrue(e.getMessage().contains("'array'") && e.getMessage().contains("Struct"), e.getMessage());
     String bf16 = Fixtures.testdata().resolve("fallback/stores/bfloat16.zarr").toString();
     e = assertThrows(IllegalArgumentException.class, () -> zarr().option("array", "/").load(bf16));
     assertTrue(e.getMessage().contains("'fallbackTypes'"), e.getMessage());
