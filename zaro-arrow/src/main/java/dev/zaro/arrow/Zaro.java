@@ -175,10 +175,54 @@ public final class Zaro implements AutoCloseable {
    * @param allocator reads the coordinate arrays; nothing of it is held once this returns
    */
   public List<DimensionColumn> dimensionColumns(String path, TableOptions options, BufferAllocator allocator) {
+    List<DimensionColumn> columns = new ArrayList<>();
+    forEachDimension(path, (d, name, coordPath, coord) -> {
+      if (coord == null) {
+        columns.add(DimensionColumn.index(d, name));
+      } else {
+        try (Slab values = read(coordPath, "", allocator)) {
+          columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
+        }
+      }
+    });
+    return columns;
+  }
+
+  /**
+   * The table layout's schema of {@code selection} of the array at {@code path}, from metadata
+   * alone (no chunk of the array or of its coordinates is read): the same fields
+   * {@link #readTable} produces.
+   */
+  public org.apache.arrow.vector.types.pojo.Schema tableSchema(String path, Selection selection,
+      TableOptions options) {
+    List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+    forEachDimension(path, (d, name, coordPath, coord) -> {
+      if (selection.dims().get(d).dropped()) {
+        return;
+      }
+      org.apache.arrow.vector.types.pojo.Field f = coord == null ? null
+          : DimensionColumn.field(name, coord.dataType(), coord.attributes(), options.cf());
+      fields.add(f != null ? f : DimensionColumn.index(d, name).field());
+    });
+    fields.addAll(TableReader.valueFields(array(path), options));
+    return new org.apache.arrow.vector.types.pojo.Schema(fields);
+  }
+
+  /** What each dimension column of an array is made from. */
+  private interface DimensionSource {
+    void accept(int dim, String name, String coordPath, ArrayMetadata coord);
+  }
+
+  /**
+   * Walks the dimensions of the array at {@code path}: each column's name (from the dimension
+   * names, {@code dim_0}... where unnamed; a name equal to the array's own gets a {@code _dim}
+   * suffix) and its coordinate array, a 1-D array named like the dimension in the array's group
+   * (null when there is none).
+   */
+  private void forEachDimension(String path, DimensionSource source) {
     ZarrArray array = array(path);
     ArrayMetadata meta = array.metadata();
     String parent = array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
-    List<DimensionColumn> columns = new ArrayList<>();
     Set<String> names = new HashSet<>();
     names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
@@ -191,15 +235,8 @@ public final class Zaro implements AutoCloseable {
       String coordPath = dimension == null ? null : StoreKeys.join(parent, dimension);
       ArrayMetadata coord = coordPath == null || coordPath.equals(array.path()) ? null
           : coordinate(coordPath, meta.shape()[d]);
-      if (coord == null) {
-        columns.add(DimensionColumn.index(d, name));
-      } else {
-        try (Slab values = read(coordPath, "", allocator)) {
-          columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
-        }
-      }
+      source.accept(d, name, coordPath, coord);
     }
-    return columns;
   }
 
   /** The 1-D array of {@code length} at {@code path}, or null. */

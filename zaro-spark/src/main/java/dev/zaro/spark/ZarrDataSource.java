@@ -57,7 +57,7 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     List<Field> dims = null;
     List<Field> values = new ArrayList<>();
     long[] shape = null;
-    try (BufferAllocator allocator = new RootAllocator(); Zaro zaro = open(options)) {
+    try (Zaro zaro = open(options)) {
       for (String array : options.arrays()) {
         long[] arrayShape;
         try {
@@ -74,7 +74,7 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
               + java.util.Arrays.toString(shape) + "; the arrays of one table share their shape");
         }
         shape = arrayShape;
-        List<Field> fields = tableFields(zaro, options, array, allocator, option);
+        List<Field> fields = tableFields(zaro, options, array, option);
         List<Field> arrayDims = fields.subList(0, fields.size() - 1);
         if (dims != null && !dims.equals(arrayDims)) {
           throw new IllegalArgumentException("zarr: option 'arrays': '" + array + "' has dimension columns "
@@ -103,21 +103,37 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     return new StructType(fields.toArray(StructField[]::new));
   }
 
-  /** The Arrow fields of one array's table layout (dimension columns, then its value column). */
-  private static List<Field> tableFields(Zaro zaro, ZarrOptions options, String array, BufferAllocator allocator,
-      String option) {
-    try (TableReader reader = zaro.readTable(array, options.slice(), allocator,
-        dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()), ReadOptions.DEFAULT)) {
-      return reader.getVectorSchemaRoot().getSchema().getFields();
+  /**
+   * The Arrow fields of one array's table layout (dimension columns, then its value column), from
+   * metadata alone: no chunk of the array or of its coordinate arrays is read.
+   */
+  private static List<Field> tableFields(Zaro zaro, ZarrOptions options, String array, String option) {
+    try {
+      dev.zaro.arrow.metadata.ArrayMetadata meta = zaro.meta(array);
+      if (meta.dataType().fallbackFormat().isPresent() && !options.fallbackTypes()) {
+        // the read would refuse it: say which option allows it
+        zaro.array(array);
+      }
+      dev.zaro.arrow.read.Selection selection = dev.zaro.arrow.read.Selection.parse(options.slice(), meta.shape());
+      return zaro.tableSchema(array, selection, dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()))
+          .getFields();
     } catch (SelectionException e) {
       throw new IllegalArgumentException("zarr: option 'slice': " + e.getMessage(), e);
     } catch (ZaroException e) {
-      String hint = e.getMessage().contains("fallback-types") ? "fallbackTypes" : option;
+      String hint = zaroFallback(zaro, array) ? "fallbackTypes" : option;
       throw new IllegalArgumentException("zarr: option '" + hint + "' ('" + array + "'): " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
   }
+
+  /** Whether the array is one zaro reads only as bit patterns (the fallbackTypes option's arrays). */
+  private static boolean zaroFallback(Zaro zaro, String array) {
+    try {
+      return zaro.meta(array).dataType().fallbackFormat().isPresent();
+    } catch (ZaroException e) {
+      return false;
+    }
+  }
+
 
   private static Zaro open(ZarrOptions options) {
     try {

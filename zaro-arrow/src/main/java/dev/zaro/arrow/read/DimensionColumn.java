@@ -62,20 +62,14 @@ public final class DimensionColumn {
       return index(dim, name);
     }
     DataType type = coordinate.dataType();
-    boolean orderable = switch (type.kind()) {
-      case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
-      default -> false;
-    };
-    if (!orderable || type.fallbackFormat().isPresent() || type.bits() < 8) {
+    Field field = field(name, type, attributes, cf);
+    if (field == null) {
       return index(dim, name);
     }
     byte[] values = new byte[(int) coordinate.byteSize()];
     coordinate.data().getBytes(0, values);
-    boolean numeric = type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT
-        || type.kind() == DataType.Kind.FLOAT;
-    Optional<CfConventions.TimeUnits> units = cf && numeric && type.bits() >= 32
-        ? CfConventions.timeUnits(attributes) : Optional.empty();
-    if (units.isPresent()) {
+    if (field.getType() instanceof ArrowType.Timestamp && type.kind() != DataType.Kind.DATETIME) {
+      CfConventions.TimeUnits units = CfConventions.timeUnits(attributes).orElseThrow();
       long[] times = new long[(int) coordinate.elementCount()];
       ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
       for (int i = 0; i < times.length; i++) {
@@ -83,13 +77,32 @@ public final class DimensionColumn {
           case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
           default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
         };
-        times[i] = units.get().toMicros(v);
+        times[i] = units.toMicros(v);
       }
-      return new DimensionColumn(dim, new Field(name,
-          FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null), 8, null, times, type);
+      return new DimensionColumn(dim, field, 8, null, times, type);
     }
-    return new DimensionColumn(dim, new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null),
-        type.byteSize(), values, null, type);
+    return new DimensionColumn(dim, field, type.byteSize(), values, null, type);
+  }
+
+  /**
+   * The field of a dimension column whose coordinate array has {@code type} and
+   * {@code attributes}, from metadata alone (no values read); null when the column is the
+   * index instead (a type no column can hold: bool, complex, text, narrow or bit-pattern types).
+   */
+  public static Field field(String name, DataType type, JsonNode attributes, boolean cf) {
+    boolean orderable = switch (type.kind()) {
+      case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
+      default -> false;
+    };
+    if (!orderable || type.fallbackFormat().isPresent() || type.bits() < 8) {
+      return null;
+    }
+    boolean numeric = type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT
+        || type.kind() == DataType.Kind.FLOAT;
+    if (cf && numeric && type.bits() >= 32 && CfConventions.timeUnits(attributes).isPresent()) {
+      return new Field(name, FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null);
+    }
+    return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
 
   public int dim() {

@@ -88,13 +88,12 @@ public final class TableReader extends ArrowReader {
         dimColumns.add(columns.get(d));
       }
     }
-    ArrowType valueType = cf.packed()
-        ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
-        : ArrowTypes.valueType(meta.dataType());
-    this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
-        dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
-    for (DataType.StructField f : meta.dataType().fields()) {
-      fieldColumns.add(StructVectors.field(array.name() + "." + f.name(), f));
+    List<Field> values = valueFields(array, cf);
+    if (meta.dataType().kind() == DataType.Kind.STRUCT) {
+      this.valueField = null;
+      fieldColumns.addAll(values);
+    } else {
+      this.valueField = values.get(0);
     }
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
@@ -104,6 +103,36 @@ public final class TableReader extends ArrowReader {
         .splitFirst(Math.max(1, options.batchRows() * meta.dataType().byteSize()),
             Math.max(1, Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize()) / rowBytes))
         .iterator();
+  }
+
+  /**
+   * The value column(s) of the table layout of {@code array}, from metadata alone: one column
+   * named after the array (float64 when CF unpacking applies, nullable when CF masks do), or one
+   * per field of a struct array, named {@code <array>.<field>}.
+   */
+  public static List<Field> valueFields(ZarrArray array, TableOptions options) {
+    DataType type = array.metadata().dataType();
+    boolean cfApplies = options.cf() && !type.isVariableLength() && type.kind() != DataType.Kind.FIXED_UTF32
+        && type.kind() != DataType.Kind.STRUCT;
+    return valueFields(array, cfApplies ? CfConventions.of(array.metadata().attributes())
+        : new CfConventions(null, null, List.of()));
+  }
+
+  private static List<Field> valueFields(ZarrArray array, CfConventions cf) {
+    DataType type = array.metadata().dataType();
+    List<Field> out = new ArrayList<>();
+    if (type.kind() == DataType.Kind.STRUCT) {
+      for (DataType.StructField f : type.fields()) {
+        out.add(StructVectors.field(array.name() + "." + f.name(), f));
+      }
+      return out;
+    }
+    ArrowType valueType = cf.packed()
+        ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
+        : ArrowTypes.valueType(type);
+    out.add(new Field(array.name(), new FieldType(cf.masks(), valueType, null,
+        dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(type)), null));
+    return out;
   }
 
   /**

@@ -23,6 +23,31 @@ import org.junit.jupiter.api.Test;
 
 class TableReaderTest extends AllocatorTest {
 
+  /** The schema from metadata alone equals the one the table layout streams, CF on and off. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"sample/climate.zarr, t2m, ''", "sample/climate.zarr, precip, '0, :, 3:9'",
+      "sample/climate.zarr, time, ''", "sharding/stores/end_zstd.zarr, '', '3:27:4, 5'",
+      "rectilinear/stores/spec_example.zarr, '', ''"})
+  void tableSchemaFromMetadataEqualsTheStreamedOne(String store, String path, String slice) throws Exception {
+    dev.zaro.arrow.store.FileStore files = new dev.zaro.arrow.store.FileStore(Fixtures.testdata().resolve(store));
+    // the same hierarchy with every chunk removed: only metadata documents are left to read
+    MemoryStore metadataOnly = new MemoryStore();
+    files.list("").filter(k -> k.endsWith("zarr.json") || k.matches("(.*/)?\\.z(array|attrs|group|metadata)"))
+        .forEach(k -> metadataOnly.put(k, files.getBytes(k).orElseThrow()));
+    for (boolean cf : new boolean[] {true, false}) {
+      TableOptions options = TableOptions.DEFAULT.withCf(cf);
+      org.apache.arrow.vector.types.pojo.Schema schema;
+      try (Zaro zaro = Zaro.open(metadataOnly, ZaroOptions.defaults())) {
+        schema = zaro.tableSchema(path, Selection.parse(slice, zaro.meta(path).shape()), options);
+      }
+      try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve(store).toString());
+           TableReader reader = zaro.readTable(path, slice, allocator, options, ReadOptions.DEFAULT)) {
+        assertEquals(reader.getVectorSchemaRoot().getSchema(), schema, store + " " + path + " cf " + cf);
+      }
+    }
+    files.close();
+  }
+
   /**
    * Batches follow the plan's chunk-aligned blocks: however small the batches, the table layout
    * decodes exactly the chunks the tensor read of the same selection decodes, each once.
