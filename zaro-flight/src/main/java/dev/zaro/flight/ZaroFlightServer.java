@@ -3,6 +3,9 @@ package dev.zaro.flight;
 import dev.zaro.arrow.Zaro;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
@@ -19,11 +22,13 @@ public final class ZaroFlightServer implements AutoCloseable {
   private final ZaroFlightProducer producer;
   private final Zaro zaro;
   private final ServerOptions options;
+  private final ExecutorService calls;
   private boolean closed;
   private volatile boolean shuttingDown;
 
   private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, ZaroFlightProducer producer, FlightServer server,
-      ServerOptions options) {
+      ServerOptions options, ExecutorService calls) {
+    this.calls = calls;
     this.zaro = zaro;
     this.allocator = allocator;
     this.producer = producer;
@@ -43,13 +48,17 @@ public final class ZaroFlightServer implements AutoCloseable {
   /** Starts serving {@code zaro}, which the server then owns and closes (also on failure). */
   public static ZaroFlightServer start(Zaro zaro, ServerOptions options) throws IOException {
     BufferAllocator allocator = new RootAllocator();
+    // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
+    // FlightServer's, because FlightServer stops its own executor at shutdown, while running
+    // streams still need those callbacks to finish
+    ExecutorService calls = Executors.newCachedThreadPool();
     ZaroFlightProducer producer = null;
     try {
       producer = new ZaroFlightProducer(zaro, allocator, options);
       ServerOptions.Tls tls = options.tls();
       Location location = tls == null ? Location.forGrpcInsecure(options.host(), options.port())
           : Location.forGrpcTls(options.host(), options.port());
-      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer).executor(calls);
       if (tls != null) {
         builder.useTls(tls.certChain().toFile(), tls.privateKey().toFile());
         if (tls.clientCa() != null) {
@@ -61,7 +70,7 @@ public final class ZaroFlightServer implements AutoCloseable {
       }
       FlightServer server = builder.build();
       server.start();
-      return new ZaroFlightServer(zaro, allocator, producer, server, options);
+      return new ZaroFlightServer(zaro, allocator, producer, server, options, calls);
     } catch (IOException | RuntimeException e) {
       try {
         if (producer != null) {
@@ -70,6 +79,7 @@ public final class ZaroFlightServer implements AutoCloseable {
       } catch (InterruptedException ie) {
         Thread.currentThread().interrupt();
       }
+      calls.shutdown();
       zaro.close();
       allocator.close();
       throw e;
@@ -125,6 +135,8 @@ public final class ZaroFlightServer implements AutoCloseable {
       }
       server.close(); // after 3 s, cancels the calls still open (gRPC then frees what they held)
       producer.close();
+      calls.shutdown();
+      calls.awaitTermination(10, TimeUnit.SECONDS);
     } finally {
       zaro.close();
       allocator.close();

@@ -1,0 +1,62 @@
+"""Starts `./zaro serve` for a test and stops it: shared by the Flight test files."""
+import json
+import pathlib
+import re
+import subprocess
+import time
+
+import pyarrow.flight as fl
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ZARO = str(ROOT / "zaro")
+
+
+class Server:
+    """A running `./zaro serve STORE ARGS...`: its process, its URI, and its output so far."""
+
+    def __init__(self, store, *args, timeout=120):
+        self.proc = subprocess.Popen([ZARO, "serve", str(store), "--port", "0", *map(str, args)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.uri = None
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.uri is None:
+            line = self.proc.stdout.readline()
+            if not line and self.proc.poll() is not None:
+                raise RuntimeError("zaro serve exited: " + self.proc.stderr.read())
+            self.lines.append(line)
+            m = re.search(r"grpc(\+tls)?://127\.0\.0\.1:\d+", line)
+            if m:
+                self.uri = m.group(0)
+        assert self.uri, "zaro serve did not print its address"
+
+    @property
+    def port(self):
+        return int(self.uri.rsplit(":", 1)[1])
+
+    def stats(self, client, options=None):
+        return json.loads(list(client.do_action(fl.Action("stats", b""), options))[0].body.to_pybytes())
+
+    def rss_kib(self, field="VmRSS"):
+        """The server JVM's resident memory (./zaro execs java, so the pid is the JVM's)."""
+        for line in open(f"/proc/{self.proc.pid}/status"):
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+        raise KeyError(field)
+
+    def stop(self):
+        """SIGTERM; returns (exit code, stdout rest, stderr)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            out, err = self.proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        return self.proc.returncode, "".join(self.lines) + out, err
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
