@@ -160,41 +160,36 @@ def test_insecure_allows_any_address_without_tokens():
         np.testing.assert_array_equal(fetch_all(fl.connect(s.uri)), expected())
 
 
-@pytest.fixture(scope="module")
-def big(tmp_path_factory):
-    """float32 [256, 256, 256] (64 MiB), zstd, chunks [16, 128, 128], written by tensorstore."""
-    path = tmp_path_factory.mktemp("big") / "big.zarr"
-    values = np.random.default_rng(7).standard_normal((256, 256, 256), dtype=np.float32).round(2)
-    t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
-                 "metadata": {"shape": [256, 256, 256], "data_type": "float32",
-                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [16, 128, 128]}},
-                              "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                                         {"name": "zstd", "configuration": {"level": 1}}],
-                              "fill_value": 0}}, create=True).result()
-    t.write(values).result()
-    return path, values
-
-
-def stall(client, ticket):
-    """A stream whose client reads one batch, then nothing: the server keeps it (and its memory)."""
-    reader = client.do_get(ticket)
+def stall(uri):
+    """A stream of the whole 1 GiB array whose client reads one batch, then nothing: the server
+    keeps it, and its memory, until the client cancels."""
+    client = fl.connect(uri)
+    reader = client.do_get(client.get_flight_info(fl.FlightDescriptor.for_path("/")).endpoints[0].ticket)
     reader.read_chunk()
+    time.sleep(0.5)  # the server fills what gRPC buffers, then waits for the client
     return reader
+
+
+def first_rows(uri):
+    """Rows 0:256 (the written ones, one endpoint): the client reads them all."""
+    client = fl.connect(uri)
+    info = client.get_flight_info(fl.FlightDescriptor.for_command(
+        json.dumps({"array": "/", "slice": "0:256", "layout": "tensor"})))
+    assert len(info.endpoints) == 1
+    return client.do_get(info.endpoints[0].ticket)
 
 
 def test_requests_wait_for_a_stream_slot_then_fail_resource_exhausted(big):
     path, values = big
     with Server(path, "--max-streams", "1", "--queue-timeout", "2") as s:
-        client = fl.connect(s.uri)
-        info = client.get_flight_info(fl.FlightDescriptor.for_path("/"))
-        held = stall(client, info.endpoints[0].ticket)
+        held = stall(s.uri)
         t0 = time.monotonic()
         with pytest.raises(pa.ArrowException, match="--max-streams"):
-            fl.connect(s.uri).do_get(info.endpoints[0].ticket).read_all()
+            first_rows(s.uri).read_all()
         assert time.monotonic() - t0 >= 1.5  # it waited for the queue timeout first
         held.cancel()
         # the slot comes back: the next request is served
-        got = fl.connect(s.uri).do_get(info.endpoints[0].ticket).read_all()
+        got = first_rows(s.uri).read_all()
         np.testing.assert_array_equal(got.column(0).combine_chunks().to_numpy_ndarray(), values)
 
 
@@ -203,20 +198,19 @@ def test_requests_wait_for_memory_then_fail_resource_exhausted_naming_the_budget
     # one tensor stream of this array reserves about 100 MiB (three 32 MiB blocks and input)
     with Server(path, "--max-memory", "150m", "--queue-timeout", "2") as s:
         client = fl.connect(s.uri)
-        info = client.get_flight_info(fl.FlightDescriptor.for_path("/"))
-        held = stall(client, info.endpoints[0].ticket)
+        held = stall(s.uri)
         stats = s.stats(client)
         assert stats["budget_bytes"] == 150 << 20 and stats["active_streams"] == 1
         assert 0 < stats["in_use_bytes"] <= 150 << 20
-        waiting = threading.Thread(target=lambda: time.sleep(0.5) or queued.append(s.stats(client)["queued"]))
         queued = []
+        waiting = threading.Thread(target=lambda: time.sleep(0.5) or queued.append(s.stats(client)["queued"]))
         waiting.start()
         with pytest.raises(pa.ArrowException, match=r"memory budget \(--max-memory 150 MiB"):
-            fl.connect(s.uri).do_get(info.endpoints[0].ticket).read_all()
+            first_rows(s.uri).read_all()
         waiting.join()
         assert queued == [1]
         held.cancel()
-        got = fl.connect(s.uri).do_get(info.endpoints[0].ticket).read_all()
+        got = first_rows(s.uri).read_all()
         np.testing.assert_array_equal(got.column(0).combine_chunks().to_numpy_ndarray(), values)
         for _ in range(100):
             stats = s.stats(client)
@@ -229,11 +223,9 @@ def test_requests_wait_for_memory_then_fail_resource_exhausted_naming_the_budget
 def test_sigterm_lets_running_streams_finish_cancels_stalled_ones_and_exits_0(big):
     path, values = big
     s = Server(path, "--shutdown-grace", "3")
-    client = fl.connect(s.uri)
-    info = client.get_flight_info(fl.FlightDescriptor.for_path("/"))
-    finishing = client.do_get(info.endpoints[0].ticket)
+    finishing = first_rows(s.uri)
     first = finishing.read_chunk().data
-    stalled = stall(fl.connect(s.uri), info.endpoints[0].ticket)
+    stalled = stall(s.uri)
     t0 = time.monotonic()
     s.proc.send_signal(signal.SIGTERM)
     time.sleep(0.5)
