@@ -18,16 +18,13 @@ public final class Sizes {
     } else if (s.endsWith("b")) {
       s = s.substring(0, s.length() - 1);
     }
-    int shift = 0;
-    if (!s.isEmpty()) {
-      switch (s.charAt(s.length() - 1)) {
-        case 'k' -> shift = 10;
-        case 'm' -> shift = 20;
-        case 'g' -> shift = 30;
-        case 't' -> shift = 40;
-        default -> shift = -1;
-      }
-    }
+    int shift = s.isEmpty() ? -1 : switch (s.charAt(s.length() - 1)) {
+      case 'k' -> 10;
+      case 'm' -> 20;
+      case 'g' -> 30;
+      case 't' -> 40;
+      default -> -1;
+    };
     String digits = shift >= 0 ? s.substring(0, s.length() - 1).strip() : s;
     try {
       long n = Long.parseLong(digits);
