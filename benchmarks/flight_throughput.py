@@ -7,16 +7,20 @@ Writes (once) benchmarks/data/flight_f32_<size>.zarr: float32 [size, 512, 512] (
 size 512), zstd level 1, chunks [64, 128, 128]. Starts both servers, then, round by round
 (alternating, so both see the same machine load), fetches every endpoint of the whole array in
 the tensor layout with one client and counts the bytes. Prints one JSON line per server (best
-and median GB/s, server peak memory) and the ratio of the best rates; `--table` adds zaro's table
-layout for [0:size/4].
+and median GB/s, server and client CPU seconds per fetch, zaro's peak memory), the ratio of
+the best rates, and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
+zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
+less on what else runs than the rates do.
 
 The pyarrow server holds the array as a table of arrow.fixed_shape_tensor rows [512, 512] in
 8 MiB record batches (zaro's batch size), one endpoint, and streams it with RecordBatchStream.
 """
 import argparse
 import json
+import os
 import pathlib
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -86,6 +90,15 @@ def start(cmd, pattern):
             return proc, m.group(0)
 
 
+def cpu_seconds(pid=None):
+    """CPU (user + system) seconds used so far by a process (Linux /proc), or by this one."""
+    if pid is None:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fetch(client, command):
     """Seconds and bytes to fetch every endpoint of one descriptor, one endpoint after another."""
     t0 = time.perf_counter()
@@ -118,10 +131,14 @@ def main():
         fetch(zc, tensor)  # warm-up: JIT, page cache, connections
         fetch(pc, whole)
         times = {"zaro": [], "pyarrow": []}
+        cpu = {"zaro": [0.0, 0.0], "pyarrow": [0.0, 0.0]}  # server, client CPU seconds, all rounds
         sizes = {}
         for _ in range(args.rounds):
-            for name, client, d in [("zaro", zc, tensor), ("pyarrow", pc, whole)]:
+            for name, client, d, proc in [("zaro", zc, tensor, zaro), ("pyarrow", pc, whole, other)]:
+                s0, c0 = cpu_seconds(proc.pid), cpu_seconds()
                 dt, nbytes = fetch(client, d)
+                cpu[name][0] += cpu_seconds(proc.pid) - s0
+                cpu[name][1] += cpu_seconds() - c0
                 times[name].append(dt)
                 sizes[name] = nbytes
         stats = json.loads(list(zc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
@@ -131,13 +148,22 @@ def main():
             line = {"server": name, "layout": "tensor", "bytes": sizes[name], "rounds": args.rounds,
                     "best_seconds": round(min(times[name]), 3), "median_seconds": round(statistics.median(times[name]), 3),
                     "best_gbps": round(rates[name], 3),
-                    "median_gbps": round(sizes[name] / statistics.median(times[name]) / 1e9, 3)}
+                    "median_gbps": round(sizes[name] / statistics.median(times[name]) / 1e9, 3),
+                    "server_cpu_seconds_per_fetch": round(cpu[name][0] / args.rounds, 3),
+                    "client_cpu_seconds_per_fetch": round(cpu[name][1] / args.rounds, 3)}
             if name == "zaro":
                 line["server_peak_allocator_bytes"] = stats["peak_allocated_bytes"]
             print(json.dumps(line))
         print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
                           "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                             / statistics.median(times["zaro"]), 3)}))
+        # zaro decoding the same array in one read, no Flight: what its streams cannot beat
+        bench = json.loads(subprocess.run([args.zaro, "bench", str(path), "/", "--repeat", str(args.rounds)],
+                                          capture_output=True, text=True, check=True).stdout)
+        print(json.dumps({"server": "zaro bench (decode only, no Flight)", "bytes": bench["bytes"],
+                          "best_seconds": round(min(bench["seconds"]), 3),
+                          "median_seconds": round(bench["median_seconds"], 3),
+                          "best_gbps": round(bench["bytes"] / min(bench["seconds"]) / 1e9, 3)}))
         if args.table:
             table = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": f"0:{args.size // 4}",
                                                                 "layout": "table"}))
