@@ -33,7 +33,7 @@ def test_concurrent_clients_early_quitters_and_a_slow_reader(big):
         ticket = info.endpoints[0].ticket
         client.do_get(ticket).read_all()  # warm-up: JIT, pools
         baseline = s.rss_kib()
-        results, errors, queued = {}, [], []
+        results, errors = {}, []
 
         def full(i):
             table = fl.connect(s.uri).do_get(ticket).read_all()
@@ -64,21 +64,11 @@ def test_concurrent_clients_early_quitters_and_a_slow_reader(big):
 
         kinds = [slow] + [quitter] * (CLIENTS // 2) + [full] * (CLIENTS - 1 - CLIENTS // 2)
         threads = [threading.Thread(target=run, args=(fn, i)) for i, fn in enumerate(kinds)]
-        stop = threading.Event()
-
-        def watch():
-            while not stop.is_set():
-                queued.append(s.stats(client)["queued"])
-                time.sleep(0.05)
-
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=600)
-        stop.set()
-        watcher.join()
+        with s.watch_queued(client) as queued:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=600)
 
         assert not errors, errors
         assert len(results) == CLIENTS

@@ -8,7 +8,6 @@ fixture.
 import json
 import signal
 import subprocess
-import threading
 import time
 
 import numpy as np
@@ -202,13 +201,10 @@ def test_requests_wait_for_memory_then_fail_resource_exhausted_naming_the_budget
         stats = s.stats(client)
         assert stats["budget_bytes"] == 150 << 20 and stats["active_streams"] == 1
         assert 0 < stats["in_use_bytes"] <= 150 << 20
-        queued = []
-        waiting = threading.Thread(target=lambda: time.sleep(0.5) or queued.append(s.stats(client)["queued"]))
-        waiting.start()
-        with pytest.raises(pa.ArrowException, match=r"memory budget \(--max-memory 150 MiB"):
-            first_rows(s.uri).read_all()
-        waiting.join()
-        assert queued == [1]
+        with s.watch_queued(client) as queued:
+            with pytest.raises(pa.ArrowException, match=r"memory budget \(--max-memory 150 MiB"):
+                first_rows(s.uri).read_all()
+        assert max(queued) == 1  # the request waited in the queue before it failed
         held.cancel()
         got = first_rows(s.uri).read_all()
         np.testing.assert_array_equal(got.column(0).combine_chunks().to_numpy_ndarray(), values)

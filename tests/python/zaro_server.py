@@ -1,8 +1,10 @@
 """Starts `./zaro serve` for a test and stops it: shared by the Flight test files."""
+import contextlib
 import json
 import pathlib
 import re
 import subprocess
+import threading
 import time
 
 import pyarrow.flight as fl
@@ -29,6 +31,12 @@ class Server:
             if m:
                 self.uri = m.group(0)
         assert self.uri, "zaro serve did not print its address"
+        # keep reading both pipes, so a chatty server never blocks on a full one
+        self.err = []
+        self._readers = [threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True),
+                         threading.Thread(target=lambda: self.err.extend(self.proc.stderr), daemon=True)]
+        for t in self._readers:
+            t.start()
 
     @property
     def port(self):
@@ -36,6 +44,24 @@ class Server:
 
     def stats(self, client, options=None):
         return json.loads(list(client.do_action(fl.Action("stats", b""), options))[0].body.to_pybytes())
+
+    @contextlib.contextmanager
+    def watch_queued(self, client):
+        """Collects the stats action's "queued" every 50 ms while the block runs; yields the list."""
+        seen, done = [], threading.Event()
+
+        def watch():
+            while not done.is_set():
+                seen.append(self.stats(client)["queued"])
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            yield seen
+        finally:
+            done.set()
+            watcher.join()
 
     def rss_kib(self, field="VmRSS"):
         """The server JVM's resident memory (./zaro execs java, so the pid is the JVM's)."""
@@ -49,11 +75,13 @@ class Server:
         if self.proc.poll() is None:
             self.proc.terminate()
         try:
-            out, err = self.proc.communicate(timeout=60)
+            self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            out, err = self.proc.communicate()
-        return self.proc.returncode, "".join(self.lines) + out, err
+            self.proc.wait()
+        for t in self._readers:
+            t.join(timeout=10)
+        return self.proc.returncode, "".join(self.lines), "".join(self.err)
 
     def __enter__(self):
         return self
