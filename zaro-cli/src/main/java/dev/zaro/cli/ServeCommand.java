@@ -174,15 +174,21 @@ final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** SIGTERM and SIGINT start {@code stop} once (on a thread of its own), and the JVM stays up until it ends. */
+  /**
+   * SIGTERM and SIGINT start {@code stop} (on a thread of its own; the JVM stays up until it
+   * ends); a second signal stops at once, with exit code 1.
+   */
   @SuppressWarnings("sunapi")
   private static void onSignals(Runnable stop) {
     java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
     sun.misc.SignalHandler handler = signal -> {
       if (started.compareAndSet(false, true)) {
-        System.err.println("zaro: " + signal + ": finishing running streams, then stopping");
-        Thread t = new Thread(stop, "zaro-shutdown");
-        t.start();
+        System.err.println("zaro: " + signal + ": finishing running streams, then stopping"
+            + " (signal again to stop now)");
+        new Thread(stop, "zaro-shutdown").start();
+      } else {
+        System.err.println("zaro: " + signal + " again: stopping now");
+        Runtime.getRuntime().halt(1);
       }
     };
     sun.misc.Signal.handle(new sun.misc.Signal("TERM"), handler);
