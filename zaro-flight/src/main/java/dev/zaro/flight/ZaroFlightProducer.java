@@ -19,8 +19,8 @@ import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.StoreKeys;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -530,13 +530,17 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * budget; the hierarchy and the allocator belong to the caller.
    */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     stopAdmitting();
     cancelStreams();
     streams.shutdown();
     prefetch.shutdown();
-    streams.awaitTermination(30, TimeUnit.SECONDS);
-    prefetch.awaitTermination(30, TimeUnit.SECONDS);
+    try {
+      streams.awaitTermination(30, TimeUnit.SECONDS);
+      prefetch.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     budget.close();
   }
 }

@@ -72,12 +72,8 @@ public final class ZaroFlightServer implements AutoCloseable {
       server.start();
       return new ZaroFlightServer(zaro, allocator, producer, server, options, calls);
     } catch (IOException | RuntimeException e) {
-      try {
-        if (producer != null) {
-          producer.close();
-        }
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
+      if (producer != null) {
+        producer.close();
       }
       calls.shutdown();
       zaro.close();
