@@ -6,7 +6,6 @@ temporary directory; no key is committed. Expected values come from tensorstore 
 fixture.
 """
 import json
-import signal
 import subprocess
 import time
 
@@ -223,7 +222,7 @@ def test_sigterm_lets_running_streams_finish_cancels_stalled_ones_and_exits_0(bi
     first = finishing.read_chunk().data
     stalled = stall(s.uri)
     t0 = time.monotonic()
-    s.proc.send_signal(signal.SIGTERM)
+    s.terminate()
     time.sleep(0.5)
     # no new calls
     with pytest.raises(pa.ArrowException):

@@ -21,6 +21,7 @@ class Server:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.uri = None
+        self.terminated = False
         deadline = time.time() + timeout
         while time.time() < deadline and self.uri is None:
             line = self.proc.stdout.readline()
@@ -70,10 +71,15 @@ class Server:
                 return int(line.split()[1])
         raise KeyError(field)
 
-    def stop(self):
-        """SIGTERM; returns (exit code, stdout rest, stderr)."""
-        if self.proc.poll() is None:
+    def terminate(self):
+        """SIGTERM (once: a second one would make the server stop without its grace period)."""
+        if not self.terminated and self.proc.poll() is None:
+            self.terminated = True
             self.proc.terminate()
+
+    def stop(self):
+        """SIGTERM unless sent already, then waits; returns (exit code, stdout, stderr)."""
+        self.terminate()
         try:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
