@@ -19,7 +19,7 @@ from zaro_server import Server
 CLIENTS = int(os.environ.get("ZARO_LOAD_CLIENTS", "16"))
 BUDGET_MIB = 256
 # what the JVM itself may add to its resident memory under load, beyond the Arrow budget: heap
-# growth, gRPC/netty buffers, thread stacks, decode scratch (not yet inside the budget)
+# growth, gRPC/netty buffers, thread stacks, zstd's native decoder state
 JVM_SLACK_MIB = 256
 
 

@@ -1,9 +1,11 @@
 package dev.zaro.arrow;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
@@ -11,13 +13,14 @@ import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -104,7 +107,7 @@ public final class Zaro implements AutoCloseable {
     if (node instanceof ArrayMetadata array) {
       return array;
     }
-    throw new MetadataException("'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
+    throw new MetadataException(ErrorKind.INVALID_ARGUMENT, "'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
         + " is a group, not an array");
   }
 
@@ -112,14 +115,16 @@ public final class Zaro implements AutoCloseable {
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
     return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, readable(k, meta(k)), options.codecs(), workers,
-        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0));
+        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0, options.missingChunks()));
   }
 
   /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */
   private ArrayMetadata readable(String path, ArrayMetadata meta) {
     meta.dataType().fallbackFormat().ifPresent(format -> {
       if (!options.fallbackTypes()) {
-        throw new MetadataException("'/" + path + "' in " + store.describe() + " has data type '"
+        String what = meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
+            ? "a struct field of data type '" : "data type '";
+        throw new MetadataException(ErrorKind.UNSUPPORTED, "'/" + path + "' in " + store.describe() + " has " + what
             + format.name() + "', which zaro does not interpret; it can read its values as their "
             + format.bits() + "-bit patterns (uint" + format.bits() + ") if you ask for it: --fallback-types"
             + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
@@ -149,27 +154,52 @@ public final class Zaro implements AutoCloseable {
   public TableReader readTable(String path, String selection, BufferAllocator allocator,
       TableOptions tableOptions, ReadOptions readOptions) {
     ZarrArray array = array(path);
+    return readTable(path, Selection.parse(selection, array.metadata().shape()), allocator, tableOptions,
+        readOptions);
+  }
+
+  /** {@link #readTable(String, String, BufferAllocator)} of a parsed selection. */
+  public TableReader readTable(String path, Selection selection, BufferAllocator allocator,
+      TableOptions tableOptions, ReadOptions readOptions) {
+    ZarrArray array = array(path);
+    return new TableReader(array, selection, dimensionColumns(path, tableOptions, allocator), tableOptions,
+        readOptions, allocator);
+  }
+
+  /**
+   * The table layout's dimension columns of the array at {@code path}, one per dimension: the
+   * values of a 1-D coordinate array named like the dimension in the array's group (CF times as
+   * timestamps when {@code options.cf()}), else the index. Names come from the dimension names
+   * ({@code dim_0}... where unnamed); a name equal to the array's own gets a {@code _dim} suffix.
+   *
+   * @param allocator reads the coordinate arrays; nothing of it is held once this returns
+   */
+  public List<DimensionColumn> dimensionColumns(String path, TableOptions options, BufferAllocator allocator) {
+    ZarrArray array = array(path);
     ArrayMetadata meta = array.metadata();
-    Selection sel = Selection.parse(selection, meta.shape());
     String parent = array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
-    List<Slab> coordinates = new ArrayList<>();
-    List<JsonNode> attributes = new ArrayList<>();
-    try {
-      for (int d = 0; d < meta.rank(); d++) {
-        String name = meta.dimensionNames().get(d);
-        ArrayMetadata coord = name == null ? null : coordinate(StoreKeys.join(parent, name), meta.shape()[d]);
-        if (coord == null || StoreKeys.join(parent, name).equals(array.path())) {
-          coordinates.add(null);
-          attributes.add(null);
-        } else {
-          coordinates.add(read(StoreKeys.join(parent, name), "", allocator));
-          attributes.add(coord.attributes());
+    List<DimensionColumn> columns = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    names.add(array.name());
+    for (int d = 0; d < meta.rank(); d++) {
+      String name = meta.dimensionName(d);
+      if (!names.add(name)) {
+        name = name + "_dim";
+        names.add(name);
+      }
+      String dimension = meta.dimensionNames().get(d);
+      String coordPath = dimension == null ? null : StoreKeys.join(parent, dimension);
+      ArrayMetadata coord = coordPath == null || coordPath.equals(array.path()) ? null
+          : coordinate(coordPath, meta.shape()[d]);
+      if (coord == null) {
+        columns.add(DimensionColumn.index(d, name));
+      } else {
+        try (Slab values = read(coordPath, "", allocator)) {
+          columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
         }
       }
-      return new TableReader(array, sel, coordinates, attributes, tableOptions, readOptions, allocator);
-    } finally {
-      coordinates.stream().filter(java.util.Objects::nonNull).forEach(Slab::close);
     }
+    return columns;
   }
 
   /** The 1-D array of {@code length} at {@code path}, or null. */
@@ -183,12 +213,7 @@ public final class Zaro implements AutoCloseable {
 
   /** Stores whose reads wait on a network: fetched by many workers at once. */
   private static boolean isRemote(Store store) {
-    return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
-  }
-
-  /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */
-  public long scratchPeakBytes() {
-    return scratch.peakBytes();
+    return store.capabilities().isRemote();
   }
 
   @Override

@@ -16,7 +16,9 @@ import org.apache.arrow.memory.OutOfMemoryException;
  * wait it fails RESOURCE_EXHAUSTED naming the budget. Thread-safe.
  *
  * <p>The budget sees what requests allocate from their lease's allocator: decoded blocks, batch
- * vectors, compressed chunk bytes, and the buffers gRPC still holds for zero-copy writes.
+ * vectors, compressed chunk bytes, decode scratch, and the buffers gRPC still holds for zero-copy
+ * writes. It does not see zstd's native decoder state, gRPC's and Netty's own buffers, or the
+ * JVM heap.
  */
 final class MemoryBudget implements AutoCloseable {
   private final BufferAllocator budget;

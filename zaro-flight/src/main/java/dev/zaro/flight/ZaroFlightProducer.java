@@ -12,6 +12,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
@@ -56,7 +57,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The Flight contract of DESIGN.md over one open hierarchy: list_flights, get_flight_info for
+ * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info for
  * path and JSON command descriptors (large reads as several endpoints split on chunk
  * boundaries of the first dimension), do_get, and do_action("metadata", "stats").
  *
@@ -102,10 +103,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   static FlightRuntimeException status(ZaroException e) {
-    CallStatus status = e instanceof NodeNotFoundException ? CallStatus.NOT_FOUND
-        : e instanceof SelectionException || e instanceof MetadataException && e.getMessage().contains("is a group")
-            ? CallStatus.INVALID_ARGUMENT
-            : CallStatus.INTERNAL;
+    CallStatus status = switch (e.kind()) {
+      case NOT_FOUND -> CallStatus.NOT_FOUND;
+      case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
+      default -> CallStatus.INTERNAL;
+    };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
 
@@ -184,34 +186,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   /** Endpoints along the first dimension, cut at chunk boundaries, each at most endpointBytes. */
   private List<FlightEndpoint> endpoints(ReadRequest request, ZarrArray array, Selection selection) {
     List<FlightEndpoint> out = new ArrayList<>();
-    if (selection.dims().isEmpty() || selection.dims().get(0).dropped() || selection.size() == 0) {
-      out.add(new FlightEndpoint(new Ticket(request.toJson())));
-      return out;
-    }
-    Selection.Dim first = selection.dims().get(0);
-    long rowBytes = selection.size() / first.count() * array.metadata().dataType().byteSize();
-    long chunk = array.metadata().chunkShape()[0];
-    long from = 0;
-    while (from < first.count()) {
-      long to = from;
-      do {
-        long index = first.start() + to * first.step();
-        long chunkEnd = (index / chunk + 1) * chunk;
-        to = Math.min(first.count(), (chunkEnd - first.start() + first.step() - 1) / first.step());
-      } while (to < first.count() && (to - from) * rowBytes < options.endpointBytes()
-          && (nextChunkEnd(first, to, chunk) - from) * rowBytes <= options.endpointBytes());
-      Selection part = selection.restrictFirst(from, to - from);
-      out.add(new FlightEndpoint(new Ticket(new ReadRequest(request.array(), part.canonical(), request.layout(),
-          request.raw()).toJson())));
-      from = to;
+    for (Selection part : ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
+      out.add(new FlightEndpoint(new Ticket(part == selection ? request.toJson()
+          : new ReadRequest(request.array(), part.canonical(), request.layout(), request.raw()).toJson())));
     }
     return out;
-  }
-
-  private static long nextChunkEnd(Selection.Dim first, long k, long chunk) {
-    long index = first.start() + k * first.step();
-    long chunkEnd = (index / chunk + 1) * chunk;
-    return Math.min(first.count(), (chunkEnd - first.start() + first.step() - 1) / first.step());
   }
 
   @Override
@@ -317,9 +296,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     for (Selection b : blocks) {
       block = Math.max(block, b.size() * elementBytes);
     }
-    double chunk = elementBytes;
-    for (long c : array.metadata().chunkShape()) {
-      chunk *= c;
+    double chunk = elementBytes; // the largest chunk (grids may be rectilinear)
+    for (int d = 0; d < array.metadata().chunkGrid().rank(); d++) {
+      chunk *= array.metadata().chunkGrid().dim(d).maxLength();
     }
     return 3 * block + 2 * (long) Math.min(chunk, block);
   }
@@ -425,26 +404,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * no chunk is decoded twice), each holding at most a quarter of the request memory limit.
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
-    List<Selection> blocks = new ArrayList<>();
-    if (selection.dims().isEmpty() || selection.dims().get(0).dropped() || selection.dims().get(0).count() == 0) {
-      blocks.add(selection);
-      return blocks;
-    }
-    Selection.Dim first = selection.dims().get(0);
-    long rowBytes = Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+    Selection.Dim first = selection.dims().isEmpty() ? null : selection.dims().get(0);
+    long rowBytes = first == null || first.count() == 0 ? 1
+        : Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    long chunk = array.metadata().chunkShape()[0];
-    long from = 0;
-    while (from < first.count()) {
-      long to = Math.min(nextChunkEnd(first, from, chunk), from + maxRows);
-      while (to < first.count() && (nextChunkEnd(first, to, chunk) - from) * rowBytes <= options.batchBytes() * 4
-          && nextChunkEnd(first, to, chunk) - from <= maxRows) {
-        to = nextChunkEnd(first, to, chunk);
-      }
-      blocks.add(selection.restrictFirst(from, to - from));
-      from = to;
-    }
-    return blocks;
+    return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, Stream stream) {

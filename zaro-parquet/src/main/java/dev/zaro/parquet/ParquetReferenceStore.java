@@ -60,7 +60,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * as a v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
 public final class ParquetReferenceStore implements Store {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
   private static final int CACHED_FILES = 64;
 
   /** An array with chunk references: where its chunks are and how many. */
@@ -364,6 +364,12 @@ public final class ParquetReferenceStore implements Store {
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
     return targets.find(key, reference(key), range, allocator);
+  }
+
+  @Override
+  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    return targets.findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override

@@ -11,8 +11,15 @@ import dev.zaro.arrow.error.MetadataException;
  * the key and the field.
  */
 public final class JsonDocument {
-  /** Shared, thread-safe mapper (no feature changes after construction). */
-  public static final ObjectMapper MAPPER = new ObjectMapper();
+  /**
+   * The one mapper every metadata document and reference file is parsed with: shared and
+   * thread-safe (no feature changes after construction). It accepts the non-finite numbers
+   * {@code NaN}, {@code Infinity} and {@code -Infinity} that Python's json module writes bare
+   * (zarr-python 2 attributes, xarray's NaN-valued {@code valid_min}); they parse as doubles.
+   */
+  public static final ObjectMapper MAPPER = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+      .enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+      .build();
 
   private final String key;
   private final ObjectNode root;

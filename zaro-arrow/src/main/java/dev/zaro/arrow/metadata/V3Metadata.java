@@ -70,7 +70,7 @@ public final class V3Metadata {
     checkUnknownFields(doc, ARRAY_FIELDS);
     long[] shape = doc.requiredLongs("shape", 0);
     DataType dataType = dataType(doc);
-    int[] chunkShape = chunkGrid(doc, shape.length);
+    ChunkGrid grid = chunkGrid(doc, shape);
     ChunkKeyEncoding encoding = chunkKeyEncoding(doc);
     FillValue fill = FillValue.parse(doc.required("fill_value"), dataType, doc.where("fill_value"));
     List<CodecSpec> codecs = codecs(doc, "codecs", doc.required("codecs"));
@@ -80,14 +80,26 @@ public final class V3Metadata {
       throw doc.error("storage_transformers", "zaro supports no storage transformers, found "
           + JsonDocument.describe(transformers));
     }
+    int[] chunkShape = new int[shape.length];
+    for (int d = 0; d < shape.length; d++) {
+      chunkShape[d] = grid.dim(d).maxLength();
+    }
     return new ArrayMetadata(3, shape, dataType, chunkShape, encoding, fill, codecs, dimensionNames,
-        attributes(doc));
+        attributes(doc), grid);
   }
 
   private static DataType dataType(JsonDocument doc) {
-    JsonNode node = doc.required("data_type");
+    return dataType(doc.required("data_type"), doc.where("data_type"));
+  }
+
+  /**
+   * A data type: a name, or an object with a name and a configuration.
+   *
+   * @param where the key and field (and struct field), for the error message
+   */
+  private static DataType dataType(JsonNode node, String where) {
     if (node.isTextual()) {
-      return DataType.ofV3Name(node.textValue(), doc.where("data_type"));
+      return DataType.ofV3Name(node.textValue(), where);
     }
     if (node.isObject() && node.path("name").isTextual()) {
       String name = node.path("name").textValue();
@@ -96,7 +108,7 @@ public final class V3Metadata {
         String unit = config.path("unit").asText("");
         int scale = config.path("scale_factor").asInt(1);
         if (!DataType.TIME_UNITS.contains(unit) || scale != 1) {
-          throw doc.error("data_type", name + " with unit '" + unit + "' and scale_factor " + scale
+          throw new MetadataException(where + ": " + name + " with unit '" + unit + "' and scale_factor " + scale
               + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
         }
         return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
@@ -104,24 +116,67 @@ public final class V3Metadata {
       if (name.equals("fixed_length_utf32")) {
         JsonNode length = node.path("configuration").path("length_bytes");
         if (!length.isIntegralNumber() || length.intValue() < 4 || length.intValue() % 4 != 0) {
-          throw doc.error("data_type", "fixed_length_utf32 needs configuration.length_bytes, a positive"
+          throw new MetadataException(where + ": fixed_length_utf32 needs configuration.length_bytes, a positive"
               + " multiple of 4, not " + length);
         }
         return DataType.fixedUtf32(length.intValue() / 4);
       }
-      return DataType.ofV3Name(name, doc.where("data_type"));
+      if (name.equals("struct") || name.equals("structured")) {
+        return struct(node.path("configuration").path("fields"), name.equals("structured"), where);
+      }
+      return DataType.ofV3Name(name, where);
     }
-    throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));
+    throw new MetadataException(where + ": must be a data type name, not " + JsonDocument.describe(node));
   }
 
-  private static int[] chunkGrid(JsonDocument doc, int rank) {
+  /**
+   * zarr-extensions {@code struct}: fields {@code {"name", "data_type"}} packed in order, no
+   * padding; the legacy {@code structured} name also has fields as {@code [name, data_type]}.
+   */
+  private static DataType struct(JsonNode fields, boolean legacy, String where) {
+    if (!fields.isArray() || fields.isEmpty()) {
+      throw new MetadataException(where + ": a struct needs configuration.fields, a non-empty list, not "
+          + JsonDocument.describe(fields));
+    }
+    List<DataType.StructField> out = new ArrayList<>();
+    int offset = 0;
+    for (int i = 0; i < fields.size(); i++) {
+      JsonNode field = fields.get(i);
+      JsonNode name;
+      JsonNode type;
+      if (legacy && field.isArray() && field.size() == 2) {
+        name = field.get(0);
+        type = field.get(1);
+      } else {
+        name = field.path("name");
+        type = field.path("data_type");
+      }
+      if (!name.isTextual() || type.isMissingNode()) {
+        throw new MetadataException(where + ": struct field " + i + " must be {\"name\": ..., \"data_type\": ...},"
+            + " not " + JsonDocument.describe(field));
+      }
+      DataType fieldType = dataType(type, where + ", struct field '" + name.textValue() + "'");
+      out.add(new DataType.StructField(name.textValue(), fieldType, offset, List.of()));
+      if ((long) offset + fieldType.byteSize() > 1 << 24) {
+        throw new MetadataException(where + ": a struct element of more than " + (1 << 24) + " bytes");
+      }
+      offset += fieldType.byteSize();
+    }
+    return DataType.struct(out, offset, where);
+  }
+
+  private static ChunkGrid chunkGrid(JsonDocument doc, long[] shape) {
+    int rank = shape.length;
     JsonNode grid = doc.required("chunk_grid");
     if (!grid.isObject() || !grid.path("name").isTextual()) {
       throw doc.error("chunk_grid", "must be an object with a \"name\", not " + JsonDocument.describe(grid));
     }
     String name = grid.get("name").textValue();
+    if (name.equals("rectilinear")) {
+      return rectilinear(doc, grid.path("configuration"), shape);
+    }
     if (!name.equals("regular")) {
-      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (only \"regular\")");
+      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (\"regular\" and \"rectilinear\" are)");
     }
     JsonNode chunkShape = grid.path("configuration").path("chunk_shape");
     if (chunkShape.isMissingNode()) {
@@ -138,7 +193,67 @@ public final class V3Metadata {
       }
       out[d] = (int) chunks[d];
     }
-    return out;
+    return ChunkGrid.regular(out, shape);
+  }
+
+  /**
+   * The rectilinear grid of zarr-extensions: {@code kind} "inline", {@code chunk_shapes} one entry
+   * per dimension, each an integer (a regular step) or a list of edges and [edge, count] runs.
+   */
+  private static ChunkGrid rectilinear(JsonDocument doc, JsonNode config, long[] shape) {
+    String field = "chunk_grid.configuration";
+    if (!config.isObject()) {
+      throw doc.error(field, "must be an object with \"kind\" and \"chunk_shapes\", not " + JsonDocument.describe(config));
+    }
+    if (!"inline".equals(config.path("kind").asText(null))) {
+      throw doc.error(field + ".kind", "rectilinear grids of kind " + JsonDocument.describe(config.path("kind"))
+          + " are not supported (only \"inline\")");
+    }
+    JsonNode shapes = config.path("chunk_shapes");
+    if (!shapes.isArray() || shapes.size() != shape.length) {
+      throw doc.error(field + ".chunk_shapes", "must be a list of " + shape.length + " entries (one per dimension),"
+          + " not " + JsonDocument.describe(shapes));
+    }
+    List<ChunkGrid.Dim> dims = new java.util.ArrayList<>();
+    for (int d = 0; d < shape.length; d++) {
+      String where = field + ".chunk_shapes[" + d + "]";
+      JsonNode entry = shapes.get(d);
+      List<long[]> runs = new java.util.ArrayList<>();
+      if (entry.isIntegralNumber()) {
+        long edge = positive(doc, where, entry);
+        runs.add(new long[] {edge, shape[d] == 0 ? 1 : (shape[d] + edge - 1) / edge});
+      } else if (entry.isArray() && entry.size() > 0) {
+        for (int i = 0; i < entry.size(); i++) {
+          JsonNode e = entry.get(i);
+          if (e.isArray()) {
+            if (e.size() != 2) {
+              throw doc.error(where + "[" + i + "]", "a run must be [edge, count], not " + JsonDocument.describe(e));
+            }
+            runs.add(new long[] {positive(doc, where + "[" + i + "][0]", e.get(0)),
+                positive(doc, where + "[" + i + "][1]", e.get(1))});
+          } else {
+            runs.add(new long[] {positive(doc, where + "[" + i + "]", e), 1});
+          }
+        }
+      } else {
+        throw doc.error(where, "must be an integer or a non-empty list of edges and [edge, count] runs, not "
+            + JsonDocument.describe(entry));
+      }
+      try {
+        dims.add(ChunkGrid.Dim.of(shape[d], runs.stream().mapToLong(r -> r[0]).toArray(),
+            runs.stream().mapToLong(r -> r[1]).toArray()));
+      } catch (IllegalArgumentException e) {
+        throw doc.error(where, e.getMessage() + " (shape[" + d + "] = " + shape[d] + ")");
+      }
+    }
+    return ChunkGrid.rectilinear(dims);
+  }
+
+  private static long positive(JsonDocument doc, String where, JsonNode node) {
+    if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 1) {
+      throw doc.error(where, "must be a positive integer, not " + JsonDocument.describe(node));
+    }
+    return node.longValue();
   }
 
   private static ChunkKeyEncoding chunkKeyEncoding(JsonDocument doc) {

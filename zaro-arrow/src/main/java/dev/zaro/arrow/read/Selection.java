@@ -166,6 +166,11 @@ public record Selection(String text, List<Dim> dims) {
     return new Selection("", dims).canonical();
   }
 
+  /** A selection of these dimensions, its text the canonical form. */
+  public static Selection of(List<Dim> dims) {
+    return new Selection(canonicalOf(dims), dims);
+  }
+
   @Override
   public String toString() {
     return text.isEmpty() ? ":" : text;

@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.arrow.ArrowTypes;
+import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
@@ -27,8 +28,9 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The table layout of DESIGN.md, streamed: one row per selected element in C order, one column
- * per (kept) dimension, then the value column. Reads at most {@link TableOptions#batchRows()}
+ * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected element in C order, one column
+ * per (kept) dimension, then the value column (for a struct, one column per field, named
+ * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
  * elements at a time, so any array streams in bounded memory.
  *
  * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D
@@ -45,21 +47,24 @@ public final class TableReader extends ArrowReader {
   private final Selection selection;
   private final TableOptions options;
   private final ReadOptions readOptions;
-  private final List<DimColumn> dimColumns = new ArrayList<>();
+  private final List<DimensionColumn> dimColumns = new ArrayList<>();
   private final CfConventions cf;
   private final Field valueField;
-  private final long[] counts;
-  private final int splitDim;
-  private final long run;
-  private final long blocksPerOuter;
-  private final long totalBlocks;
-  private long nextBlock;
+  /** The plan's blocks: whole chunk runs of the first dimension, in C order. */
+  private final java.util.Iterator<Selection> blocks;
+  /** The block being emitted, its values, and the rows of it emitted so far. */
+  private Selection block;
+  private Slab current;
+  private long currentRow;
+  /** A struct array's value columns, one per field (else empty: the one {@link #valueField}). */
+  private final List<Field> fieldColumns = new ArrayList<>();
 
-  /** One dimension column: index positions, or coordinate values (heap copy of a 1-D array). */
-  private record DimColumn(int dim, Field field, int width, byte[] coordinates, long[] times) {}
-
-  public TableReader(ZarrArray array, Selection selection, List<Slab> coordinates, List<JsonNode> coordinateAttrs,
-      TableOptions options, ReadOptions readOptions, BufferAllocator allocator) {
+  /**
+   * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
+   *     them; those of dropped dimensions are left out of the table
+   */
+  public TableReader(ZarrArray array, Selection selection, List<DimensionColumn> columns, TableOptions options,
+      ReadOptions readOptions, BufferAllocator allocator) {
     super(allocator);
     this.array = array;
     this.selection = selection;
@@ -71,90 +76,52 @@ public final class TableReader extends ArrowReader {
           + " values yet; use the tensor layout");
     }
     this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
+        && meta.dataType().kind() != DataType.Kind.STRUCT
         ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
           + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"
           + " to which they cannot apply; read it raw (--raw)");
     }
-    Set<String> names = new HashSet<>();
-    names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
-      if (selection.dims().get(d).dropped()) {
-        continue;
+      if (!selection.dims().get(d).dropped()) {
+        dimColumns.add(columns.get(d));
       }
-      String name = meta.dimensionName(d);
-      if (!names.add(name)) {
-        name = name + "_dim";
-        names.add(name);
-      }
-      dimColumns.add(dimColumn(d, name, coordinates.get(d), coordinateAttrs.get(d)));
     }
     ArrowType valueType = cf.packed()
         ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
-    this.counts = selection.counts();
-    long inner = 1;
-    int k = counts.length - 1;
-    if (counts.length == 0) {
-      splitDim = -1;
-      run = 1;
-      blocksPerOuter = 1;
-      totalBlocks = 1;
-      return;
+    for (DataType.StructField f : meta.dataType().fields()) {
+      fieldColumns.add(StructVectors.field(array.name() + "." + f.name(), f));
     }
-    while (k > 0 && inner * counts[k] <= options.batchRows()) {
-      inner *= counts[k];
-      k--;
-    }
-    splitDim = k;
-    run = Math.max(1, Math.min(counts[k], options.batchRows() / inner));
-    blocksPerOuter = counts[k] == 0 ? 0 : (counts[k] + run - 1) / run;
-    long outer = 1;
-    for (int d = 0; d < k; d++) {
-      outer *= counts[d];
-    }
-    totalBlocks = outer * blocksPerOuter;
+    // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
+    // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
+    long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
+        : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
+    this.blocks = dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+        .splitFirst(Math.max(1, options.batchRows() * meta.dataType().byteSize()),
+            Math.max(1, Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize()) / rowBytes))
+        .iterator();
   }
 
-  private DimColumn dimColumn(int d, String name, Slab coordinate, JsonNode attrs) {
-    if (coordinate == null) {
-      return new DimColumn(d, new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null), 8, null, null);
-    }
-    byte[] values = new byte[(int) coordinate.byteSize()];
-    coordinate.data().getBytes(0, values);
-    DataType type = coordinate.dataType();
-    if (options.cf() && (type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT
-        || type.kind() == DataType.Kind.FLOAT) && type.bits() >= 32) {
-      var units = CfConventions.timeUnits(attrs);
-      if (units.isPresent()) {
-        long[] times = new long[(int) coordinate.elementCount()];
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(values).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < times.length; i++) {
-          double v = switch (type.kind()) {
-            case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
-            default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
-          };
-          times[i] = units.get().toMicros(v);
-        }
-        return new DimColumn(d, new Field(name,
-            FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null), 8, null, times);
-      }
-    }
-    if (type.kind() == DataType.Kind.BOOL || type.kind() == DataType.Kind.COMPLEX) {
-      return new DimColumn(d, new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null), 8, null, null);
-    }
-    return new DimColumn(d, new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null),
-        type.byteSize(), values, null);
-  }
+  /**
+   * Upper bound of one block's decoded bytes, unless a single row of the first dimension is larger:
+   * a chunk run of the first dimension beyond it is read in parts (its chunks then decode more than
+   * once; {@link ReadStats} counts them).
+   */
+  static final long BLOCK_BYTES = 256L << 20;
 
   @Override
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
-    fields.add(valueField);
+    if (fieldColumns.isEmpty()) {
+      fields.add(valueField);
+    } else {
+      fields.addAll(fieldColumns);
+    }
     return new Schema(fields);
   }
 
@@ -166,49 +133,44 @@ public final class TableReader extends ArrowReader {
   @Override
   public boolean loadNextBatch() throws IOException {
     prepareLoadNextBatch();
-    if (nextBlock >= totalBlocks) {
-      return false;
-    }
-    long b = nextBlock++;
-    int rank = counts.length;
-    List<Selection.Dim> dims = new ArrayList<>();
-    long[] blockOffset = new long[rank];
-    long[] blockCounts = new long[rank];
-    long outer = blocksPerOuter == 0 ? 0 : b / blocksPerOuter;
-    long j = blocksPerOuter == 0 ? 0 : b % blocksPerOuter;
-    for (int d = splitDim - 1; d >= 0; d--) {
-      blockOffset[d] = outer % counts[d];
-      outer /= counts[d];
-    }
-    for (int d = 0; d < rank; d++) {
-      Selection.Dim s = selection.dims().get(d);
-      if (d < splitDim) {
-        blockCounts[d] = 1;
-      } else if (d == splitDim) {
-        blockOffset[d] = j * run;
-        blockCounts[d] = Math.min(run, counts[d] - blockOffset[d]);
-      } else {
-        blockCounts[d] = counts[d];
+    while (current == null || currentRow >= current.elementCount()) {
+      if (current != null) {
+        current.close();
+        current = null;
       }
-      dims.add(new Selection.Dim(s.start() + blockOffset[d] * s.step(), s.step(), blockCounts[d], false));
+      if (!blocks.hasNext()) {
+        return false;
+      }
+      block = blocks.next();
+      current = array.read(block, allocator, readOptions);
+      currentRow = 0;
     }
-    Selection block = new Selection(selection.text(), dims);
-    try (Slab slab = array.read(block, allocator, readOptions);
-         VectorSchemaRoot batch = buildBatch(slab, blockOffset, blockCounts);
+    long rows = Math.min(options.batchRows(), current.elementCount() - currentRow);
+    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
+    currentRow += rows;
     return true;
   }
 
-  private VectorSchemaRoot buildBatch(Slab slab, long[] blockOffset, long[] blockCounts) {
-    long rows = slab.elementCount();
+  /** Rows {@code [first, first + rows)} of the current block, in C order. */
+  private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (DimColumn c : dimColumns) {
-        vectors.add(dimVector(c, rows, blockOffset, blockCounts));
+      for (DimensionColumn c : dimColumns) {
+        vectors.add(dimVector(c, first, rows));
       }
-      vectors.add(valueVector(slab, rows));
+      if (fieldColumns.isEmpty()) {
+        vectors.add(valueVector(slab, first, rows));
+      }
+      List<DataType.StructField> structFields = slab.dataType().fields();
+      for (int i = 0; i < fieldColumns.size(); i++) {
+        FieldVector column = fieldColumns.get(i).createVector(allocator);
+        vectors.add(column);
+        StructVectors.fill(column, structFields.get(i), slab.data().memoryAddress() + first * slab.dataType().byteSize(),
+            rows, slab.dataType().byteSize());
+      }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
@@ -216,32 +178,51 @@ public final class TableReader extends ArrowReader {
     return new VectorSchemaRoot(readSchema().getFields(), vectors, (int) rows);
   }
 
-  private FieldVector dimVector(DimColumn c, long rows, long[] blockOffset, long[] blockCounts) {
+  /**
+   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at
+   * position {@code (r / inner) % count} of the column's dimension, inner being the product of
+   * the later dimensions' counts; walked with counters, no division per row.
+   */
+  private FieldVector dimVector(DimensionColumn c, long first, long rows) {
     int d = c.dim();
-    Selection.Dim s = selection.dims().get(d);
+    Selection.Dim s = block.dims().get(d);
     long inner = 1;
-    for (int e = d + 1; e < blockCounts.length; e++) {
-      inner *= blockCounts[e];
+    for (int e = d + 1; e < block.dims().size(); e++) {
+      inner *= block.dims().get(e).count();
     }
-    long outer = rows / Math.max(1, inner * blockCounts[d]);
+    long count = s.count();
+    long k = (first / inner) % count;
+    long within = first % inner;
     int w = c.width();
     FieldVector vector = c.field().createVector(allocator);
     try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
       dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
-      long base = data.memoryAddress();
-      long row = 0;
-      for (long o = 0; o < outer; o++) {
-        for (long j = 0; j < blockCounts[d]; j++) {
-          long position = s.start() + (blockOffset[d] + j) * s.step();
-          for (long i = 0; i < inner; i++, row++) {
-            long at = base + row * w;
-            if (c.times() != null) {
-              MemoryUtil.putLong(at, c.times()[(int) position]);
-            } else if (c.coordinates() == null) {
-              MemoryUtil.putLong(at, position);
-            } else {
-              MemoryUtil.copyToMemory(c.coordinates(), position * w, at, w);
-            }
+      long at = data.memoryAddress();
+      long[] times = c.times();
+      byte[] values = c.values();
+      long end = at + rows * w;
+      while (at < end) {
+        long position = s.start() + k * s.step();
+        long run = Math.min(inner - within, (end - at) / w);
+        if (times != null) {
+          long v = times[(int) position];
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, v);
+          }
+        } else if (values == null) {
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, position);
+          }
+        } else {
+          for (long i = 0; i < run; i++, at += w) {
+            MemoryUtil.copyToMemory(values, position * w, at, w);
+          }
+        }
+        within += run;
+        if (within == inner) {
+          within = 0;
+          if (++k == count) {
+            k = 0;
           }
         }
       }
@@ -253,13 +234,13 @@ public final class TableReader extends ArrowReader {
     }
   }
 
-  private FieldVector valueVector(Slab slab, long rows) {
+  private FieldVector valueVector(Slab slab, long first, long rows) {
     DataType type = slab.dataType();
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows, type.byteSize());
+            slab.data(), first, rows, type.byteSize());
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -269,7 +250,7 @@ public final class TableReader extends ArrowReader {
     if (type.isVariableLength()) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows);
+            slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -295,11 +276,11 @@ public final class TableReader extends ArrowReader {
           data.setZero(0, data.capacity());
           ownData = true;
         } else {
-          data = slab.data();
+          data = slab.data().slice(first * type.byteSize(), rows * type.byteSize());
           ownData = false;
         }
         try {
-          long src = slab.data().memoryAddress();
+          long src = slab.data().memoryAddress() + first * type.byteSize();
           int size = type.byteSize();
           for (long i = 0; i < rows && (validity != null || type.kind() == DataType.Kind.BOOL); i++) {
             if (type.kind() == DataType.Kind.BOOL) {
@@ -378,6 +359,10 @@ public final class TableReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() {
-    // the coordinate values were copied to the heap; nothing else to release
+    // the coordinate values were copied to the heap; only the current block holds memory
+    if (current != null) {
+      current.close();
+      current = null;
+    }
   }
 }

@@ -47,7 +47,7 @@ import org.apache.arrow.memory.BufferAllocator;
 public final class ReferenceStore implements Store {
   /** The most references one {@code gen} entry may expand to. */
   static final long MAX_GEN = 50_000_000L;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
 
   private final String name;
   private final NavigableMap<String, Reference> refs;
@@ -349,6 +349,12 @@ public final class ReferenceStore implements Store {
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
     return targets.find(key, reference(key), range, allocator);
+  }
+
+  @Override
+  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    return targets.findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override

@@ -217,6 +217,40 @@ public final class ReferenceTargets implements AutoCloseable {
     return buf.orElseThrow(() -> missingTarget(key, t));
   }
 
+  /**
+   * {@link Store#getRanges} for a key with reference {@code ref} (null: absent): the ranges are
+   * shifted into the target and read through the target store's own {@code getRanges}, so they
+   * coalesce there; the caller closes each buffer.
+   */
+  public Optional<java.util.List<ArrowBuf>> findRanges(String key, Reference ref,
+      java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    if (ref == null) {
+      return Optional.empty();
+    }
+    if (ref instanceof Reference.Inline inline) {
+      java.util.List<ArrowBuf> out = new java.util.ArrayList<>();
+      try {
+        for (ByteRange.FromStart r : ranges) {
+          out.add(inline(key, inline, r, allocator));
+        }
+      } catch (RuntimeException e) {
+        out.forEach(ArrowBuf::close);
+        throw e;
+      }
+      return Optional.of(out);
+    }
+    Target t = targetOf(key, ref);
+    java.util.List<ByteRange.FromStart> inTarget = ranges.stream()
+        .map(r -> (ByteRange.FromStart) targetRange(key, ref, r)).toList();
+    Optional<java.util.List<ArrowBuf>> got;
+    try {
+      got = t.store().getRanges(t.key(), inTarget, allocator);
+    } catch (ZaroException e) {
+      throw targetError(key, t, e);
+    }
+    return Optional.of(got.orElseThrow(() -> missingTarget(key, t)));
+  }
+
   /** Asynchronous {@link #get}, through the target store's own {@code getAsync}. */
   public CompletableFuture<ArrowBuf> getAsync(String key, Reference ref, ByteRange range, BufferAllocator allocator,
       Executor executor) {

@@ -23,6 +23,35 @@ import org.junit.jupiter.api.Test;
 
 class TableReaderTest extends AllocatorTest {
 
+  /**
+   * Batches follow the plan's chunk-aligned blocks: however small the batches, the table layout
+   * decodes exactly the chunks the tensor read of the same selection decodes, each once.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"sharding/stores/end_zstd.zarr, '', '3:27:4, 5:40', 16",
+      "sharding/stores/end_zstd.zarr, '', '', 7", "sample/climate.zarr, t2m, '0:30, 10:50, :', 1000",
+      "core/stores/transpose_3d.zarr, '', '', 5", "rectilinear/stores/explicit_int.zarr, '', '1:9, 2:6', 3"})
+  void noChunkIsDecodedTwice(String store, String path, String slice, long batchRows) throws Exception {
+    ReadStats table = new ReadStats();
+    ReadStats tensor = new ReadStats();
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve(store).toString())) {
+      long rows = 0;
+      try (TableReader reader = zaro.readTable(path, slice, allocator, TableOptions.DEFAULT.withBatchRows(batchRows),
+          ReadOptions.DEFAULT.withStats(table))) {
+        while (reader.loadNextBatch()) {
+          assertTrue(reader.getVectorSchemaRoot().getRowCount() <= batchRows);
+          rows += reader.getVectorSchemaRoot().getRowCount();
+        }
+      }
+      try (Slab slab = zaro.read(path, slice, allocator, ReadOptions.DEFAULT.withStats(tensor))) {
+        assertEquals(slab.elementCount(), rows);
+      }
+    }
+    assertTrue(tensor.chunksDecoded() > 0);
+    assertEquals(tensor.chunksDecoded(), table.chunksDecoded(), "chunks decoded: " + table + " vs " + tensor);
+    assertEquals(tensor.bytesDecoded(), table.bytesDecoded());
+  }
+
   /** Small batches: every batch is bounded, rows come in C order, values equal tensorstore's. */
   @Test
   void streamsBoundedBatchesInCOrder() throws Exception {
