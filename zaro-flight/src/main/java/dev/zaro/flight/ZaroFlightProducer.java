@@ -296,7 +296,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     for (Selection b : blocks) {
       block = Math.max(block, b.size() * elementBytes);
     }
-    double chunk = elementBytes; // the largest chunk (grids may be rectilinear)
+    double chunk = (double) elementBytes; // the largest chunk (grids may be rectilinear)
     for (int d = 0; d < array.metadata().chunkGrid().rank(); d++) {
       chunk *= array.metadata().chunkGrid().dim(d).maxLength();
     }
