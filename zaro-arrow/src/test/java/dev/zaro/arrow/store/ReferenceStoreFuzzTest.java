@@ -29,7 +29,7 @@ class ReferenceStoreFuzzTest {
                     .orElseThrow()) {
               assertTrue(whole.writerIndex() == inline.bytes().length && tail.writerIndex() <= 3);
             }
-            store.getBytes(key).orElseThrow();
+            var unused = store.getBytes(key).orElseThrow();
           }
         }
       }
