@@ -1,28 +1,41 @@
-"""Flight throughput to pyarrow on loopback, and the server's peak Arrow memory.
+"""Flight throughput to one pyarrow client on loopback: `./zaro serve` (decoding zstd chunks
+per request) beside a pyarrow (C++) Flight server streaming the same values from memory.
 
-  .venv/bin/python benchmarks/flight_throughput.py [--size 1024]
+  .venv/bin/python benchmarks/flight_throughput.py [--size 512] [--rounds 5] [--table]
 
-Writes (once) benchmarks/data/flight_f32_<size>.zarr: float32 [size, 512, 512] (1 GiB at
-size 1024), zstd, chunks [64, 128, 128]; serves it with ./zaro serve; fetches every endpoint
-of the tensor layout (and a slab in the table layout) and prints GB/s and the server's peak
-allocator bytes (do_action "stats").
+Writes (once) benchmarks/data/flight_f32_<size>.zarr: float32 [size, 512, 512] (512 MiB at
+size 512), zstd level 1, chunks [64, 128, 128]. Starts both servers, then, round by round
+(alternating, so both see the same machine load), fetches every endpoint of the whole array in
+the tensor layout with one client and counts the bytes. Prints one JSON line per server (best
+and median GB/s, server and client CPU seconds per fetch, zaro's peak memory), the ratio of
+the best rates, and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
+zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
+less on what else runs than the rates do.
+
+The pyarrow server holds the array as a table of arrow.fixed_shape_tensor rows [512, 512] in
+8 MiB record batches (zaro's batch size), one endpoint, and streams it with RecordBatchStream.
 """
 import argparse
 import json
+import os
 import pathlib
 import re
+import resource
+import statistics
 import subprocess
+import sys
 import time
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.flight as fl
-import tensorstore as ts
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 
 
 def dataset(size):
+    import tensorstore as ts
     path = DATA / f"flight_f32_{size}.zarr"
     if (path / "zarr.json").exists():
         return path
@@ -39,38 +52,129 @@ def dataset(size):
     return path
 
 
+class MemoryServer(fl.FlightServerBase):
+    """pyarrow's C++ Flight server over one in-memory table."""
+
+    def __init__(self, table, **kw):
+        super().__init__(**kw)
+        self.table = table
+
+    def get_flight_info(self, context, descriptor):
+        return fl.FlightInfo(self.table.schema, descriptor, [fl.FlightEndpoint(b"all", [])],
+                             self.table.num_rows, self.table.nbytes)
+
+    def do_get(self, context, ticket):
+        return fl.RecordBatchStream(self.table)
+
+
+def serve_pyarrow(path):
+    import tensorstore as ts
+    values = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)}}).result().read().result()
+    tensor = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(values))
+    rows_per_batch = max(1, (8 << 20) // (values[0].nbytes))
+    table = pa.Table.from_arrays([tensor], names=["data"]).combine_chunks()
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=rows_per_batch))
+    server = MemoryServer(table, location="grpc://127.0.0.1:0")
+    print(f"pyarrow serving at grpc://127.0.0.1:{server.port}", flush=True)
+    server.serve()
+
+
+def start(cmd, pattern):
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{cmd[0]} exited before serving")
+        m = re.search(pattern, line)
+        if m:
+            return proc, m.group(0)
+
+
+def cpu_seconds(pid=None):
+    """CPU (user + system) seconds used so far by a process (Linux /proc), or by this one."""
+    if pid is None:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def fetch(client, command):
+    """Seconds and bytes to fetch every endpoint of one descriptor, one endpoint after another."""
+    t0 = time.perf_counter()
+    info = client.get_flight_info(command)
+    nbytes = 0
+    for e in info.endpoints:
+        for chunk in client.do_get(e.ticket):
+            nbytes += chunk.data.get_total_buffer_size()
+    return time.perf_counter() - t0, nbytes
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--table", action="store_true", help="also zaro's table layout of [0:size/4]")
+    parser.add_argument("--zaro", default=str(ROOT / "zaro"), help="the zaro launcher (another build to compare)")
+    parser.add_argument("--serve-pyarrow", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_pyarrow:
+        serve_pyarrow(args.serve_pyarrow)
+        return
     path = dataset(args.size)
-    proc = subprocess.Popen([str(ROOT / "zaro"), "serve", str(path), "--port", "0"], stdout=subprocess.PIPE, text=True)
+    zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
+    other, other_uri = start([sys.executable, __file__, "--serve-pyarrow", str(path)], r"grpc://127\.0\.0\.1:\d+")
     try:
-        uri = None
-        while uri is None:
-            m = re.search(r"grpc://127\.0\.0\.1:\d+", proc.stdout.readline())
-            uri = m.group(0) if m else None
-        client = fl.connect(uri)
-        for layout, sl in [("tensor", ""), ("table", "0:256")]:
-            info = client.get_flight_info(fl.FlightDescriptor.for_command(
-                json.dumps({"array": "/", "slice": sl, "layout": layout})))
-            best = None
-            for _ in range(3):
-                t0 = time.perf_counter()
-                nbytes = 0
-                for e in info.endpoints:
-                    reader = client.do_get(e.ticket)
-                    for chunk in reader:
-                        nbytes += chunk.data.nbytes
-                dt = time.perf_counter() - t0
-                best = dt if best is None else min(best, dt)
-            stats = json.loads(list(client.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
-            print(json.dumps({"layout": layout, "slice": sl, "endpoints": len(info.endpoints), "bytes": nbytes,
-                              "best_seconds": round(best, 3), "gbps": round(nbytes / best / 1e9, 3),
-                              "server_peak_allocator_bytes": stats["peak_allocated_bytes"]}))
+        zc, pc = fl.connect(zaro_uri), fl.connect(other_uri)
+        tensor = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor"}))
+        whole = fl.FlightDescriptor.for_path("data")
+        fetch(zc, tensor)  # warm-up: JIT, page cache, connections
+        fetch(pc, whole)
+        times = {"zaro": [], "pyarrow": []}
+        cpu = {"zaro": [0.0, 0.0], "pyarrow": [0.0, 0.0]}  # server, client CPU seconds, all rounds
+        sizes = {}
+        for _ in range(args.rounds):
+            for name, client, d, proc in [("zaro", zc, tensor, zaro), ("pyarrow", pc, whole, other)]:
+                s0, c0 = cpu_seconds(proc.pid), cpu_seconds()
+                dt, nbytes = fetch(client, d)
+                cpu[name][0] += cpu_seconds(proc.pid) - s0
+                cpu[name][1] += cpu_seconds() - c0
+                times[name].append(dt)
+                sizes[name] = nbytes
+        stats = json.loads(list(zc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
+        rates = {}
+        for name in times:
+            rates[name] = sizes[name] / min(times[name]) / 1e9
+            line = {"server": name, "layout": "tensor", "bytes": sizes[name], "rounds": args.rounds,
+                    "best_seconds": round(min(times[name]), 3), "median_seconds": round(statistics.median(times[name]), 3),
+                    "best_gbps": round(rates[name], 3),
+                    "median_gbps": round(sizes[name] / statistics.median(times[name]) / 1e9, 3),
+                    "server_cpu_seconds_per_fetch": round(cpu[name][0] / args.rounds, 3),
+                    "client_cpu_seconds_per_fetch": round(cpu[name][1] / args.rounds, 3)}
+            if name == "zaro":
+                line["server_peak_allocator_bytes"] = stats["peak_allocated_bytes"]
+            print(json.dumps(line))
+        print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
+                          "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
+                                                            / statistics.median(times["zaro"]), 3)}))
+        # zaro decoding the same array in one read, no Flight: what its streams cannot beat
+        bench = json.loads(subprocess.run([args.zaro, "bench", str(path), "/", "--repeat", str(args.rounds)],
+                                          capture_output=True, text=True, check=True).stdout)
+        print(json.dumps({"server": "zaro bench (decode only, no Flight)", "bytes": bench["bytes"],
+                          "best_seconds": round(min(bench["seconds"]), 3),
+                          "median_seconds": round(bench["median_seconds"], 3),
+                          "best_gbps": round(bench["bytes"] / min(bench["seconds"]) / 1e9, 3)}))
+        if args.table:
+            table = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": f"0:{args.size // 4}",
+                                                                "layout": "table"}))
+            best = min(fetch(zc, table)[0] for _ in range(3))
+            nbytes = fetch(zc, table)[1]
+            print(json.dumps({"server": "zaro", "layout": "table", "slice": f"0:{args.size // 4}", "bytes": nbytes,
+                              "best_seconds": round(best, 3), "best_gbps": round(nbytes / best / 1e9, 3)}))
     finally:
-        proc.terminate()
-        proc.wait()
+        for p in (zaro, other):
+            p.terminate()
+            p.wait()
 
 
 if __name__ == "__main__":

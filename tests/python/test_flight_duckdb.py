@@ -3,10 +3,7 @@
 Expected values come from tensorstore reading the same fixture, and from numpy.
 """
 import json
-import pathlib
-import re
 import subprocess
-import time
 
 import duckdb
 import numpy as np
@@ -15,8 +12,8 @@ import pyarrow.flight as fl
 import pytest
 import tensorstore as ts
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-ZARO = str(ROOT / "zaro")
+from zaro_server import ROOT, ZARO, Server
+
 STORE = ROOT / "testdata" / "sharding" / "stores" / "end_zstd.zarr"
 
 
@@ -27,21 +24,8 @@ def tensorstore_read(store, index):
 
 @pytest.fixture(scope="module")
 def server():
-    proc = subprocess.Popen([ZARO, "serve", str(STORE), "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    uri = None
-    deadline = time.time() + 120
-    while time.time() < deadline and uri is None:
-        line = proc.stdout.readline()
-        if not line and proc.poll() is not None:
-            raise RuntimeError("zaro serve exited: " + proc.stderr.read())
-        m = re.search(r"grpc://127\.0\.0\.1:\d+", line)
-        if m:
-            uri = m.group(0)
-    assert uri, "zaro serve did not print its address"
-    yield uri
-    proc.terminate()
-    proc.wait(timeout=30)
+    with Server(STORE) as s:
+        yield s.uri
 
 
 def tensor(table):

@@ -2,23 +2,40 @@ package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.flight.BearerTokens;
+import dev.zaro.flight.ServerOptions;
+import dev.zaro.flight.Sizes;
 import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 @Command(name = "serve", mixinStandardHelpOptions = true,
-    description = "Serves every array of a hierarchy over Arrow Flight (the bundled sample when STORE is omitted).")
+    description = {"Serves every array of a hierarchy over Arrow Flight (the bundled sample when STORE is omitted).",
+        "SIGTERM or Ctrl-C stops accepting calls, lets running streams finish (--shutdown-grace), then cancels"
+            + " them and exits 0."})
 final class ServeCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
   @Parameters(index = "0", arity = "0..1", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: 127.0.0.1).")
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: 127.0.0.1)."
+      + " Any address but loopback needs --auth-token-file (or --insecure).")
   String host;
 
   @Option(names = "--port", defaultValue = "8815", description = "Port (default: 8815; 0 picks a free one).")
@@ -27,45 +44,178 @@ final class ServeCommand implements Callable<Integer> {
   @Mixin
   OpenOptions open = new OpenOptions();
 
-  @Option(names = "--max-request-bytes", paramLabel = "N", defaultValue = "1073741824",
-      description = "Memory one request may hold at once (default: 1 GiB).")
-  long maxRequestBytes;
+  @Option(names = "--tls-cert", paramLabel = "FILE", description = "PEM certificate chain: serve over TLS (with --tls-key).")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM private key of --tls-cert.")
+  Path tlsKey;
+
+  @Option(names = "--tls-client-ca", paramLabel = "FILE",
+      description = "PEM CA certificate(s): clients must present a certificate it signed (mutual TLS).")
+  Path tlsClientCa;
+
+  @Option(names = "--auth-token-file", paramLabel = "FILE", description = "Tokens, one a line: every call must send"
+      + " the header 'authorization: Bearer <token>' with one of them.")
+  Path tokenFile;
+
+  @Option(names = "--insecure", description = "Allow binding an address other than loopback without tokens.")
+  boolean insecure;
+
+  @Option(names = "--max-memory", paramLabel = "SIZE", defaultValue = "2g", description = "One Arrow memory budget"
+      + " for all requests together (k/m/g suffixes; default: 2g). Requests that do not fit wait (--queue-timeout).")
+  String maxMemory;
+
+  @Option(names = "--max-streams", paramLabel = "N", defaultValue = "64",
+      description = "do_get streams served at once (default: 64); further ones wait (--queue-timeout).")
+  int maxStreams;
+
+  @Option(names = "--max-request-bytes", paramLabel = "SIZE", defaultValue = "1g",
+      description = "Memory one request may hold at once (k/m/g suffixes; default: 1g).")
+  String maxRequestBytes;
+
+  @Option(names = "--queue-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "How long a request"
+      + " waits for memory or a stream slot before it fails RESOURCE_EXHAUSTED (default: 60).")
+  long queueTimeout;
+
+  @Option(names = "--shutdown-grace", paramLabel = "SECONDS", defaultValue = "30",
+      description = "On SIGTERM, how long running streams may take to finish before they are cancelled (default: 30).")
+  long shutdownGrace;
 
   static Path sample() {
     String home = System.getProperty("zaro.home", ".");
     return Path.of(home, "testdata", "sample", "climate.zarr");
   }
 
+  private CommandLine.ParameterException usage(String message) {
+    return new CommandLine.ParameterException(spec.commandLine(), message);
+  }
+
+  private long size(String option, String text) {
+    try {
+      return Sizes.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw usage(option + ": " + e.getMessage());
+    }
+  }
+
+  /** The server's options from the command line; refuses unsafe or incomplete combinations. */
+  ServerOptions serverOptions() throws IOException {
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw usage("--tls-cert and --tls-key go together");
+    }
+    if (tlsClientCa != null && tlsCert == null) {
+      throw usage("--tls-client-ca needs --tls-cert and --tls-key");
+    }
+    for (Path f : new Path[] {tlsCert, tlsKey, tlsClientCa, tokenFile}) {
+      if (f != null && !Files.isReadable(f)) {
+        throw usage("cannot read " + f);
+      }
+    }
+    if (tokenFile == null && !insecure && !isLoopback(host)) {
+      throw usage("refusing to serve on " + host + " (not loopback) without authentication: give"
+          + " --auth-token-file FILE (and --tls-cert FILE --tls-key FILE so tokens do not travel in plaintext),"
+          + " or --insecure to serve anyone who can reach the port");
+    }
+    if (maxStreams < 1) {
+      throw usage("--max-streams must be at least 1");
+    }
+    long budget = size("--max-memory", maxMemory);
+    if (budget < 1) {
+      throw usage("--max-memory must be positive");
+    }
+    ZaroFlightProducer.FlightOptions limits = new ZaroFlightProducer.FlightOptions(
+        ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(), ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
+        size("--max-request-bytes", maxRequestBytes));
+    BearerTokens tokens;
+    try {
+      tokens = tokenFile == null ? null : BearerTokens.fromFile(tokenFile);
+    } catch (IllegalArgumentException e) {
+      throw usage("--auth-token-file: " + e.getMessage());
+    }
+    return ServerOptions.defaults().withAddress(host, port)
+        .withTls(tlsCert == null ? null : new ServerOptions.Tls(tlsCert, tlsKey, tlsClientCa))
+        .withTokens(tokens).withMaxMemory(budget).withMaxStreams(maxStreams).withLimits(limits)
+        .withAdmissionWait(Duration.ofSeconds(queueTimeout)).withShutdownGrace(Duration.ofSeconds(shutdownGrace));
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      for (InetAddress a : InetAddress.getAllByName(host)) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     String location = store != null ? store : sample().toString();
+    ServerOptions serverOptions = serverOptions();
     ZaroOptions options = open.toOptions();
-    ZaroFlightProducer.FlightOptions limits = new ZaroFlightProducer.FlightOptions(
-        ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(), ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
-        maxRequestBytes);
-    ZaroFlightServer server = ZaroFlightServer.start(Zaro.open(location, options), host, port, limits);
+    ZaroFlightServer server = ZaroFlightServer.start(Zaro.open(location, options), serverOptions);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    Runnable stop = () -> {
       try {
+        server.shutdown(serverOptions.shutdownGrace());
         server.close();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
         stopped.countDown();
       }
-    }));
-    String uri = "grpc://" + (host.equals("0.0.0.0") ? "127.0.0.1" : host) + ":" + server.port();
-    System.out.println("zaro: serving " + location + " at " + uri + " (Ctrl-C stops)");
-    System.out.println();
-    System.out.println("  import pyarrow.flight as fl");
-    System.out.println("  client = fl.connect(\"" + uri + "\")");
-    System.out.println("  for info in client.list_flights(): print(info.descriptor.path, info.total_records)");
-    System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
-    System.out.println("      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}'))");
-    System.out.println("  table = client.do_get(info.endpoints[0].ticket).read_all()");
-    System.out.flush();
-    server.awaitTermination();
+    };
+    onSignals(stop);
+    printHello(location, serverOptions, server.port());
     stopped.await();
     return 0;
+  }
+
+  /**
+   * SIGTERM and SIGINT start {@code stop} (on a thread of its own; the JVM stays up until it
+   * ends); a second signal stops at once, with exit code 1.
+   */
+  @SuppressWarnings("sunapi")
+  private static void onSignals(Runnable stop) {
+    java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+    sun.misc.SignalHandler handler = signal -> {
+      if (started.compareAndSet(false, true)) {
+        System.err.println("zaro: " + signal + ": finishing running streams, then stopping"
+            + " (signal again to stop now)");
+        new Thread(stop, "zaro-shutdown").start();
+      } else {
+        System.err.println("zaro: " + signal + " again: stopping now");
+        Runtime.getRuntime().halt(1);
+      }
+    };
+    sun.misc.Signal.handle(new sun.misc.Signal("TERM"), handler);
+    sun.misc.Signal.handle(new sun.misc.Signal("INT"), handler);
+  }
+
+  private void printHello(String location, ServerOptions options, int boundPort) {
+    boolean tls = options.tls() != null;
+    String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+    String uri = (tls ? "grpc+tls://" : "grpc://") + shown + ":" + boundPort;
+    System.out.println("zaro: serving " + location + " at " + uri + (tls ? " (TLS)" : "")
+        + (options.tokens() != null ? " (bearer tokens)" : "") + ", memory budget "
+        + Sizes.human(options.maxMemory()) + " (Ctrl-C stops)");
+    System.out.println();
+    System.out.println("  import pyarrow.flight as fl");
+    System.out.println("  client = fl.connect(\"" + uri + "\""
+        + (tls ? ", tls_root_certs=open(\"CA.pem\", \"rb\").read()" : "") + ")");
+    String call = "";
+    if (options.tokens() != null) {
+      System.out.println("  opts = fl.FlightCallOptions(headers=[(b\"authorization\", b\"Bearer \" + TOKEN)])");
+      call = ", opts";
+    }
+    System.out.println("  for info in client.list_flights(" + (call.isEmpty() ? "" : "options=opts")
+        + "): print(info.descriptor.path, info.total_records)");
+    System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
+    System.out.println("      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
+    System.out.println("  table = client.do_get(info.endpoints[0].ticket" + call + ").read_all()");
+    System.out.flush();
   }
 }

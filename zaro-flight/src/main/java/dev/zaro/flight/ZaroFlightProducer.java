@@ -20,11 +20,22 @@ import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.StoreKeys;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
+import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -36,6 +47,7 @@ import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -47,24 +59,47 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info for
  * path and JSON command descriptors (large reads as several endpoints split on chunk
- * boundaries of the first dimension), do_get, and do_action("metadata"). Streams are produced
- * as the client consumes them, each request on its own child allocator with a byte limit.
+ * boundaries of the first dimension), do_get, and do_action("metadata", "stats").
+ *
+ * <p>Each do_get runs on a thread of its own (so gRPC can deliver the call's ready and cancel
+ * callbacks while it streams), holds a {@link MemoryBudget} lease for its memory (waiting for
+ * one when the budget or the stream slots are taken), decodes the next block while the current
+ * one is sent, waits for the client with Flight's callback backpressure, and hands batches to
+ * gRPC without copying (the buffers stay in the lease until gRPC has written them).
  */
 public final class ZaroFlightProducer extends NoOpFlightProducer implements AutoCloseable {
   private final Zaro zaro;
   private final BufferAllocator allocator;
   private final FlightOptions options;
+  private final MemoryBudget budget;
+  private final ExecutorService streams = Executors.newCachedThreadPool(daemons("zaro-stream-"));
+  private final ExecutorService prefetch = Executors.newCachedThreadPool(daemons("zaro-prefetch-"));
+  private final Set<Stream> running = ConcurrentHashMap.newKeySet();
+  private volatile boolean stopping;
 
   /** Serving limits. */
   public record FlightOptions(long endpointBytes, long batchBytes, long requestBytes) {
     public static final FlightOptions DEFAULT = new FlightOptions(256L << 20, 8L << 20, 1L << 30);
   }
 
-  /** Serves {@code zaro} (not closed here); buffers come from children of {@code allocator}. */
-  public ZaroFlightProducer(Zaro zaro, BufferAllocator allocator, FlightOptions options) {
+  /**
+   * Serves {@code zaro} (not closed here); buffers come from a budget of {@code
+   * options.maxMemory()} bytes under {@code allocator} (not closed here either).
+   */
+  public ZaroFlightProducer(Zaro zaro, BufferAllocator allocator, ServerOptions options) {
     this.zaro = zaro;
     this.allocator = allocator;
-    this.options = options;
+    this.options = options.limits();
+    this.budget = new MemoryBudget(allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
+  }
+
+  private static ThreadFactory daemons(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   static FlightRuntimeException status(ZaroException e) {
@@ -82,6 +117,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
     if (e instanceof ZaroException z) {
       return status(z);
+    }
+    if (e instanceof OutOfMemoryException) {
+      return CallStatus.RESOURCE_EXHAUSTED.withDescription("the request ran out of memory: " + e.getMessage()
+          + " (its limit is --max-request-bytes, all requests together share --max-memory)").toRuntimeException();
     }
     return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
   }
@@ -126,7 +165,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   private Schema schema(ReadRequest request, ZarrArray array, Selection selection) {
     if (request.layout().equals("table")) {
-      try (BufferAllocator child = allocator.newChildAllocator("schema", 0, options.requestBytes());
+      try (BufferAllocator child = budget.allocator().newChildAllocator("schema", 0, options.requestBytes());
            TableReader reader = zaro.readTable(request.array(), request.slice(), child,
                TableOptions.DEFAULT.withCf(!request.raw()), ReadOptions.DEFAULT)) {
         return reader.getVectorSchemaRoot().getSchema();
@@ -154,7 +193,6 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return out;
   }
 
-
   @Override
   public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
     ReadRequest request;
@@ -164,51 +202,200 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       listener.error(translate(e));
       return;
     }
-    try (BufferAllocator child = allocator.newChildAllocator("do_get " + request.array(), 0, options.requestBytes())) {
-      if (request.layout().equals("table")) {
-        streamTable(request, child, listener);
-      } else {
-        streamTensor(request, child, listener);
-      }
-    } catch (RuntimeException e) {
-      listener.error(translate(e));
+    Stream stream = new Stream(listener);
+    listener.setUseZeroCopy(true);
+    try {
+      streams.execute(() -> serve(request, stream));
+    } catch (RejectedExecutionException e) {
+      listener.error(CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException());
     }
   }
 
-  private void streamTensor(ReadRequest request, BufferAllocator child, ServerStreamListener listener) {
-    ZarrArray array = zaro.array(request.array());
-    Selection selection = Selection.parse(request.slice(), array.metadata().shape());
+  /** One do_get: its listener, its backpressure wait, and whether shutdown asked it to stop. */
+  private final class Stream extends BackpressureStrategy.CallbackBackpressureStrategy {
+    final ServerStreamListener listener;
+    volatile boolean stopped;
+
+    Stream(ServerStreamListener listener) {
+      this.listener = listener;
+      register(listener);
+    }
+
+    boolean gone() {
+      return stopped || listener.isCancelled();
+    }
+
+    /** Waits (woken by gRPC's ready and cancel callbacks) until the client can take a batch. */
+    boolean awaitReady() {
+      return !stopped && waitForListener(0) == WaitResult.READY && !stopped;
+    }
+
+    @Override
+    protected boolean shouldContinueWaiting(ServerStreamListener l, long remaining) {
+      return !stopped;
+    }
+
+    @Override
+    protected void cancelCallback() {
+      budget.wake();
+    }
+
+    void stop() {
+      stopped = true;
+      interruptWait();
+      budget.wake();
+    }
+  }
+
+  private void serve(ReadRequest request, Stream stream) {
+    running.add(stream);
+    try {
+      if (stopping) {
+        throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+      }
+      ZarrArray array = zaro.array(request.array());
+      Selection selection = Selection.parse(request.slice(), array.metadata().shape());
+      boolean table = request.layout().equals("table");
+      List<Selection> blocks = table ? List.of() : readBlocks(array, selection);
+      try (MemoryBudget.Lease lease = budget.acquire("do_get " + request.array(),
+          table ? tableReservation(selection) : tensorReservation(array, blocks), options.requestBytes(),
+          stream::gone)) {
+        try {
+          if (table) {
+            streamTable(request, lease.allocator(), stream);
+          } else {
+            streamTensor(request, array, selection, blocks, lease.allocator(), stream);
+          }
+        } catch (RuntimeException e) {
+          fail(stream, e); // before the lease waits for gRPC to let go of what it still holds
+        }
+      }
+    } catch (RuntimeException e) {
+      fail(stream, e);
+    } finally {
+      synchronized (running) {
+        running.remove(stream);
+        running.notifyAll();
+      }
+    }
+  }
+
+  private static void fail(Stream stream, RuntimeException e) {
+    if (!stream.listener.isCancelled()) {
+      stream.listener.error(translate(e));
+    }
+  }
+
+  /**
+   * The memory a tensor stream expects to hold at once: the block being sent, the next one
+   * being decoded, one more pinned by gRPC until written, and two chunks' worth of input.
+   */
+  private static long tensorReservation(ZarrArray array, List<Selection> blocks) {
+    long elementBytes = array.metadata().dataType().byteSize();
+    long block = 0;
+    for (Selection b : blocks) {
+      block = Math.max(block, b.size() * elementBytes);
+    }
+    double chunk = (double) elementBytes; // the largest chunk (grids may be rectilinear)
+    for (int d = 0; d < array.metadata().chunkGrid().rank(); d++) {
+      chunk *= array.metadata().chunkGrid().dim(d).maxLength();
+    }
+    return 3 * block + 2 * (long) Math.min(chunk, block);
+  }
+
+  /** A table batch (at most 8 bytes a column, index columns plus the value) twice over. */
+  private long tableReservation(Selection selection) {
+    return 2 * tableBatchRows() * 8 * (selection.dims().size() + 2);
+  }
+
+  private long tableBatchRows() {
+    return Math.max(1024, options.batchBytes() / 16);
+  }
+
+  private void streamTensor(ReadRequest request, ZarrArray array, Selection selection, List<Selection> blocks,
+      BufferAllocator child, Stream stream) {
+    ServerStreamListener listener = stream.listener;
     Schema schema = schema(request, array, selection);
+    CompletableFuture<Slab> next = null;
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       listener.start(root);
       VectorLoader loader = new VectorLoader(root);
-      for (Selection block : readBlocks(array, selection)) {
-        if (listener.isCancelled()) {
-          return;
-        }
-        try (Slab slab = array.read(block, child, ReadOptions.DEFAULT)) {
-          long rows = SlabVectors.rows(slab);
-          long rowBytes = Math.max(1, rows == 0 ? 1 : slab.byteSize() / rows);
-          long perBatch = Math.max(1, options.batchBytes() / rowBytes);
-          for (long from = 0; from < rows || (rows == 0 && from == 0); from += Math.max(1, perBatch)) {
-            long n = Math.min(perBatch, rows - from);
-            try (FieldVector vector = SlabVectors.tensor(slab, from, n);
-                 VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector),
-                     vector.getValueCount());
-                 ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-              loader.load(record);
-            }
-            if (!awaitReady(listener)) {
-              return;
-            }
-            listener.putNext();
-            if (rows == 0) {
-              break;
-            }
+      next = readAsync(array, blocks.get(0), child);
+      for (int i = 0; i < blocks.size(); i++) {
+        Slab current = await(next);
+        next = i + 1 < blocks.size() && !stream.gone() ? readAsync(array, blocks.get(i + 1), child) : null;
+        try (Slab slab = current) {
+          if (!send(slab, loader, stream)) {
+            return;
           }
         }
       }
       listener.completed();
+    } finally {
+      discard(next);
+    }
+  }
+
+  /** Sends one decoded block as batches of about batchBytes; false if the stream must end. */
+  private boolean send(Slab slab, VectorLoader loader, Stream stream) {
+    long rows = SlabVectors.rows(slab);
+    long rowBytes = Math.max(1, rows == 0 ? 1 : slab.byteSize() / rows);
+    long perBatch = Math.max(1, options.batchBytes() / rowBytes);
+    for (long from = 0; from < rows || (rows == 0 && from == 0); from += perBatch) {
+      long n = Math.min(perBatch, rows - from);
+      try (FieldVector vector = SlabVectors.tensor(slab, from, n);
+           VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector),
+               vector.getValueCount());
+           ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+        loader.load(record);
+      }
+      if (!ready(stream)) {
+        return false;
+      }
+      stream.listener.putNext();
+      if (rows == 0) {
+        break;
+      }
+    }
+    return true;
+  }
+
+  /** Waits for the client; false when it left or shutdown stopped the stream (then says so). */
+  private static boolean ready(Stream stream) {
+    if (stream.awaitReady()) {
+      return true;
+    }
+    if (stream.stopped && !stream.listener.isCancelled()) {
+      stream.listener.error(CallStatus.UNAVAILABLE.withDescription(
+          "the server is shutting down and its grace period for running streams is over").toRuntimeException());
+    }
+    return false;
+  }
+
+  private CompletableFuture<Slab> readAsync(ZarrArray array, Selection block, BufferAllocator child) {
+    return CompletableFuture.supplyAsync(() -> array.read(block, child, ReadOptions.DEFAULT), prefetch);
+  }
+
+  private static Slab await(CompletableFuture<Slab> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+    }
+  }
+
+  /** Waits for a read nobody will send and frees what it made. */
+  private static void discard(CompletableFuture<Slab> future) {
+    if (future == null) {
+      return;
+    }
+    try {
+      future.join().close();
+    } catch (RuntimeException e) {
+      // the read failed; it freed its own buffers
     }
   }
 
@@ -224,15 +411,14 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
-
-  private void streamTable(ReadRequest request, BufferAllocator child, ServerStreamListener listener) {
+  private void streamTable(ReadRequest request, BufferAllocator child, Stream stream) {
+    ServerStreamListener listener = stream.listener;
     try (TableReader reader = zaro.readTable(request.array(), request.slice(), child,
-        TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(Math.max(1024, options.batchBytes() / 16)),
-        ReadOptions.DEFAULT)) {
+        TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(tableBatchRows()), ReadOptions.DEFAULT)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       listener.start(root);
-      while (!listener.isCancelled() && reader.loadNextBatch()) {
-        if (!awaitReady(listener)) {
+      while (reader.loadNextBatch()) {
+        if (!ready(stream)) {
           return;
         }
         listener.putNext();
@@ -243,20 +429,32 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
-  /** Waits until the client can take another batch; false if it went away. */
-  private static boolean awaitReady(ServerStreamListener listener) {
-    while (!listener.isReady()) {
-      if (listener.isCancelled()) {
-        return false;
-      }
-      try {
-        TimeUnit.MILLISECONDS.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
+  /** From now on, do_get calls (running ones excepted) fail UNAVAILABLE, waiting ones too. */
+  public void stopAdmitting() {
+    stopping = true;
+    budget.stopAdmitting();
+  }
+
+  /** Waits until no do_get is running; false if some still are after {@code timeout}. */
+  public boolean awaitStreams(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (running) {
+      while (!running.isEmpty()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        running.wait(Math.max(1, left / 1_000_000));
       }
     }
-    return !listener.isCancelled();
+    return true;
+  }
+
+  /** Ends every running do_get: each stops before its next batch and fails UNAVAILABLE. */
+  public void cancelStreams() {
+    for (Stream s : running) {
+      s.stop();
+    }
   }
 
   @Override
@@ -264,7 +462,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     try {
       if (action.getType().equals("stats")) {
         String stats = "{\"allocated_bytes\":" + allocator.getAllocatedMemory()
-            + ",\"peak_allocated_bytes\":" + allocator.getPeakMemoryAllocation() + "}";
+            + ",\"peak_allocated_bytes\":" + allocator.getPeakMemoryAllocation() + "," + budget.statsJson() + "}";
         listener.onNext(new Result(stats.getBytes(StandardCharsets.UTF_8)));
         listener.onCompleted();
         return;
@@ -286,12 +484,27 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
     listener.onNext(new ActionType("metadata", "A node's normalized metadata as JSON; body: the node path"));
-    listener.onNext(new ActionType("stats", "Server memory: allocated and peak allocated bytes"));
+    listener.onNext(new ActionType("stats", "Server memory: allocated and peak bytes;"
+        + " the budget, its use, and streams active and queued"));
     listener.onCompleted();
   }
 
+  /**
+   * Stops the stream threads (after {@link #cancelStreams()} they end quickly) and closes the
+   * budget; the hierarchy and the allocator belong to the caller.
+   */
   @Override
   public void close() {
-    // the hierarchy and the allocator belong to the caller
+    stopAdmitting();
+    cancelStreams();
+    streams.shutdown();
+    prefetch.shutdown();
+    try {
+      streams.awaitTermination(30, TimeUnit.SECONDS);
+      prefetch.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    budget.close();
   }
 }

@@ -2,36 +2,81 @@ package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
-/** A running Flight server over one hierarchy. Closing it stops the server and frees memory. */
+/**
+ * A running Flight server over one hierarchy: plaintext or TLS (optionally requiring client
+ * certificates), bearer tokens checked on every call, one memory budget for all requests.
+ * Closing it shuts down gracefully (see {@link #close()}) and frees memory.
+ */
 public final class ZaroFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
+  private final ZaroFlightProducer producer;
   private final Zaro zaro;
+  private final ServerOptions options;
+  private final ExecutorService calls;
+  private boolean closed;
+  private volatile boolean shuttingDown;
 
-  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, FlightServer server) {
+  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, ZaroFlightProducer producer, FlightServer server,
+      ServerOptions options, ExecutorService calls) {
+    this.calls = calls;
     this.zaro = zaro;
     this.allocator = allocator;
+    this.producer = producer;
     this.server = server;
+    this.options = options;
   }
 
   /**
    * Starts serving {@code zaro} (which the server then owns and closes) on host:port (port 0
-   * picks a free one).
+   * picks a free one), plaintext, without tokens, with the default budget.
    */
   public static ZaroFlightServer start(Zaro zaro, String host, int port,
       ZaroFlightProducer.FlightOptions options) throws IOException {
+    return start(zaro, ServerOptions.defaults().withAddress(host, port).withLimits(options));
+  }
+
+  /** Starts serving {@code zaro}, which the server then owns and closes (also on failure). */
+  public static ZaroFlightServer start(Zaro zaro, ServerOptions options) throws IOException {
     BufferAllocator allocator = new RootAllocator();
+    // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
+    // FlightServer's, because FlightServer stops its own executor at shutdown, while running
+    // streams still need those callbacks to finish
+    ExecutorService calls = Executors.newCachedThreadPool();
+    ZaroFlightProducer producer = null;
     try {
-      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port),
-          new ZaroFlightProducer(zaro, allocator, options)).build();
+      producer = new ZaroFlightProducer(zaro, allocator, options);
+      ServerOptions.Tls tls = options.tls();
+      Location location = tls == null ? Location.forGrpcInsecure(options.host(), options.port())
+          : Location.forGrpcTls(options.host(), options.port());
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer).executor(calls);
+      if (tls != null) {
+        builder.useTls(tls.certChain().toFile(), tls.privateKey().toFile());
+        if (tls.clientCa() != null) {
+          builder.useMTlsClientVerification(tls.clientCa().toFile());
+        }
+      }
+      if (options.tokens() != null) {
+        builder.headerAuthenticator(options.tokens());
+      }
+      FlightServer server = builder.build();
       server.start();
-      return new ZaroFlightServer(zaro, allocator, server);
+      return new ZaroFlightServer(zaro, allocator, producer, server, options, calls);
     } catch (IOException | RuntimeException e) {
+      if (producer != null) {
+        producer.close();
+      }
+      calls.shutdown();
+      zaro.close();
       allocator.close();
       throw e;
     }
@@ -53,12 +98,41 @@ public final class ZaroFlightServer implements AutoCloseable {
     server.awaitTermination();
   }
 
+  /**
+   * Stops accepting calls (requests still waiting for memory fail UNAVAILABLE), lets running
+   * streams finish for up to {@code grace}, then cancels those still running. Returns whether
+   * every stream finished within the grace period. Call {@link #close()} afterwards: it cancels
+   * the calls that still hold data the client has not read.
+   */
+  public boolean shutdown(Duration grace) throws InterruptedException {
+    shuttingDown = true;
+    producer.stopAdmitting();
+    server.shutdown();
+    boolean finished = producer.awaitStreams(grace);
+    if (!finished) {
+      producer.cancelStreams();
+    }
+    return finished;
+  }
+
+  /**
+   * Shuts down with the grace period of the options (unless {@link #shutdown} ran already),
+   * then closes the server, the hierarchy and the memory.
+   */
   @Override
   public void close() throws InterruptedException {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
-      server.shutdown();
-      server.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
-      server.close();
+      if (!shuttingDown) {
+        shutdown(options.shutdownGrace());
+      }
+      server.close(); // after 3 s, cancels the calls still open (gRPC then frees what they held)
+      producer.close();
+      calls.shutdown();
+      calls.awaitTermination(10, TimeUnit.SECONDS);
     } finally {
       zaro.close();
       allocator.close();

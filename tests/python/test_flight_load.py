@@ -1,0 +1,93 @@
+"""A load test of `zaro serve`: many concurrent pyarrow clients, some hanging up after the
+first batch, one reading slowly, against a server with a memory budget smaller than what they
+would take together. Every client that reads to the end gets exactly the values numpy wrote
+(through tensorstore); the server queues requests instead of growing (its resident memory stays
+within the budget plus the JVM's own), and its Arrow memory is back to 0 afterwards.
+
+  ZARO_LOAD_CLIENTS=64 .venv/bin/python -m pytest tests/python/test_flight_load.py -q   # heavier
+"""
+import json
+import os
+import threading
+import time
+
+import numpy as np
+import pyarrow.flight as fl
+
+from zaro_server import Server
+
+CLIENTS = int(os.environ.get("ZARO_LOAD_CLIENTS", "16"))
+BUDGET_MIB = 256
+# what the JVM itself may add to its resident memory under load, beyond the Arrow budget: heap
+# growth, gRPC/netty buffers, thread stacks, zstd's native decoder state
+JVM_SLACK_MIB = 256
+
+
+def test_concurrent_clients_early_quitters_and_a_slow_reader(big):
+    path, values = big
+    with Server(path, "--max-memory", f"{BUDGET_MIB}m", "--max-streams", "8", "--queue-timeout", "300") as s:
+        client = fl.connect(s.uri)
+        info = client.get_flight_info(fl.FlightDescriptor.for_command(
+            json.dumps({"array": "/", "slice": "0:256", "layout": "tensor"})))
+        assert len(info.endpoints) == 1
+        ticket = info.endpoints[0].ticket
+        client.do_get(ticket).read_all()  # warm-up: JIT, pools
+        baseline = s.rss_kib()
+        results, errors = {}, []
+
+        def full(i):
+            table = fl.connect(s.uri).do_get(ticket).read_all()
+            results[i] = table.column(0).combine_chunks().to_numpy_ndarray()
+
+        def quitter(i):
+            reader = fl.connect(s.uri).do_get(ticket)
+            reader.read_chunk()
+            reader.cancel()
+            results[i] = "quit"
+
+        def slow(i):
+            reader = fl.connect(s.uri).do_get(ticket)
+            parts = []
+            while True:
+                try:
+                    parts.append(reader.read_chunk().data.column(0).to_numpy_ndarray())
+                except StopIteration:
+                    break
+                time.sleep(0.1)
+            results[i] = np.concatenate(parts)
+
+        def run(fn, i):
+            try:
+                fn(i)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append((i, repr(e)))
+
+        kinds = [slow] + [quitter] * (CLIENTS // 2) + [full] * (CLIENTS - 1 - CLIENTS // 2)
+        threads = [threading.Thread(target=run, args=(fn, i)) for i, fn in enumerate(kinds)]
+        with s.watch_queued(client) as queued:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=600)
+
+        assert not errors, errors
+        assert len(results) == CLIENTS
+        for i, fn in enumerate(kinds):
+            if fn is quitter:
+                assert results[i] == "quit"
+            else:
+                np.testing.assert_array_equal(results[i], values, err_msg=f"client {i} ({fn.__name__})")
+        assert max(queued) > 0, "the budget never made a request wait"
+        grown_mib = (s.rss_kib("VmHWM") - baseline) / 1024
+        assert grown_mib <= BUDGET_MIB + JVM_SLACK_MIB, f"RSS grew {grown_mib:.0f} MiB"
+        for _ in range(200):
+            stats = s.stats(client)
+            if stats["allocated_bytes"] == 0 and stats["active_streams"] == 0:
+                break
+            time.sleep(0.05)
+        assert stats["allocated_bytes"] == 0 and stats["queued"] == 0 and stats["active_streams"] == 0, stats
+        assert stats["peak_in_use_bytes"] <= BUDGET_MIB << 20
+        print(f"\nRSS grew {grown_mib:.0f} MiB over {baseline // 1024} MiB; peak Arrow memory "
+              f"{stats['peak_in_use_bytes'] >> 20} MiB of {BUDGET_MIB}; most queued {max(queued)}")
+        code, out, err = s.stop()
+        assert code == 0, err
