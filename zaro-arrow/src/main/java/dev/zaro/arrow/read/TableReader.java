@@ -53,7 +53,9 @@ public final class TableReader extends ArrowReader {
   private final long run;
   private final long blocksPerOuter;
   private final long totalBlocks;
+  private final boolean readValues;
   private long nextBlock;
+  private long bytesRead;
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -88,6 +90,7 @@ public final class TableReader extends ArrowReader {
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
+    this.readValues = project(options.columns());
     this.counts = selection.counts();
     long inner = 1;
     int k = counts.length - 1;
@@ -112,11 +115,31 @@ public final class TableReader extends ArrowReader {
     totalBlocks = outer * blocksPerOuter;
   }
 
+  /** Keeps only the dimension columns named in {@code columns}; true if the value column is kept. */
+  private boolean project(List<String> columns) {
+    if (columns == null) {
+      return true;
+    }
+    List<String> all = new ArrayList<>();
+    dimColumns.forEach(c -> all.add(c.field().getName()));
+    all.add(valueField.getName());
+    for (String c : columns) {
+      if (!all.contains(c)) {
+        throw new ZaroException("array '/" + array.path() + "' has no table column '" + c + "' (its columns: "
+            + String.join(", ", all) + ")");
+      }
+    }
+    dimColumns.removeIf(c -> !columns.contains(c.field().getName()));
+    return columns.contains(valueField.getName());
+  }
+
   @Override
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
-    fields.add(valueField);
+    if (readValues) {
+      fields.add(valueField);
+    }
     return new Schema(fields);
   }
 
@@ -155,22 +178,32 @@ public final class TableReader extends ArrowReader {
       dims.add(new Selection.Dim(s.start() + blockOffset[d] * s.step(), s.step(), blockCounts[d], false));
     }
     Selection block = new Selection(selection.text(), dims);
+    if (!readValues) {
+      try (VectorSchemaRoot batch = buildBatch(null, block.size(), blockOffset, blockCounts);
+           ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+        loadRecordBatch(record);
+      }
+      return true;
+    }
     try (Slab slab = array.read(block, allocator, readOptions);
-         VectorSchemaRoot batch = buildBatch(slab, blockOffset, blockCounts);
+         VectorSchemaRoot batch = buildBatch(slab, slab.elementCount(), blockOffset, blockCounts);
          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
     return true;
   }
 
-  private VectorSchemaRoot buildBatch(Slab slab, long[] blockOffset, long[] blockCounts) {
-    long rows = slab.elementCount();
+  /** One batch of {@code rows} rows; {@code slab} is null when the value column is not produced. */
+  private VectorSchemaRoot buildBatch(Slab slab, long rows, long[] blockOffset, long[] blockCounts) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (DimensionColumn c : dimColumns) {
         vectors.add(dimVector(c, rows, blockOffset, blockCounts));
       }
-      vectors.add(valueVector(slab, rows));
+      if (slab != null) {
+        bytesRead += slab.byteSize();
+        vectors.add(valueVector(slab, rows));
+      }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
@@ -333,9 +366,10 @@ public final class TableReader extends ArrowReader {
     return v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
   }
 
+  /** Decoded bytes of the values read so far (zero when the value column is not produced). */
   @Override
   public long bytesRead() {
-    return 0;
+    return bytesRead;
   }
 
   @Override

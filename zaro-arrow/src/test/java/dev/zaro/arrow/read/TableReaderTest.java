@@ -52,6 +52,51 @@ class TableReaderTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A projection produces only the named columns, with the same values as the full table; without
+   * the value column no chunk is read. Unknown names are refused, naming the table's columns.
+   */
+  @Test
+  void projectionProducesOnlyTheNamedColumns() throws Exception {
+    ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString())) {
+      try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
+          TableOptions.DEFAULT.withBatchRows(16).withColumns(List.of("data", "dim_1")), ReadOptions.DEFAULT)) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        assertEquals(List.of("dim_1", "data"), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+        long row = 0;
+        while (reader.loadNextBatch()) {
+          for (int i = 0; i < root.getRowCount(); i++, row++) {
+            assertEquals(5 + row % 35, ((BigIntVector) root.getVector(0)).get(i), "dim_1 of row " + row);
+            assertEquals(want.getInt((int) row * 4), ((IntVector) root.getVector(1)).get(i), "value of row " + row);
+          }
+        }
+        assertEquals(6 * 35, row);
+        assertEquals(6 * 35 * 4, reader.bytesRead());
+      }
+      java.util.concurrent.atomic.AtomicLong chunks = new java.util.concurrent.atomic.AtomicLong();
+      try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
+          TableOptions.DEFAULT.withColumns(List.of("dim_0")), new ReadOptions((done, total) -> chunks.incrementAndGet()))) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        long row = 0;
+        while (reader.loadNextBatch()) {
+          assertEquals(1, root.getFieldVectors().size());
+          for (int i = 0; i < root.getRowCount(); i++, row++) {
+            assertEquals(3 + (row / 35) * 4, ((BigIntVector) root.getVector(0)).get(i), "dim_0 of row " + row);
+          }
+        }
+        assertEquals(6 * 35, row);
+        assertEquals(0, chunks.get());
+        assertEquals(0, reader.bytesRead());
+      }
+      dev.zaro.arrow.error.ZaroException e = org.junit.jupiter.api.Assertions.assertThrows(
+          dev.zaro.arrow.error.ZaroException.class, () -> zaro.readTable("", "", allocator,
+              TableOptions.DEFAULT.withColumns(List.of("dim_9")), ReadOptions.DEFAULT));
+      assertTrue(e.getMessage().contains("dim_9") && e.getMessage().contains("dim_0, dim_1, data"), e.getMessage());
+    }
+  }
+
   static byte[] le16(int... v) {
     ByteBuffer b = ByteBuffer.allocate(v.length * 2).order(ByteOrder.LITTLE_ENDIAN);
     for (int x : v) {
