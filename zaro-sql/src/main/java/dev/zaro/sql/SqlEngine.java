@@ -344,7 +344,9 @@ public final class SqlEngine implements AutoCloseable {
     }
     List<Selection.Dim> dims = new ArrayList<>();
     for (int d = 0; d < shape.length; d++) {
-      dims.add(any ? new Selection.Dim(lo[d], 1, hi[d] - lo[d], false) : new Selection.Dim(0, 1, 0, false));
+      // nothing can match: no row, as an empty first dimension (the others whole)
+      dims.add(any ? new Selection.Dim(lo[d], 1, hi[d] - lo[d], false)
+          : new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
     }
     Selection narrowed = Selection.of(dims);
     return narrowed.size() == all.size() ? all : narrowed;
