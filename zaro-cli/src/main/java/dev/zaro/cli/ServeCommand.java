@@ -4,6 +4,9 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
+import dev.zaro.sql.FlightSqlRouter;
+import dev.zaro.sql.SqlEngine;
+import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +34,10 @@ final class ServeCommand implements Callable<Integer> {
       description = "Memory one request may hold at once (default: 1 GiB).")
   long maxRequestBytes;
 
+  @Option(names = "--sql", description = "Also serve Flight SQL (DuckDB over the same arrays, read-only), e.g. for the"
+      + " Arrow Flight SQL JDBC driver: jdbc:arrow-flight-sql://HOST:PORT/?useEncryption=false")
+  boolean sql;
+
   static Path sample() {
     String home = System.getProperty("zaro.home", ".");
     return Path.of(home, "testdata", "sample", "climate.zarr");
@@ -43,7 +50,10 @@ final class ServeCommand implements Callable<Integer> {
     ZaroFlightProducer.FlightOptions limits = new ZaroFlightProducer.FlightOptions(
         ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(), ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
         maxRequestBytes);
-    ZaroFlightServer server = ZaroFlightServer.start(Zaro.open(location, options), host, port, limits);
+    Zaro zaro = Zaro.open(location, options);
+    ZaroFlightServer server = !sql ? ZaroFlightServer.start(zaro, host, port, limits)
+        : ZaroFlightServer.start(zaro, host, port, limits, (producer, allocator) -> new FlightSqlRouter(producer,
+            new ZaroFlightSqlProducer(new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)), allocator)));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
@@ -63,6 +73,11 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
     System.out.println("      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}'))");
     System.out.println("  table = client.do_get(info.endpoints[0].ticket).read_all()");
+    if (sql) {
+      System.out.println();
+      System.out.println("  Flight SQL (JDBC): jdbc:arrow-flight-sql://" + (host.equals("0.0.0.0") ? "127.0.0.1" : host) + ":"
+          + server.port() + "/?useEncryption=false");
+    }
     System.out.flush();
     server.awaitTermination();
     stopped.await();

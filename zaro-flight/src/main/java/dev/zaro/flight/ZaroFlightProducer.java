@@ -278,7 +278,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /** Waits until the client can take another batch; false if it went away. */
-  private static boolean awaitReady(ServerStreamListener listener) {
+  public static boolean awaitReady(ServerStreamListener listener) {
     while (!listener.isReady()) {
       if (listener.isCancelled()) {
         return false;

@@ -2,6 +2,8 @@ package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
 import java.io.IOException;
+import java.util.function.BiFunction;
+import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
@@ -12,11 +14,13 @@ public final class ZaroFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
   private final Zaro zaro;
+  private final FlightProducer producer;
 
-  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, FlightServer server) {
+  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, FlightServer server, FlightProducer producer) {
     this.zaro = zaro;
     this.allocator = allocator;
     this.server = server;
+    this.producer = producer;
   }
 
   /**
@@ -25,15 +29,37 @@ public final class ZaroFlightServer implements AutoCloseable {
    */
   public static ZaroFlightServer start(Zaro zaro, String host, int port,
       ZaroFlightProducer.FlightOptions options) throws IOException {
+    return start(zaro, host, port, options, (producer, allocator) -> producer);
+  }
+
+  /**
+   * As {@link #start(Zaro, String, int, ZaroFlightProducer.FlightOptions)}, serving what
+   * {@code services} makes of zaro's producer and the server's allocator (e.g. zaro's producer
+   * beside a Flight SQL one); a returned producer that is AutoCloseable is closed with the server.
+   */
+  public static ZaroFlightServer start(Zaro zaro, String host, int port, ZaroFlightProducer.FlightOptions options,
+      BiFunction<FlightProducer, BufferAllocator, FlightProducer> services) throws IOException {
     BufferAllocator allocator = new RootAllocator();
+    FlightProducer producer = null;
     try {
-      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port),
-          new ZaroFlightProducer(zaro, allocator, options)).build();
+      producer = services.apply(new ZaroFlightProducer(zaro, allocator, options), allocator);
+      FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure(host, port), producer).build();
       server.start();
-      return new ZaroFlightServer(zaro, allocator, server);
+      return new ZaroFlightServer(zaro, allocator, server, producer);
     } catch (IOException | RuntimeException e) {
+      closeProducer(producer);
       allocator.close();
       throw e;
+    }
+  }
+
+  private static void closeProducer(FlightProducer producer) {
+    if (producer instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        throw new dev.zaro.arrow.error.ZaroException("closing the Flight service: " + e.getMessage(), e);
+      }
     }
   }
 
@@ -60,8 +86,12 @@ public final class ZaroFlightServer implements AutoCloseable {
       server.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
       server.close();
     } finally {
-      zaro.close();
-      allocator.close();
+      try {
+        closeProducer(producer);
+      } finally {
+        zaro.close();
+        allocator.close();
+      }
     }
   }
 }

@@ -4,10 +4,10 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.flight.ZaroFlightProducer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -164,7 +164,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       listener.start(root, reader);
       while (!listener.isCancelled() && reader.loadNextBatch()) {
-        if (!awaitReady(listener)) {
+        if (!ZaroFlightProducer.awaitReady(listener)) {
           return;
         }
         listener.putNext();
@@ -175,22 +175,6 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     } catch (RuntimeException e) {
       listener.error(status(e));
     }
-  }
-
-  /** Waits until the client can take another batch; false if it went away. */
-  private static boolean awaitReady(ServerStreamListener listener) {
-    while (!listener.isReady()) {
-      if (listener.isCancelled()) {
-        return false;
-      }
-      try {
-        TimeUnit.MILLISECONDS.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-    return !listener.isCancelled();
   }
 
   @Override
