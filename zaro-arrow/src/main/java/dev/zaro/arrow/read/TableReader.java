@@ -224,27 +224,37 @@ public final class TableReader extends ArrowReader {
     try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
       dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
       long base = data.memoryAddress();
-      long row = 0;
-      for (long o = 0; o < outer; o++) {
-        for (long j = 0; j < blockCounts[d]; j++) {
-          long position = s.start() + (blockOffset[d] + j) * s.step();
-          for (long i = 0; i < inner; i++, row++) {
-            long at = base + row * w;
-            if (c.times() != null) {
-              MemoryUtil.putLong(at, c.times()[(int) position]);
-            } else if (c.values() == null) {
-              MemoryUtil.putLong(at, position);
-            } else {
-              MemoryUtil.copyToMemory(c.values(), position * w, at, w);
-            }
-          }
+      // one pass over dimension d (each value written once, then doubled over its inner run),
+      // then that pass copied for every outer index: memcpy, not a store per row
+      long at = base;
+      for (long j = 0; j < blockCounts[d] && outer > 0; j++) {
+        long position = s.start() + (blockOffset[d] + j) * s.step();
+        if (c.times() != null) {
+          MemoryUtil.putLong(at, c.times()[(int) position]);
+        } else if (c.values() == null) {
+          MemoryUtil.putLong(at, position);
+        } else {
+          MemoryUtil.copyToMemory(c.values(), position * w, at, w);
         }
+        repeat(at, w, inner);
+        at += inner * w;
       }
+      repeat(base, blockCounts[d] * inner * w, outer);
       vector.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), data));
       return vector;
     } catch (RuntimeException e) {
       vector.close();
       throw e;
+    }
+  }
+
+  /** Fills {@code times} copies of the {@code unit} bytes at {@code address} (the first is there). */
+  private static void repeat(long address, long unit, long times) {
+    long total = unit * times;
+    for (long filled = unit; filled < total; ) {
+      long n = Math.min(filled, total - filled);
+      MemoryUtil.copyMemory(address, address + filled, n);
+      filled += n;
     }
   }
 
