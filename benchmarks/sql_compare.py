@@ -8,8 +8,9 @@ Writes (once) into benchmarks/data/ (not committed):
 - sql_256.parquet: the same table (z, y, x, v: one row per element, C order), zstd, written by pyarrow
 
 Runs each query `repeat` times after one untimed run: zaro through one `./zaro sql` process
-(its --timer lines; --stats for chunks and decoded bytes read), DuckDB in this process
-(`SET threads`), and prints medians side by side.
+(its --timer lines; --stats for chunks and decoded bytes read; also with --no-pushdown), DuckDB
+in this process (`SET threads`); zaro and DuckDB take turns for `rounds` rounds, and the medians
+are printed side by side.
 """
 import argparse
 import json
@@ -96,27 +97,36 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="zaro and DuckDB take turns this many times (a shared machine's load varies)")
     args = parser.parse_args()
     store, parquet = datasets()
-    rows = []
-    results = {}
-    for name, query in [("full", FULL), ("z < 8", RESTRICTED)]:
-        zt, stats, zrow = zaro_times(store, query, args.threads, args.repeat)
-        dt, drow = duckdb_times(parquet, query, args.threads, args.repeat)
-        nt, nstats, _ = zaro_times(store, query, args.threads, args.repeat, pushdown=False)
-        results[name] = (statistics.median(zt), stats)
-        rows.append((name, statistics.median(zt), statistics.median(nt), statistics.median(dt), stats, nstats))
-        print(f"{name}: zaro {zrow.strip()} | duckdb {drow}")
+    queries = [("full", FULL), ("z < 8", RESTRICTED)]
+    times = {(name, who): [] for name, _ in queries for who in ("zaro", "nopush", "duckdb")}
+    stats = {}
+    for _ in range(args.rounds):
+        for name, query in queries:
+            zt, stats[name], zrow = zaro_times(store, query, args.threads, args.repeat)
+            dt, drow = duckdb_times(parquet, query, args.threads, args.repeat)
+            nt, stats[name, "nopush"], _ = zaro_times(store, query, args.threads, args.repeat, pushdown=False)
+            times[name, "zaro"] += zt
+            times[name, "duckdb"] += dt
+            times[name, "nopush"] += nt
+            print(f"{name}: zaro {' '.join(zrow.split())} | duckdb {drow}", flush=True)
+    med = {k: statistics.median(v) for k, v in times.items()}
     print()
-    print(f"threads {args.threads}, median of {args.repeat}; zaro chunks/bytes: --stats (decoded value bytes)")
-    print("| query | zaro s | zaro no pushdown s | duckdb parquet s | zaro/duckdb | zaro chunks | zaro MiB read |")
+    print(f"threads {args.threads}, median of {args.rounds} x {args.repeat}; zaro chunks and bytes read from --stats"
+          " (decoded value bytes)")
+    print("| query | zaro s | zaro without pushdown s | DuckDB on Parquet s | zaro / DuckDB | zaro chunks | zaro MiB read |")
     print("|---|---|---|---|---|---|---|")
-    for name, z, n, d, s, ns in rows:
-        print(f"| {name} | {z:.3f} | {n:.3f} | {d:.3f} | {z / d:.2f} | {s['chunks']} (of {ns['chunks']}) "
-              f"| {s['bytes'] / 2**20:.1f} (of {ns['bytes'] / 2**20:.1f}) |")
-    full, restricted = results["full"], results["z < 8"]
+    for name, _ in queries:
+        s, ns = stats[name], stats[name, "nopush"]
+        print(f"| {name} | {med[name, 'zaro']:.3f} | {med[name, 'nopush']:.3f} | {med[name, 'duckdb']:.3f} "
+              f"| {med[name, 'zaro'] / med[name, 'duckdb']:.2f} | {s['chunks']} of {ns['chunks']} "
+              f"| {s['bytes'] / 2**20:.1f} of {ns['bytes'] / 2**20:.1f} |")
     print()
-    print(f"restricted / full: time {restricted[0] / full[0]:.3f}, bytes {restricted[1]['bytes'] / full[1]['bytes']:.4f}")
+    print(f"z < 8 / full (zaro): time {med['z < 8', 'zaro'] / med['full', 'zaro']:.3f},"
+          f" bytes {stats['z < 8']['bytes'] / stats['full']['bytes']:.4f}")
 
 
 if __name__ == "__main__":
