@@ -76,7 +76,10 @@ final class SqlCommand implements Callable<Integer> {
               System.err.printf("wrote %s: %d rows%n", out, rows);
             }
           } else {
-            print(query.execute());
+            ResultSet result = query.execute();
+            if (result != null) {
+              print(result);
+            }
           }
           if (timer) {
             System.err.printf(Locale.ROOT, "Run Time (s): real %.3f%n", (System.nanoTime() - t0) / 1e9);

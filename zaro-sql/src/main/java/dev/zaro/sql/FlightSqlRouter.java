@@ -82,6 +82,7 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
     (isFlightSqlAction(action.getType()) ? sql : flight).doAction(context, action, listener);
   }
 
+  /** zaro's actions and the Flight SQL ones this read-only service supports. */
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
     List<ActionType> all = new ArrayList<>();
@@ -99,7 +100,8 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
       @Override
       public void onCompleted() {
         all.forEach(listener::onNext);
-        FlightSqlUtils.FLIGHT_SQL_ACTIONS.forEach(listener::onNext);
+        listener.onNext(FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT);
+        listener.onNext(FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT);
         listener.onCompleted();
       }
     });

@@ -87,14 +87,17 @@ public final class SqlQuery implements AutoCloseable {
     return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
 
-  /** Runs the statement; the result set belongs to this query. */
+  /**
+   * Runs the statement; the result set belongs to this query. Null for a statement without a
+   * result (outside read-only engines: CREATE, SET, ...).
+   */
   public ResultSet execute() {
     if (statement != null) {
       throw new IllegalStateException("a query runs once");
     }
     try {
       statement = connection.createStatement();
-      result = statement.executeQuery(sql);
+      result = statement.execute(sql) ? statement.getResultSet() : null;
       return result;
     } catch (SQLException e) {
       throw new ZaroException("sql: " + e.getMessage(), e);
@@ -107,6 +110,9 @@ public final class SqlQuery implements AutoCloseable {
    */
   public ArrowReader executeArrow(BufferAllocator allocator, long batchRows) {
     ResultSet rs = execute();
+    if (rs == null) {
+      throw new ZaroException("sql: the statement returns no result to write");
+    }
     try {
       return (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
     } catch (SQLException e) {
