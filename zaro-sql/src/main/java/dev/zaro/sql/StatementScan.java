@@ -101,8 +101,8 @@ final class StatementScan {
       if (parts.size() == 1) {
         singleNames.add(lower(parts.get(0).asText()));
       }
-    } else if (cls.equals("STAR")) {
-      star = true;
+    } else if (cls.equals("STAR") || type.equals("PIVOT")) {
+      star = true;   // PIVOT groups by every column it does not name
     } else if (type.equals("JOIN")) {
       node.path("using_columns").forEach(c -> names.add(lower(c.asText())));
       if (node.path("ref_type").asText("").equals("NATURAL")) {

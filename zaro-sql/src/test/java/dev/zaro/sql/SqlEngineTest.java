@@ -101,6 +101,10 @@ class SqlEngineTest extends AllocatorTest {
       "select x, count(*) from v where z in (0.2, 0.9) group by all order by all",
       "select count(*) from v where z < 0.3 union all select count(*) from v where z > 1.2",
       "select (select max(y) from v where z < 0.2), count(*) from v where x = 9",
+      "pivot v on x in (1, 2) using sum(v) order by all",
+      "select count(*), sum(\"1\") from v pivot (sum(v) for x in (1, 2))",
+      "select y, count(*) from (unpivot (select * from v where z = 0.5) on x, v into name k value val) group by y"
+          + " order by y",
   })
   void pushdownAnswersEqualDuckDbOverParquetAndWithoutPushdown(String query) throws Exception {
     try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults())) {
