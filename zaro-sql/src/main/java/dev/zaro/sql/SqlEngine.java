@@ -438,13 +438,13 @@ public final class SqlEngine implements AutoCloseable {
     };
   }
 
-  /** True for a cast to FLOAT (REAL, FLOAT4), which DuckDB compares in single precision. */
+  /**
+   * True for a constant that involves FLOAT (REAL, FLOAT4) anywhere, which DuckDB may compare in
+   * single precision (conservative: a string literal spelling the name counts too).
+   */
   private static boolean isFloatTyped(JsonNode constant) {
-    if (!constant.path("class").asText("").equals("CAST")) {
-      return false;
-    }
-    String type = StatementScan.castType(constant).toUpperCase(java.util.Locale.ROOT);
-    return type.contains("\"FLOAT\"") || type.contains("\"REAL\"") || type.contains("\"FLOAT4\"");
+    String text = constant.toString().toUpperCase(java.util.Locale.ROOT);
+    return text.contains("\"FLOAT\"") || text.contains("\"REAL\"") || text.contains("\"FLOAT4\"");
   }
 
   /**

@@ -356,7 +356,7 @@ final class StatementScan {
   }
 
   /** The JSON of a cast's target type (DuckDB names it cast_type or type_expr, by version). */
-  static String castType(JsonNode cast) {
+  private static String castType(JsonNode cast) {
     JsonNode type = cast.has("type_expr") ? cast.get("type_expr") : cast.path("cast_type");
     return type.toString();
   }

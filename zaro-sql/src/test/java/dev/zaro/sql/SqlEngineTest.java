@@ -86,6 +86,7 @@ class SqlEngineTest extends AllocatorTest {
       "select count(*), sum(v) from v where y between 60 and 80 and x in (2, 7)",
       "select count(*), sum(v) from v where x < 3 and x >= 1",
       "select count(*), sum(v) from v where x < 7.5 and x > -1",
+      "select count(*), sum(v) from v where x < 2::float * 3 and y >= 90::real",
       "select count(*), sum(v) from v where y < 0",
       "select count(*), sum(v) from v where z < -1 and y = 95",
       "select z, y, x, v from v where z = 0.4 and y = 90 order by x",
