@@ -123,7 +123,11 @@ def test_every_zarr_json_is_standard_v3():
             assert ARRAY_KEYS <= set(doc), f
             extra = set(doc) - ARRAY_KEYS - ARRAY_OPTIONAL
             grid = doc["chunk_grid"]
-            assert grid["name"] == "regular" and len(grid["configuration"]["chunk_shape"]) == len(doc["shape"]), f
+            if grid["name"] == "rectilinear":  # zarr-extensions chunk-grids/rectilinear
+                assert grid["configuration"]["kind"] == "inline", f
+                assert len(grid["configuration"]["chunk_shapes"]) == len(doc["shape"]), f
+            else:
+                assert grid["name"] == "regular" and len(grid["configuration"]["chunk_shape"]) == len(doc["shape"]), f
             assert doc["chunk_key_encoding"]["name"] in ("default", "v2"), f
             assert doc.get("storage_transformers", []) == [], f
             if "dimension_names" in doc:
@@ -152,6 +156,25 @@ def chunk_key(meta, idx):
     return sep.join(str(i) for i in idx) if idx else "0"
 
 
+def grid_shape(meta):
+    """Chunks per dimension that start inside the array, for the regular and rectilinear grids."""
+    config = meta["chunk_grid"]["configuration"]
+    if meta["chunk_grid"]["name"] == "regular":
+        return [math.ceil(s / c) for s, c in zip(meta["shape"], config["chunk_shape"])]
+    out = []
+    for entry, size in zip(config["chunk_shapes"], meta["shape"]):
+        if isinstance(entry, int):
+            out.append(max(1, math.ceil(size / entry)))
+            continue
+        edges = [e for x in entry for e in ([x[0]] * x[1] if isinstance(x, list) else [x])]
+        n, at = 0, 0
+        while n < len(edges) and (at < size or n == 0):
+            at += edges[n]
+            n += 1
+        out.append(n)
+    return out
+
+
 def tensorstore_array_stores():
     out = []
     for set_dir, doc in case_sets():
@@ -165,8 +188,7 @@ def tensorstore_array_stores():
 @pytest.mark.parametrize("store", tensorstore_array_stores(), ids=lambda s: str(s.relative_to(TESTDATA)))
 def test_chunk_files_follow_the_key_encoding(store):
     meta = meta_of(store, "")
-    chunks = meta["chunk_grid"]["configuration"]["chunk_shape"]
-    grid = [math.ceil(s / c) for s, c in zip(meta["shape"], chunks)]
+    grid = grid_shape(meta)
     keys = {chunk_key(meta, idx) for idx in itertools.product(*[range(g) for g in grid])}
     # files of nested arrays (a hierarchy store) belong to those arrays
     nested = {p.parent for p in store.rglob("zarr.json") if p.parent != store}

@@ -1,5 +1,6 @@
 package dev.zaro.arrow;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.metadata.ArrayMetadata;
@@ -106,7 +107,7 @@ public final class Zaro implements AutoCloseable {
     if (node instanceof ArrayMetadata array) {
       return array;
     }
-    throw new MetadataException("'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
+    throw new MetadataException(ErrorKind.INVALID_ARGUMENT, "'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
         + " is a group, not an array");
   }
 
@@ -114,14 +115,14 @@ public final class Zaro implements AutoCloseable {
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
     return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, readable(k, meta(k)), options.codecs(), workers,
-        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0));
+        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0, options.missingChunks()));
   }
 
   /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */
   private ArrayMetadata readable(String path, ArrayMetadata meta) {
     meta.dataType().fallbackFormat().ifPresent(format -> {
       if (!options.fallbackTypes()) {
-        throw new MetadataException("'/" + path + "' in " + store.describe() + " has data type '"
+        throw new MetadataException(ErrorKind.UNSUPPORTED, "'/" + path + "' in " + store.describe() + " has data type '"
             + format.name() + "', which zaro does not interpret; it can read its values as their "
             + format.bits() + "-bit patterns (uint" + format.bits() + ") if you ask for it: --fallback-types"
             + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
@@ -211,11 +212,6 @@ public final class Zaro implements AutoCloseable {
   /** Stores whose reads wait on a network: fetched by many workers at once. */
   private static boolean isRemote(Store store) {
     return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
-  }
-
-  /** Peak bytes of zaro's own reusable decode buffers (not counted in callers' allocators). */
-  public long scratchPeakBytes() {
-    return scratch.peakBytes();
   }
 
   @Override

@@ -26,7 +26,7 @@ final class LsCommand implements Callable<Integer> {
         String path = String.format("%-" + width + "s", n.displayPath());
         if (n.metadata() instanceof ArrayMetadata a) {
           System.out.printf("%s  array  %-10s %-18s chunks %-16s %s%n", path, a.dataType(),
-              Arrays.toString(a.shape()), Arrays.toString(a.chunkShape()),
+              Arrays.toString(a.shape()), a.chunkGrid().toString(),
               a.codecs().stream().map(CodecSpec::name).toList());
         } else {
           System.out.printf("%s  group%s%n", path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");

@@ -21,7 +21,7 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns the exit code (for tests). */
   public static int run(String... args) {
-    CommandLine cli = new CommandLine(new Main());
+    CommandLine cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       PrintWriter err = commandLine.getErr();
       if (e instanceof ZaroException) {

@@ -12,6 +12,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
@@ -67,10 +68,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   static FlightRuntimeException status(ZaroException e) {
-    CallStatus status = e instanceof NodeNotFoundException ? CallStatus.NOT_FOUND
-        : e instanceof SelectionException || e instanceof MetadataException && e.getMessage().contains("is a group")
-            ? CallStatus.INVALID_ARGUMENT
-            : CallStatus.INTERNAL;
+    CallStatus status = switch (e.kind()) {
+      case NOT_FOUND -> CallStatus.NOT_FOUND;
+      case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
+      default -> CallStatus.INTERNAL;
+    };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
 
@@ -145,35 +147,13 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   /** Endpoints along the first dimension, cut at chunk boundaries, each at most endpointBytes. */
   private List<FlightEndpoint> endpoints(ReadRequest request, ZarrArray array, Selection selection) {
     List<FlightEndpoint> out = new ArrayList<>();
-    if (selection.dims().isEmpty() || selection.dims().get(0).dropped() || selection.size() == 0) {
-      out.add(new FlightEndpoint(new Ticket(request.toJson())));
-      return out;
-    }
-    Selection.Dim first = selection.dims().get(0);
-    long rowBytes = selection.size() / first.count() * array.metadata().dataType().byteSize();
-    long chunk = array.metadata().chunkShape()[0];
-    long from = 0;
-    while (from < first.count()) {
-      long to = from;
-      do {
-        long index = first.start() + to * first.step();
-        long chunkEnd = (index / chunk + 1) * chunk;
-        to = Math.min(first.count(), (chunkEnd - first.start() + first.step() - 1) / first.step());
-      } while (to < first.count() && (to - from) * rowBytes < options.endpointBytes()
-          && (nextChunkEnd(first, to, chunk) - from) * rowBytes <= options.endpointBytes());
-      Selection part = selection.restrictFirst(from, to - from);
-      out.add(new FlightEndpoint(new Ticket(new ReadRequest(request.array(), part.canonical(), request.layout(),
-          request.raw()).toJson())));
-      from = to;
+    for (Selection part : ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
+      out.add(new FlightEndpoint(new Ticket(part == selection ? request.toJson()
+          : new ReadRequest(request.array(), part.canonical(), request.layout(), request.raw()).toJson())));
     }
     return out;
   }
 
-  private static long nextChunkEnd(Selection.Dim first, long k, long chunk) {
-    long index = first.start() + k * first.step();
-    long chunkEnd = (index / chunk + 1) * chunk;
-    return Math.min(first.count(), (chunkEnd - first.start() + first.step() - 1) / first.step());
-  }
 
   @Override
   public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
@@ -237,27 +217,13 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * no chunk is decoded twice), each holding at most a quarter of the request memory limit.
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
-    List<Selection> blocks = new ArrayList<>();
-    if (selection.dims().isEmpty() || selection.dims().get(0).dropped() || selection.dims().get(0).count() == 0) {
-      blocks.add(selection);
-      return blocks;
-    }
-    Selection.Dim first = selection.dims().get(0);
-    long rowBytes = Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+    Selection.Dim first = selection.dims().isEmpty() ? null : selection.dims().get(0);
+    long rowBytes = first == null || first.count() == 0 ? 1
+        : Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    long chunk = array.metadata().chunkShape()[0];
-    long from = 0;
-    while (from < first.count()) {
-      long to = Math.min(nextChunkEnd(first, from, chunk), from + maxRows);
-      while (to < first.count() && (nextChunkEnd(first, to, chunk) - from) * rowBytes <= options.batchBytes() * 4
-          && nextChunkEnd(first, to, chunk) - from <= maxRows) {
-        to = nextChunkEnd(first, to, chunk);
-      }
-      blocks.add(selection.restrictFirst(from, to - from));
-      from = to;
-    }
-    return blocks;
+    return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
+
 
   private void streamTable(ReadRequest request, BufferAllocator child, ServerStreamListener listener) {
     try (TableReader reader = zaro.readTable(request.array(), request.slice(), child,

@@ -5,8 +5,8 @@ import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.List;
 
 /**
- * What one statement read from the arrays: per table reference registered with DuckDB, the
- * selection and columns pushed into the read, the chunks decoded and the decoded value bytes.
+ * What one statement read from the arrays: per table registered with DuckDB, the selection and
+ * columns pushed into the read, and what the read cost ({@link dev.zaro.arrow.read.ReadStats}).
  */
 public record QueryStats(List<TableRead> tables) {
 
@@ -17,13 +17,15 @@ public record QueryStats(List<TableRead> tables) {
    * @param selection the selection read, canonical ({@code ""} parses back to everything)
    * @param columns the columns produced
    * @param plannedChunks chunks (shards, for sharded arrays) the selection touches
-   * @param chunks chunk reads done (a chunk spanning two record batches counts twice)
-   * @param bytes decoded value bytes read
+   * @param chunks chunks decoded (inner chunks, for sharded arrays)
+   * @param bytes decoded value bytes
+   * @param requests store requests
+   * @param bytesFetched encoded bytes fetched from the store
    */
   public record TableRead(String table, String selection, List<String> columns, long plannedChunks, long chunks,
-      long bytes) {}
+      long bytes, long requests, long bytesFetched) {}
 
-  /** Chunk reads of every table. */
+  /** Chunks decoded for every table. */
   public long chunks() {
     return tables.stream().mapToLong(TableRead::chunks).sum();
   }
@@ -33,18 +35,25 @@ public record QueryStats(List<TableRead> tables) {
     return tables.stream().mapToLong(TableRead::bytes).sum();
   }
 
-  /** One JSON object: {@code {"chunks": n, "bytes": n, "tables": [{...}]}}. */
+  /** Encoded bytes fetched for every table. */
+  public long bytesFetched() {
+    return tables.stream().mapToLong(TableRead::bytesFetched).sum();
+  }
+
+  /** One JSON object: {@code {"chunks", "bytes", "bytes_fetched", "tables": [{...}]}}. */
   public String toJson() {
     ObjectNode json = JsonDocument.MAPPER.createObjectNode();
     json.put("chunks", chunks());
     json.put("bytes", bytes());
+    json.put("bytes_fetched", bytesFetched());
     var list = json.putArray("tables");
     for (TableRead t : tables) {
       ObjectNode o = list.addObject();
       o.put("table", t.table()).put("selection", t.selection());
       var cols = o.putArray("columns");
       t.columns().forEach(cols::add);
-      o.put("planned_chunks", t.plannedChunks()).put("chunks", t.chunks()).put("bytes", t.bytes());
+      o.put("planned_chunks", t.plannedChunks()).put("chunks", t.chunks()).put("bytes", t.bytes())
+          .put("requests", t.requests()).put("bytes_fetched", t.bytesFetched());
     }
     return json.toString();
   }

@@ -4,6 +4,7 @@ import dev.zaro.arrow.arrow.CData;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
@@ -13,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -40,7 +40,7 @@ public final class SqlQuery implements AutoCloseable {
   private final BufferAllocator allocator;
   private final List<ArrowArrayStream> streams = new ArrayList<>();
   private final List<TableReader> readers = new ArrayList<>();
-  private final List<AtomicLong> chunks = new ArrayList<>();
+  private final List<ReadStats> stats = new ArrayList<>();
   private Statement statement;
   private ResultSet result;
 
@@ -53,11 +53,11 @@ public final class SqlQuery implements AutoCloseable {
       DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
       for (int i = 0; i < reads.size(); i++) {
         Read read = reads.get(i);
-        AtomicLong count = new AtomicLong();
-        chunks.add(count);
+        ReadStats counts = new ReadStats();
+        stats.add(counts);
         TableOptions tableOptions = new TableOptions(options.cf(), options.batchRows(), read.columns());
         TableReader reader = new TableReader(read.info().array(), read.selection(), read.info().columns(),
-            tableOptions, new ReadOptions((done, total) -> count.incrementAndGet()), allocator);
+            tableOptions, ReadOptions.DEFAULT.withStats(counts), allocator);
         readers.add(reader);
         ArrowArrayStream stream;
         try {
@@ -127,9 +127,10 @@ public final class SqlQuery implements AutoCloseable {
       Read read = reads.get(i);
       List<String> columns = read.columns() != null ? read.columns()
           : read.info().schema().getFields().stream().map(f -> f.getName()).toList();
+      ReadStats s = stats.get(i);
       out.add(new QueryStats.TableRead(read.table(), read.selection().canonical(), columns,
-          ReadPlan.of(read.info().array(), read.selection()).chunkCount(), chunks.get(i).get(),
-          readers.get(i).bytesRead()));
+          ReadPlan.of(read.info().array(), read.selection()).chunkCount(), s.chunksDecoded(), s.bytesDecoded(),
+          s.requests(), s.bytesFetched()));
     }
     return new QueryStats(out);
   }

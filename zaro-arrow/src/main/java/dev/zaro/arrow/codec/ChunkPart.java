@@ -27,6 +27,25 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
   }
 
   /**
+   * Splits the indices {@code start + i * step} ({@code i < count}) by the chunks of one grid
+   * dimension (regular or rectilinear).
+   */
+  public static List<ChunkPart> split(long start, long step, long count, dev.zaro.arrow.metadata.ChunkGrid.Dim dim) {
+    List<ChunkPart> parts = new ArrayList<>();
+    long k = 0;
+    while (k < count) {
+      long index = start + k * step;
+      long chunk = dim.chunkOf(index);
+      long chunkStart = dim.start(chunk);
+      long chunkEnd = chunkStart + dim.length(chunk);
+      long kEnd = Math.min(count, (chunkEnd - start + step - 1) / step);
+      parts.add(new ChunkPart(chunk, index - chunkStart, kEnd - k, k));
+      k = kEnd;
+    }
+    return parts;
+  }
+
+  /**
    * Splits a view of an array into views of its chunks of {@code chunkShape}, calling
    * {@code action} with each touched chunk's grid index and its part of the view, in C order.
    */

@@ -45,7 +45,7 @@ public final class CodecRegistry {
   public Codec create(CodecSpec spec, ChunkSpec input) {
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
-      throw new CodecException("unknown codec '" + spec.name() + "' (known: "
+      throw new CodecException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, "unknown codec '" + spec.name() + "' (known: "
           + String.join(", ", new TreeMap<>(factories).keySet()) + ")");
     }
     return factory.create(spec, input, this);

@@ -6,20 +6,39 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * One worker's decode context: a reusable decode buffer (chunks decoded one after another on
  * the same thread reuse its memory instead of allocating and page-faulting a fresh buffer per
- * chunk), decoder state codecs keep between chunks, and the idle threads of the read the worker
- * may borrow for the chunk at hand. Not thread-safe; owned by one worker and closed when its
- * read ends.
+ * chunk), decoder state codecs keep between chunks, and the read's concurrency budget whose idle
+ * threads may help with the chunk at hand. Buffers come from the allocator the scratch is bound
+ * to: a child of the read's allocator, so the caller's limit covers them (docs/ARCHITECTURE.md,
+ * "Memory"). Not thread-safe; owned by one worker at a time.
  */
 public final class Scratch implements AutoCloseable {
-  private final BufferAllocator allocator;
+  private BufferAllocator allocator;
   private ArrowBuf buffer;
   private ArrowBuf window;
   private final java.util.Map<Class<?>, AutoCloseable> states = new java.util.HashMap<>(2);
-  private java.util.concurrent.Executor helperExecutor;
-  private int helpers;
+  private dev.zaro.arrow.exec.Budget budget;
 
+  /** A scratch whose buffers come from {@code allocator}, with no helpers. */
   public Scratch(BufferAllocator allocator) {
     this.allocator = allocator;
+  }
+
+  /**
+   * Binds this scratch to a read: buffers from {@code allocator}, helpers from {@code budget}
+   * (null: none). Buffers held from an earlier binding must have been released.
+   */
+  public Scratch bind(BufferAllocator allocator, dev.zaro.arrow.exec.Budget budget) {
+    if (buffer != null || window != null) {
+      throw new IllegalStateException("scratch rebound while holding buffers");
+    }
+    this.allocator = allocator;
+    this.budget = budget;
+    return this;
+  }
+
+  /** The allocator this scratch's buffers come from. */
+  public BufferAllocator allocator() {
+    return allocator;
   }
 
   /**
@@ -51,23 +70,29 @@ public final class Scratch implements AutoCloseable {
   }
 
   /**
-   * Lends the worker {@code helpers} idle threads of {@code executor} for the chunk it decodes
-   * next (a codec whose chunk splits into independent parts may run them there); {@code (null,
-   * 0)} takes them back.
+   * Idle threads of the read's budget that may help with the current chunk now (0: decode on
+   * the worker alone); a codec whose chunk splits into independent parts runs them there with
+   * {@link dev.zaro.arrow.exec.WorkRunner}.
    */
-  public void lend(java.util.concurrent.Executor executor, int helpers) {
-    this.helperExecutor = executor;
-    this.helpers = executor == null ? 0 : Math.max(0, helpers);
-  }
-
-  /** Idle threads lent for the current chunk (0: decode on the worker alone). */
   public int helpers() {
-    return helpers;
+    return budget == null ? 0 : budget.idle();
   }
 
-  /** Where the lent threads run tasks (null when none are lent). */
+  /** Where helpers run tasks (null when there is no budget). */
   public java.util.concurrent.Executor helperExecutor() {
-    return helperExecutor;
+    return budget == null ? null : budget.executor();
+  }
+
+  /** Returns the buffers to the allocator; decoder states stay (they hold no Arrow memory). */
+  public void releaseBuffers() {
+    if (buffer != null) {
+      buffer.close();
+      buffer = null;
+    }
+    if (window != null) {
+      window.close();
+      window = null;
+    }
   }
 
   /**
@@ -88,13 +113,6 @@ public final class Scratch implements AutoCloseable {
       }
     }
     states.clear();
-    if (buffer != null) {
-      buffer.close();
-      buffer = null;
-    }
-    if (window != null) {
-      window.close();
-      window = null;
-    }
+    releaseBuffers();
   }
 }

@@ -1,17 +1,18 @@
 package dev.zaro.arrow.codec;
 
+import dev.zaro.arrow.exec.Budget;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 /**
- * Decode buffers reused across reads of one open hierarchy, so repeated reads stop paying for
- * fresh allocations and page faults. The memory is zaro's own (a private allocator), never part
- * of a read's result; at most {@code maxPooled} idle buffers are kept. Thread-safe.
+ * Worker decode contexts reused across the reads of one open hierarchy, so repeated reads stop
+ * paying for fresh decoder state (a zstd context costs tens of microseconds). Only state is
+ * pooled: a borrowed scratch takes its buffers from the read's allocator and gives them back on
+ * {@link #release}, so every byte a read uses counts against the caller's limit. At most
+ * {@code maxPooled} idle contexts are kept. Thread-safe.
  */
 public final class ScratchPool implements AutoCloseable {
-  private final BufferAllocator allocator = new RootAllocator();
   private final ConcurrentLinkedDeque<Scratch> idle = new ConcurrentLinkedDeque<>();
   private final AtomicInteger idleCount = new AtomicInteger();
   private final int maxPooled;
@@ -20,17 +21,24 @@ public final class ScratchPool implements AutoCloseable {
     this.maxPooled = maxPooled;
   }
 
-  /** A scratch for one worker; give it back with {@link #release}. */
-  public Scratch borrow() {
+  /**
+   * A scratch for one worker of a read, its buffers from {@code allocator} and its helpers from
+   * {@code budget} (may be null); give it back with {@link #release} before the read's allocator
+   * closes.
+   */
+  public Scratch borrow(BufferAllocator allocator, Budget budget) {
     Scratch s = idle.pollFirst();
     if (s != null) {
       idleCount.decrementAndGet();
-      return s;
+      return s.bind(allocator, budget);
     }
-    return new Scratch(allocator);
+    return new Scratch(allocator).bind(allocator, budget);
   }
 
+  /** Takes a scratch back: its buffers return to the read's allocator, its state is kept. */
   public void release(Scratch scratch) {
+    scratch.releaseBuffers();
+    scratch.bind(null, null);
     if (idleCount.incrementAndGet() <= maxPooled) {
       idle.offerFirst(scratch);
     } else {
@@ -39,21 +47,11 @@ public final class ScratchPool implements AutoCloseable {
     }
   }
 
-  /** Bytes held now, and the most ever held, by pooled buffers. */
-  public long allocatedBytes() {
-    return allocator.getAllocatedMemory();
-  }
-
-  public long peakBytes() {
-    return allocator.getPeakMemoryAllocation();
-  }
-
   @Override
   public void close() {
     Scratch s;
     while ((s = idle.pollFirst()) != null) {
       s.close();
     }
-    allocator.close();
   }
 }

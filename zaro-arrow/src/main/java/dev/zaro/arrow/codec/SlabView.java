@@ -81,6 +81,11 @@ public record SlabView(
     return n;
   }
 
+  /** Bytes of the selected elements ({@code elementCount() * itemSize}). */
+  public long byteSize() {
+    return elementCount() * itemSize;
+  }
+
   /** Bytes of the whole chunk array ({@code prod(shape) * itemSize}). */
   public long chunkBytes() {
     long n = itemSize;

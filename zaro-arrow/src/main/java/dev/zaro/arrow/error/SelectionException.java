@@ -3,6 +3,10 @@ package dev.zaro.arrow.error;
 /** A selection string is malformed or out of range for the array it is applied to. */
 public class SelectionException extends ZaroException {
   public SelectionException(String message) {
-    super(message);
+    super(ErrorKind.INVALID_ARGUMENT, message);
+  }
+
+  public SelectionException(ErrorKind kind, String message) {
+    super(kind, message);
   }
 }

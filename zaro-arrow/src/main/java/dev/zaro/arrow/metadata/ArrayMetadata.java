@@ -12,7 +12,8 @@ import java.util.List;
  * codec chain, order F a transpose).
  *
  * @param shape the array shape (empty for a 0-d array)
- * @param chunkShape the regular chunk grid's chunk shape, same rank as {@code shape}
+ * @param chunkShape the regular chunk grid's chunk shape, same rank as {@code shape}; for a
+ *     rectilinear grid, the largest edge per dimension (use {@link #chunkGrid()})
  * @param codecs the codec chain in v3 order (array-to-array, array-to-bytes, bytes-to-bytes)
  * @param dimensionNames one entry per dimension, {@code null} where unnamed
  */
@@ -25,10 +26,23 @@ public record ArrayMetadata(
     FillValue fillValue,
     List<CodecSpec> codecs,
     List<String> dimensionNames,
-    JsonNode attributes)
+    JsonNode attributes,
+    ChunkGrid chunkGrid)
     implements NodeMetadata {
 
+  /** An array on the regular grid of {@code chunkShape}. */
+  public ArrayMetadata(int zarrFormat, long[] shape, DataType dataType, int[] chunkShape,
+      ChunkKeyEncoding chunkKeyEncoding, FillValue fillValue, List<CodecSpec> codecs, List<String> dimensionNames,
+      JsonNode attributes) {
+    this(zarrFormat, shape, dataType, chunkShape, chunkKeyEncoding, fillValue, codecs, dimensionNames, attributes,
+        ChunkGrid.regular(chunkShape, shape));
+  }
+
   public ArrayMetadata {
+    if (chunkGrid.rank() != shape.length) {
+      throw new IllegalArgumentException("a chunk grid of rank " + chunkGrid.rank() + " for shape "
+          + Arrays.toString(shape));
+    }
     shape = shape.clone();
     chunkShape = chunkShape.clone();
     codecs = List.copyOf(codecs);
@@ -43,8 +57,17 @@ public record ArrayMetadata(
     return shape.clone();
   }
 
+  /**
+   * The chunk shape of a regular grid (every chunk's stored shape).
+   *
+   * @throws IllegalStateException for a rectilinear grid, whose chunks differ: use
+   *     {@link #chunkGrid()}
+   */
   @Override
   public int[] chunkShape() {
+    if (!chunkGrid.isRegular()) {
+      throw new IllegalStateException("the array has a rectilinear chunk grid; its chunks have no one shape");
+    }
     return chunkShape.clone();
   }
 
@@ -70,7 +93,7 @@ public record ArrayMetadata(
   public long[] chunkGridShape() {
     long[] grid = new long[shape.length];
     for (int d = 0; d < shape.length; d++) {
-      grid[d] = (shape[d] + chunkShape[d] - 1) / chunkShape[d];
+      grid[d] = chunkGrid.dim(d).chunkCount();
     }
     return grid;
   }
@@ -88,6 +111,7 @@ public record ArrayMetadata(
         && Arrays.equals(shape, m.shape)
         && dataType.equals(m.dataType)
         && Arrays.equals(chunkShape, m.chunkShape)
+        && chunkGrid.toString().equals(m.chunkGrid.toString())
         && chunkKeyEncoding.equals(m.chunkKeyEncoding)
         && fillValue.equals(m.fillValue)
         && codecs.equals(m.codecs)
@@ -103,7 +127,7 @@ public record ArrayMetadata(
   @Override
   public String toString() {
     return "ArrayMetadata[zarr v" + zarrFormat + ", " + dataType + " " + Arrays.toString(shape)
-        + ", chunks " + Arrays.toString(chunkShape) + ", codecs "
+        + ", chunks " + chunkGrid + ", codecs "
         + codecs.stream().map(CodecSpec::name).toList() + "]";
   }
 }

@@ -144,7 +144,7 @@ public record DataType(Kind kind, int bits, String name, String unit) {
       throw new MetadataException(where + ": raw data type '" + name
           + "' must have a multiple of 8 bits");
     }
-    throw new MetadataException(where + ": unknown data type '" + name + "' (known: "
+    throw new MetadataException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, where + ": unknown data type '" + name + "' (known: "
         + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", r<bits>, and as bit patterns only: "
         + String.join(", ", MiniFloat.names()) + ")");
   }

@@ -70,7 +70,7 @@ public final class V3Metadata {
     checkUnknownFields(doc, ARRAY_FIELDS);
     long[] shape = doc.requiredLongs("shape", 0);
     DataType dataType = dataType(doc);
-    int[] chunkShape = chunkGrid(doc, shape.length);
+    ChunkGrid grid = chunkGrid(doc, shape);
     ChunkKeyEncoding encoding = chunkKeyEncoding(doc);
     FillValue fill = FillValue.parse(doc.required("fill_value"), dataType, doc.where("fill_value"));
     List<CodecSpec> codecs = codecs(doc, "codecs", doc.required("codecs"));
@@ -80,8 +80,12 @@ public final class V3Metadata {
       throw doc.error("storage_transformers", "zaro supports no storage transformers, found "
           + JsonDocument.describe(transformers));
     }
+    int[] chunkShape = new int[shape.length];
+    for (int d = 0; d < shape.length; d++) {
+      chunkShape[d] = grid.dim(d).maxLength();
+    }
     return new ArrayMetadata(3, shape, dataType, chunkShape, encoding, fill, codecs, dimensionNames,
-        attributes(doc));
+        attributes(doc), grid);
   }
 
   private static DataType dataType(JsonDocument doc) {
@@ -114,14 +118,18 @@ public final class V3Metadata {
     throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));
   }
 
-  private static int[] chunkGrid(JsonDocument doc, int rank) {
+  private static ChunkGrid chunkGrid(JsonDocument doc, long[] shape) {
+    int rank = shape.length;
     JsonNode grid = doc.required("chunk_grid");
     if (!grid.isObject() || !grid.path("name").isTextual()) {
       throw doc.error("chunk_grid", "must be an object with a \"name\", not " + JsonDocument.describe(grid));
     }
     String name = grid.get("name").textValue();
+    if (name.equals("rectilinear")) {
+      return rectilinear(doc, grid.path("configuration"), shape);
+    }
     if (!name.equals("regular")) {
-      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (only \"regular\")");
+      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (\"regular\" and \"rectilinear\" are)");
     }
     JsonNode chunkShape = grid.path("configuration").path("chunk_shape");
     if (chunkShape.isMissingNode()) {
@@ -138,7 +146,67 @@ public final class V3Metadata {
       }
       out[d] = (int) chunks[d];
     }
-    return out;
+    return ChunkGrid.regular(out, shape);
+  }
+
+  /**
+   * The rectilinear grid of zarr-extensions: {@code kind} "inline", {@code chunk_shapes} one entry
+   * per dimension, each an integer (a regular step) or a list of edges and [edge, count] runs.
+   */
+  private static ChunkGrid rectilinear(JsonDocument doc, JsonNode config, long[] shape) {
+    String field = "chunk_grid.configuration";
+    if (!config.isObject()) {
+      throw doc.error(field, "must be an object with \"kind\" and \"chunk_shapes\", not " + JsonDocument.describe(config));
+    }
+    if (!"inline".equals(config.path("kind").asText(null))) {
+      throw doc.error(field + ".kind", "rectilinear grids of kind " + JsonDocument.describe(config.path("kind"))
+          + " are not supported (only \"inline\")");
+    }
+    JsonNode shapes = config.path("chunk_shapes");
+    if (!shapes.isArray() || shapes.size() != shape.length) {
+      throw doc.error(field + ".chunk_shapes", "must be a list of " + shape.length + " entries (one per dimension),"
+          + " not " + JsonDocument.describe(shapes));
+    }
+    List<ChunkGrid.Dim> dims = new java.util.ArrayList<>();
+    for (int d = 0; d < shape.length; d++) {
+      String where = field + ".chunk_shapes[" + d + "]";
+      JsonNode entry = shapes.get(d);
+      List<long[]> runs = new java.util.ArrayList<>();
+      if (entry.isIntegralNumber()) {
+        long edge = positive(doc, where, entry);
+        runs.add(new long[] {edge, shape[d] == 0 ? 1 : (shape[d] + edge - 1) / edge});
+      } else if (entry.isArray() && entry.size() > 0) {
+        for (int i = 0; i < entry.size(); i++) {
+          JsonNode e = entry.get(i);
+          if (e.isArray()) {
+            if (e.size() != 2) {
+              throw doc.error(where + "[" + i + "]", "a run must be [edge, count], not " + JsonDocument.describe(e));
+            }
+            runs.add(new long[] {positive(doc, where + "[" + i + "][0]", e.get(0)),
+                positive(doc, where + "[" + i + "][1]", e.get(1))});
+          } else {
+            runs.add(new long[] {positive(doc, where + "[" + i + "]", e), 1});
+          }
+        }
+      } else {
+        throw doc.error(where, "must be an integer or a non-empty list of edges and [edge, count] runs, not "
+            + JsonDocument.describe(entry));
+      }
+      try {
+        dims.add(ChunkGrid.Dim.of(shape[d], runs.stream().mapToLong(r -> r[0]).toArray(),
+            runs.stream().mapToLong(r -> r[1]).toArray()));
+      } catch (IllegalArgumentException e) {
+        throw doc.error(where, e.getMessage() + " (shape[" + d + "] = " + shape[d] + ")");
+      }
+    }
+    return ChunkGrid.rectilinear(dims);
+  }
+
+  private static long positive(JsonDocument doc, String where, JsonNode node) {
+    if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 1) {
+      throw doc.error(where, "must be a positive integer, not " + JsonDocument.describe(node));
+    }
+    return node.longValue();
   }
 
   private static ChunkKeyEncoding chunkKeyEncoding(JsonDocument doc) {

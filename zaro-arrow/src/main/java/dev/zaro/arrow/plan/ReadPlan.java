@@ -1,6 +1,7 @@
 package dev.zaro.arrow.plan;
 
 import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.ChunkGrid;
 import dev.zaro.arrow.read.Selection;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -73,10 +74,10 @@ public final class ReadPlan {
       return 0;
     }
     Selection.Dim dim = selection.dims().get(d);
-    long chunk = metadata.chunkShape()[d];
-    long first = (dim.start() + from * dim.step()) / chunk;
-    long last = (dim.start() + (from + count - 1) * dim.step()) / chunk;
-    if (dim.step() <= chunk) {
+    ChunkGrid.Dim grid = metadata.chunkGrid().dim(d);
+    long first = grid.chunkOf(dim.start() + from * dim.step());
+    long last = grid.chunkOf(dim.start() + (from + count - 1) * dim.step());
+    if (grid.isRegular() && dim.step() <= grid.length(0) || dim.step() == 1) {
       return last - first + 1;
     }
     // steps longer than a chunk may skip chunks: count the distinct chunks one run at a time
@@ -95,9 +96,10 @@ public final class ReadPlan {
    */
   long nextBoundary(int d, long k) {
     Selection.Dim dim = selection.dims().get(d);
-    long chunk = metadata.chunkShape()[d];
+    ChunkGrid.Dim grid = metadata.chunkGrid().dim(d);
     long index = dim.start() + k * dim.step();
-    long chunkEnd = (index / chunk + 1) * chunk;
+    long chunk = grid.chunkOf(index);
+    long chunkEnd = grid.start(chunk) + grid.length(chunk);
     long next = (chunkEnd - dim.start() + dim.step() - 1) / dim.step();
     return Math.min(counts[d], Math.max(k + 1, next));
   }
@@ -114,6 +116,42 @@ public final class ReadPlan {
   public List<Selection> split(long targetBytes) {
     List<Selection> out = new ArrayList<>();
     pieces(targetBytes).forEachRemaining(out::add);
+    return out;
+  }
+
+  /**
+   * Cuts the plan along its first dimension only, every other dimension whole: the policy of
+   * the tensor layout's row groups (Flight endpoints, streamed blocks). A piece holds whole runs
+   * of the first dimension's chunks while they fit {@code targetBytes}, and at most
+   * {@code maxRows} indices of that dimension: only a chunk run longer than {@code maxRows} is cut
+   * inside a chunk. A selection whose first dimension is dropped (or a 0-d one) is one piece.
+   *
+   * @return the pieces in order; an empty selection gives one empty piece
+   */
+  public List<Selection> splitFirst(long targetBytes, long maxRows) {
+    if (targetBytes < 1 || maxRows < 1) {
+      throw new IllegalArgumentException("target bytes and rows must be positive, not " + targetBytes + ", "
+          + maxRows);
+    }
+    List<Selection> out = new ArrayList<>();
+    if (counts.length == 0 || selection.dims().get(0).dropped() || selection.size() == 0) {
+      out.add(selection);
+      return out;
+    }
+    long rowBytes = Math.max(1, decodedBytes() / counts[0]);
+    long from = 0;
+    while (from < counts[0]) {
+      long to = Math.min(nextBoundary(0, from), from + Math.min(maxRows, counts[0]));
+      while (to < counts[0]) {
+        long next = nextBoundary(0, to);
+        if (saturatingMultiply(next - from, rowBytes) > targetBytes || next - from > maxRows) {
+          break;
+        }
+        to = next;
+      }
+      out.add(selection.restrictFirst(from, to - from));
+      from = to;
+    }
     return out;
   }
 

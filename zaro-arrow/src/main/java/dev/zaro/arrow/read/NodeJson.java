@@ -49,9 +49,14 @@ public final class NodeJson {
     if (a.dataType().unit() != null) {
       json.put("unit", a.dataType().unit());
     }
-    ArrayNode chunks = json.putArray("chunk_shape");
-    for (int c : a.chunkShape()) {
-      chunks.add(c);
+    if (a.chunkGrid().isRegular()) {
+      ArrayNode chunks = json.putArray("chunk_shape");
+      for (int c : a.chunkShape()) {
+        chunks.add(c);
+      }
+    } else {
+      // rectilinear: per dimension one edge, or the edges as [edge, count] runs (as in zarr.json)
+      json.set("chunk_shapes", JsonDocument.MAPPER.valueToTree(a.chunkGrid().describe()));
     }
     ObjectNode encoding = json.putObject("chunk_key_encoding");
     if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DefaultEncoding d) {

@@ -2,7 +2,7 @@ package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.SharedWork;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;
@@ -55,13 +55,15 @@ final class ShardReader {
   /**
    * Reads the part of shard {@code key} that {@code view} selects, with up to {@code helpers}
    * idle executor threads decoding inner chunks beside the caller.
+   *
+   * @return false if the shard is absent from the store (the view then holds the fill value)
    */
-  void read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, int helpers) {
-    Optional<ShardIndex> index = index(key, allocator);
+  boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
+    Optional<ShardIndex> index = index(key, allocator, stats);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
       view.fill(fill);
-      return;
+      return false;
     }
     ShardIndex shardIndex = index.get();
     List<Wanted> wanted = new ArrayList<>();
@@ -90,20 +92,31 @@ final class ShardReader {
         }
         ArrowBuf bytes = fetch(key, start, end, allocator);
         fetched.add(bytes);
+        if (stats != null) {
+          stats.fetched(end - start);
+        }
         for (Wanted w : wanted.subList(i, j)) {
           long groupStart = start;
-          decodes.add(() -> decode(w, bytes, groupStart, allocator, caller, scratch));
+          decodes.add(() -> {
+            decode(w, bytes, groupStart, allocator, caller, scratch);
+            if (stats != null) {
+              stats.decoded(1, w.view().byteSize());
+            }
+          });
         }
         i = j;
       }
-      if (decodes.size() == 1 || executor == null || helpers < 1) {
+      // helpers only from threads of this read that are not running a chunk themselves
+      int helpers = scratch.helpers();
+      if (decodes.size() == 1 || helpers < 1) {
         decodes.forEach(Runnable::run);
       } else {
-        SharedWork.run(decodes, executor, helpers);
+        WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
       }
     } finally {
       fetched.forEach(ArrowBuf::close);
     }
+    return true;
   }
 
   private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {
@@ -120,7 +133,9 @@ final class ShardReader {
   private void decode(Wanted w, ArrowBuf bytes, long bytesStart, BufferAllocator allocator, Thread caller,
       Scratch callerScratch) {
     boolean helper = Thread.currentThread() != caller;
-    Scratch scratch = !helper ? callerScratch : scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
+    Scratch scratch = !helper ? callerScratch
+        : scratchPool != null ? scratchPool.borrow(callerScratch.allocator(), null)
+        : new Scratch(callerScratch.allocator());
     try {
       ArrowBuf chunk = bytes.slice(w.offset() - bytesStart, w.length());
       chunk.writerIndex(w.length());
@@ -138,7 +153,7 @@ final class ShardReader {
     }
   }
 
-  private Optional<ShardIndex> index(String key, BufferAllocator allocator) {
+  private Optional<ShardIndex> index(String key, BufferAllocator allocator, ReadStats stats) {
     ShardIndex cached = indexes.get(key);
     if (cached != null) {
       return Optional.of(cached);
@@ -153,6 +168,9 @@ final class ShardReader {
     }
     if (encoded.isEmpty()) {
       return Optional.empty();
+    }
+    if (stats != null) {
+      stats.fetched(codec.indexSize());
     }
     ShardIndex index;
     try (ArrowBuf buf = encoded.get()) {

@@ -48,14 +48,15 @@ public final class TableReader extends ArrowReader {
   private final List<DimensionColumn> dimColumns = new ArrayList<>();
   private final CfConventions cf;
   private final Field valueField;
-  private final long[] counts;
-  private final int splitDim;
-  private final long run;
-  private final long blocksPerOuter;
-  private final long totalBlocks;
+  /** The plan's blocks: whole chunk runs of the first dimension, in C order. */
+  private final java.util.Iterator<Selection> blocks;
+  /** The block being emitted, its values, and the rows of it emitted so far. */
+  private Selection block;
+  private Slab current;
+  private long blockRows;
+  private long currentRow;
+  /** False when the projection leaves the value column out: then no chunk is read. */
   private final boolean readValues;
-  private long nextBlock;
-  private long bytesRead;
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -91,29 +92,22 @@ public final class TableReader extends ArrowReader {
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
     this.readValues = project(options.columns());
-    this.counts = selection.counts();
-    long inner = 1;
-    int k = counts.length - 1;
-    if (counts.length == 0) {
-      splitDim = -1;
-      run = 1;
-      blocksPerOuter = 1;
-      totalBlocks = 1;
-      return;
-    }
-    while (k > 0 && inner * counts[k] <= options.batchRows()) {
-      inner *= counts[k];
-      k--;
-    }
-    splitDim = k;
-    run = Math.max(1, Math.min(counts[k], options.batchRows() / inner));
-    blocksPerOuter = counts[k] == 0 ? 0 : (counts[k] + run - 1) / run;
-    long outer = 1;
-    for (int d = 0; d < k; d++) {
-      outer *= counts[d];
-    }
-    totalBlocks = outer * blocksPerOuter;
+    // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
+    // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
+    long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
+        : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
+    this.blocks = dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+        .splitFirst(Math.max(1, options.batchRows() * meta.dataType().byteSize()),
+            Math.max(1, Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize()) / rowBytes))
+        .iterator();
   }
+
+  /**
+   * Upper bound of one block's decoded bytes, unless a single row of the first dimension is larger:
+   * a chunk run of the first dimension beyond it is read in parts (its chunks then decode more than
+   * once; {@link ReadStats} counts them).
+   */
+  static final long BLOCK_BYTES = 256L << 20;
 
   /** Keeps only the dimension columns named in {@code columns}; true if the value column is kept. */
   private boolean project(List<String> columns) {
@@ -151,58 +145,37 @@ public final class TableReader extends ArrowReader {
   @Override
   public boolean loadNextBatch() throws IOException {
     prepareLoadNextBatch();
-    if (nextBlock >= totalBlocks) {
-      return false;
-    }
-    long b = nextBlock++;
-    int rank = counts.length;
-    List<Selection.Dim> dims = new ArrayList<>();
-    long[] blockOffset = new long[rank];
-    long[] blockCounts = new long[rank];
-    long outer = blocksPerOuter == 0 ? 0 : b / blocksPerOuter;
-    long j = blocksPerOuter == 0 ? 0 : b % blocksPerOuter;
-    for (int d = splitDim - 1; d >= 0; d--) {
-      blockOffset[d] = outer % counts[d];
-      outer /= counts[d];
-    }
-    for (int d = 0; d < rank; d++) {
-      Selection.Dim s = selection.dims().get(d);
-      if (d < splitDim) {
-        blockCounts[d] = 1;
-      } else if (d == splitDim) {
-        blockOffset[d] = j * run;
-        blockCounts[d] = Math.min(run, counts[d] - blockOffset[d]);
-      } else {
-        blockCounts[d] = counts[d];
+    while (currentRow >= blockRows) {
+      if (current != null) {
+        current.close();
+        current = null;
       }
-      dims.add(new Selection.Dim(s.start() + blockOffset[d] * s.step(), s.step(), blockCounts[d], false));
-    }
-    Selection block = new Selection(selection.text(), dims);
-    if (!readValues) {
-      try (VectorSchemaRoot batch = buildBatch(null, block.size(), blockOffset, blockCounts);
-           ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-        loadRecordBatch(record);
+      if (!blocks.hasNext()) {
+        return false;
       }
-      return true;
+      block = blocks.next();
+      current = readValues ? array.read(block, allocator, readOptions) : null;
+      blockRows = block.size();
+      currentRow = 0;
     }
-    try (Slab slab = array.read(block, allocator, readOptions);
-         VectorSchemaRoot batch = buildBatch(slab, slab.elementCount(), blockOffset, blockCounts);
+    long rows = Math.min(options.batchRows(), blockRows - currentRow);
+    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
+    currentRow += rows;
     return true;
   }
 
-  /** One batch of {@code rows} rows; {@code slab} is null when the value column is not produced. */
-  private VectorSchemaRoot buildBatch(Slab slab, long rows, long[] blockOffset, long[] blockCounts) {
+  /** Rows {@code [first, first + rows)} of the current block, in C order ({@code slab} null: no values). */
+  private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (DimensionColumn c : dimColumns) {
-        vectors.add(dimVector(c, rows, blockOffset, blockCounts));
+        vectors.add(dimVector(c, first, rows));
       }
-      if (slab != null) {
-        bytesRead += slab.byteSize();
-        vectors.add(valueVector(slab, rows));
+      if (readValues) {
+        vectors.add(valueVector(slab, first, rows));
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -211,35 +184,59 @@ public final class TableReader extends ArrowReader {
     return new VectorSchemaRoot(readSchema().getFields(), vectors, (int) rows);
   }
 
-  private FieldVector dimVector(DimensionColumn c, long rows, long[] blockOffset, long[] blockCounts) {
+  /**
+   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at
+   * position {@code (r / inner) % count} of the column's dimension, inner being the product of
+   * the later dimensions' counts; walked with counters, no division per row.
+   */
+  private FieldVector dimVector(DimensionColumn c, long first, long rows) {
     int d = c.dim();
-    Selection.Dim s = selection.dims().get(d);
+    Selection.Dim s = block.dims().get(d);
     long inner = 1;
-    for (int e = d + 1; e < blockCounts.length; e++) {
-      inner *= blockCounts[e];
+    for (int e = d + 1; e < block.dims().size(); e++) {
+      inner *= block.dims().get(e).count();
     }
-    long outer = rows / Math.max(1, inner * blockCounts[d]);
+    long count = s.count();
+    long k = (first / inner) % count;
+    long within = first % inner;
     int w = c.width();
     FieldVector vector = c.field().createVector(allocator);
     try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
       dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
-      long base = data.memoryAddress();
-      // one pass over dimension d (each value written once, then doubled over its inner run),
-      // then that pass copied for every outer index: memcpy, not a store per row
-      long at = base;
-      for (long j = 0; j < blockCounts[d] && outer > 0; j++) {
-        long position = s.start() + (blockOffset[d] + j) * s.step();
-        if (c.times() != null) {
-          MemoryUtil.putLong(at, c.times()[(int) position]);
-        } else if (c.values() == null) {
-          MemoryUtil.putLong(at, position);
-        } else {
-          MemoryUtil.copyToMemory(c.values(), position * w, at, w);
+      long at = data.memoryAddress();
+      long[] times = c.times();
+      byte[] values = c.values();
+      long end = at + rows * w;
+      while (at < end) {
+        long position = s.start() + k * s.step();
+        long run = Math.min(inner - within, (end - at) / w);
+        if (times != null) {
+          long v = times[(int) position];
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, v);
+          }
+        } else if (values == null) {
+          for (long i = 0; i < run; i++, at += 8) {
+            MemoryUtil.putLong(at, position);
+          }
+        } else if (run > 0) {
+          // one copy from the heap, then doubled in place: memcpy, not a copy per row
+          MemoryUtil.copyToMemory(values, position * w, at, w);
+          for (long filled = w, total = run * w; filled < total; ) {
+            long n = Math.min(filled, total - filled);
+            MemoryUtil.copyMemory(at, at + filled, n);
+            filled += n;
+          }
+          at += run * w;
         }
-        repeat(at, w, inner);
-        at += inner * w;
+        within += run;
+        if (within == inner) {
+          within = 0;
+          if (++k == count) {
+            k = 0;
+          }
+        }
       }
-      repeat(base, blockCounts[d] * inner * w, outer);
       vector.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), data));
       return vector;
     } catch (RuntimeException e) {
@@ -248,23 +245,13 @@ public final class TableReader extends ArrowReader {
     }
   }
 
-  /** Fills {@code times} copies of the {@code unit} bytes at {@code address} (the first is there). */
-  private static void repeat(long address, long unit, long times) {
-    long total = unit * times;
-    for (long filled = unit; filled < total; ) {
-      long n = Math.min(filled, total - filled);
-      MemoryUtil.copyMemory(address, address + filled, n);
-      filled += n;
-    }
-  }
-
-  private FieldVector valueVector(Slab slab, long rows) {
+  private FieldVector valueVector(Slab slab, long first, long rows) {
     DataType type = slab.dataType();
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows, type.byteSize());
+            slab.data(), first, rows, type.byteSize());
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -274,7 +261,7 @@ public final class TableReader extends ArrowReader {
     if (type.isVariableLength()) {
       try {
         dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), 0, rows);
+            slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -300,11 +287,11 @@ public final class TableReader extends ArrowReader {
           data.setZero(0, data.capacity());
           ownData = true;
         } else {
-          data = slab.data();
+          data = slab.data().slice(first * type.byteSize(), rows * type.byteSize());
           ownData = false;
         }
         try {
-          long src = slab.data().memoryAddress();
+          long src = slab.data().memoryAddress() + first * type.byteSize();
           int size = type.byteSize();
           for (long i = 0; i < rows && (validity != null || type.kind() == DataType.Kind.BOOL); i++) {
             if (type.kind() == DataType.Kind.BOOL) {
@@ -376,14 +363,17 @@ public final class TableReader extends ArrowReader {
     return v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
   }
 
-  /** Decoded bytes of the values read so far (zero when the value column is not produced). */
   @Override
   public long bytesRead() {
-    return bytesRead;
+    return 0;
   }
 
   @Override
   protected void closeReadSource() {
-    // the coordinate values were copied to the heap; nothing else to release
+    // the coordinate values were copied to the heap; only the current block holds memory
+    if (current != null) {
+      current.close();
+      current = null;
+    }
   }
 }

@@ -12,6 +12,8 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Store;
@@ -36,15 +38,21 @@ public final class ZarrArray {
   private final Store store;
   private final String path;
   private final ArrayMetadata metadata;
+  /** The chain of the first chunk's shape (every chunk's, on a regular grid). */
   private final CodecChain chain;
-  /** Reads parts of shards when the chain allows it, else null. */
-  private final ShardReader shardReader;
+  /** Chains resolved per chunk shape (one entry on a regular grid; rectilinear grids add more). */
+  private final java.util.Map<List<Integer>, Resolved> resolved = new java.util.concurrent.ConcurrentHashMap<>();
+  private final CodecRegistry registry;
+
+  /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
+  private record Resolved(CodecChain chain, ShardReader shardReader) {}
   private final Executor executor;
   private final int parallelism;
   /** Reused decode buffers, or null for a fresh scratch per read. */
   private final ScratchPool scratchPool;
   /** Chunk fetches in flight for a remote store (workers that fetch, then decode), else 0. */
   private final int ioConcurrency;
+  private final MissingChunks missingChunks;
   /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
   private final java.util.concurrent.Semaphore decodeSlots;
 
@@ -70,6 +78,13 @@ public final class ZarrArray {
    */
   public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
       Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency) {
+    this(store, path, metadata, registry, executor, parallelism, scratchPool, ioConcurrency, MissingChunks.FILL);
+  }
+
+  /** @param missingChunks what reads do with chunks absent from the store */
+  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
+      Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency, MissingChunks missingChunks) {
+    this.missingChunks = missingChunks;
     this.scratchPool = scratchPool;
     this.ioConcurrency = ioConcurrency;
     this.decodeSlots = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
@@ -78,15 +93,25 @@ public final class ZarrArray {
     this.metadata = metadata;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
-    try {
-      this.chain = CodecChain.resolve(metadata.codecs(),
-          new ChunkSpec(metadata.chunkShape(), metadata.dataType(), metadata.fillValue()), registry);
-    } catch (CodecException e) {
-      throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
-          + e.getMessage(), e);
-    }
-    this.shardReader = chain.partialReader()
-        .map(codec -> new ShardReader(store, codec, executor, scratchPool)).orElse(null);
+    this.registry = registry;
+    this.chain = resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
+  }
+
+  /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
+  private Resolved resolve(int[] shape) {
+    return resolved.computeIfAbsent(Arrays.stream(shape).boxed().toList(), k -> {
+      CodecChain c;
+      try {
+        c = CodecChain.resolve(metadata.codecs(), new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
+            registry);
+      } catch (CodecException e) {
+        throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
+            + (metadata.chunkGrid().isRegular() ? "" : "chunks of shape " + Arrays.toString(shape) + ": ")
+            + e.getMessage(), e);
+      }
+      return new Resolved(c, c.partialReader().map(codec -> new ShardReader(store, codec, executor, scratchPool))
+          .orElse(null));
+    });
   }
 
   public ArrayMetadata metadata() {
@@ -140,7 +165,7 @@ public final class ZarrArray {
     long tasks = 1;
     for (int d = 0; d < rank; d++) {
       Selection.Dim dim = selection.dims().get(d);
-      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkShape()[d]);
+      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
       parts.add(p);
       tasks *= p.size();
     }
@@ -155,8 +180,12 @@ public final class ZarrArray {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
       byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
-      runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new AtomicInteger()), (int) tasks,
-          allocator, options);
+      // scratch comes from a child of the caller's allocator, so the caller's limit covers it
+      try (BufferAllocator scratch = allocator.newChildAllocator("zaro scratch " + displayPath(), 0,
+          allocator.getLimit())) {
+        runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new Budget(executor, parallelism),
+            options.stats(), scratch), (int) tasks, allocator, options);
+      }
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
         if (!selection.dims().get(d).dropped()) {
@@ -178,82 +207,33 @@ public final class ZarrArray {
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
    */
   private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
-      VarHeap heap, byte[] fill, AtomicInteger running) {}
+      VarHeap heap, byte[] fill, Budget budget, ReadStats stats, BufferAllocator scratch) {}
 
   /**
    * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or
-   * {@code ioConcurrency - 1}) workers pulling from the same counter. The caller returns as soon
-   * as every task has finished: it never waits for a worker that woke up too late to find work
-   * (on a busy machine that wake-up can take milliseconds). A worker holds a scratch only while
-   * it runs a task, so nothing of a read is in use once the read returns.
+   * {@code ioConcurrency - 1}) workers, through the one {@link WorkRunner}. A worker holds a
+   * scratch only while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
-    if (tasks == 0) {
-      return;
-    }
-    AtomicInteger next = new AtomicInteger();
-    AtomicInteger done = new AtomicInteger();
-    AtomicBoolean cancelled = new AtomicBoolean();
-    AtomicReference<RuntimeException> failure = new AtomicReference<>();
-    Object finished = new Object();
-    Runnable worker = () -> {
-      int t;
-      while ((t = next.getAndIncrement()) < tasks) {
-        try {
-          if (!cancelled.get()) {
-            Scratch scratch = scratchPool != null ? scratchPool.borrow() : new Scratch(allocator);
-            target.running().incrementAndGet();
-            try {
-              readChunk(target, t, allocator, scratch);
-            } finally {
-              target.running().decrementAndGet();
-              if (scratchPool != null) {
-                scratchPool.release(scratch);
-              } else {
-                scratch.close();
-              }
-            }
-            options.progress().chunksDone(done.get() + 1, tasks);
-          }
-        } catch (RuntimeException | Error e) {
-          cancelled.set(true);
-          failure.compareAndSet(null, e instanceof RuntimeException r ? r
-              : new ZaroException("reading array '" + displayPath() + "' failed: " + e, e));
-        } finally {
-          if (done.incrementAndGet() == tasks) {
-            synchronized (finished) {
-              finished.notifyAll();
-            }
-          }
-        }
-      }
-    };
     int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
-    for (int w = 0; w < workers - 1; w++) {
-      try {
-        executor.execute(worker);
-      } catch (RejectedExecutionException e) {
-        break;
-      }
-    }
-    worker.run();
-    boolean interrupted = false;
-    synchronized (finished) {
-      while (done.get() < tasks) {
+    try {
+      WorkRunner.run(tasks, t -> {
+        Scratch scratch = scratchPool != null ? scratchPool.borrow(target.scratch(), target.budget())
+            : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
+        target.budget().enter();
         try {
-          finished.wait();
-        } catch (InterruptedException e) {
-          interrupted = true;
-          cancelled.set(true);
+          readChunk(target, t, allocator, scratch);
+        } finally {
+          target.budget().exit();
+          if (scratchPool != null) {
+            scratchPool.release(scratch);
+          } else {
+            scratch.close();
+          }
         }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-      failure.compareAndSet(null, new ZaroException("read of array '" + displayPath() + "' was interrupted"));
-    }
-    if (failure.get() != null) {
-      throw failure.get();
+      }, executor, workers - 1, options.control());
+    } catch (Error e) {
+      throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
     }
   }
 
@@ -275,15 +255,18 @@ public final class ZarrArray {
       count[d] = part.count();
       offset += part.outStart() * stride[d];
     }
-    SlabView view = new SlabView(target.out(), offset, target.itemSize(), metadata.chunkShape(), start,
+    int[] chunkShape = metadata.chunkGrid().chunkShape(chunkIndex);
+    Resolved r = resolve(chunkShape);
+    CodecChain chain = r.chain();
+    ShardReader shardReader = r.shardReader();
+    SlabView view = new SlabView(target.out(), offset, target.itemSize(), chunkShape, start,
         target.step(), count, stride, target.heap());
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
-        // helpers only from threads of this read that are not running a chunk themselves: more
-        // runnable threads than cores would leave a read waiting for a preempted helper
-        int idle = Math.max(0, parallelism - target.running().get());
-        shardReader.read(key, chain.encodedView(view), allocator, scratch, idle);
+        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, target.stats())) {
+          missing(key, chunkIndex, view, target);
+        }
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       } catch (StoreException e) {
@@ -293,7 +276,7 @@ public final class ZarrArray {
     }
     long fixedSize = chain.encodedSize();
     if (fixedSize >= 0 && ioConcurrency == 0) {
-      readFixedSize(key, chunkIndex, view, fixedSize, target, allocator, scratch);
+      readFixedSize(key, chunkIndex, view, fixedSize, target, chain, allocator, scratch);
       return;
     }
     Optional<ArrowBuf> encoded;
@@ -303,6 +286,7 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
+      missing(key, chunkIndex, view, target);
       view.fill(target.fill());
       return;
     }
@@ -310,14 +294,18 @@ public final class ZarrArray {
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }
-    // a chunk whose codec splits (blosc blocks) may use this read's idle threads
-    scratch.lend(executor, Math.max(0, parallelism - target.running().get()));
+    // a chunk whose codec splits (blosc blocks) may use this read's idle threads (scratch.helpers())
     try (ArrowBuf buf = encoded.get()) {
+      if (target.stats() != null) {
+        target.stats().fetched(buf.readableBytes());
+      }
       chain.decodeInto(buf, view, allocator, scratch);
+      if (target.stats() != null) {
+        target.stats().decoded(1, view.byteSize());
+      }
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     } finally {
-      scratch.lend(null, 0);
       if (slot) {
         decodeSlots.release();
       }
@@ -329,7 +317,7 @@ public final class ZarrArray {
    * contiguous region of the output and needs no decoding, else into the worker's scratch.
    */
   private void readFixedSize(String key, long[] chunkIndex, SlabView view, long size, Target target,
-      BufferAllocator allocator, Scratch scratch) {
+      CodecChain chain, BufferAllocator allocator, Scratch scratch) {
     boolean direct = chain.isPlain() && view.isWholeContiguous();
     ArrowBuf into = direct ? view.target() : scratch.buffer(size);
     long at = direct ? view.offset() : 0;
@@ -340,8 +328,13 @@ public final class ZarrArray {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
     if (n.isEmpty()) {
+      missing(key, chunkIndex, view, target);
       view.fill(target.fill());
       return;
+    }
+    if (target.stats() != null) {
+      target.stats().fetched(n.getAsLong());
+      target.stats().decoded(1, view.byteSize());
     }
     if (n.getAsLong() != size) {
       throw new CodecException(context(key, chunkIndex) + "codec " + chain.codecs().get(0).name()
@@ -355,6 +348,18 @@ public final class ZarrArray {
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
         throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
       }
+    }
+  }
+
+  /** A chunk absent from the store: an error under {@link MissingChunks#ERROR}, else nothing. */
+  private void missing(String key, long[] chunkIndex, SlabView view, Target target) {
+    if (target.stats() != null) {
+      target.stats().missing(view.byteSize());
+    }
+    if (missingChunks == MissingChunks.ERROR) {
+      throw new StoreException(dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK, context(key, chunkIndex)
+          + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
+          + " fill value)");
     }
   }
 

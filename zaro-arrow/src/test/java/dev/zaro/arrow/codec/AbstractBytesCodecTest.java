@@ -126,7 +126,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
     try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
          ArrowBuf target = allocator.buffer(data.length + 16)) {
-      scratch.lend(pool, 3);
+      scratch.bind(allocator, new dev.zaro.arrow.exec.Budget(pool, 4));
       target.setOne(0, (int) target.capacity());
       if (codec().decodeInto(in, target, 8, data.length, scratch)) {
         byte[] out = new byte[data.length];

@@ -93,7 +93,15 @@ class V3MetadataTest {
       "data type number     | data_type         | 5                      | data_type",
       "grid rank            | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}} | chunk_shape has 1 dimensions",
       "zero chunk           | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4,0]}} | chunk_shape",
-      "irregular grid       | chunk_grid        | {\"name\":\"rectilinear\"} | not supported",
+      "unknown grid         | chunk_grid        | {\"name\":\"hexagonal\"} | not supported",
+      "rectilinear no config | chunk_grid       | {\"name\":\"rectilinear\"} | \"kind\" and \"chunk_shapes\"",
+      "rectilinear kind     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"file\",\"chunk_shapes\":[5,5]}} | only \"inline\"",
+      "rectilinear rank     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5]}} | list of 2 entries",
+      "rectilinear short    | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,5],5]}} | add up to 9, short of the dimension's 10",
+      "rectilinear short rle | chunk_grid       | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5,[[6,3]]]}} | chunk_shapes[1]",
+      "rectilinear zero     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,0,6],5]}} | chunk_shapes[0][1]",
+      "rectilinear bad run  | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[[4,1,1]],5]}} | [edge, count]",
+      "rectilinear text     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[\"5\",5]}} | chunk_shapes[0]",
       "bad encoding         | chunk_key_encoding | {\"name\":\"fancy\"}   | not supported",
       "bad separator        | chunk_key_encoding | {\"name\":\"default\",\"configuration\":{\"separator\":\"-\"}} | separator",
       "fill value text      | fill_value        | \"hot\"                | 'hot'",
@@ -111,6 +119,7 @@ class V3MetadataTest {
     MetadataException e = assertThrows(MetadataException.class, () -> parse(with(field, value)));
     assertTrue(e.getMessage().contains("a/zarr.json"), e.getMessage());
     assertTrue(e.getMessage().contains("field '" + field), e.getMessage());
+    assertTrue(e.kind() != null, e.getMessage());
     assertTrue(e.getMessage().contains(message.replace("'", "'")), e.getMessage());
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.ChunkGrid;
 import dev.zaro.arrow.metadata.ChunkKeyEncoding;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
@@ -167,6 +168,25 @@ class ReadPlanTest {
       long bytes = piece.size() * 2;
       assertTrue(bytes <= 200 || singleChunkRunsOrWhole(piece, all, new int[] {2, 2, 2}), piece + ": " + bytes);
     }
+  }
+
+  /** A rectilinear grid splits on its real chunk edges, in both policies. */
+  @Test
+  void rectilinearSplitsOnRealEdges() {
+    long[] shape = {10, 7};
+    ChunkGrid grid = ChunkGrid.rectilinear(List.of(ChunkGrid.Dim.of(10, new long[] {3, 5, 2}, new long[] {1, 1, 1}),
+        ChunkGrid.Dim.of(7, new long[] {4}, new long[] {2})));
+    ArrayMetadata meta = new ArrayMetadata(3, shape, DataType.INT32, new int[] {5, 4},
+        new ChunkKeyEncoding.DefaultEncoding('/'), FillValue.zero(DataType.INT32), List.of(), null, null, grid);
+    ReadPlan plan = ReadPlan.of(meta, Selection.parse("1:10", shape));
+    assertEquals(List.of("1:3:1, 0:7:1", "3:8:1, 0:7:1", "8:10:1, 0:7:1"),
+        plan.splitFirst(1, Long.MAX_VALUE).stream().map(Selection::canonical).toList());
+    assertEquals(List.of("1:3:1, 0:4:1", "1:3:1, 4:7:1", "3:8:1, 0:4:1", "3:8:1, 4:7:1", "8:10:1, 0:4:1",
+        "8:10:1, 4:7:1"), plan.split(1).stream().map(Selection::canonical).toList());
+    assertEquals(6, plan.chunkCount());
+    // rows cap: a 5-row chunk run cut at 2 rows
+    assertEquals(List.of("1:3:1, 0:7:1", "3:5:1, 0:7:1", "5:7:1, 0:7:1", "7:8:1, 0:7:1", "8:10:1, 0:7:1"),
+        plan.splitFirst(Long.MAX_VALUE, 2).stream().map(Selection::canonical).toList());
   }
 
   /** Ten million chunks: the first piece comes at once, and counting needs no list. */

@@ -23,6 +23,35 @@ import org.junit.jupiter.api.Test;
 
 class TableReaderTest extends AllocatorTest {
 
+  /**
+   * Batches follow the plan's chunk-aligned blocks: however small the batches, the table layout
+   * decodes exactly the chunks the tensor read of the same selection decodes, each once.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"sharding/stores/end_zstd.zarr, '', '3:27:4, 5:40', 16",
+      "sharding/stores/end_zstd.zarr, '', '', 7", "sample/climate.zarr, t2m, '0:30, 10:50, :', 1000",
+      "core/stores/transpose_3d.zarr, '', '', 5", "rectilinear/stores/explicit_int.zarr, '', '1:9, 2:6', 3"})
+  void noChunkIsDecodedTwice(String store, String path, String slice, long batchRows) throws Exception {
+    ReadStats table = new ReadStats();
+    ReadStats tensor = new ReadStats();
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve(store).toString())) {
+      long rows = 0;
+      try (TableReader reader = zaro.readTable(path, slice, allocator, TableOptions.DEFAULT.withBatchRows(batchRows),
+          ReadOptions.DEFAULT.withStats(table))) {
+        while (reader.loadNextBatch()) {
+          assertTrue(reader.getVectorSchemaRoot().getRowCount() <= batchRows);
+          rows += reader.getVectorSchemaRoot().getRowCount();
+        }
+      }
+      try (Slab slab = zaro.read(path, slice, allocator, ReadOptions.DEFAULT.withStats(tensor))) {
+        assertEquals(slab.elementCount(), rows);
+      }
+    }
+    assertTrue(tensor.chunksDecoded() > 0);
+    assertEquals(tensor.chunksDecoded(), table.chunksDecoded(), "chunks decoded: " + table + " vs " + tensor);
+    assertEquals(tensor.bytesDecoded(), table.bytesDecoded());
+  }
+
   /** Small batches: every batch is bounded, rows come in C order, values equal tensorstore's. */
   @Test
   void streamsBoundedBatchesInCOrder() throws Exception {
@@ -61,8 +90,10 @@ class TableReaderTest extends AllocatorTest {
     ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")))
         .order(ByteOrder.LITTLE_ENDIAN);
     try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString())) {
+      ReadStats stats = new ReadStats();
       try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
-          TableOptions.DEFAULT.withBatchRows(16).withColumns(List.of("data", "dim_1")), ReadOptions.DEFAULT)) {
+          TableOptions.DEFAULT.withBatchRows(16).withColumns(List.of("data", "dim_1")),
+          ReadOptions.DEFAULT.withStats(stats))) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         assertEquals(List.of("dim_1", "data"), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
         long row = 0;
@@ -73,11 +104,20 @@ class TableReaderTest extends AllocatorTest {
           }
         }
         assertEquals(6 * 35, row);
-        assertEquals(6 * 35 * 4, reader.bytesRead());
+        ReadStats all = new ReadStats();
+        try (TableReader full = zaro.readTable("", "3:27:4, 5:40", allocator, TableOptions.DEFAULT.withBatchRows(16),
+            ReadOptions.DEFAULT.withStats(all))) {
+          while (full.loadNextBatch()) {
+            assertEquals(3, full.getVectorSchemaRoot().getFieldVectors().size());
+          }
+        }
+        assertTrue(stats.chunksDecoded() > 0);
+        assertEquals(all.chunksDecoded(), stats.chunksDecoded());
+        assertEquals(all.bytesDecoded(), stats.bytesDecoded());
       }
-      java.util.concurrent.atomic.AtomicLong chunks = new java.util.concurrent.atomic.AtomicLong();
+      ReadStats none = new ReadStats();
       try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
-          TableOptions.DEFAULT.withColumns(List.of("dim_0")), new ReadOptions((done, total) -> chunks.incrementAndGet()))) {
+          TableOptions.DEFAULT.withColumns(List.of("dim_0")), ReadOptions.DEFAULT.withStats(none))) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         long row = 0;
         while (reader.loadNextBatch()) {
@@ -87,8 +127,8 @@ class TableReaderTest extends AllocatorTest {
           }
         }
         assertEquals(6 * 35, row);
-        assertEquals(0, chunks.get());
-        assertEquals(0, reader.bytesRead());
+        assertEquals(0, none.chunksDecoded());
+        assertEquals(0, none.requests());
       }
       dev.zaro.arrow.error.ZaroException e = org.junit.jupiter.api.Assertions.assertThrows(
           dev.zaro.arrow.error.ZaroException.class, () -> zaro.readTable("", "", allocator,

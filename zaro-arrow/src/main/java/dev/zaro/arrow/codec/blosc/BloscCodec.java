@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.SharedWork;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
@@ -216,7 +216,7 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
       long to = Math.min(size, (long) blocks * (p + 1) / parts * h.blocksize());
       runs.add(() -> BloscDecoder.decode(h, encoded.memoryAddress(), dst, from, to));
     }
-    SharedWork.run(runs, scratch.helperExecutor(), parts - 1);
+    WorkRunner.run(runs, scratch.helperExecutor(), parts - 1);
     return true;
   }
 

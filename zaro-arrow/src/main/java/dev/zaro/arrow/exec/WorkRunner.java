@@ -1,0 +1,105 @@
+package dev.zaro.arrow.exec;
+
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
+
+/**
+ * The one scheduler of zaro's reads: runs independent tasks {@code 0..n-1} on the calling thread
+ * plus up to {@code helpers} threads of an executor, all pulling from one counter. Chunks of a
+ * read, inner chunks of a shard and blocks of a blosc chunk all run through it (see
+ * docs/ARCHITECTURE.md, "Threads").
+ *
+ * <ul>
+ *   <li>The caller always works itself, so nested use on a busy (or the same) pool cannot
+ *       deadlock: helpers that start late find nothing left.
+ *   <li>It returns as soon as every task has finished; it never waits for a helper that woke up
+ *       too late to find work (on a loaded machine that wake-up takes milliseconds).
+ *   <li>The first failure cancels the rest (tasks not started are skipped) and is rethrown;
+ *       {@link Control} adds caller cancellation, a deadline and progress.
+ * </ul>
+ */
+public final class WorkRunner {
+  private WorkRunner() {}
+
+  /** Runs {@code tasks}, on the caller plus up to {@code helpers} threads of {@code executor}. */
+  public static void run(List<Runnable> tasks, Executor executor, int helpers) {
+    run(tasks.size(), i -> tasks.get(i).run(), executor, helpers, Control.NONE);
+  }
+
+  /**
+   * Runs {@code task.accept(i)} for every {@code i < n}.
+   *
+   * @param executor where helpers run (may be null when {@code helpers} is 0)
+   * @param control cancellation, deadline and progress of the whole run
+   * @throws ZaroException the first task failure (a RuntimeException is rethrown as is), or an
+   *     INTERNAL error when cancelled, past the deadline or interrupted
+   */
+  public static void run(int n, IntConsumer task, Executor executor, int helpers, Control control) {
+    if (n <= 0) {
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Object finished = new Object();
+    Runnable pull = () -> {
+      int i;
+      while ((i = next.getAndIncrement()) < n) {
+        try {
+          if (failure.get() == null) {
+            control.check();
+            task.accept(i);
+            control.progress().done(done.get() + 1, n);
+          }
+        } catch (Throwable t) {
+          failure.compareAndSet(null, t);
+        } finally {
+          if (done.incrementAndGet() == n) {
+            synchronized (finished) {
+              finished.notifyAll();
+            }
+          }
+        }
+      }
+    };
+    int started = executor == null ? 0 : Math.min(helpers, n - 1);
+    for (int h = 0; h < started; h++) {
+      try {
+        executor.execute(pull);
+      } catch (RejectedExecutionException e) {
+        break;
+      }
+    }
+    pull.run();
+    boolean interrupted = false;
+    synchronized (finished) {
+      while (done.get() < n) {
+        try {
+          finished.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+          failure.compareAndSet(null, new ZaroException(ErrorKind.INTERNAL, "the read was interrupted"));
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    Throwable t = failure.get();
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    if (t != null) {
+      throw new ZaroException(t.toString(), t);
+    }
+  }
+}
