@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.JsonDocument;
@@ -218,17 +219,17 @@ public final class SqlEngine implements AutoCloseable {
       String type = parsed.path("error_type").asText("");
       String message = parsed.path("error_message").asText("");
       if (type.equals("parser")) {
-        throw new ZaroException("sql: " + message);
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message);
       }
       if (options.readOnly()) {
-        throw new ZaroException("sql: read-only: only queries (SELECT) are accepted here");
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only queries (SELECT) are accepted here");
       }
       return open(sql, null, allocator);
     }
     JsonNode statements = parsed.path("statements");
     if (statements.size() != 1) {
       if (options.readOnly() || statements.isEmpty()) {
-        throw new ZaroException("sql: expected one statement, found " + statements.size());
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: expected one statement, found " + statements.size());
       }
       return open(sql, null, allocator);
     }
@@ -239,7 +240,7 @@ public final class SqlEngine implements AutoCloseable {
   String schemaQuery(String sql) {
     JsonNode parsed = serialize(database, sql);
     if (parsed.path("error").asBoolean(true) || parsed.path("statements").size() != 1) {
-      throw new ZaroException("sql: read-only: only single queries (SELECT) are accepted here");
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only single queries (SELECT) are accepted here");
     }
     return "SELECT * FROM (" + deserialize(database, parsed.path("statements").get(0)) + ") AS q LIMIT 0";
   }

@@ -1,6 +1,7 @@
 package dev.zaro.sql;
 
 import dev.zaro.arrow.arrow.CData;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.ReadOptions;
@@ -100,7 +101,8 @@ public final class SqlQuery implements AutoCloseable {
       result = statement.execute(sql) ? statement.getResultSet() : null;
       return result;
     } catch (SQLException e) {
-      throw new ZaroException("sql: " + e.getMessage(), e);
+      // DuckDB's error: the statement's (binding, types, a failed read's message passed through)
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + e.getMessage(), e);
     }
   }
 
@@ -111,7 +113,7 @@ public final class SqlQuery implements AutoCloseable {
   public ArrowReader executeArrow(BufferAllocator allocator, long batchRows) {
     ResultSet rs = execute();
     if (rs == null) {
-      throw new ZaroException("sql: the statement returns no result to write");
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: the statement returns no result to write");
     }
     try {
       return (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);

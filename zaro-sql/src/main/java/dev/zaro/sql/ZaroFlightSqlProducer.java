@@ -2,7 +2,6 @@ package dev.zaro.sql;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
-import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.flight.ZaroFlightProducer;
 import java.nio.charset.StandardCharsets;
@@ -67,10 +66,10 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     if (e instanceof FlightRuntimeException f) {
       return f;
     }
-    CallStatus status = e instanceof NodeNotFoundException ? CallStatus.NOT_FOUND
-        : e instanceof ZaroException && e.getMessage() != null && e.getMessage().startsWith("sql:")
-            ? CallStatus.INVALID_ARGUMENT : CallStatus.INTERNAL;
-    return status.withDescription(e.getMessage()).withCause(e).toRuntimeException();
+    if (e instanceof ZaroException z) {
+      return ZaroFlightProducer.status(z);
+    }
+    return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
   }
 
   /** The result schema of a query, refusing anything else. */
@@ -82,9 +81,6 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     } catch (java.io.IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     } catch (ZaroException e) {
-      if (e.getMessage().contains("read-only")) {
-        throw CallStatus.INVALID_ARGUMENT.withDescription(READ_ONLY).toRuntimeException();
-      }
       throw status(e);
     }
   }
