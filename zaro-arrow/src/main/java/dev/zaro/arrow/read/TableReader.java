@@ -209,6 +209,14 @@ public final class TableReader extends ArrowReader {
       long end = at + rows * w;
       while (at < end) {
         long position = s.start() + k * s.step();
+        if (values != null && inner == 1 && s.step() == 1) {
+          // the last dimension, unstrided: consecutive rows are consecutive coordinates
+          long n = Math.min(count - k, (end - at) / w);
+          MemoryUtil.copyToMemory(values, position * w, at, n * w);
+          at += n * w;
+          k = k + n == count ? 0 : k + n;
+          continue;
+        }
         long run = Math.min(inner - within, (end - at) / w);
         if (times != null) {
           long v = times[(int) position];

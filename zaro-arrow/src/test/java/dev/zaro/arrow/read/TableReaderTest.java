@@ -137,6 +137,30 @@ class TableReaderTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Coordinate columns in batches cut inside a dimension: testdata/sql/grid.zarr's w (z=16, s=6),
+   * s = [3, 1, 4, 1.5, 9, 2] and z = 0.1 k as float32 (the generator's numpy values).
+   */
+  @Test
+  void coordinateColumnsAcrossBatchBoundaries() throws Exception {
+    double[] s = {3, 1, 4, 1.5, 9, 2};
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sql/grid.zarr").toString());
+         TableReader reader = zaro.readTable("w", "1:15:2, 1:6", allocator, TableOptions.DEFAULT.withBatchRows(4),
+             ReadOptions.DEFAULT)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      long row = 0;
+      while (reader.loadNextBatch()) {
+        assertTrue(root.getRowCount() <= 4);
+        for (int i = 0; i < root.getRowCount(); i++, row++) {
+          long z = 1 + (row / 5) * 2;
+          assertEquals((float) (z * 0.1), ((org.apache.arrow.vector.Float4Vector) root.getVector("z")).get(i), "z of " + row);
+          assertEquals(s[(int) (1 + row % 5)], ((Float8Vector) root.getVector("s")).get(i), "s of " + row);
+        }
+      }
+      assertEquals(7 * 5, row);
+    }
+  }
+
   static byte[] le16(int... v) {
     ByteBuffer b = ByteBuffer.allocate(v.length * 2).order(ByteOrder.LITTLE_ENDIAN);
     for (int x : v) {
