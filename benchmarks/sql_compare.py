@@ -7,7 +7,8 @@ Writes (once) into benchmarks/data/ (not committed):
   and 1-D float64 coordinates z = k / 2, y = k, x = k (so `z < 8` is the first 1/16 of z)
 - sql_256.parquet: the same table (z, y, x, v: one row per element, C order), zstd, written by pyarrow
 
-Runs each query `repeat` times after one untimed run: zaro through one `./zaro sql` process
+Runs each query `repeat` times after 3 untimed runs (zaro's first one the full query, for the
+JIT): zaro through one `./zaro sql` process
 (its --timer lines; --stats for chunks and decoded bytes read; also with --no-pushdown), DuckDB
 in this process (`SET threads`); zaro and DuckDB take turns for `rounds` rounds, and the medians
 are printed side by side.
@@ -68,15 +69,19 @@ def datasets():
     return store, parquet
 
 
+WARMUP = 3
+
+
 def zaro_times(store, query, threads, repeat, pushdown=True):
-    script = ";\n".join([query] * (repeat + 1))
+    # untimed first: the full query (JIT warm-up over all the data), then this one
+    script = ";\n".join([FULL] + [query] * (WARMUP - 1 + repeat))
     args = [str(ROOT / "zaro"), "sql", str(store), script, "--timer", "--stats", "--threads", str(threads)]
     if not pushdown:
         args.append("--no-pushdown")
     r = subprocess.run(args, capture_output=True, text=True, check=True)
     times = [float(line.split()[-1]) for line in r.stderr.splitlines() if line.startswith("Run Time")]
     stats = [json.loads(line) for line in r.stderr.splitlines() if line.startswith("{")]
-    return times[1:], stats[-1], r.stdout.splitlines()[2]
+    return times[WARMUP:], stats[-1], r.stdout.splitlines()[-2]
 
 
 def duckdb_times(parquet, query, threads, repeat):
@@ -85,10 +90,10 @@ def duckdb_times(parquet, query, threads, repeat):
     con.execute(f"CREATE VIEW v AS SELECT * FROM read_parquet('{parquet}')")
     out = []
     row = None
-    for i in range(repeat + 1):
+    for i in range(WARMUP + repeat):
         t0 = time.perf_counter()
         row = con.execute(query).fetchall()
-        if i > 0:
+        if i >= WARMUP:
             out.append(time.perf_counter() - t0)
     return out, row
 
@@ -115,18 +120,20 @@ def main():
             print(f"{name}: zaro {' '.join(zrow.split())} | duckdb {drow}", flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     print()
-    print(f"threads {args.threads}, median of {args.rounds} x {args.repeat}; zaro chunks and bytes read from --stats"
-          " (decoded value bytes)")
-    print("| query | zaro s | zaro without pushdown s | DuckDB on Parquet s | zaro / DuckDB | zaro chunks | zaro MiB read |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"threads {args.threads}, median of {args.rounds} x {args.repeat}; zaro's chunks and bytes from --stats")
+    print("| query | zaro s | zaro without pushdown s | DuckDB on Parquet s | zaro / DuckDB | zaro chunks"
+          " | zaro MiB decoded | zaro MiB fetched |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, _ in queries:
         s, ns = stats[name], stats[name, "nopush"]
         print(f"| {name} | {med[name, 'zaro']:.3f} | {med[name, 'nopush']:.3f} | {med[name, 'duckdb']:.3f} "
               f"| {med[name, 'zaro'] / med[name, 'duckdb']:.2f} | {s['chunks']} of {ns['chunks']} "
-              f"| {s['bytes'] / 2**20:.1f} of {ns['bytes'] / 2**20:.1f} |")
+              f"| {s['bytes'] / 2**20:.1f} of {ns['bytes'] / 2**20:.1f} "
+              f"| {s['bytes_fetched'] / 2**20:.1f} of {ns['bytes_fetched'] / 2**20:.1f} |")
     print()
     print(f"z < 8 / full (zaro): time {med['z < 8', 'zaro'] / med['full', 'zaro']:.3f},"
-          f" bytes {stats['z < 8']['bytes'] / stats['full']['bytes']:.4f}")
+          f" bytes decoded {stats['z < 8']['bytes'] / stats['full']['bytes']:.4f},"
+          f" fetched {stats['z < 8']['bytes_fetched'] / stats['full']['bytes_fetched']:.4f}")
 
 
 if __name__ == "__main__":
