@@ -1,6 +1,11 @@
-"""Writes Zarr v3 arrays whose data types zaro reads only as bit patterns (bfloat16 and the
-float8 types; tensorstore writes them, ML checkpoints use them), their expected bits from
-numpy + ml_dtypes, and an oracle of ml_dtypes' double -> bits conversions for fill values.
+"""Writes Zarr v3 arrays whose data types zaro reads only as bit patterns (bfloat16, the
+float8 types, the OCP MX float6/float4 types; ML checkpoints use them), their expected bits
+from numpy + ml_dtypes, and an oracle of ml_dtypes' double -> bits conversions for fill values.
+
+tensorstore writes the types it has; float6_*, float8_e4m3 are written chunk by chunk with
+numpy (ml_dtypes values), metadata by hand, with junk in the upper bits of each byte of the
+float6 ones (the bytes codec stores a 6-bit value in the low bits of a byte and ignores the
+rest; expected bits have them clear).
 
 Run from the repository root: .venv/bin/python testdata/fallback/generate_fallback.py
 Rewrites testdata/fallback/{stores,expected,cases.json,conversions.json}.
@@ -23,6 +28,14 @@ SPECS = [
     ("float8_e4m3fnuz", 0.375, [], "little"),
     ("float8_e5m2fnuz", 3, [], "little"),
     ("float8_e4m3b11fnuz", -0.0, [], "little"),
+    ("float4_e2m1fn", 1.5, [{"name": "zstd", "configuration": {"level": 3}}], "little"),
+    ("float8_e3m4", "NaN", [], "little"),
+]
+# written by numpy: tensorstore lacks these types
+NUMPY_SPECS = [
+    ("float6_e2m3fn", -0.875, 6),
+    ("float6_e3m2fn", 3, 6),
+    ("float8_e4m3", "Infinity", 8),
 ]
 SELECTIONS = ["", "1:8:2, 3:13", "6, :"]
 
@@ -48,7 +61,8 @@ def conversions(name):
     dt = np.dtype(getattr(ml_dtypes, name)) if name != "float16" else np.dtype(np.float16)
     uint = np.uint16 if dt.itemsize == 2 else np.uint8
     rng = np.random.default_rng(11)
-    every = np.arange(0, 2 ** (8 * dt.itemsize), dtype=np.uint64).astype(uint).view(dt)
+    bits = 16 if name == "float16" else ml_dtypes.finfo(dt).bits  # 4 and 6 for the float4/float6 types
+    every = np.arange(0, 2 ** bits, dtype=np.uint64).astype(uint).view(dt)
     finite = np.sort(np.unique(every[np.isfinite(every)].astype(np.float64)))
     wide = np.float64 if name == "float16" else np.float32
     mids = ((finite[:-1] + finite[1:]) / 2).astype(wide)  # exact ties
@@ -99,9 +113,39 @@ def main():
             reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": name,
                       "bits": int(np.dtype(uint).itemsize * 8), "shape": list(shape), "reads": reads})
+    for name, fill, bits in NUMPY_SPECS:
+        dtype = getattr(ml_dtypes, name)
+        shape, chunks = (9, 14), (4, 5)
+        data = np.repeat(fill_bits(name, fill), np.prod(shape)).reshape(shape)
+        data[:, :9] = (rng.normal(0, 4, (9, 9))).astype(np.float64).astype(dtype)
+        root = HERE / "stores" / f"{name}.zarr"
+        root.mkdir(parents=True)
+        meta = {"zarr_format": 3, "node_type": "array", "shape": list(shape), "data_type": name,
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+                "chunk_key_encoding": {"name": "default"}, "fill_value": fill, "codecs": [{"name": "bytes"}],
+                "attributes": {"written_by": "numpy+numcodecs"}}
+        (root / "zarr.json").write_text(json.dumps(meta, indent=1))
+        junk = np.random.default_rng(9)
+        for i, j in np.ndindex(3, 3):  # chunk columns 0..1 and the first 4 columns of 2 hold values
+            block = np.repeat(fill_bits(name, fill), np.prod(chunks)).reshape(chunks).view(np.uint8)
+            part = data[i * 4:(i + 1) * 4, j * 5:(j + 1) * 5].view(np.uint8)
+            block[:part.shape[0], :part.shape[1]] = part
+            if (part == block[:1, :1]).all():
+                continue  # only the fill value: left out
+            upper = junk.integers(0, 256, chunks, dtype=np.uint8) & ~np.uint8((1 << bits) - 1)
+            (root / "c" / str(i)).mkdir(parents=True, exist_ok=True)
+            (root / "c" / str(i) / str(j)).write_bytes((block | upper).tobytes())
+        reads = []
+        for i, sel in enumerate(SELECTIONS):
+            got = np.ascontiguousarray(data[to_index(sel)]).view(np.uint8)
+            exp = f"expected/{name}.{i}.bin"
+            got.tofile(HERE / exp)
+            reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": name,
+                      "bits": 8, "shape": list(shape), "reads": reads})
     # readers must opt in to these types (zaro: --fallback-types / ZaroOptions.withFallbackTypes)
     (HERE / "cases.json").write_text(json.dumps({"options": {"fallback_types": True}, "cases": cases}, indent=1) + "\n")
-    oracle = {name: conversions(name) for name in ["float16"] + [s[0] for s in SPECS]}
+    oracle = {name: conversions(name) for name in ["float16"] + [s[0] for s in SPECS + NUMPY_SPECS]}
     (HERE / "conversions.json").write_text(json.dumps(oracle) + "\n")
 
 

@@ -53,6 +53,8 @@ def le_bytes(x):
     x = np.ascontiguousarray(x)
     if x.dtype == bool:
         return x.astype(np.uint8).tobytes()
+    if x.dtype.name in ("int2", "int4"):  # ml_dtypes keeps the upper bits clear; expected: int8 values
+        return x.astype(np.int8).tobytes()
     return x.astype(x.dtype.newbyteorder("<"), copy=False).tobytes()
 
 

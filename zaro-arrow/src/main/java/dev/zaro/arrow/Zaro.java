@@ -122,7 +122,9 @@ public final class Zaro implements AutoCloseable {
   private ArrayMetadata readable(String path, ArrayMetadata meta) {
     meta.dataType().fallbackFormat().ifPresent(format -> {
       if (!options.fallbackTypes()) {
-        throw new MetadataException(ErrorKind.UNSUPPORTED, "'/" + path + "' in " + store.describe() + " has data type '"
+        String what = meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
+            ? "a struct field of data type '" : "data type '";
+        throw new MetadataException(ErrorKind.UNSUPPORTED, "'/" + path + "' in " + store.describe() + " has " + what
             + format.name() + "', which zaro does not interpret; it can read its values as their "
             + format.bits() + "-bit patterns (uint" + format.bits() + ") if you ask for it: --fallback-types"
             + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
@@ -211,7 +213,7 @@ public final class Zaro implements AutoCloseable {
 
   /** Stores whose reads wait on a network: fetched by many workers at once. */
   private static boolean isRemote(Store store) {
-    return !(store instanceof dev.zaro.arrow.store.FileStore || store instanceof dev.zaro.arrow.store.MemoryStore);
+    return store.capabilities().isRemote();
   }
 
   @Override

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The CLI contract of DESIGN.md, run in-process. */
+/** The CLI contract (README, "Commands"), run in-process. */
 class CliTest extends AllocatorTest {
   @TempDir Path dir;
 

@@ -8,7 +8,7 @@ import org.apache.arrow.flight.CallStatus;
 
 /**
  * What a command descriptor or a ticket asks for: {@code {"array": PATH, "slice": S,
- * "layout": "tensor"|"table"}} (the Flight contract of DESIGN.md), plus {@code "raw"} to turn
+ * "layout": "tensor"|"table"}} (the Flight contract: README, "Clients"), plus {@code "raw"} to turn
  * off CF conventions in the table layout.
  */
 record ReadRequest(String array, String slice, String layout, boolean raw) {

@@ -45,7 +45,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The Flight contract of DESIGN.md over one open hierarchy: list_flights, get_flight_info for
+ * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info for
  * path and JSON command descriptors (large reads as several endpoints split on chunk
  * boundaries of the first dimension), do_get, and do_action("metadata"). Streams are produced
  * as the client consumes them, each request on its own child allocator with a byte limit.

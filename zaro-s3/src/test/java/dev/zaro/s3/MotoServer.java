@@ -29,6 +29,20 @@ final class MotoServer implements AutoCloseable {
     return endpoint;
   }
 
+  /**
+   * A client with full rights, to set up buckets; also sets the credentials the default chain
+   * finds (moto accepts any), so stores opened by URL sign their requests. The caller closes it.
+   */
+  software.amazon.awssdk.services.s3.S3Client admin() {
+    System.setProperty("aws.accessKeyId", "testing");
+    System.setProperty("aws.secretAccessKey", "testing");
+    return software.amazon.awssdk.services.s3.S3Client.builder().endpointOverride(endpoint)
+        .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("testing", "testing")))
+        .build();
+  }
+
   static MotoServer start() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -23,8 +23,6 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -40,12 +38,7 @@ class S3StoreTest extends AbstractStoreTest {
   @BeforeAll
   static void startMoto() throws Exception {
     moto = MotoServer.start();
-    // the default credentials chain reads these (moto accepts any)
-    System.setProperty("aws.accessKeyId", "testing");
-    System.setProperty("aws.secretAccessKey", "testing");
-    admin = S3Client.builder().endpointOverride(moto.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
-        .build();
+    admin = moto.admin();
   }
 
   @AfterAll

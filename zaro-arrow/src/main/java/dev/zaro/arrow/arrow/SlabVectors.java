@@ -21,7 +21,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
  * Builds Arrow vectors on a slab's buffer without copying values (bool, which Arrow packs into
- * bits, is the one exception). The tensor layout of DESIGN.md: one row per index of the first
+ * bits, is the one exception). The tensor layout (README, "Arrow shapes"): one row per index of the first
  * dimension; 2+ dimensions (counting complex's trailing 2) make an
  * {@code arrow.fixed_shape_tensor} column; 1-D is a plain column; 0-d is one row.
  */
@@ -62,9 +62,11 @@ public final class SlabVectors {
     long[] shape = valueShape(type, slabShape);
     long[] rest = slabShape.length == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
     if (rest.length == 0) {
-      return new Field(name, fieldType(ArrowTypes.valueType(type), type), null);
+      return type.kind() == DataType.Kind.STRUCT ? StructVectors.field(name, type)
+          : new Field(name, fieldType(ArrowTypes.valueType(type), type), null);
     }
-    Field value = new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
+    Field value = type.kind() == DataType.Kind.STRUCT ? StructVectors.field("item", type)
+        : new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
     List<String> names = new ArrayList<>(dimensionNames);
     if (ArrowTypes.valuesPerElement(type) == 2) {
       names.add("complex");
@@ -72,7 +74,7 @@ public final class SlabVectors {
     List<String> restNames = slabShape.length == 0 ? names : names.subList(1, names.size());
     if (!isTensorValue(type)) {
       // arrow.fixed_shape_tensor is for numeric values (pyarrow's to_numpy_ndarray needs them):
-      // strings, bytes, raw bits and times get a plain FixedSizeList
+      // strings, bytes, raw bits, times and structs get a plain FixedSizeList
       long size = 1;
       for (long r : rest) {
         size *= r;
@@ -88,9 +90,13 @@ public final class SlabVectors {
    */
   public static final String DATA_TYPE_METADATA = "zarr.data_type";
 
-  /** The field metadata of a column of {@code type}: the type's name for bit-pattern types, else none (null). */
+  /**
+   * The field metadata of a column of {@code type}: the type's name for bit-pattern types, else
+   * none (null). A struct names its bit-pattern types on their own child fields.
+   */
   public static Map<String, String> fieldMetadata(DataType type) {
-    return type.fallbackFormat().isPresent() ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
+    return type.fallbackFormat().isPresent() && type.kind() != DataType.Kind.STRUCT
+        ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
   }
 
   private static FieldType fieldType(ArrowType arrowType, DataType type) {
@@ -126,7 +132,9 @@ public final class SlabVectors {
         list.loadFieldBuffers(new ArrowFieldNode(rowCount, 0), List.of(allocator.getEmpty()));
       }
       long offset = firstRow * valuesPerRow * valueBytes;
-      if (slab.dataType().kind() == DataType.Kind.FIXED_UTF32) {
+      if (slab.dataType().kind() == DataType.Kind.STRUCT) {
+        StructVectors.fill(values, slab.dataType(), data.memoryAddress() + offset, valueCount, valueBytes);
+      } else if (slab.dataType().kind() == DataType.Kind.FIXED_UTF32) {
         fillFromUtf32((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount,
             slab.dataType().byteSize());
         if (list != null) {

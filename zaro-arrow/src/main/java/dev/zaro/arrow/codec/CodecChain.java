@@ -155,7 +155,8 @@ public final class CodecChain {
         if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
           return;
         }
-        long[] span = i == 0 && !direct && layoutOnly && arrayToBytes instanceof BytesCodec
+        long[] span = i == 0 && !direct && layoutOnly && arrayToBytes instanceof BytesCodec b
+            && b.swapUnit(arrayToBytesSpec) >= 0
             ? encodedView(view).chunkSpan() : null;
         // a view needing under 3/4 of the chunk's bytes asks for just those (decodeRange); else
         // a large chunk streams through a small window

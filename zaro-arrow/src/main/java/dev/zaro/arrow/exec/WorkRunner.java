@@ -51,19 +51,27 @@ public final class WorkRunner {
     Runnable pull = () -> {
       int i;
       while ((i = next.getAndIncrement()) < n) {
+        boolean ran = false;
         try {
           if (failure.get() == null) {
             control.check();
             task.accept(i);
-            control.progress().done(done.get() + 1, n);
+            ran = true;
           }
         } catch (Throwable t) {
           failure.compareAndSet(null, t);
-        } finally {
-          if (done.incrementAndGet() == n) {
-            synchronized (finished) {
-              finished.notifyAll();
-            }
+        }
+        int finishedNow = done.incrementAndGet();
+        if (ran) {
+          try {
+            control.progress().done(finishedNow, n);
+          } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+          }
+        }
+        if (finishedNow == n) {
+          synchronized (finished) {
+            finished.notifyAll();
           }
         }
       }

@@ -13,11 +13,20 @@ import java.util.Map;
  * @param name the v3 name ({@code "int16"}, {@code "r24"}, {@code "numpy.datetime64"}, ...)
  * @param unit the time unit of datetime and timedelta types ({@code "s"}, {@code "ms"},
  *     {@code "us"}, {@code "ns"}), else null
+ * @param fields the fields of a {@link Kind#STRUCT}, in element order; empty for other kinds
  */
-public record DataType(Kind kind, int bits, String name, String unit) {
+public record DataType(Kind kind, int bits, String name, String unit, java.util.List<StructField> fields) {
+
+  public DataType {
+    fields = fields == null ? java.util.List.of() : java.util.List.copyOf(fields);
+  }
 
   public DataType(Kind kind, int bits, String name) {
-    this(kind, bits, name, null);
+    this(kind, bits, name, null, null);
+  }
+
+  public DataType(Kind kind, int bits, String name, String unit) {
+    this(kind, bits, name, unit, null);
   }
 
   /** What an element's bytes mean. */
@@ -37,7 +46,146 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     /** Variable-length bytes; in a slab each element is a 16-byte reference (see VarHeap). */
     BYTES,
     /** Fixed-length UTF-32 text (v3 fixed_length_utf32, numpy U): NUL-padded little-endian code points. */
-    FIXED_UTF32
+    FIXED_UTF32,
+    /**
+     * A record of named fields at fixed byte offsets (v3 {@code struct}, v2 structured dtypes):
+     * each element is {@link #byteSize()} bytes, each field's value in its own layout at its offset.
+     */
+    STRUCT
+  }
+
+  /**
+   * One field of a {@link Kind#STRUCT} type.
+   *
+   * @param name the field's name (unique within its struct)
+   * @param type its element type
+   * @param offset its first byte within the struct element
+   * @param shape the shape of a numpy subarray field (v2 {@code ["b", "<f8", [2]]}), empty for a
+   *     scalar field: the field then holds prod(shape) values of {@code type} in C order
+   */
+  public record StructField(String name, DataType type, int offset, java.util.List<Integer> shape) {
+    public StructField {
+      shape = java.util.List.copyOf(shape);
+    }
+
+    /** Values of {@link #type()} the field holds: 1, or the product of a subarray's shape. */
+    public int count() {
+      int n = 1;
+      for (int s : shape) {
+        n = Math.multiplyExact(n, s);
+      }
+      return n;
+    }
+
+    /** The field's size in bytes. */
+    public int byteSize() {
+      return Math.multiplyExact(type.byteSize(), count());
+    }
+
+    @Override
+    public String toString() {
+      return name + ": " + type + (shape.isEmpty() ? "" : shape.toString());
+    }
+  }
+
+  /**
+   * A struct type of {@code fields} in elements of {@code itemSize} bytes. Fields may leave gaps
+   * (numpy's padding) but must not overlap or reach past the element.
+   *
+   * @param where the key and field, for the error message
+   * @throws MetadataException naming the field that is empty, repeated, variable-length,
+   *     overlapping or past the item size
+   */
+  public static DataType struct(java.util.List<StructField> fields, int itemSize, String where) {
+    if (fields.isEmpty()) {
+      throw new MetadataException(where + ": a struct needs at least one field");
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (StructField f : fields) {
+      if (f.name().isEmpty()) {
+        throw new MetadataException(where + ": a struct field has an empty name");
+      }
+      if (!names.add(f.name())) {
+        throw new MetadataException(where + ": struct field '" + f.name() + "' appears twice");
+      }
+      if (f.type().isVariableLength()) {
+        throw new MetadataException(where + ": struct field '" + f.name() + "' has the variable-length type "
+            + f.type() + "; struct fields need a fixed size");
+      }
+      if (f.offset() < 0 || (long) f.offset() + f.byteSize() > itemSize) {
+        throw new MetadataException(where + ": struct field '" + f.name() + "' (bytes " + f.offset() + ".."
+            + ((long) f.offset() + f.byteSize()) + ") reaches past the item size of " + itemSize + " bytes");
+      }
+    }
+    java.util.List<StructField> byOffset = new java.util.ArrayList<>(fields);
+    byOffset.sort(java.util.Comparator.comparingInt(StructField::offset));
+    for (int i = 1; i < byOffset.size(); i++) {
+      StructField a = byOffset.get(i - 1);
+      StructField b = byOffset.get(i);
+      if (a.offset() + a.byteSize() > b.offset() && a.byteSize() > 0 && b.byteSize() > 0) {
+        throw new MetadataException(where + ": struct fields '" + a.name() + "' (bytes " + a.offset() + ".."
+            + (a.offset() + a.byteSize()) + ") and '" + b.name() + "' (bytes " + b.offset() + ".."
+            + (b.offset() + b.byteSize()) + ") overlap");
+      }
+    }
+    return new DataType(Kind.STRUCT, Math.multiplyExact(8, itemSize), "struct", null, fields);
+  }
+
+  /**
+   * Integer types narrower than a byte (zarr-extensions int2, int4, uint2, uint4): stored one
+   * value a byte, in the low bits (the bytes codec ignores the upper ones); zaro reads them as
+   * int8/uint8 with the upper bits sign-extended or cleared.
+   */
+  private static final Map<String, Integer> NARROW_INT_BITS = Map.of("int2", 2, "int4", 4, "uint2", 2, "uint4", 4);
+
+  /**
+   * Bits of a value that carry meaning: 2 or 4 for int2/int4/uint2/uint4, 4 or 6 for the
+   * float4/float6 bit patterns, else {@link #bits()}. The bytes codec stores a narrow value in
+   * the low bits of one byte and ignores the rest.
+   */
+  public int valueBits() {
+    if (kind == Kind.INT || kind == Kind.UINT) {
+      Integer narrow = NARROW_INT_BITS.get(name);
+      if (narrow != null) {
+        return narrow;
+      }
+      return fallbackFormat().map(MiniFloat::bits).orElse(bits);
+    }
+    return bits;
+  }
+
+  /**
+   * Visits every scalar value of one element: {@code visit.accept(type, offset)} for the element
+   * itself, or for a struct each field's values (subarray fields value by value, nested structs
+   * recursively), with byte offsets counted from {@code offset}.
+   */
+  public void forEachValue(int offset, java.util.function.ObjIntConsumer<DataType> visit) {
+    if (kind != Kind.STRUCT) {
+      visit.accept(this, offset);
+      return;
+    }
+    for (StructField f : fields) {
+      for (int i = 0; i < f.count(); i++) {
+        f.type().forEachValue(offset + f.offset() + i * f.type().byteSize(), visit);
+      }
+    }
+  }
+
+  /**
+   * A stored byte of a narrow type ({@link #valueBits()} below 8) as zaro holds it: the value
+   * bits, sign-extended for int2/int4, the upper bits cleared otherwise.
+   */
+  public byte canonicalByte(byte stored) {
+    int shift = 32 - valueBits();
+    return (byte) (kind == Kind.INT ? stored << shift >> shift : (stored << shift) >>> shift);
+  }
+
+  /** Whether some value (a field's, for a struct) uses fewer bits than it is stored in. */
+  public boolean hasNarrowValues() {
+    if (kind == Kind.STRUCT) {
+      return fields.stream().anyMatch(f -> f.type().hasNarrowValues());
+    }
+    return valueBits() < bits;
   }
 
   /** Text of {@code chars} UTF-32 code points per element. */
@@ -132,9 +280,14 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     if (core != null) {
       return core;
     }
+    if (NARROW_INT_BITS.containsKey(name)) {
+      // one value a byte, in the low bits (the bytes codec ignores the upper ones): zaro reads
+      // them as int8/uint8 with the upper bits sign-extended or cleared
+      return new DataType(name.startsWith("u") ? Kind.UINT : Kind.INT, 8, name);
+    }
     java.util.Optional<MiniFloat> fallback = MiniFloat.named(name);
     if (fallback.isPresent()) {
-      return new DataType(Kind.UINT, fallback.get().bits(), name);
+      return new DataType(Kind.UINT, (fallback.get().bits() + 7) / 8 * 8, name);
     }
     if (name.matches("r[1-9][0-9]{0,6}")) {
       int bits = Integer.parseInt(name.substring(1));
@@ -145,17 +298,22 @@ public record DataType(Kind kind, int bits, String name, String unit) {
           + "' must have a multiple of 8 bits");
     }
     throw new MetadataException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, where + ": unknown data type '" + name + "' (known: "
-        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", r<bits>, and as bit patterns only: "
+        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", "
+        + String.join(", ", new java.util.TreeSet<>(NARROW_INT_BITS.keySet())) + ", r<bits>, struct, and as bit patterns only: "
         + String.join(", ", MiniFloat.names()) + ")");
   }
 
   /**
    * The floating-point format of a type zaro reads only as its bit patterns ({@code bfloat16},
-   * the {@code float8_*} types): such a type has kind {@link Kind#UINT} of the same width, and a
-   * read needs the caller's consent ({@code ZaroOptions.withFallbackTypes}). Empty for every
-   * other type.
+   * the {@code float8_*}, {@code float6_*} and {@code float4_*} types): such a type has kind
+   * {@link Kind#UINT} of its width rounded up to whole bytes, and a read needs the caller's
+   * consent ({@code ZaroOptions.withFallbackTypes}). A struct answers for its first such field
+   * (at any depth), since reading it reads that field. Empty for every other type.
    */
   public java.util.Optional<MiniFloat> fallbackFormat() {
+    if (kind == Kind.STRUCT) {
+      return fields.stream().map(f -> f.type().fallbackFormat()).flatMap(java.util.Optional::stream).findFirst();
+    }
     return kind == Kind.UINT ? MiniFloat.named(name) : java.util.Optional.empty();
   }
 
@@ -164,18 +322,25 @@ public record DataType(Kind kind, int bits, String name, String unit) {
     return bits / 8;
   }
 
-  /** Bytes per byte-swapped unit: half the element for complex, 1 for raw and bool. */
+  /**
+   * Bytes per byte-swapped unit: half the element for complex, 1 for raw and bool; for a struct
+   * 1 when no field has multi-byte values, else 0 (its fields swap each by their own unit).
+   */
   public int swapUnit() {
     return switch (kind) {
       case COMPLEX -> byteSize() / 2;
       case FIXED_UTF32 -> 4;
       case RAW, BOOL, STRING, BYTES -> 1;
+      case STRUCT -> fields.stream().allMatch(f -> f.type().swapUnit() == 1) ? 1 : 0;
       default -> byteSize();
     };
   }
 
   @Override
   public String toString() {
+    if (kind == Kind.STRUCT) {
+      return "struct{" + String.join(", ", fields.stream().map(StructField::toString).toList()) + "}";
+    }
     return unit == null ? name : name + "[" + unit + "]";
   }
 }

@@ -6,6 +6,7 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The fill value of an array as the bytes of one element in zaro's in-memory layout
@@ -42,7 +43,9 @@ public final class FillValue {
   /**
    * Parses a v3 {@code fill_value}: a bool literal, an integer, a float number or
    * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"}, {@code "0x..."} raw bits, a
-   * complex {@code [re, im]} pair, or a byte list for raw types.
+   * complex {@code [re, im]} pair, a byte list for raw types, an object of the fields' fill
+   * values for a struct (or, as legacy {@code structured} arrays have it, base64 of the packed
+   * little-endian element).
    *
    * @param where the key and field, for the error message
    */
@@ -91,6 +94,9 @@ public final class FillValue {
       }
       throw new MetadataException(where + ": fill_value for bytes must be base64 text or a byte list, not " + node);
     }
+    if (type.kind() == DataType.Kind.STRUCT) {
+      return new FillValue(structBytes(node, type, where));
+    }
     ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
     java.util.Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
@@ -123,7 +129,7 @@ public final class FillValue {
         putFloat(out, node.get(0), type.byteSize() / 2, type, where);
         putFloat(out, node.get(1), type.byteSize() / 2, type, where);
       }
-      case STRING, BYTES, FIXED_UTF32 -> throw new IllegalStateException("handled above");
+      case STRING, BYTES, FIXED_UTF32, STRUCT -> throw new IllegalStateException("handled above");
       case RAW -> {
         if (!node.isArray() || node.size() != type.byteSize()) {
           throw new MetadataException(where + ": fill_value for " + type + " must be a list of "
@@ -140,6 +146,70 @@ public final class FillValue {
     return new FillValue(out.array());
   }
 
+  /** A struct's fill value: an object of per-field fill values, or base64 of the element. */
+  private static byte[] structBytes(JsonNode node, DataType type, String where) {
+    byte[] element = new byte[type.byteSize()];
+    if (node.isTextual()) {
+      byte[] b;
+      try {
+        b = java.util.Base64.getDecoder().decode(node.textValue());
+      } catch (IllegalArgumentException e) {
+        throw new MetadataException(where + ": fill_value for a struct must be an object of field values"
+            + " (or base64 of the element), not " + node);
+      }
+      if (b.length != element.length) {
+        throw new MetadataException(where + ": fill_value holds " + b.length + " bytes (base64), the struct "
+            + element.length);
+      }
+      type.forEachValue(0, (value, at) -> {
+        if (value.valueBits() < value.bits()) {
+          b[at] = value.canonicalByte(b[at]);
+        }
+      });
+      return b;
+    }
+    if (!node.isObject()) {
+      throw new MetadataException(where + ": fill_value for a struct must be an object of field values, not " + node);
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (DataType.StructField f : type.fields()) {
+      names.add(f.name());
+      JsonNode value = node.get(f.name());
+      String at = where + ", struct field '" + f.name() + "'";
+      if (value == null) {
+        throw new MetadataException(at + ": missing from the fill_value (a struct's fill_value names every field)");
+      }
+      List<JsonNode> values = new java.util.ArrayList<>();
+      flatten(value, f.shape().size(), values, at);
+      if (values.size() != f.count()) {
+        throw new MetadataException(at + ": fill_value needs " + f.count() + " values for shape " + f.shape()
+            + ", not " + value);
+      }
+      for (int i = 0; i < values.size(); i++) {
+        byte[] b = parse(values.get(i), f.type(), at).element;
+        System.arraycopy(b, 0, element, f.offset() + i * f.type().byteSize(), b.length);
+      }
+    }
+    node.fieldNames().forEachRemaining(n -> {
+      if (!names.contains(n)) {
+        throw new MetadataException(where + ": fill_value names '" + n + "', which is not a field of " + type);
+      }
+    });
+    return element;
+  }
+
+  /** The values of a subarray field's fill value (nested lists, {@code depth} deep), in C order. */
+  private static void flatten(JsonNode node, int depth, List<JsonNode> out, String where) {
+    if (depth == 0) {
+      out.add(node);
+      return;
+    }
+    if (!node.isArray()) {
+      throw new MetadataException(where + ": fill_value of a subarray field must be a list, not " + node);
+    }
+    node.forEach(n -> flatten(n, depth - 1, out, where));
+  }
+
   private static void putInteger(ByteBuffer out, JsonNode node, DataType type, String where) {
     BigInteger value;
     if (node.isIntegralNumber()) {
@@ -150,7 +220,7 @@ public final class FillValue {
     } else {
       throw new MetadataException(where + ": fill_value for " + type + " must be an integer, not " + node);
     }
-    int bits = type.bits();
+    int bits = type.valueBits();
     BigInteger min = type.kind() == DataType.Kind.INT ? BigInteger.ONE.shiftLeft(bits - 1).negate() : BigInteger.ZERO;
     BigInteger max = type.kind() == DataType.Kind.INT
         ? BigInteger.ONE.shiftLeft(bits - 1).subtract(BigInteger.ONE)
@@ -172,6 +242,10 @@ public final class FillValue {
             + " must be 0x followed by " + width * 2 + " hex digits");
       }
       long bits = Long.parseUnsignedLong(hex, 16);
+      if (type.valueBits() < 8 * width && bits >>> type.valueBits() != 0) {
+        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' for " + type
+            + " has bits set above its " + type.valueBits() + " value bits");
+      }
       for (int i = 0; i < width; i++) {
         out.put((byte) (bits >>> (8 * i)));
       }
@@ -193,6 +267,10 @@ public final class FillValue {
     }
     java.util.Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
+      if (!format.get().hasSpecialValues() && !Double.isFinite(value)) {
+        throw new MetadataException(where + ": fill_value " + node + " for " + type
+            + " is not a number it has (it has no infinities and no NaN)");
+      }
       int bits = format.get().encode(value);
       for (int i = 0; i < width; i++) {
         out.put((byte) (bits >>> (8 * i)));

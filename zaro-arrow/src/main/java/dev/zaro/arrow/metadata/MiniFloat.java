@@ -24,20 +24,35 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     /** "fn" (finite): no infinities; all-ones exponent and mantissa is NaN; signed zeros. */
     FINITE,
     /** "fnuz" (finite, unsigned zero): no infinities, no negative zero; NaN is the sign bit alone. */
-    FINITE_UNSIGNED_ZERO
+    FINITE_UNSIGNED_ZERO,
+    /**
+     * The OCP MX 4- and 6-bit formats ("fn" without NaN): every pattern is a finite number, signed
+     * zeros; overflow and infinity saturate to the largest magnitude and NaN becomes -0, as
+     * ml_dtypes converts.
+     */
+    EXTENDED
   }
 
   public static final MiniFloat BINARY16 = new MiniFloat("float16", 5, 10, 15, Style.IEEE);
   public static final MiniFloat BFLOAT16 = new MiniFloat("bfloat16", 8, 7, 127, Style.IEEE);
 
-  /** The formats zaro knows by v3 name, besides float16: bfloat16 and the float8 types tensorstore writes. */
-  private static final Map<String, MiniFloat> NAMED = Map.of(
-      "bfloat16", BFLOAT16,
-      "float8_e5m2", new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
-      "float8_e4m3fn", new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
-      "float8_e4m3fnuz", new MiniFloat("float8_e4m3fnuz", 4, 3, 8, Style.FINITE_UNSIGNED_ZERO),
-      "float8_e4m3b11fnuz", new MiniFloat("float8_e4m3b11fnuz", 4, 3, 11, Style.FINITE_UNSIGNED_ZERO),
-      "float8_e5m2fnuz", new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO));
+  /**
+   * The formats zaro knows by v3 name, besides float16: bfloat16, the float8 types and the OCP MX
+   * float6/float4 types of zarr-extensions (stored one value a byte, in the low bits).
+   */
+  private static final Map<String, MiniFloat> NAMED = java.util.stream.Stream.of(
+      BFLOAT16,
+      new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
+      new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
+      new MiniFloat("float8_e4m3fnuz", 4, 3, 8, Style.FINITE_UNSIGNED_ZERO),
+      new MiniFloat("float8_e4m3b11fnuz", 4, 3, 11, Style.FINITE_UNSIGNED_ZERO),
+      new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO),
+      new MiniFloat("float8_e4m3", 4, 3, 7, Style.IEEE),
+      new MiniFloat("float8_e3m4", 3, 4, 3, Style.IEEE),
+      new MiniFloat("float6_e2m3fn", 2, 3, 1, Style.EXTENDED),
+      new MiniFloat("float6_e3m2fn", 3, 2, 3, Style.EXTENDED),
+      new MiniFloat("float4_e2m1fn", 2, 1, 1, Style.EXTENDED))
+      .collect(java.util.stream.Collectors.toUnmodifiableMap(MiniFloat::name, f -> f));
 
   /** The format called {@code name} in Zarr v3 (bfloat16, float8_e4m3fn, ...), other than float16. */
   public static Optional<MiniFloat> named(String name) {
@@ -49,7 +64,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     return NAMED.keySet().stream().sorted().toList();
   }
 
-  /** Total width in bits (8 or 16 for the named formats). */
+  /** Total width in bits (4, 6, 8 or 16 for the named formats). */
   public int bits() {
     return 1 + exponentBits + mantissaBits;
   }
@@ -66,7 +81,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
         case IEEE -> sign | maxExponentField << mantissaBits | 1 << (mantissaBits - 1)
             | (int) (payload >>> (52 - mantissaBits)) & mantissaMask;
         case FINITE -> sign | maxExponentField << mantissaBits | mantissaMask;
-        case FINITE_UNSIGNED_ZERO -> nanUnsignedZero();
+        case FINITE_UNSIGNED_ZERO, EXTENDED -> nanUnsignedZero();
       };
     }
     double a = Math.abs(d);
@@ -109,7 +124,13 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
       case IEEE -> sign | maxExponentField << mantissaBits;
       case FINITE -> sign | maxExponentField << mantissaBits | (1 << mantissaBits) - 1;
       case FINITE_UNSIGNED_ZERO -> nanUnsignedZero();
+      case EXTENDED -> sign | maxExponentField << mantissaBits | (1 << mantissaBits) - 1;
     };
+  }
+
+  /** Whether the format has patterns for infinity or NaN (the OCP MX float4/float6 types have neither). */
+  public boolean hasSpecialValues() {
+    return style != Style.EXTENDED;
   }
 
   private int nanUnsignedZero() {

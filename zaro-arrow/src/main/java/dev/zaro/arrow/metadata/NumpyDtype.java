@@ -1,6 +1,11 @@
 package dev.zaro.arrow.metadata;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.MetadataException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -73,7 +78,8 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     String kind = m.group(2);
     if (UNSUPPORTED_KINDS.contains(kind)) {
       throw new IllegalArgumentException("data type '" + s + "' is not supported yet (zaro reads v2"
-          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit] and vlen object arrays)");
+          + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of"
+          + " these, and vlen object arrays)");
     }
     if (kind.equals("M") || kind.equals("m")) {
       String unit = m.group(4) == null ? "" : m.group(4).substring(1, m.group(4).length() - 1);
@@ -108,6 +114,139 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     return new NumpyDtype(type, order.equals(">") && type.swapUnit() > 1);
   }
 
+  /**
+   * Parses a structured numpy dtype as Zarr v2 writes it: numpy's {@code descr} list, entries
+   * {@code [name, typestr]}, {@code [name, typestr, shape]} (a subarray field) or
+   * {@code [name, [nested descr]]} (optionally with a shape), packed in order; an unnamed
+   * {@code ["", "|V<n>"]} entry is padding (numpy writes it for aligned dtypes). Also numpy's
+   * dict form {@code {"names", "formats", "offsets", "itemsize"}} with explicit offsets.
+   *
+   * @param where the key and field, for the error message
+   * @throws MetadataException naming the field when a field is malformed, of an unsupported type,
+   *     overlapping another, past the item size, or of another byte order than the rest
+   */
+  public static NumpyDtype parseStructured(JsonNode node, String where) {
+    java.util.Map<String, Boolean> orders = new java.util.LinkedHashMap<>();
+    DataType type = structured(node, where, "", orders);
+    if (orders.values().stream().distinct().count() > 1) {
+      throw new MetadataException(where + ": structured fields of both byte orders (" + orders.entrySet().stream()
+          .map(e -> "'" + e.getKey() + "' " + (e.getValue() ? "big" : "little")).collect(Collectors.joining(", "))
+          + "); zaro reads structured dtypes whose multi-byte fields share one byte order");
+    }
+    return new NumpyDtype(type, orders.containsValue(true));
+  }
+
+  private static DataType structured(JsonNode node, String where, String prefix, java.util.Map<String, Boolean> orders) {
+    List<DataType.StructField> fields = new ArrayList<>();
+    if (node.isObject()) {
+      JsonNode names = node.path("names");
+      JsonNode formats = node.path("formats");
+      JsonNode offsets = node.path("offsets");
+      JsonNode itemsize = node.path("itemsize");
+      if (!names.isArray() || !formats.isArray() || names.size() != formats.size()
+          || !offsets.isMissingNode() && (!offsets.isArray() || offsets.size() != names.size())
+          || !itemsize.isMissingNode() && !itemsize.canConvertToInt()) {
+        throw new MetadataException(where + ": a structured dtype object needs lists 'names' and 'formats'"
+            + " (and 'offsets') of one length and an integer 'itemsize', not " + JsonDocument.describe(node));
+      }
+      int end = 0;
+      for (int i = 0; i < names.size(); i++) {
+        String name = names.get(i).asText("");
+        if (!offsets.isMissingNode() && !offsets.get(i).canConvertToInt()) {
+          throw new MetadataException(where + ": structured field '" + prefix + name + "': offset "
+              + offsets.get(i) + " is not an integer");
+        }
+        int offset = offsets.isMissingNode() ? end : offsets.get(i).intValue();
+        DataType.StructField f = field(name, formats.get(i), null, offset, where, prefix, orders);
+        fields.add(f);
+        end = Math.max(end, offset + f.byteSize());
+      }
+      return DataType.struct(fields, itemsize.isMissingNode() ? end : itemsize.intValue(), within(where, prefix));
+    }
+    if (!node.isArray() || node.isEmpty()) {
+      throw new MetadataException(where + ": a structured dtype must be a non-empty list of fields, not "
+          + JsonDocument.describe(node));
+    }
+    int offset = 0;
+    for (JsonNode entry : node) {
+      if (!entry.isArray() || entry.size() < 2 || entry.size() > 3 || !entry.get(0).isTextual()) {
+        throw new MetadataException(where + ": a structured field must be [name, type] or [name, type, shape],"
+            + " not " + JsonDocument.describe(entry));
+      }
+      String name = entry.get(0).textValue();
+      JsonNode type = entry.get(1);
+      if (name.isEmpty() && type.isTextual() && type.textValue().matches("\\|V[0-9]{1,6}") && entry.size() == 2) {
+        offset = advance(offset, Integer.parseInt(type.textValue().substring(2)), where);  // padding
+        continue;
+      }
+      DataType.StructField f = field(name, type, entry.size() == 3 ? entry.get(2) : null, offset, where, prefix, orders);
+      fields.add(f);
+      offset = advance(offset, f.byteSize(), where);
+    }
+    return DataType.struct(fields, offset, within(where, prefix));
+  }
+
+  private static int advance(int offset, int bytes, String where) {
+    if ((long) offset + bytes > MAX_FIELD_BYTES) {
+      throw new MetadataException(where + ": a structured element of more than " + MAX_FIELD_BYTES + " bytes");
+    }
+    return offset + bytes;
+  }
+
+  /** {@code where}, naming the struct field ({@code "p."}) a nested struct's problem is in. */
+  private static String within(String where, String prefix) {
+    return prefix.isEmpty() ? where : where + " (in structured field '" + prefix.substring(0, prefix.length() - 1) + "')";
+  }
+
+  private static DataType.StructField field(String name, JsonNode type, JsonNode shapeNode, int offset, String where,
+      String prefix, java.util.Map<String, Boolean> orders) {
+    String at = where + ": structured field '" + prefix + name + "'";
+    List<Integer> shape = new ArrayList<>();
+    if (shapeNode != null) {
+      if (!shapeNode.isArray()) {
+        throw new MetadataException(at + ": shape must be a list of sizes, not " + JsonDocument.describe(shapeNode));
+      }
+      for (JsonNode n : shapeNode) {
+        if (!n.canConvertToInt() || !n.isIntegralNumber() || n.intValue() < 1) {
+          throw new MetadataException(at + ": shape must be a list of positive sizes, not "
+              + JsonDocument.describe(shapeNode));
+        }
+        shape.add(n.intValue());
+      }
+    }
+    DataType fieldType;
+    if (type.isArray() || type.isObject()) {
+      fieldType = structured(type, where, prefix + name + ".", orders);
+    } else if (!type.isTextual()) {
+      throw new MetadataException(at + ": type must be a numpy type string or a list of fields, not "
+          + JsonDocument.describe(type));
+    } else if (type.textValue().matches("\\|V[1-9][0-9]{0,5}")) {
+      fieldType = DataType.raw(8 * Integer.parseInt(type.textValue().substring(2)));
+    } else {
+      NumpyDtype parsed;
+      try {
+        parsed = parse(type.textValue());
+      } catch (IllegalArgumentException e) {
+        throw new MetadataException(at + ": " + e.getMessage());
+      }
+      fieldType = parsed.dataType();
+      if (fieldType.swapUnit() > 1) {
+        orders.put(prefix + name, parsed.bigEndian());
+      }
+    }
+    long size = fieldType.byteSize();
+    for (int n : shape) {
+      size *= n;
+      if (size > MAX_FIELD_BYTES) {
+        throw new MetadataException(at + ": holds more than " + MAX_FIELD_BYTES + " bytes");
+      }
+    }
+    return new DataType.StructField(name, fieldType, offset, shape);
+  }
+
+  /** The largest structured field or element zaro reads. */
+  private static final int MAX_FIELD_BYTES = 1 << 24;
+
   /** The little-endian numpy type string of {@code type}, for messages. */
   static String typestrOf(DataType type) {
     return new NumpyDtype(type, false).typestr();
@@ -125,13 +264,14 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       case TIMEDELTA -> "m";
       case RAW -> "S";
       case FIXED_UTF32 -> "U";
+      case STRUCT -> "V";
       default -> throw new IllegalStateException(dataType.toString());
     };
     if (dataType.kind() == DataType.Kind.DATETIME || dataType.kind() == DataType.Kind.TIMEDELTA) {
       return (bigEndian ? ">" : "<") + code + "8[" + dataType.unit() + "]";
     }
-    if (dataType.kind() == DataType.Kind.RAW) {
-      return "|S" + dataType.byteSize();
+    if (dataType.kind() == DataType.Kind.RAW || dataType.kind() == DataType.Kind.STRUCT) {
+      return "|" + code + dataType.byteSize();
     }
     if (dataType.kind() == DataType.Kind.FIXED_UTF32) {
       return (bigEndian ? ">" : "<") + "U" + dataType.byteSize() / 4;

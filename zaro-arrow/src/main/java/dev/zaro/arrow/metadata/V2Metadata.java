@@ -72,6 +72,9 @@ public final class V2Metadata {
     NumpyDtype dtype = dtype(doc);
     DataType type = dtype.dataType();
     FillValue fill = fillValue(doc, type);
+    if (type.kind() == DataType.Kind.STRUCT && dtype.bigEndian()) {
+      fill = new FillValue(littleEndian(fill.bytes(), type));
+    }
     String order = doc.requiredString("order");
     if (!order.equals("C") && !order.equals("F")) {
       throw doc.error("order", "must be \"C\" or \"F\", not \"" + order + "\"");
@@ -154,9 +157,8 @@ public final class V2Metadata {
 
   private static NumpyDtype dtype(JsonDocument doc) {
     JsonNode node = doc.required("dtype");
-    if (node.isArray()) {
-      throw doc.error("dtype", "structured data types are not supported yet (found "
-          + JsonDocument.describe(node) + ")");
+    if (node.isArray() || node.isObject()) {
+      return NumpyDtype.parseStructured(node, doc.where("dtype"));
     }
     if (!node.isTextual()) {
       throw doc.error("dtype", "must be a numpy type string such as \"<f8\", not " + JsonDocument.describe(node));
@@ -182,8 +184,13 @@ public final class V2Metadata {
     if (node.isNull()) {
       return FillValue.zero(type);
     }
-    if (type.kind() == DataType.Kind.FIXED_UTF32 && node.isNumber() && node.doubleValue() == 0) {
+    if ((type.kind() == DataType.Kind.FIXED_UTF32 || type.kind() == DataType.Kind.STRUCT) && node.isNumber()
+        && node.doubleValue() == 0) {
       return FillValue.zero(type);
+    }
+    if (type.kind() == DataType.Kind.STRUCT && !node.isTextual()) {
+      throw doc.error("fill_value", "must be base64 of one element (" + type.byteSize() + " bytes) for a structured"
+          + " dtype, not " + JsonDocument.describe(node));
     }
     if (type.kind() == DataType.Kind.RAW) {
       // |S<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy does
@@ -219,6 +226,21 @@ public final class V2Metadata {
           + " (a number, \"NaN\", \"Infinity\" or \"-Infinity\")");
     }
     return FillValue.parse(node, type, doc.where("fill_value"));
+  }
+
+  /** A big-endian struct element (a v2 base64 fill value) with every value turned little endian. */
+  private static byte[] littleEndian(byte[] element, DataType type) {
+    type.forEachValue(0, (value, at) -> {
+      int unit = value.swapUnit();
+      for (int u = 0; unit > 1 && u < value.byteSize(); u += unit) {
+        for (int i = 0; i < unit / 2; i++) {
+          byte x = element[at + u + i];
+          element[at + u + i] = element[at + u + unit - 1 - i];
+          element[at + u + unit - 1 - i] = x;
+        }
+      }
+    });
+    return element;
   }
 
   private static char separator(JsonDocument doc) {

@@ -89,9 +89,17 @@ public final class V3Metadata {
   }
 
   private static DataType dataType(JsonDocument doc) {
-    JsonNode node = doc.required("data_type");
+    return dataType(doc.required("data_type"), doc.where("data_type"));
+  }
+
+  /**
+   * A data type: a name, or an object with a name and a configuration.
+   *
+   * @param where the key and field (and struct field), for the error message
+   */
+  private static DataType dataType(JsonNode node, String where) {
     if (node.isTextual()) {
-      return DataType.ofV3Name(node.textValue(), doc.where("data_type"));
+      return DataType.ofV3Name(node.textValue(), where);
     }
     if (node.isObject() && node.path("name").isTextual()) {
       String name = node.path("name").textValue();
@@ -100,7 +108,7 @@ public final class V3Metadata {
         String unit = config.path("unit").asText("");
         int scale = config.path("scale_factor").asInt(1);
         if (!DataType.TIME_UNITS.contains(unit) || scale != 1) {
-          throw doc.error("data_type", name + " with unit '" + unit + "' and scale_factor " + scale
+          throw new MetadataException(where + ": " + name + " with unit '" + unit + "' and scale_factor " + scale
               + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
         }
         return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
@@ -108,14 +116,53 @@ public final class V3Metadata {
       if (name.equals("fixed_length_utf32")) {
         JsonNode length = node.path("configuration").path("length_bytes");
         if (!length.isIntegralNumber() || length.intValue() < 4 || length.intValue() % 4 != 0) {
-          throw doc.error("data_type", "fixed_length_utf32 needs configuration.length_bytes, a positive"
+          throw new MetadataException(where + ": fixed_length_utf32 needs configuration.length_bytes, a positive"
               + " multiple of 4, not " + length);
         }
         return DataType.fixedUtf32(length.intValue() / 4);
       }
-      return DataType.ofV3Name(name, doc.where("data_type"));
+      if (name.equals("struct") || name.equals("structured")) {
+        return struct(node.path("configuration").path("fields"), name.equals("structured"), where);
+      }
+      return DataType.ofV3Name(name, where);
     }
-    throw doc.error("data_type", "must be a data type name, not " + JsonDocument.describe(node));
+    throw new MetadataException(where + ": must be a data type name, not " + JsonDocument.describe(node));
+  }
+
+  /**
+   * zarr-extensions {@code struct}: fields {@code {"name", "data_type"}} packed in order, no
+   * padding; the legacy {@code structured} name also has fields as {@code [name, data_type]}.
+   */
+  private static DataType struct(JsonNode fields, boolean legacy, String where) {
+    if (!fields.isArray() || fields.isEmpty()) {
+      throw new MetadataException(where + ": a struct needs configuration.fields, a non-empty list, not "
+          + JsonDocument.describe(fields));
+    }
+    List<DataType.StructField> out = new ArrayList<>();
+    int offset = 0;
+    for (int i = 0; i < fields.size(); i++) {
+      JsonNode field = fields.get(i);
+      JsonNode name;
+      JsonNode type;
+      if (legacy && field.isArray() && field.size() == 2) {
+        name = field.get(0);
+        type = field.get(1);
+      } else {
+        name = field.path("name");
+        type = field.path("data_type");
+      }
+      if (!name.isTextual() || type.isMissingNode()) {
+        throw new MetadataException(where + ": struct field " + i + " must be {\"name\": ..., \"data_type\": ...},"
+            + " not " + JsonDocument.describe(field));
+      }
+      DataType fieldType = dataType(type, where + ", struct field '" + name.textValue() + "'");
+      out.add(new DataType.StructField(name.textValue(), fieldType, offset, List.of()));
+      if ((long) offset + fieldType.byteSize() > 1 << 24) {
+        throw new MetadataException(where + ": a struct element of more than " + (1 << 24) + " bytes");
+      }
+      offset += fieldType.byteSize();
+    }
+    return DataType.struct(out, offset, where);
   }
 
   private static ChunkGrid chunkGrid(JsonDocument doc, long[] shape) {

@@ -62,8 +62,11 @@ public final class DimensionColumn {
       return index(dim, name);
     }
     DataType type = coordinate.dataType();
-    if (type.kind() == DataType.Kind.BOOL || type.kind() == DataType.Kind.COMPLEX || type.isVariableLength()
-        || type.kind() == DataType.Kind.FIXED_UTF32 || type.fallbackFormat().isPresent()) {
+    boolean orderable = switch (type.kind()) {
+      case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
+      default -> false;
+    };
+    if (!orderable || type.fallbackFormat().isPresent() || type.bits() < 8) {
       return index(dim, name);
     }
     byte[] values = new byte[(int) coordinate.byteSize()];

@@ -45,10 +45,7 @@ public final class NodeJson {
 
   private static void array(ObjectNode json, ArrayMetadata a) {
     longs(json.putArray("shape"), a.shape());
-    json.put("data_type", a.dataType().name());
-    if (a.dataType().unit() != null) {
-      json.put("unit", a.dataType().unit());
-    }
+    dataType(json, a.dataType());
     if (a.chunkGrid().isRegular()) {
       ArrayNode chunks = json.putArray("chunk_shape");
       for (int c : a.chunkShape()) {
@@ -73,6 +70,25 @@ public final class NodeJson {
     }
     ArrayNode names = json.putArray("dimension_names");
     a.dimensionNames().forEach(names::add);
+  }
+
+  /** {@code data_type} (and {@code unit}, or a struct's {@code fields}) of {@code type}. */
+  private static void dataType(ObjectNode json, DataType type) {
+    json.put("data_type", type.name());
+    if (type.unit() != null) {
+      json.put("unit", type.unit());
+    }
+    if (type.kind() == DataType.Kind.STRUCT) {
+      ArrayNode fields = json.putArray("fields");
+      for (DataType.StructField f : type.fields()) {
+        ObjectNode field = fields.addObject().put("name", f.name());
+        dataType(field, f.type());
+        field.put("offset", f.offset());
+        if (!f.shape().isEmpty()) {
+          f.shape().forEach(field.putArray("shape")::add);
+        }
+      }
+    }
   }
 
   private static void longs(ArrayNode out, long[] values) {
@@ -102,6 +118,20 @@ public final class NodeJson {
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);
+      }
+      case STRUCT -> {
+        ObjectNode fields = f.objectNode();
+        byte[] element = fill.bytes();
+        for (DataType.StructField field : type.fields()) {
+          ArrayNode values = f.arrayNode();
+          for (int i = 0; i < field.count(); i++) {
+            int at = field.offset() + i * field.type().byteSize();
+            values.add(fillValue(new FillValue(java.util.Arrays.copyOfRange(element, at, at + field.type().byteSize())),
+                field.type()));
+          }
+          fields.set(field.name(), field.shape().isEmpty() ? values.get(0) : values);
+        }
+        yield fields;
       }
       case RAW -> {
         ArrayNode bytes = f.arrayNode();

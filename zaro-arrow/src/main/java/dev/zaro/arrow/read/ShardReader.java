@@ -12,7 +12,6 @@ import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,45 +20,60 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Reads parts of shards: the index with one ranged read (prefix or suffix, cached per shard),
- * then only the inner chunks a view needs, nearby byte ranges coalesced into one read.
+ * Reads parts of shards, as a partial decoder that wraps the one below it (zarrs' model): the
+ * index with one ranged read (prefix or suffix, cached per shard), then only the inner chunks a
+ * view needs, their byte ranges read together through {@link Store#getRanges} (the store layer
+ * coalesces them). An inner chunk that is itself a shard (nested sharding) is read the same way,
+ * one level down, inside its byte range of the outer shard: at any depth only the indexes and the
+ * needed innermost chunks are fetched.
  */
 final class ShardReader {
-  /** Ranges closer than this are fetched together. */
-  static final long COALESCE_GAP = 64 * 1024;
-  /** A coalesced read grows no larger than this (unless one chunk alone is larger). */
-  static final long COALESCE_MAX = 16L << 20;
   private static final int INDEX_CACHE_ENTRIES = 4096;
 
   private final Store store;
   private final ShardingCodec codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
-  private final java.util.concurrent.Executor executor;
   private final dev.zaro.arrow.codec.ScratchPool scratchPool;
+  /** The partial decoder of inner chunks that are shards themselves, else null. */
+  private final ShardReader nested;
 
-  /**
-   * @param executor where idle workers help decode the inner chunks of one shard (so a read
-   *     inside a single shard still uses every thread), or null
-   * @param scratchPool where helpers borrow decode buffers, or null
-   */
-  ShardReader(Store store, ShardingCodec codec, java.util.concurrent.Executor executor,
-      dev.zaro.arrow.codec.ScratchPool scratchPool) {
+  /** @param scratchPool where helpers borrow decode buffers, or null */
+  ShardReader(Store store, ShardingCodec codec, dev.zaro.arrow.codec.ScratchPool scratchPool) {
     this.store = store;
     this.codec = codec;
-    this.executor = executor;
     this.scratchPool = scratchPool;
+    this.nested = codec.innerChain().partialReader().map(inner -> new ShardReader(store, inner, scratchPool))
+        .orElse(null);
+  }
+
+  /**
+   * Where a shard's bytes are: the whole value of {@code key} ({@code length < 0}), or
+   * {@code length} bytes at {@code base} inside it (a shard nested in another).
+   */
+  private record Source(String key, long base, long length) {
+    ByteRange range(long offset, long n) {
+      return ByteRange.of(base + offset, n);
+    }
+
+    String cacheKey() {
+      return length < 0 ? key : key + "@" + base;
+    }
   }
 
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
 
   /**
-   * Reads the part of shard {@code key} that {@code view} selects, with up to {@code helpers}
-   * idle executor threads decoding inner chunks beside the caller.
+   * Reads the part of shard {@code key} that {@code view} selects; idle threads of the read's
+   * budget ({@code scratch.helpers()}) decode inner chunks beside the caller.
    *
    * @return false if the shard is absent from the store (the view then holds the fill value)
    */
   boolean read(String key, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
-    Optional<ShardIndex> index = index(key, allocator, stats);
+    return read(new Source(key, 0, -1), view, allocator, scratch, stats);
+  }
+
+  private boolean read(Source source, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
+    Optional<ShardIndex> index = index(source, allocator, stats);
     byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
       view.fill(fill);
@@ -75,36 +89,38 @@ final class ShardReader {
         wanted.add(new Wanted(innerIndex, innerView, shardIndex.offset(p), shardIndex.length(p)));
       }
     });
-    wanted.sort(Comparator.comparingLong(Wanted::offset));
     List<ArrowBuf> fetched = new ArrayList<>();
     List<Runnable> decodes = new ArrayList<>();
     Thread caller = Thread.currentThread();
     try {
-      int i = 0;
-      while (i < wanted.size()) {
-        long start = wanted.get(i).offset();
-        long end = start + wanted.get(i).length();
-        int j = i + 1;
-        while (j < wanted.size() && wanted.get(j).offset() - end <= COALESCE_GAP
-            && wanted.get(j).offset() + wanted.get(j).length() - start <= COALESCE_MAX) {
-          end = Math.max(end, wanted.get(j).offset() + wanted.get(j).length());
-          j++;
+      if (nested != null) {
+        // inner shards: read each one's index and needed chunks inside its range, one level down
+        for (Wanted w : wanted) {
+          Source inner = new Source(source.key(), source.base() + w.offset(), w.length());
+          decodes.add(() -> helping(caller, scratch, s -> {
+            try {
+              nested.read(inner, codec.innerChain().encodedView(w.view()), allocator, s, stats);
+            } catch (CodecException e) {
+              throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+            }
+          }));
         }
-        ArrowBuf bytes = fetch(key, start, end, allocator);
-        fetched.add(bytes);
-        if (stats != null) {
-          stats.fetched(end - start);
+      } else {
+        fetched.addAll(fetch(source, wanted.stream().map(w -> (ByteRange.FromStart) source.range(w.offset(), w.length()))
+            .toList(), allocator));
+        if (stats != null && !wanted.isEmpty()) {
+          stats.fetched(wanted.stream().mapToLong(Wanted::length).sum());
         }
-        for (Wanted w : wanted.subList(i, j)) {
-          long groupStart = start;
+        for (int i = 0; i < wanted.size(); i++) {
+          Wanted w = wanted.get(i);
+          ArrowBuf bytes = fetched.get(i);
           decodes.add(() -> {
-            decode(w, bytes, groupStart, allocator, caller, scratch);
+            helping(caller, scratch, s -> decode(w, bytes, allocator, s));
             if (stats != null) {
               stats.decoded(1, w.view().byteSize());
             }
           });
         }
-        i = j;
       }
       // helpers only from threads of this read that are not running a chunk themselves
       int helpers = scratch.helpers();
@@ -119,29 +135,27 @@ final class ShardReader {
     return true;
   }
 
-  private ArrowBuf fetch(String key, long start, long end, BufferAllocator allocator) {
+  private List<ArrowBuf> fetch(Source source, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    if (ranges.isEmpty()) {
+      return List.of();
+    }
     try {
-      return store.get(key, ByteRange.of(start, end - start), allocator).orElseThrow(() ->
-          new StoreException("shard '" + key + "' disappeared while being read"));
+      return store.getRanges(source.key(), ranges, allocator).orElseThrow(() ->
+          new StoreException("shard '" + source.key() + "' disappeared while being read"));
     } catch (StoreException e) {
-      throw new CodecException("codec sharding_indexed: the index points at bytes " + start + ".." + end
-          + " that the shard does not hold: " + e.getMessage(), e);
+      throw new CodecException("codec sharding_indexed: the index points at bytes that the shard does not hold: "
+          + e.getMessage(), e);
     }
   }
 
-  /** Decodes one inner chunk; helper threads borrow their own scratch. */
-  private void decode(Wanted w, ArrowBuf bytes, long bytesStart, BufferAllocator allocator, Thread caller,
-      Scratch callerScratch) {
+  /** Runs {@code work} with the caller's scratch, or on a helper thread with a scratch of its own. */
+  private void helping(Thread caller, Scratch callerScratch, java.util.function.Consumer<Scratch> work) {
     boolean helper = Thread.currentThread() != caller;
     Scratch scratch = !helper ? callerScratch
         : scratchPool != null ? scratchPool.borrow(callerScratch.allocator(), null)
         : new Scratch(callerScratch.allocator());
     try {
-      ArrowBuf chunk = bytes.slice(w.offset() - bytesStart, w.length());
-      chunk.writerIndex(w.length());
-      codec.decodeInner(chunk, w.view(), allocator, scratch);
-    } catch (CodecException e) {
-      throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+      work.accept(scratch);
     } finally {
       if (helper) {
         if (scratchPool != null) {
@@ -153,34 +167,55 @@ final class ShardReader {
     }
   }
 
-  private Optional<ShardIndex> index(String key, BufferAllocator allocator, ReadStats stats) {
-    ShardIndex cached = indexes.get(key);
+  /** Decodes one inner chunk from its bytes. */
+  private void decode(Wanted w, ArrowBuf chunk, BufferAllocator allocator, Scratch scratch) {
+    try {
+      codec.decodeInner(chunk, w.view(), allocator, scratch);
+    } catch (CodecException e) {
+      throw new CodecException("inner chunk " + Arrays.toString(w.innerIndex()) + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
+    ShardIndex cached = indexes.get(source.cacheKey());
     if (cached != null) {
       return Optional.of(cached);
     }
-    ByteRange range = codec.indexAtEnd() ? ByteRange.suffix(codec.indexSize()) : ByteRange.of(0, codec.indexSize());
+    long size = codec.indexSize();
+    if (source.length() >= 0 && source.length() < size) {
+      throw new CodecException("codec sharding_indexed: a nested shard of " + source.length()
+          + " bytes is shorter than its " + size + "-byte index");
+    }
+    ByteRange range = source.length() < 0
+        ? (codec.indexAtEnd() ? ByteRange.suffix(size) : ByteRange.of(0, size))
+        : source.range(codec.indexAtEnd() ? source.length() - size : 0, size);
     Optional<ArrowBuf> encoded;
     try {
-      encoded = store.get(key, range, allocator);
+      encoded = store.get(source.key(), range, allocator);
     } catch (StoreException e) {
-      throw new CodecException("codec sharding_indexed: cannot read the " + codec.indexSize()
+      throw new CodecException("codec sharding_indexed: cannot read the " + size
           + "-byte shard index (the shard is truncated?): " + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
+      if (source.length() >= 0) {
+        throw new StoreException("shard '" + source.key() + "' disappeared while being read");
+      }
       return Optional.empty();
     }
     if (stats != null) {
-      stats.fetched(codec.indexSize());
+      stats.fetched(size);
     }
     ShardIndex index;
     try (ArrowBuf buf = encoded.get()) {
       index = codec.decodeIndex(buf, allocator);
     }
-    index.validate(codec.dataStart(), Long.MAX_VALUE);
+    // chunk data of a nested shard must lie inside its range, before an index at its end
+    index.validate(codec.dataStart(), source.length() < 0 ? Long.MAX_VALUE
+        : codec.indexAtEnd() ? source.length() - size : source.length());
     if (indexes.size() >= INDEX_CACHE_ENTRIES) {
       indexes.clear();
     }
-    indexes.put(key, index);
+    indexes.put(source.cacheKey(), index);
     return Optional.of(index);
   }
 }

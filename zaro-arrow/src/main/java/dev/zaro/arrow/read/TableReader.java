@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.arrow.ArrowTypes;
+import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
@@ -27,8 +28,9 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The table layout of DESIGN.md, streamed: one row per selected element in C order, one column
- * per (kept) dimension, then the value column. Reads at most {@link TableOptions#batchRows()}
+ * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected element in C order, one column
+ * per (kept) dimension, then the value column (for a struct, one column per field, named
+ * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
  * elements at a time, so any array streams in bounded memory.
  *
  * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D
@@ -55,7 +57,11 @@ public final class TableReader extends ArrowReader {
   private Slab current;
   private long blockRows;
   private long currentRow;
-  /** False when the projection leaves the value column out: then no chunk is read. */
+  /** A struct array's value columns, one per field (else empty: the one {@link #valueField}). */
+  private final List<Field> fieldColumns = new ArrayList<>();
+  /** The indices of the struct field columns the projection keeps. */
+  private final List<Integer> keptFields = new ArrayList<>();
+  /** False when the projection leaves every value column out: then no chunk is read. */
   private final boolean readValues;
 
   /**
@@ -75,6 +81,7 @@ public final class TableReader extends ArrowReader {
           + " values yet; use the tensor layout");
     }
     this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
+        && meta.dataType().kind() != DataType.Kind.STRUCT
         ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
     if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
@@ -91,6 +98,9 @@ public final class TableReader extends ArrowReader {
         : ArrowTypes.valueType(meta.dataType());
     this.valueField = new Field(array.name(), new FieldType(cf.masks(), valueType, null,
         dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(meta.dataType())), null);
+    for (DataType.StructField f : meta.dataType().fields()) {
+      fieldColumns.add(StructVectors.field(array.name() + "." + f.name(), f));
+    }
     this.readValues = project(options.columns());
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
@@ -109,14 +119,28 @@ public final class TableReader extends ArrowReader {
    */
   static final long BLOCK_BYTES = 256L << 20;
 
-  /** Keeps only the dimension columns named in {@code columns}; true if the value column is kept. */
+  /**
+   * Keeps only the dimension and struct field columns named in {@code columns} (null: all); true
+   * if a value column is kept.
+   */
   private boolean project(List<String> columns) {
+    List<String> values = new ArrayList<>();
+    if (fieldColumns.isEmpty()) {
+      values.add(valueField.getName());
+    } else {
+      fieldColumns.forEach(f -> values.add(f.getName()));
+    }
+    for (int i = 0; i < fieldColumns.size(); i++) {
+      if (columns == null || columns.contains(fieldColumns.get(i).getName())) {
+        keptFields.add(i);
+      }
+    }
     if (columns == null) {
       return true;
     }
     List<String> all = new ArrayList<>();
     dimColumns.forEach(c -> all.add(c.field().getName()));
-    all.add(valueField.getName());
+    all.addAll(values);
     for (String c : columns) {
       if (!all.contains(c)) {
         throw new ZaroException("array '/" + array.path() + "' has no table column '" + c + "' (its columns: "
@@ -124,15 +148,17 @@ public final class TableReader extends ArrowReader {
       }
     }
     dimColumns.removeIf(c -> !columns.contains(c.field().getName()));
-    return columns.contains(valueField.getName());
+    return values.stream().anyMatch(columns::contains);
   }
 
   @Override
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
-    if (readValues) {
+    if (fieldColumns.isEmpty() && readValues) {
       fields.add(valueField);
+    } else {
+      keptFields.forEach(i -> fields.add(fieldColumns.get(i)));
     }
     return new Schema(fields);
   }
@@ -174,8 +200,14 @@ public final class TableReader extends ArrowReader {
       for (DimensionColumn c : dimColumns) {
         vectors.add(dimVector(c, first, rows));
       }
-      if (readValues) {
+      if (fieldColumns.isEmpty() && readValues) {
         vectors.add(valueVector(slab, first, rows));
+      }
+      for (int i : keptFields) {
+        FieldVector column = fieldColumns.get(i).createVector(allocator);
+        vectors.add(column);
+        StructVectors.fill(column, slab.dataType().fields().get(i),
+            slab.data().memoryAddress() + first * slab.dataType().byteSize(), rows, slab.dataType().byteSize());
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);

@@ -109,7 +109,7 @@ public final class ZarrArray {
             + (metadata.chunkGrid().isRegular() ? "" : "chunks of shape " + Arrays.toString(shape) + ": ")
             + e.getMessage(), e);
       }
-      return new Resolved(c, c.partialReader().map(codec -> new ShardReader(store, codec, executor, scratchPool))
+      return new Resolved(c, c.partialReader().map(codec -> new ShardReader(store, codec, scratchPool))
           .orElse(null));
     });
   }

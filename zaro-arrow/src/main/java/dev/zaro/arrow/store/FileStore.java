@@ -177,6 +177,11 @@ public final class FileStore implements Store {
   }
 
   @Override
+  public StoreCapabilities capabilities() {
+    return StoreCapabilities.LOCAL;
+  }
+
+  @Override
   public String describe() {
     return root.toString();
   }

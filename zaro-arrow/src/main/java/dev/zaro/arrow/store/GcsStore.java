@@ -122,7 +122,9 @@ public final class GcsStore implements Store {
           + (pageToken == null ? "" : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
       HttpResponse<byte[]> r = http.fetch(url, "listing of '" + keyPrefix + "'");
       if (r.statusCode() == 401 || r.statusCode() == 403) {
-        return HttpStore.consolidatedKeys(this).stream().filter(k -> k.startsWith(keyPrefix));
+        // listing refused (a public bucket readable without list rights): nothing to list;
+        // hierarchies there are found through consolidated metadata, as over plain HTTP
+        return Stream.empty();
       }
       if (r.statusCode() != 200) {
         throw new StoreException("cannot list '" + keyPrefix + "' in " + describe() + ": HTTP "

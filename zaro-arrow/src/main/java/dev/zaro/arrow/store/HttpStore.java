@@ -53,10 +53,9 @@ import org.apache.arrow.memory.BufferAllocator;
  *       that hangs gives an error, never a hang.
  * </ul>
  *
- * <p>HTTP cannot list a directory. {@link #canList} is false and {@link #list} returns the
- * metadata keys named by consolidated metadata (the {@code consolidated_metadata} of a v3
- * root {@code zarr.json}, or a v2 {@code .zmetadata}), if there is any: a hierarchy over plain
- * HTTP needs consolidated metadata to be listed, or its array paths must be known.
+ * <p>HTTP cannot list a directory: {@link #capabilities()} says so and {@link #list} returns
+ * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by
+ * {@code read.Hierarchy} with {@code metadata.ConsolidatedMetadata}), or its paths must be known.
  */
 public final class HttpStore implements Store {
   /**
@@ -92,7 +91,6 @@ public final class HttpStore implements Store {
     }
   }
 
-  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
   private static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static volatile HttpClient sharedClient;
   /** Request deadlines and retry delays: light work only, never blocking. */
@@ -103,7 +101,6 @@ public final class HttpStore implements Store {
   private final Options options;
   private final HttpClient client;
   private final String name;
-  private volatile List<String> consolidatedKeys;
 
   /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
   public HttpStore(URI base) {
@@ -509,61 +506,14 @@ public final class HttpStore implements Store {
   }
 
   @Override
-  public boolean canList() {
-    return false;
+  public StoreCapabilities capabilities() {
+    return StoreCapabilities.REMOTE.unlisted();
   }
 
-  /**
-   * The metadata keys that consolidated metadata names (HTTP cannot list): the root {@code
-   * zarr.json} and each node's {@code zarr.json} from its {@code consolidated_metadata}, or
-   * {@code .zmetadata} and the keys it holds. Empty without consolidated metadata.
-   */
+  /** Plain HTTP cannot list: none (hierarchies here are found through consolidated metadata). */
   @Override
   public Stream<String> list(String prefix) {
-    List<String> keys = consolidatedKeys;
-    if (keys == null) {
-      keys = consolidatedKeys(this);
-      consolidatedKeys = keys;
-    }
-    return keys.stream().filter(k -> k.startsWith(prefix));
-  }
-
-  /** The keys named by the consolidated metadata of the hierarchy in {@code store}, sorted. */
-  static List<String> consolidatedKeys(Store store) {
-    TreeSet<String> keys = new TreeSet<>();
-    store.getBytes("zarr.json").ifPresent(doc -> {
-      keys.add("zarr.json");
-      JsonNode metadata = parse(doc).path("consolidated_metadata").path("metadata");
-      for (Iterator<String> it = metadata.fieldNames(); it.hasNext(); ) {
-        String path = StoreKeys.stripSlashes(it.next());
-        if (!path.isEmpty()) {
-          keys.add(path + "/zarr.json");
-        }
-      }
-    });
-    store.getBytes(".zmetadata").ifPresent(doc -> {
-      keys.add(".zmetadata");
-      for (Iterator<String> it = parse(doc).path("metadata").fieldNames(); it.hasNext(); ) {
-        keys.add(StoreKeys.stripSlashes(it.next()));
-      }
-    });
-    keys.removeIf(k -> {
-      try {
-        StoreKeys.checked(k, store);
-        return false;
-      } catch (StoreException e) {
-        return true;
-      }
-    });
-    return List.copyOf(new ArrayList<>(keys));
-  }
-
-  private static JsonNode parse(byte[] doc) {
-    try {
-      return JSON.readTree(doc);
-    } catch (IOException e) {
-      return JSON.createObjectNode();
-    }
+    return Stream.empty();
   }
 
   @Override

@@ -74,6 +74,11 @@ public final class MemoryStore implements Store {
   }
 
   @Override
+  public StoreCapabilities capabilities() {
+    return StoreCapabilities.LOCAL;
+  }
+
+  @Override
   public String describe() {
     return name;
   }

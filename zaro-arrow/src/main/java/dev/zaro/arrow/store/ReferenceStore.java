@@ -352,6 +352,12 @@ public final class ReferenceStore implements Store {
   }
 
   @Override
+  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    return targets.findRanges(key, reference(key), ranges, allocator);
+  }
+
+  @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
       Executor executor) {
     return targets.findAsync(key, () -> reference(key), range, allocator, executor);

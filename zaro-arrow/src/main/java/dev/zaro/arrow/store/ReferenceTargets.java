@@ -36,6 +36,13 @@ public final class ReferenceTargets implements AutoCloseable {
 
     /** {@code length} bytes at {@code offset} of a file. */
     record Part(String url, long offset, long length) implements Reference {}
+
+    /**
+     * {@code length} bytes at {@code offset} of the value at {@code key} in the references' own
+     * store (see {@link ReferenceTargets#ReferenceTargets(String, String, boolean, Store)}), such
+     * as an Icechunk repository's chunk files.
+     */
+    record Stored(String key, long offset, long length) implements Reference {}
   }
 
   /** A target file: the store of its directory and its name there. */
@@ -45,6 +52,8 @@ public final class ReferenceTargets implements AutoCloseable {
   /** Where relative urls resolve from: a directory path or URL ending with '/', or null. */
   private final String baseLocation;
   private final boolean remote;
+  /** Where {@link Reference.Stored} keys live; null if there is no such store. */
+  private final Store home;
   private final Map<String, Target> targets = new ConcurrentHashMap<>();
   private final Map<String, Store> directories = new ConcurrentHashMap<>();
 
@@ -55,9 +64,18 @@ public final class ReferenceTargets implements AutoCloseable {
    * @param remote whether the references came over the network (local targets are refused)
    */
   public ReferenceTargets(String name, String baseLocation, boolean remote) {
+    this(name, baseLocation, remote, null);
+  }
+
+  /**
+   * @param home the store {@link Reference.Stored} keys are read from (not closed by this), or
+   *     null
+   */
+  public ReferenceTargets(String name, String baseLocation, boolean remote, Store home) {
     this.name = name;
     this.baseLocation = baseLocation;
     this.remote = remote;
+    this.home = home;
   }
 
   public boolean remote() {
@@ -100,7 +118,8 @@ public final class ReferenceTargets implements AutoCloseable {
     return Path.of(url);
   }
 
-  static String decode(String segment) {
+  /** URL-decodes one path segment or query value ({@code %XX}; a {@code +} stays a plus). */
+  public static String decode(String segment) {
     return java.net.URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
@@ -217,6 +236,40 @@ public final class ReferenceTargets implements AutoCloseable {
     return buf.orElseThrow(() -> missingTarget(key, t));
   }
 
+  /**
+   * {@link Store#getRanges} for a key with reference {@code ref} (null: absent): the ranges are
+   * shifted into the target and read through the target store's own {@code getRanges}, so they
+   * coalesce there; the caller closes each buffer.
+   */
+  public Optional<java.util.List<ArrowBuf>> findRanges(String key, Reference ref,
+      java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    if (ref == null) {
+      return Optional.empty();
+    }
+    if (ref instanceof Reference.Inline inline) {
+      java.util.List<ArrowBuf> out = new java.util.ArrayList<>();
+      try {
+        for (ByteRange.FromStart r : ranges) {
+          out.add(inline(key, inline, r, allocator));
+        }
+      } catch (RuntimeException e) {
+        out.forEach(ArrowBuf::close);
+        throw e;
+      }
+      return Optional.of(out);
+    }
+    Target t = targetOf(key, ref);
+    java.util.List<ByteRange.FromStart> inTarget = ranges.stream()
+        .map(r -> (ByteRange.FromStart) targetRange(key, ref, r)).toList();
+    Optional<java.util.List<ArrowBuf>> got;
+    try {
+      got = t.store().getRanges(t.key(), inTarget, allocator);
+    } catch (ZaroException e) {
+      throw targetError(key, t, e);
+    }
+    return Optional.of(got.orElseThrow(() -> missingTarget(key, t)));
+  }
+
   /** Asynchronous {@link #get}, through the target store's own {@code getAsync}. */
   public CompletableFuture<ArrowBuf> getAsync(String key, Reference ref, ByteRange range, BufferAllocator allocator,
       Executor executor) {
@@ -249,6 +302,13 @@ public final class ReferenceTargets implements AutoCloseable {
   }
 
   private Target targetOf(String key, Reference ref) {
+    if (ref instanceof Reference.Stored s) {
+      if (home == null) {
+        throw new StoreException("key '" + key + "' in " + name + " refers to a key of a store it was not given");
+      }
+      String where = home.describe();
+      return new Target(home, s.key(), where + (where.endsWith("/") ? "" : "/") + s.key());
+    }
     String url = ref instanceof Reference.Whole w ? w.url() : ((Reference.Part) ref).url();
     return target(url, key);
   }
@@ -257,9 +317,10 @@ public final class ReferenceTargets implements AutoCloseable {
     if (ref instanceof Reference.Whole) {
       return range;
     }
-    Reference.Part p = (Reference.Part) ref;
-    long[] ol = resolve(key, range, p.length());
-    return ByteRange.of(Math.addExact(p.offset(), ol[0]), ol[1]);
+    long offset = ref instanceof Reference.Stored s ? s.offset() : ((Reference.Part) ref).offset();
+    long length = ref instanceof Reference.Stored s ? s.length() : ((Reference.Part) ref).length();
+    long[] ol = resolve(key, range, length);
+    return ByteRange.of(Math.addExact(offset, ol[0]), ol[1]);
   }
 
   private long[] resolve(String key, ByteRange range, long size) {

@@ -50,6 +50,18 @@ public interface Store extends AutoCloseable {
     }
   }
 
+  /**
+   * Reads several ranges of one value, nearby ones merged into one request by
+   * {@link RangeCoalescer} (the one coalescer: no caller merges ranges itself).
+   *
+   * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
+   *     the key is absent
+   */
+  default Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    return RangeCoalescer.fetch(this, key, ranges, allocator);
+  }
+
   /** Reads a small whole value (metadata documents) onto the heap; empty if absent. */
   Optional<byte[]> getBytes(String key);
 
@@ -64,7 +76,7 @@ public interface Store extends AutoCloseable {
 
   /**
    * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store
-   * that cannot list (see {@link #canList}) returns the keys it knows of, possibly none.
+   * that cannot list (see {@link StoreCapabilities#listable()}) returns none.
    */
   Stream<String> list(String prefix);
 
@@ -79,11 +91,11 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * Whether {@link #list} returns every key. Plain HTTP cannot list: a hierarchy there is
-   * found through consolidated metadata or known paths.
+   * What this store can do (listing, ranged reads, latency); readers plan by it. The default
+   * is a remote, listable store with ranged reads.
    */
-  default boolean canList() {
-    return true;
+  default StoreCapabilities capabilities() {
+    return StoreCapabilities.REMOTE;
   }
 
   /** Where this store lives, for messages: a path or URL. */

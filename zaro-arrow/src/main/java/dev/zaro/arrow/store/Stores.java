@@ -10,7 +10,9 @@ public final class Stores {
 
   /**
    * Opens {@code location}: a local path, {@code file://}, {@code http(s)://}, {@code gs://},
-   * {@code reference+json://}, or a scheme of a {@link StoreProvider} on the class path
+   * {@code reference+json://}, an Icechunk repository ({@code icechunk://PATH}, {@code
+   * icechunk+s3://}, {@code icechunk+gs://}, {@code icechunk+https://}, with {@code ?branch=},
+   * {@code ?tag=} or {@code ?snapshot=}), or a scheme of a {@link StoreProvider} on the class path
    * ({@code s3://}, {@code reference+parquet://}). The caller closes the store.
    *
    * @throws StoreException for an unknown scheme or a location that does not exist
@@ -29,6 +31,8 @@ public final class Stores {
       case "http", "https" -> new HttpStore(uri(location));
       case "gs" -> GcsStore.open(location);
       case "reference+json" -> ReferenceStore.open(location.substring(colon + 3));
+      case "icechunk", "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https" ->
+          dev.zaro.arrow.store.icechunk.IcechunkStore.open(location);
       default -> provided(scheme, location);
     };
   }
@@ -58,6 +62,6 @@ public final class Stores {
           + " module on the class path");
     }
     throw new StoreException("store '" + location + "': unknown scheme '" + scheme
-        + "' (use a local path, file://, http(s)://, s3://, gs://, reference+json:// or reference+parquet://)");
+        + "' (use a local path, file://, http(s)://, s3://, gs://, reference+json://, reference+parquet:// or icechunk://)");
   }
 }

@@ -122,12 +122,70 @@ class V2MetadataTest {
       "\"<f16\" ~ unknown data type '<f16' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
       "\"float\" ~ unknown data type 'float'",
       "\"\" ~ unknown data type ''",
-      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit] and vlen object arrays)",
-      "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] ~ structured data types are not supported yet (found array [[\"a\",\"<i4\"],[\"b\",\"<f8\"]])",
+      "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
+      "[[\"a\", \"<i4\"], [\"a\", \"<f8\"]] ~ struct field 'a' appears twice",
+      "[[\"a\", \"<i4\"], [\"b\", \"|O\"]] ~ structured field 'b': data type '|O' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
+      "[[\"a\", \"<i4\"], [\"b\", \"<x3\"]] ~ structured field 'b': unknown data type '<x3' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
+      "[[\"a\", \"<i4\"], [\"p\", [[\"x\", \"<f4\"], [\"y\", 7]]]] ~ structured field 'p.y': type must be a numpy type string or a list of fields, not number 7",
+      "[[\"a\", \"<i4\", [0]]] ~ structured field 'a': shape must be a list of positive sizes, not array [0]",
+      "[[\"a\"]] ~ a structured field must be [name, type] or [name, type, shape], not array [\"a\"]",
+      "[] ~ a structured dtype must be a non-empty list of fields, not array []",
+      "[[\"a\", \"<f8\", [4096, 4096]]] ~ structured field 'a': holds more than 16777216 bytes",
+      "[[\"a\", \"|V9999999\"]] ~ structured field 'a': data type '|V9999999' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
+      "[[\"a\", \"<i4\"], [\"b\", \">f8\"]] ~ structured fields of both byte orders ('a' little, 'b' big); zaro reads structured dtypes whose multi-byte fields share one byte order",
+      "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<i4\"], \"offsets\": [0, 2], \"itemsize\": 8} ~ struct fields 'a' (bytes 0..4) and 'b' (bytes 2..6) overlap",
+      "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<f8\"], \"offsets\": [0, 4], \"itemsize\": 8} ~ struct field 'b' (bytes 4..12) reaches past the item size of 8 bytes",
+      "{\"names\": [\"a\"], \"formats\": [\"<i4\", \"<i4\"]} ~ a structured dtype object needs lists 'names' and 'formats' (and 'offsets') of one length and an integer 'itemsize', not object {\"names\":[\"a\"],\"formats\":[\"<i4\",\"<i4\"]}",
       "5 ~ must be a numpy type string such as \"<f8\", not number 5",
       "null ~ must be a numpy type string such as \"<f8\", not null null"})
   void badDataTypes(String dtype, String message) {
     assertEquals("key 'a/.zarray', field 'dtype': " + message, error(with("dtype", dtype)));
+  }
+
+  /**
+   * Structured dtypes as zarr-python 2 writes them (numpy's descr): packed fields, subarray
+   * shapes, nested structs, unnamed "|V<n>" padding; numpy's dict form with explicit offsets.
+   */
+  @Test
+  void structuredDtypes() {
+    ArrayMetadata a = parse(with("dtype", "[[\"a\", \"|u1\"], [\"\", \"|V7\"], [\"b\", \"<f8\", [2, 3]],"
+        + " [\"p\", [[\"x\", \"<f4\"], [\"s\", \"|S3\"]]], [\"t\", \"<M8[s]\"], [\"\", \"|V2\"]]")
+        .replace("\"NaN\"", "null"));
+    DataType t = a.dataType();
+    assertEquals(DataType.Kind.STRUCT, t.kind());
+    assertEquals(1 + 7 + 48 + 7 + 8 + 2, t.byteSize());
+    assertEquals(List.of("a", "b", "p", "t"), t.fields().stream().map(DataType.StructField::name).toList());
+    assertEquals(List.of(0, 8, 56, 63), t.fields().stream().map(DataType.StructField::offset).toList());
+    assertEquals(List.of(2, 3), t.fields().get(1).shape());
+    assertEquals(DataType.raw(24), t.fields().get(2).type().fields().get(1).type());
+    assertEquals(DataType.datetime("s"), t.fields().get(3).type());
+    assertTrue(a.fillValue().isZero());
+    assertEquals("|V73", new NumpyDtype(t, false).typestr());
+    DataType dict = parse(with("dtype", "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i2\", \"<i2\"],"
+        + " \"offsets\": [4, 0], \"itemsize\": 8}").replace("\"NaN\"", "0")).dataType();
+    assertEquals(List.of(4, 0), dict.fields().stream().map(DataType.StructField::offset).toList());
+    assertEquals(8, dict.byteSize());
+  }
+
+  /** A structured fill value is base64 of one element in the dtype's byte order (or 0, or null). */
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", value = {
+      "[[\"a\", \"<i4\"], [\"b\", \"<u2\"]] ~ \"BwAAAAkA\" ~ 07000000 0900",
+      "[[\"a\", \">i4\"], [\"b\", \">u2\"]] ~ \"AAAABwAJ\" ~ 07000000 0900",
+      "[[\"a\", \">i4\"], [\"b\", \">u2\"]] ~ 0 ~ 00000000 0000",
+      "[[\"a\", \">i4\"], [\"b\", \">u2\"]] ~ null ~ 00000000 0000"})
+  void structuredFillValues(String dtype, String fill, String hex) {
+    ArrayMetadata a = parse(with("dtype", dtype).replace("\"NaN\"", fill));
+    assertEquals(hex.replace(" ", ""), java.util.HexFormat.of().formatHex(a.fillValue().bytes()));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiterString = " ~ ", value = {
+      "\"AAAA\" ~ key 'a/.zarray', field 'fill_value': fill_value holds 3 bytes (base64), the struct 6",
+      "\"%%%\" ~ key 'a/.zarray', field 'fill_value': fill_value for a struct must be an object of field values (or base64 of the element), not \"%%%\"",
+      "1.5 ~ key 'a/.zarray', field 'fill_value': must be base64 of one element (6 bytes) for a structured dtype, not number 1.5"})
+  void badStructuredFillValues(String fill, String message) {
+    assertEquals(message, error(with("dtype", "[[\"a\", \"<i4\"], [\"b\", \"<u2\"]]").replace("\"NaN\"", fill)));
   }
 
   /** Fixed-width bytes and datetimes (units s, ms, us, ns) map onto raw bits and numpy.datetime64. */

@@ -16,6 +16,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import dev.zaro.arrow.store.MemoryStore;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -61,6 +65,35 @@ class FallbackTypeTest extends AllocatorTest {
       Field value = reader.getVectorSchemaRoot().getSchema().findField("data");
       assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"), value.getMetadata());
       assertEquals(new ArrowType.Int(16, false), value.getType());
+    }
+  }
+
+  /** A struct with a bit-pattern field needs the same consent; the field then names its type. */
+  @Test
+  void structFieldsOfBitPatternTypes() {
+    String meta = """
+        {"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": {"name": "struct", "configuration":
+          {"fields": [{"name": "w", "data_type": "bfloat16"}, {"name": "s", "data_type": "float4_e2m1fn"}]}},
+         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+         "chunk_key_encoding": {"name": "default"}, "fill_value": {"w": 1.0, "s": -0.5},
+         "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}""";
+    // bfloat16 1.0 = 0x3f80, float4_e2m1fn 3.0 = 0b0101 (junk upper bits 0xa0, which the bytes codec ignores)
+    MemoryStore store = new MemoryStore().put("a/zarr.json", meta)
+        .put("a/c/0", new byte[] {(byte) 0x80, 0x3f, (byte) 0xa5, 0x00, 0x00, 0x01});
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      MetadataException e = assertThrows(MetadataException.class, () -> zaro.read("a", "", allocator));
+      assertTrue(e.getMessage().contains("has a struct field of data type 'bfloat16'"), e.getMessage());
+    }
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withFallbackTypes(true));
+         Slab slab = zaro.read("a", "", allocator);
+         FieldVector column = SlabVectors.tensor(slab)) {
+      StructVector struct = (StructVector) column;
+      assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"), struct.getChild("w").getField().getMetadata());
+      assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "float4_e2m1fn"), struct.getChild("s").getField().getMetadata());
+      assertEquals(0x3f80, ((UInt2Vector) struct.getChild("w")).get(0));
+      assertEquals(0x05, ((UInt1Vector) struct.getChild("s")).get(0));
+      assertEquals(0x0000, ((UInt2Vector) struct.getChild("w")).get(1));
+      assertEquals(0x01, ((UInt1Vector) struct.getChild("s")).get(1));
     }
   }
 

@@ -116,7 +116,7 @@ class FixtureReadTest extends AllocatorTest {
     }
   }
 
-  /** The Arrow column shares the slab's buffer (no copy) and has the DESIGN.md shape. */
+  /** The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape (README, "Arrow shapes"). */
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
   void tensorColumnsShareTheSlabBuffer(String name, String store, String path, String dataType, String slice,
@@ -135,7 +135,7 @@ class FixtureReadTest extends AllocatorTest {
       assertEquals(tensor && SlabVectors.isTensorValue(meta.dataType()), vector instanceof FixedShapeTensorVector,
           vector.getField().toString());
       boolean converted = meta.dataType().kind() == DataType.Kind.BOOL || meta.dataType().isVariableLength()
-          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32;
+          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32 || meta.dataType().kind() == DataType.Kind.STRUCT;
       if (!converted && slab.byteSize() > 0) {
         FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector()
             : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l ? l.getDataVector() : vector;

@@ -65,6 +65,31 @@ class ShardingReadTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Nested sharding is read partially at every depth: one element fetches the outer index, the
+   * inner shard's index (inside the outer shard) and one innermost chunk, nothing else.
+   */
+  @Test
+  void aNestedShardIsReadPartiallyAtEveryDepth() throws IOException {
+    Path nested = STORE.getParent().resolve("nested.zarr");
+    byte[] shard = Files.readAllBytes(nested.resolve("c/1/0"));
+    CountingStore store = new CountingStore(new FileStore(nested));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      zaro.array("");
+      store.reset();
+      try (Slab slab = zaro.read("", "21:22, 5:6", allocator)) {
+        assertEquals(1, slab.elementCount());
+      }
+      assertEquals(3, store.gets.get(), "outer index + inner index + one inner chunk");
+      assertTrue(store.bytes.get() < shard.length / 2, store.bytes + " bytes of a " + shard.length + "-byte shard");
+      store.reset();
+      try (Slab slab = zaro.read("", "21:22, 5:6", allocator)) {
+        assertEquals(1, slab.elementCount());
+      }
+      assertEquals(1, store.gets.get(), "both indexes cached: the chunk alone");
+    }
+  }
+
   private void assertBrokenShard(Consumer<byte[]> damage, String... message) throws IOException {
     MemoryStore store = new MemoryStore().putAll(new FileStore(STORE));
     byte[] shard = store.getBytes("c/1/1").orElseThrow();

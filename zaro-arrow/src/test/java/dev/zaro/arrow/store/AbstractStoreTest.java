@@ -82,6 +82,32 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     assertArrayEquals(all, get("a/c/0/0", ByteRange.suffix(100)));
   }
 
+  /** Several ranges of one value (out of order, overlapping, adjacent, far apart), each its own buffer. */
+  @Test
+  void readsSeveralRangesOfOneValue() {
+    byte[] all = CONTENTS.get("a/c/0/0");
+    java.util.List<ByteRange.FromStart> ranges = java.util.List.of(range(60, 30), range(0, 10), range(5, 10),
+        range(10, 5), range(99, 1), range(40, 0));
+    java.util.List<ArrowBuf> got = store.getRanges("a/c/0/0", ranges, allocator).orElseThrow();
+    try {
+      assertEquals(ranges.size(), got.size());
+      for (int i = 0; i < ranges.size(); i++) {
+        ByteRange.FromStart r = ranges.get(i);
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())),
+            read(got.get(i)), r.toString());
+      }
+    } finally {
+      got.forEach(ArrowBuf::close);
+    }
+    assertEquals(Optional.empty(), store.getRanges("nope", java.util.List.of(range(0, 1)), allocator));
+    assertThrows(StoreException.class, () -> store.getRanges("a/c/0/1", java.util.List.of(range(0, 2),
+        range(8, 5)), allocator));
+  }
+
+  private static ByteRange.FromStart range(long offset, long length) {
+    return (ByteRange.FromStart) ByteRange.of(offset, length);
+  }
+
   @Test
   void absentKeysAreEmpty() {
     assertEquals(Optional.empty(), store.get("nope", ByteRange.ALL, allocator));
@@ -108,7 +134,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void listsKeysUnderAPrefixInOrder() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(store.canList(), "this store cannot list");
+    org.junit.jupiter.api.Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     assertEquals(List.copyOf(CONTENTS.keySet()), store.list("").toList());
     assertEquals(List.of("a/c/0/0", "a/c/0/1", "a/c/1/0"), store.list("a/c/").toList());
     assertEquals(List.of("b/x/y/z"), store.list("b/").toList());
@@ -118,7 +144,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
   @Test
   void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(store.canList(), "this store cannot list");
+    org.junit.jupiter.api.Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     List<String> all = store.list("").toList();
     List<String> some = store.list("", dir -> dir.equals("a")).toList();
     assertTrue(all.containsAll(some), some.toString());

@@ -1,0 +1,102 @@
+package dev.zaro.arrow.store;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * The one place that merges nearby byte ranges of one stored value into fewer requests: ranges
+ * closer than {@link #MAX_GAP} join one request of at most {@link #MAX_REQUEST} bytes (a lone
+ * larger range is its own request). {@link Store#getRanges} uses it for every store; callers
+ * (shard readers, reference stores) never coalesce themselves.
+ */
+public final class RangeCoalescer {
+  /** Ranges this close are fetched together: cheaper than a second request on any store. */
+  public static final long MAX_GAP = 64 << 10;
+  /** Upper bound of one merged request. */
+  public static final long MAX_REQUEST = 16 << 20;
+
+  private RangeCoalescer() {}
+
+  /** A merged request: {@code length} bytes at {@code offset}, serving the listed input ranges. */
+  public record Group(long offset, long length, List<Integer> members) {}
+
+  /** Groups {@code ranges} (any order, overlaps allowed) into requests, in offset order. */
+  public static List<Group> plan(List<ByteRange.FromStart> ranges, long maxGap, long maxRequest) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < ranges.size(); i++) {
+      order.add(i);
+    }
+    order.sort(Comparator.comparingLong(i -> ranges.get(i).offset()));
+    List<Group> groups = new ArrayList<>();
+    int i = 0;
+    while (i < order.size()) {
+      ByteRange.FromStart first = ranges.get(order.get(i));
+      long start = first.offset();
+      long end = start + first.length();
+      List<Integer> members = new ArrayList<>(List.of(order.get(i)));
+      int j = i + 1;
+      while (j < order.size()) {
+        ByteRange.FromStart r = ranges.get(order.get(j));
+        long newEnd = Math.max(end, r.offset() + r.length());
+        if (r.offset() - end > maxGap || newEnd - start > maxRequest) {
+          break;
+        }
+        end = newEnd;
+        members.add(order.get(j));
+        j++;
+      }
+      groups.add(new Group(start, end - start, List.copyOf(members)));
+      i = j;
+    }
+    return groups;
+  }
+
+  /**
+   * Reads {@code ranges} of {@code key} with as few requests as {@link #plan} allows.
+   *
+   * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
+   *     the key is absent
+   */
+  public static Optional<List<ArrowBuf>> fetch(Store store, String key, List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
+    ArrowBuf[] out = new ArrowBuf[ranges.size()];
+    try {
+      for (Group g : plan(ranges, MAX_GAP, MAX_REQUEST)) {
+        Optional<ArrowBuf> fetched = store.get(key, ByteRange.of(g.offset(), g.length()), allocator);
+        if (fetched.isEmpty()) {
+          closeAll(out);
+          return Optional.empty();
+        }
+        try (ArrowBuf buf = fetched.get()) {
+          if (buf.writerIndex() < g.length()) {
+            throw new dev.zaro.arrow.error.StoreException("key '" + key + "' in " + store.describe() + ": asked for "
+                + g.length() + " bytes at " + g.offset() + ", got " + buf.writerIndex());
+          }
+          for (int m : g.members()) {
+            ByteRange.FromStart r = ranges.get(m);
+            ArrowBuf slice = buf.slice(r.offset() - g.offset(), r.length());
+            slice.getReferenceManager().retain();
+            slice.writerIndex(r.length());
+            out[m] = slice;
+          }
+        }
+      }
+      return Optional.of(List.of(out));
+    } catch (RuntimeException | Error e) {
+      closeAll(out);
+      throw e;
+    }
+  }
+
+  private static void closeAll(ArrowBuf[] bufs) {
+    for (ArrowBuf b : bufs) {
+      if (b != null) {
+        b.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.zaro.arrow.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The coalescer's plan against its contract, over random ranges. */
+class RangeCoalescerTest {
+  @Test
+  void everyRangeOnceInsideItsGroupGapsAndSizesBounded() {
+    Random random = new Random(3);
+    for (int trial = 0; trial < 2000; trial++) {
+      List<ByteRange.FromStart> ranges = new ArrayList<>();
+      int n = random.nextInt(12);
+      for (int i = 0; i < n; i++) {
+        ranges.add((ByteRange.FromStart) ByteRange.of(random.nextInt(1000), random.nextInt(120)));
+      }
+      long gap = random.nextInt(100);
+      long max = 1 + random.nextInt(400);
+      List<RangeCoalescer.Group> groups = RangeCoalescer.plan(ranges, gap, max);
+      int[] seen = new int[n];
+      long lastStart = -1;
+      for (RangeCoalescer.Group g : groups) {
+        assertTrue(g.offset() >= lastStart, "groups in offset order");
+        lastStart = g.offset();
+        assertTrue(g.length() <= max || g.members().size() == 1, g + " over " + max);
+        long end = Long.MIN_VALUE;
+        for (int m : g.members()) {
+          seen[m]++;
+          ByteRange.FromStart r = ranges.get(m);
+          assertTrue(r.offset() >= g.offset() && r.offset() + r.length() <= g.offset() + g.length(), r + " in " + g);
+          if (end != Long.MIN_VALUE) {
+            assertTrue(r.offset() - end <= gap, "gap before " + r + " in " + g);
+          }
+          end = Math.max(end, r.offset() + r.length());
+        }
+        assertEquals(g.offset() + g.length(), end, "a group ends where its last range does");
+      }
+      for (int i = 0; i < n; i++) {
+        assertEquals(1, seen[i], "range " + i + " of " + ranges);
+      }
+    }
+  }
+
+  @Test
+  void nearbyRangesMergeAndFarOnesDoNot() {
+    List<ByteRange.FromStart> ranges = List.of((ByteRange.FromStart) ByteRange.of(0, 10),
+        (ByteRange.FromStart) ByteRange.of(20, 10), (ByteRange.FromStart) ByteRange.of(1000, 5));
+    List<RangeCoalescer.Group> groups = RangeCoalescer.plan(ranges, 10, 1 << 20);
+    assertEquals(2, groups.size());
+    assertEquals(new RangeCoalescer.Group(0, 30, List.of(0, 1)), groups.get(0));
+    assertEquals(new RangeCoalescer.Group(1000, 5, List.of(2)), groups.get(1));
+  }
+}
