@@ -108,7 +108,7 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     sql.close();
   }
 }
