@@ -1,4 +1,4 @@
-"""Zarr v2 arrays of strings, bytes, fixed-width bytes and datetimes written by zarr-python 2
+"""Zarr v2 arrays of strings (vlen-utf8, json2, msgpack2, categorize), bytes, fixed-width bytes and datetimes written by zarr-python 2
 (Debian's python3-zarr: `apt-get install python3-zarr`), with expected values from numpy: JSON
 lists for object arrays (strings; bytes as latin-1 text), raw little-endian bytes otherwise.
 
@@ -132,6 +132,24 @@ def main():
         if unit:
             case["unit"] = unit
         cases.append(case)
+    # json2, msgpack2: object arrays of text through numcodecs' JSON and MsgPack object codecs (C and
+    # F order, missing chunks)
+    for name, order, compressor, object_codec in [
+            ("json2_strings_zstd", "C", numcodecs.Zstd(level=1), numcodecs.JSON()),
+            ("json2_strings_F", "F", None, numcodecs.JSON()),
+            ("msgpack2_strings_zlib", "C", numcodecs.Zlib(level=1), numcodecs.MsgPack()),
+            ("msgpack2_strings_F", "F", None, numcodecs.MsgPack())]:
+        shape, chunks = (7, 9), (3, 4)
+        data = np.empty(shape, dtype=object)
+        for i, j in np.ndindex(*shape):
+            data[i, j] = words[(i * 5 + j * 3) % len(words)] + str(i * 9 + j)
+        z = zarr.open_array(str(HERE / "stores" / f"{name}.zarr"), mode="w", shape=shape, chunks=chunks,
+                            dtype=object, object_codec=object_codec, compressor=compressor, order=order,
+                            fill_value="")
+        z[:6, :8] = data[:6, :8]    # the last chunk row/column stays missing (fill value)
+        reads = json_reads(name, z[...])
+        cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": "string",
+                      "shape": list(shape), "reads": reads})
     (HERE / "cases.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
 
 

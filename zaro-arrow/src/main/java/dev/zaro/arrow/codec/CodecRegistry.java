@@ -33,6 +33,7 @@ public final class CodecRegistry {
     r.register("vlen-utf8", (spec, input, reg) -> VlenCodec.create(spec, input));
     r.register("vlen-bytes", (spec, input, reg) -> VlenCodec.create(spec, input));
     dev.zaro.arrow.codec.numcodecs.Numcodecs.register(r);
+    dev.zaro.arrow.codec.ext.Extensions.register(r);
     return r;
   }
 
@@ -45,7 +46,7 @@ public final class CodecRegistry {
   public Codec create(CodecSpec spec, ChunkSpec input) {
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
-      throw new CodecException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, "unknown codec '" + spec.name() + "' (known: "
+      throw new CodecException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, "codec '" + spec.name() + "' is not supported (zaro reads: "
           + String.join(", ", new TreeMap<>(factories).keySet()) + ")");
     }
     return factory.create(spec, input, this);

@@ -22,6 +22,15 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     return new ZstdCodec(config.intValue("level", 0), config.booleanValue("checksum", false));
   }
 
+  /**
+   * An upper bound on what {@code compressedSize} bytes of zstd can decode to: at most 128 KiB
+   * per 4-byte RLE block. A frame header declaring more lies, and is refused before anything is
+   * allocated.
+   */
+  public static long maxDecodedSize(long compressedSize) {
+    return 32768 * compressedSize;
+  }
+
   @Override
   public String name() {
     return "zstd";
@@ -117,15 +126,21 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     }
     long length = encoded.writerIndex();
     long guess = frameContentSize(encoded);
-    long capacity = guess >= 0 ? Math.min(guess, OutputBuffer.MAX_UNKNOWN_SIZE) : Math.max(length * 4, 1 << 16);
+    if (guess > maxDecodedSize(length)) {
+      throw new CodecException("codec zstd: frame declares " + guess + " decoded bytes, more than " + length
+          + " bytes of zstd data can hold (at most " + maxDecodedSize(length) + ")");
+    }
+    // a corrupt stream can ask for more room whatever it gets: the output never grows past what
+    // the data can hold
+    long max = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, maxDecodedSize(length));
+    long capacity = guess >= 0 ? Math.min(guess, max) : Math.min(Math.max(length * 4, 1 << 16), max);
     while (true) {
       ArrowBuf out = allocator.buffer(capacity);
       try {
         long n = Zstd.decompressUnsafe(out.memoryAddress(), capacity, encoded.memoryAddress(), length);
-        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()
-            && capacity < OutputBuffer.MAX_UNKNOWN_SIZE) {
+        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall() && capacity < max) {
           out.close();
-          capacity = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, capacity * 2);
+          capacity = Math.min(max, Math.max(capacity * 2, 1 << 16));
           continue;
         }
         check(n);

@@ -18,7 +18,8 @@ import java.util.Set;
  * <p>The chain, in v3 order: {@code transpose} (order F: the stored chunk is the F-order layout,
  * which every numcodecs filter sees as a flat sequence), the filters in list order (array
  * filters as {@code numcodecs.<id>} array-to-array codecs), {@code bytes} with the byte order of
- * the dtype the filters end on, {@code numcodecs.shuffle} filters (they work on bytes), then the
+ * the dtype the filters end on, the byte filters ({@code numcodecs.shuffle}, the checksums,
+ * {@code numcodecs.base64}: they work on bytes), then the
  * compressor: {@code gzip}, {@code zstd} and {@code blosc} become the v3 codecs of those names,
  * anything else {@code numcodecs.<id>} with the numcodecs configuration (without its {@code id}).
  */
@@ -34,7 +35,8 @@ public final class V2Metadata {
   public static final String ARRAY_DIMENSIONS = "_ARRAY_DIMENSIONS";
 
   /** numcodecs filters that work on bytes rather than on elements. */
-  private static final Set<String> BYTE_FILTERS = Set.of("shuffle");
+  private static final Set<String> BYTE_FILTERS =
+      Set.of("shuffle", "crc32", "adler32", "crc32c", "fletcher32", "jenkins_lookup3", "base64");
 
   /**
    * Parses an array's {@code .zarray} (at {@code key}) and its {@code .zattrs} (null when absent).
@@ -88,17 +90,18 @@ public final class V2Metadata {
 
   /**
    * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8}
-   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes): the object codec
-   * becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
+   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes), or {@code json2} or
+   * {@code msgpack2} (text only): the object codec becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
    * {@code categorize}: an array-to-array codec before {@code bytes} on the codes.
    */
   private static ArrayMetadata parseObjectArray(JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
     JsonNode filters = doc.optional("filters");
     JsonNode objectCodec = filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
     String id = objectCodec == null ? null : objectCodec.path("id").asText(null);
-    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes") || id.equals("categorize"))) {
-      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its"
-          + " object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
+    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes") || id.equals("categorize")
+        || id.equals("json2") || id.equals("msgpack2"))) {
+      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or"
+          + " categorize as its object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
     }
     if (filters.size() > 1) {
       throw doc.error("filters", "filters after the object codec " + id + " are not supported");
@@ -113,6 +116,9 @@ public final class V2Metadata {
       throw doc.error("order", "must be \"C\" or \"F\", not \"" + order + "\"");
     }
     List<CodecSpec> codecs = new ArrayList<>();
+    // json2/msgpack2 with order F: zarr-python 2 writes the chunk's values in logical (C) order but reads
+    // that sequence as F order (it flattens the decoded chunk, then reshapes it in the array's
+    // order); zaro reads what zarr-python reads
     if (order.equals("F") && shape.length > 1) {
       ArrayNode reversed = JsonNodeFactory.instance.arrayNode();
       for (int d = shape.length - 1; d >= 0; d--) {
@@ -128,6 +134,8 @@ public final class V2Metadata {
       codecs.add(new CodecSpec("bytes", JsonNodeFactory.instance.objectNode()
           .put("endian", codes.bigEndian() ? "big" : "little")));
       itemSize = codes.dataType().byteSize();
+    } else if (id.equals("json2") || id.equals("msgpack2")) {
+      codecs.add(new CodecSpec("numcodecs." + id, withoutId(objectCodec)));
     } else {
       codecs.add(new CodecSpec(id, null));
     }
@@ -294,7 +302,7 @@ public final class V2Metadata {
       String id = codecId(doc, field, "filter " + i, filter);
       ObjectNode config = withoutId(filter);
       if (BYTE_FILTERS.contains(id)) {
-        if (!config.has("elementsize")) {
+        if (id.equals("shuffle") && !config.has("elementsize")) {
           config.put("elementsize", 4);
         }
         byteCodecs.add(new CodecSpec("numcodecs." + id, config));

@@ -337,7 +337,8 @@ public final class ZarrArray {
       target.stats().decoded(1, view.byteSize());
     }
     if (n.getAsLong() != size) {
-      throw new CodecException(context(key, chunkIndex) + "codec " + chain.codecs().get(0).name()
+      java.util.List<dev.zaro.arrow.codec.Codec> codecs = chain.codecs();   // the last one reads the stored bytes
+      throw new CodecException(context(key, chunkIndex) + "codec " + codecs.get(codecs.size() - 1).name()
           + ": chunk has " + n.getAsLong() + " bytes, expected " + size);
     }
     if (!direct) {

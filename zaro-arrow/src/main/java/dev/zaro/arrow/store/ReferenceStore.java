@@ -326,11 +326,16 @@ public final class ReferenceStore implements Store {
     if (step <= 0) {
       throw new StoreException("store '" + name + "': " + where + " has a step of " + step);
     }
-    if ((stop - start) / step > MAX_GEN) {
+    if (stop <= start) {
+      return out;
+    }
+    // stop - start overflows a long for far-apart bounds, but as an unsigned number it is exact
+    long last = Long.divideUnsigned(stop - start - 1, step);
+    if (Long.compareUnsigned(last, MAX_GEN) >= 0) {
       throw new StoreException("store '" + name + "': " + where + " has more than " + MAX_GEN + " values");
     }
-    for (long v = start; v < stop; v += step) {
-      out.add(v);
+    for (long i = 0; i <= last; i++) {
+      out.add(start + i * step);
     }
     return out;
   }

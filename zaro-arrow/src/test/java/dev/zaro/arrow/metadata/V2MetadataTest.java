@@ -208,8 +208,8 @@ class V2MetadataTest {
   /** Object arrays need vlen-utf8 or vlen-bytes as their object codec (the first filter). */
   @ParameterizedTest
   @CsvSource(delimiterString = " ~ ", quoteCharacter = '`', value = {
-      "null ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its object codec (first filter); found none",
-      "[{\"id\": \"json2\"}] ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes or categorize as its object codec (first filter); found object {\"id\":\"json2\"}",
+      "null ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or categorize as its object codec (first filter); found none",
+      "[{\"id\": \"pickle\"}] ~ an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or categorize as its object codec (first filter); found object {\"id\":\"pickle\"}",
       "[{\"id\": \"vlen-utf8\"}, {\"id\": \"delta\"}] ~ filters after the object codec vlen-utf8 are not supported"})
   void objectArraysNeedAVlenObjectCodec(String filters, String message) {
     assertEquals("key 'a/.zarray', field 'filters': " + message,

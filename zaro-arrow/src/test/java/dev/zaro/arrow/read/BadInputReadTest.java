@@ -66,7 +66,7 @@ class BadInputReadTest extends AllocatorTest {
     }
   }
 
-  private static void assertNames(ZaroException e, String... parts) {
+  static void assertNames(ZaroException e, String... parts) {
     for (String p : parts) {
       assertTrue(e.getMessage().contains(p), "'" + p + "' missing from: " + e.getMessage());
     }

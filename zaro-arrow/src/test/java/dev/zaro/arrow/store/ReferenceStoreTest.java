@@ -129,6 +129,17 @@ class ReferenceStoreTest extends AbstractStoreTest {
     }
   }
 
+  /** Found by ReferenceStoreFuzzTest: ranges near the ends of long overflowed and expanded without end. */
+  @Test
+  void genRangesNearTheEndsOfLongExpandExactly() {
+    String doc = "{\"version\": 1, \"refs\": {}, \"gen\": [{\"key\": \"k/{{i}}\", \"url\": \"u\","
+        + " \"dimensions\": {\"i\": {\"start\": " + (Long.MAX_VALUE - 7) + ", \"stop\": " + Long.MAX_VALUE
+        + ", \"step\": 100}}}]}";
+    try (ReferenceStore s = ReferenceStore.parse(doc.getBytes(StandardCharsets.UTF_8), "gen", null, true)) {
+      assertEquals(List.of("k/" + (Long.MAX_VALUE - 7)), s.list("").toList());
+    }
+  }
+
   @Test
   void templatesEvaluateJinjaArithmetic() {
     Map<String, Object> vars = Map.of("i", 7L, "u", "s3://b/x", "n", "12");
@@ -181,6 +192,8 @@ class ReferenceStoreTest extends AbstractStoreTest {
     bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u',"
         + " 'dimensions': {'i': {'stop': 2}, 'j': {'stop': 100000}, 'k': {'stop': 100000}}}], 'refs': {}}",
         "expands to more than");
+    bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'dimensions': {'i': {'start': "
+        + Long.MIN_VALUE + ", 'stop': " + Long.MAX_VALUE + "}}}], 'refs': {}}", "has more than");
     bad.put("{'version': 1, 'gen': [{'key': '../{{i}}', 'url': 'u',"
         + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}", "refusing key '../0'");
     int n = 0;

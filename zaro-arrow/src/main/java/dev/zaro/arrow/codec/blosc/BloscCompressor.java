@@ -1,5 +1,7 @@
 package dev.zaro.arrow.codec.blosc;
 
+import dev.zaro.arrow.codec.ZstdCodec;
+
 /**
  * The compressor formats a c-blosc 1.x frame can hold (bits 5-7 of its flags). lz4 and lz4hc
  * write the same format.
@@ -50,7 +52,7 @@ public enum BloscCompressor {
     return switch (this) {
       case BLOSCLZ, LZ4 -> 255 * compressedSize;
       case ZLIB -> 1032 * compressedSize;
-      case ZSTD -> 32768 * compressedSize;
+      case ZSTD -> ZstdCodec.maxDecodedSize(compressedSize);
       case SNAPPY -> Long.MAX_VALUE;
     };
   }

@@ -89,15 +89,16 @@ public record BloscHeader(
     if (nbytes == 0) {
       return;
     }
+    // a memcpyed frame's blocks still matter: decoding through a window goes block by block
+    if (blocksize <= 0) {
+      throw error("blocksize " + blocksize + " is not positive");
+    }
     if (memcpyed()) {
       if (cbytes != (long) nbytes + LENGTH) {
         throw error("memcpyed frame of " + nbytes + " bytes must be " + ((long) nbytes + LENGTH)
             + " bytes long, header says " + cbytes);
       }
       return;
-    }
-    if (blocksize <= 0) {
-      throw error("blocksize " + blocksize + " is not positive");
     }
     compressor();
     long tableEnd = LENGTH + 4L * blockCount();

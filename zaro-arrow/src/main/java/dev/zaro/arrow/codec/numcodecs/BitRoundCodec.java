@@ -10,31 +10,39 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * numcodecs {@code bitround} {keepbits}: mantissa bits were rounded away when encoding; decoding
- * changes nothing, so this is a layout-only codec with the identity layout.
+ * {@code bitround} {keepbits} (zarr-extensions) and numcodecs {@code bitround}, its alias:
+ * mantissa bits (for integers: bits below the highest set bit) were rounded away when
+ * encoding; decoding changes nothing, so this is a layout-only codec with the identity layout.
+ * Floats (complex: per component) keep 0..mantissa bits; integers (0..their width) only under
+ * the name {@code bitround}, as numcodecs refuses them.
+ *
+ * @param name the metadata name the codec was found by
  */
-public record BitRoundCodec(int keepbits) implements ArrayToArrayCodec {
+public record BitRoundCodec(String name, int keepbits) implements ArrayToArrayCodec {
 
-  static BitRoundCodec create(CodecSpec spec, ChunkSpec input) {
+  /** The codec for {@code spec}, by the name {@code spec} gives. */
+  public static BitRoundCodec create(CodecSpec spec, ChunkSpec input) {
     CodecConfig config = new CodecConfig(spec).only("keepbits");
     int keepbits = config.requiredInt("keepbits");
-    if (input.dataType().kind() != DataType.Kind.FLOAT) {
-      throw config.error("only float arrays can be bit-rounded, not " + input.dataType());
-    }
-    int mantissa = switch (input.dataType().bits()) {
-      case 16 -> 10;
-      case 32 -> 23;
-      default -> 52;
+    DataType type = input.dataType();
+    int limit = switch (type.kind()) {
+      case FLOAT, COMPLEX -> switch (type.kind() == DataType.Kind.COMPLEX ? type.bits() / 2 : type.bits()) {
+        case 16 -> 10;
+        case 32 -> 23;
+        default -> 52;
+      };
+      case INT, UINT, DATETIME, TIMEDELTA -> {
+        if (!spec.name().equals("bitround")) {
+          throw config.error("only float arrays can be bit-rounded, not " + type);
+        }
+        yield type.bits();
+      }
+      default -> throw config.error("only float, complex and integer arrays can be bit-rounded, not " + type);
     };
-    if (keepbits < 0 || keepbits > mantissa) {
-      throw config.error("keepbits must be 0.." + mantissa + " for " + input.dataType() + ", not " + keepbits);
+    if (keepbits < 0 || keepbits > limit) {
+      throw config.error("keepbits must be 0.." + limit + " for " + type + ", not " + keepbits);
     }
-    return new BitRoundCodec(keepbits);
-  }
-
-  @Override
-  public String name() {
-    return "numcodecs.bitround";
+    return new BitRoundCodec(spec.name(), keepbits);
   }
 
   @Override

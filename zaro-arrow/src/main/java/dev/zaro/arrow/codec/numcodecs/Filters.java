@@ -11,8 +11,8 @@ import dev.zaro.arrow.metadata.NumpyDtype;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
-/** Configuration and buffer helpers shared by the numcodecs filters. */
-final class Filters {
+/** Configuration and buffer helpers shared by the numcodecs filters and the numeric v3 array codecs. */
+public final class Filters {
   private Filters() {}
 
   /** The data type a configuration field names (a numpy type string), or {@code absent}. */
@@ -53,7 +53,7 @@ final class Filters {
   }
 
   /** Checks an encoded chunk array's size; returns its element count. */
-  static long elements(String codec, ArrowBuf encoded, ChunkSpec decoded, DataType encodedType) {
+  public static long elements(String codec, ArrowBuf encoded, ChunkSpec decoded, DataType encodedType) {
     long n = decoded.elementCount();
     long expected = n * encodedType.byteSize();
     if (encoded.writerIndex() != expected) {
@@ -64,7 +64,7 @@ final class Filters {
   }
 
   /** A new buffer for a decoded chunk array, released if {@code fill} fails. */
-  static ArrowBuf decodeTo(BufferAllocator allocator, ChunkSpec decoded, java.util.function.Consumer<ArrowBuf> fill) {
+  public static ArrowBuf decodeTo(BufferAllocator allocator, ChunkSpec decoded, java.util.function.Consumer<ArrowBuf> fill) {
     ArrowBuf out = allocator.buffer(Math.max(1, decoded.byteSize()));
     try {
       fill.accept(out);

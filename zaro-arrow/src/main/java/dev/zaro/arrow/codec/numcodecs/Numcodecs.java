@@ -26,6 +26,13 @@ public final class Numcodecs {
     registry.register("numcodecs.astype", (spec, input, reg) -> AsTypeCodec.create(spec, input));
     registry.register("numcodecs.categorize", (spec, input, reg) -> CategorizeCodec.create(spec, input));
     registry.register("numcodecs.packbits", (spec, input, reg) -> PackBitsCodec.create(spec, input));
+    for (ChecksumCodec.Algorithm algorithm : ChecksumCodec.Algorithm.values()) {
+      registry.register("numcodecs." + algorithm.id(), (spec, input, reg) -> ChecksumCodec.create(spec, algorithm));
+    }
+    registry.register("numcodecs.base64", (spec, input, reg) -> Base64Codec.create(spec));
+    registry.register("numcodecs.zfpy", (spec, input, reg) -> ZfpyCodec.create(spec, input));
+    registry.register("numcodecs.json2", (spec, input, reg) -> ObjectListCodec.json(spec, input));
+    registry.register("numcodecs.msgpack2", (spec, input, reg) -> ObjectListCodec.msgpack(spec, input));
     // numcodecs' gzip and zstd are the v3 codecs of those names (same streams, same configuration)
     registry.register("numcodecs.gzip", (spec, input, reg) -> reg.create(new CodecSpec("gzip", spec.configuration()), input));
     registry.register("numcodecs.zstd", (spec, input, reg) -> reg.create(new CodecSpec("zstd", spec.configuration()), input));

@@ -203,6 +203,18 @@ class BloscCorruptionTest extends AllocatorTest {
     assertFails(f, size, "block 0");
   }
 
+  /** Found by CodecFuzzTest#blosc: a memcpyed frame's block size drives streaming, so it is checked too. */
+  @Test
+  void memcpyedFrameWithBadBlocksize() {
+    byte[] frame = BloscFixtures.frame("lz4-shuffle-ts4-clevel0");
+    int size = BloscFixtures.raw("lz4-shuffle-ts4-clevel0").length;
+    for (int bs : new int[] {0, -1, Integer.MIN_VALUE}) {
+      byte[] f = frame.clone();
+      le(f).putInt(8, bs);
+      assertFails(f, size, "blocksize " + bs + " is not positive");
+    }
+  }
+
   @Test
   void badCbytes() {
     byte[] frame = BloscFixtures.frame(BLOCKS);

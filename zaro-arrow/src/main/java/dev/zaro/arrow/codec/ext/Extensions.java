@@ -1,0 +1,23 @@
+package dev.zaro.arrow.codec.ext;
+
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.numcodecs.BitRoundCodec;
+
+/**
+ * The registered v3 codecs of zarr-extensions that are not core codecs: {@code bitround} (the
+ * numcodecs filter, for integers too), {@code packbits}, {@code scale_offset},
+ * {@code cast_value}, {@code reshape} and {@code zfp}.
+ */
+public final class Extensions {
+  private Extensions() {}
+
+  /** Registers every extension codec zaro reads on {@code registry}. */
+  public static void register(CodecRegistry registry) {
+    registry.register("bitround", (spec, input, reg) -> BitRoundCodec.create(spec, input));
+    registry.register("packbits", (spec, input, reg) -> PackBitsCodec.create(spec, input));
+    registry.register("scale_offset", (spec, input, reg) -> ScaleOffsetCodec.create(spec, input));
+    registry.register("cast_value", (spec, input, reg) -> CastValueCodec.create(spec, input));
+    registry.register("reshape", (spec, input, reg) -> ReshapeCodec.create(spec, input));
+    registry.register("zfp", (spec, input, reg) -> dev.zaro.arrow.codec.zfp.ZfpCodec.create(spec, input));
+  }
+}

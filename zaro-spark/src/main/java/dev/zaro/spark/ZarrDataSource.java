@@ -1,0 +1,130 @@
+package dev.zaro.spark;
+
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.NodeNotFoundException;
+import dev.zaro.arrow.error.SelectionException;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.TableReader;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * The {@code zarr} data source: {@code spark.read.format("zarr").option("array", "t2m").load(STORE)}
+ * reads arrays in zaro's table layout (DESIGN.md, "Spark contract"). Options are checked and
+ * the schema worked out here, at analysis: a bad option fails {@code load} with a message that
+ * names it.
+ */
+public final class ZarrDataSource implements TableProvider, DataSourceRegister {
+
+  @Override
+  public String shortName() {
+    return "zarr";
+  }
+
+  @Override
+  public StructType inferSchema(CaseInsensitiveStringMap options) {
+    return schema(ZarrOptions.parse(options.asCaseSensitiveMap()));
+  }
+
+  @Override
+  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    return new ZarrTable(ZarrOptions.parse(properties), schema);
+  }
+
+  /**
+   * The table's schema: the dimension columns, then one value column per array. Arrays of a
+   * multi-array table must share shape and dimension columns.
+   *
+   * @throws IllegalArgumentException naming the option at fault
+   */
+  static StructType schema(ZarrOptions options) {
+    String option = options.arrays().size() == 1 ? "array" : "arrays";
+    List<Field> dims = null;
+    List<Field> values = new ArrayList<>();
+    long[] shape = null;
+    try (BufferAllocator allocator = new RootAllocator(); Zaro zaro = open(options)) {
+      for (String array : options.arrays()) {
+        long[] arrayShape;
+        try {
+          arrayShape = zaro.meta(array).shape();
+        } catch (NodeNotFoundException e) {
+          throw new IllegalArgumentException("zarr: option '" + option + "': no array '" + array + "' in "
+              + options.location() + " (" + e.getMessage() + ")", e);
+        } catch (ZaroException e) {
+          throw new IllegalArgumentException("zarr: option '" + option + "' ('" + array + "'): " + e.getMessage(), e);
+        }
+        if (shape != null && !java.util.Arrays.equals(shape, arrayShape)) {
+          throw new IllegalArgumentException("zarr: option 'arrays': '" + array + "' has shape "
+              + java.util.Arrays.toString(arrayShape) + " but '" + options.arrays().get(0) + "' has "
+              + java.util.Arrays.toString(shape) + "; the arrays of one table share their shape");
+        }
+        shape = arrayShape;
+        List<Field> fields = tableFields(zaro, options, array, allocator, option);
+        List<Field> arrayDims = fields.subList(0, fields.size() - 1);
+        if (dims != null && !dims.equals(arrayDims)) {
+          throw new IllegalArgumentException("zarr: option 'arrays': '" + array + "' has dimension columns "
+              + arrayDims + " but '" + options.arrays().get(0) + "' has " + dims
+              + "; the arrays of one table share their dimensions");
+        }
+        dims = arrayDims;
+        values.add(fields.get(fields.size() - 1));
+      }
+    }
+    List<Field> all = new ArrayList<>(dims);
+    all.addAll(values);
+    Set<String> names = new HashSet<>();
+    List<StructField> fields = new ArrayList<>();
+    for (Field f : all) {
+      if (!names.add(f.getName().toLowerCase(java.util.Locale.ROOT))) {
+        throw new IllegalArgumentException("zarr: option '" + option + "' (" + options.arrays()
+            + ") gives two columns named '" + f.getName() + "'");
+      }
+      try {
+        fields.add(SparkColumns.field(f));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("zarr: option '" + option + "': " + e.getMessage(), e);
+      }
+    }
+    return new StructType(fields.toArray(StructField[]::new));
+  }
+
+  /** The Arrow fields of one array's table layout (dimension columns, then its value column). */
+  private static List<Field> tableFields(Zaro zaro, ZarrOptions options, String array, BufferAllocator allocator,
+      String option) {
+    try (TableReader reader = zaro.readTable(array, options.slice(), allocator,
+        dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()), ReadOptions.DEFAULT)) {
+      return reader.getVectorSchemaRoot().getSchema().getFields();
+    } catch (SelectionException e) {
+      throw new IllegalArgumentException("zarr: option 'slice': " + e.getMessage(), e);
+    } catch (ZaroException e) {
+      String hint = e.getMessage().contains("fallback-types") ? "fallbackTypes" : option;
+      throw new IllegalArgumentException("zarr: option '" + hint + "' ('" + array + "'): " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Zaro open(ZarrOptions options) {
+    try {
+      return options.open();
+    } catch (ZaroException e) {
+      throw new IllegalArgumentException("zarr: cannot open store '" + options.location() + "' (load path): "
+          + e.getMessage(), e);
+    }
+  }
+}
