@@ -11,6 +11,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
+import dev.zaro.sql.FlightSqlRouter;
+import dev.zaro.sql.SqlEngine;
+import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -40,6 +43,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--port", defaultValue = "8815", description = "Port (default: 8815; 0 picks a free one).")
   int port;
+
+  @Option(names = "--sql", description = "Also serve Flight SQL (DuckDB over the same arrays, read-only), e.g. for the"
+      + " Arrow Flight SQL JDBC driver: jdbc:arrow-flight-sql://HOST:PORT/?useEncryption=false (TLS: useEncryption=true;"
+      + " tokens: token=...)")
+  boolean sql;
 
   @Mixin
   OpenOptions open = new OpenOptions();
@@ -156,7 +164,10 @@ final class ServeCommand implements Callable<Integer> {
     String location = store != null ? store : sample().toString();
     ServerOptions serverOptions = serverOptions();
     ZaroOptions options = open.toOptions();
-    ZaroFlightServer server = ZaroFlightServer.start(Zaro.open(location, options), serverOptions);
+    Zaro zaro = Zaro.open(location, options);
+    ZaroFlightServer server = !sql ? ZaroFlightServer.start(zaro, serverOptions)
+        : ZaroFlightServer.start(zaro, serverOptions, (producer, allocator) -> new FlightSqlRouter(producer,
+            new ZaroFlightSqlProducer(new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)), allocator)));
     CountDownLatch stopped = new CountDownLatch(1);
     Runnable stop = () -> {
       try {
@@ -216,6 +227,11 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
     System.out.println("      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
     System.out.println("  table = client.do_get(info.endpoints[0].ticket" + call + ").read_all()");
+    if (sql) {
+      System.out.println();
+      System.out.println("  Flight SQL (JDBC): jdbc:arrow-flight-sql://" + shown + ":" + boundPort + "/?useEncryption="
+          + tls + (options.tokens() != null ? "&token=TOKEN" : ""));
+    }
     System.out.flush();
   }
 }

@@ -1,30 +1,21 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.arrow.ArrowFiles;
-import dev.zaro.arrow.arrow.CData;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.read.Node;
-import dev.zaro.arrow.read.ReadOptions;
-import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
+import dev.zaro.sql.SqlEngine;
+import dev.zaro.sql.SqlQuery;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.duckdb.DuckDBConnection;
-import org.duckdb.DuckDBResultSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -32,18 +23,21 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "sql", mixinStandardHelpOptions = true,
     description = "Runs DuckDB SQL over the arrays of a hierarchy: each array is a table named by its path"
-        + " (table layout, streamed to DuckDB through the Arrow C Data Interface).")
+        + " (table layout, streamed to DuckDB through the Arrow C Data Interface). Only the columns a query"
+        + " mentions are produced, and predicates on dimension columns (=, <, <=, >, >=, BETWEEN, IN, ANDed)"
+        + " narrow the chunks read; DuckDB still applies every predicate.")
 final class SqlCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Parameters(index = "1", paramLabel = "SQL", description = "The query; quote nested paths: \"group/array\".")
+  @Parameters(index = "1", paramLabel = "SQL", description = "The query (or several, separated by ';');"
+      + " quote nested paths: \"group/array\".")
   String sql;
 
   @Mixin
   OpenOptions open = new OpenOptions();
 
-  @Option(names = "--out", paramLabel = "FILE.arrow", description = "Write the result as an Arrow IPC file.")
+  @Option(names = "--out", paramLabel = "FILE.arrow", description = "Write the (last statement's) result as an Arrow IPC file.")
   Path out;
 
   @Option(names = "--raw", description = "Stored values, without CF conventions.")
@@ -52,41 +46,50 @@ final class SqlCommand implements Callable<Integer> {
   @Option(names = "--max-rows", defaultValue = "100", description = "Rows to print (default: 100).")
   int maxRows;
 
+  @Option(names = "--timer", description = "After each statement, print 'Run Time (s): real <seconds>' on stderr"
+      + " (as the DuckDB CLI's .timer on does).")
+  boolean timer;
+
+  @Option(names = "--stats", description = "After each statement, print on stderr one JSON object: the chunks and"
+      + " decoded bytes it read, per table with the selection and columns pushed into the read.")
+  boolean stats;
+
+  @Option(names = "--no-pushdown", description = "Read every table whole (for comparisons).")
+  boolean noPushdown;
+
   @Override
   public Integer call() throws Exception {
-    try (Zaro zaro = Zaro.open(store, open.toOptions());
+    var options = open.toOptions();
+    SqlEngine.Options engineOptions = SqlEngine.Options.DEFAULT.withCf(!raw).withPushdown(!noPushdown)
+        .withThreads(open.threads == null ? 0 : open.threads);
+    try (Zaro zaro = Zaro.open(store, options);
          BufferAllocator allocator = new RootAllocator();
-         Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
-      DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
-      List<ArrowArrayStream> streams = new ArrayList<>();
-      try {
-        for (Node node : zaro.list()) {
-          if (!node.isArray()) {
-            continue;
-          }
-          String name = node.path().isEmpty() ? "data" : node.path();
-          TableReader reader = zaro.readTable(node.path(), "", allocator, TableOptions.DEFAULT.withCf(!raw),
-              ReadOptions.DEFAULT);
-          ArrowArrayStream stream = CData.export(reader, allocator);
-          streams.add(stream);
-          duck.registerArrowStream(name, stream);
-        }
-        try (Statement statement = connection.createStatement();
-             ResultSet result = statement.executeQuery(sql)) {
-          if (out != null) {
-            try (ArrowReader reader = (ArrowReader) result.unwrap(DuckDBResultSet.class)
-                .arrowExportStream(allocator, 64 * 1024)) {
+         SqlEngine engine = new SqlEngine(zaro, engineOptions)) {
+      List<String> statements = engine.statements(sql);
+      for (int i = 0; i < statements.size(); i++) {
+        boolean last = i == statements.size() - 1;
+        long t0 = System.nanoTime();
+        try (SqlQuery query = engine.query(statements.get(i), allocator)) {
+          if (out != null && last) {
+            try (ArrowReader reader = query.executeArrow(allocator, 64 * 1024)) {
               long rows = ArrowFiles.write(reader, out);
               System.err.printf("wrote %s: %d rows%n", out, rows);
             }
           } else {
-            print(result);
+            ResultSet result = query.execute();
+            if (result != null) {
+              print(result);
+            }
+          }
+          if (timer) {
+            System.err.printf(Locale.ROOT, "Run Time (s): real %.3f%n", (System.nanoTime() - t0) / 1e9);
+          }
+          if (stats) {
+            System.err.println(query.stats().toJson());
           }
         } catch (SQLException e) {
           throw new ZaroException("sql: " + e.getMessage(), e);
         }
-      } finally {
-        streams.forEach(ArrowArrayStream::close);
       }
     }
     return 0;

@@ -16,6 +16,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -179,6 +180,29 @@ class CliTest extends AllocatorTest {
     Result bad = run("sql", sharding("end_zstd").toString(), "select nope from data");
     assertEquals(1, bad.code());
     assertTrue(bad.err().contains("zaro: error: sql:") && bad.err().contains("nope"), bad.err());
+  }
+
+  /**
+   * zaro sql runs each statement of a script; --timer prints DuckDB's 'Run Time (s): real' line
+   * after each, --stats what each read (z < 0.3 is the first 3 of 16 z indices: 4 of 16 chunks).
+   */
+  @Test
+  void sqlTimerAndStatsAfterEachStatement() throws Exception {
+    Path grid = Fixtures.testdata().resolve("sql/grid.zarr");
+    Result r = run("sql", grid.toString(), "select count(*) as n from v where z < 0.3; select max(y) as m from v",
+        "--timer", "--stats");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("360") && r.out().contains("100"), r.out());
+    List<String> lines = r.err().lines().toList();
+    assertEquals(4, lines.size(), r.err());
+    assertTrue(lines.get(0).matches("Run Time \\(s\\): real \\d+\\.\\d{3}"), lines.get(0));
+    assertTrue(lines.get(2).matches("Run Time \\(s\\): real \\d+\\.\\d{3}"), lines.get(2));
+    var first = JsonDocument.MAPPER.readTree(lines.get(1));
+    assertEquals("0:3:1, 0:12:1, 0:10:1", first.at("/tables/0/selection").asText());
+    assertEquals(4, first.at("/tables/0/planned_chunks").asLong());
+    var second = JsonDocument.MAPPER.readTree(lines.get(3));
+    assertEquals("y", second.at("/tables/0/columns/0").asText());
+    assertEquals(0, second.path("chunks").asLong());
   }
 
   /** --out gets the same permissions as any new file (the user's umask), not a private temp file's. */

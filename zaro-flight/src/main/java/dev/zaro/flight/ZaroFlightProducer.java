@@ -102,7 +102,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     };
   }
 
-  static FlightRuntimeException status(ZaroException e) {
+  /** The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}. */
+  public static FlightRuntimeException status(ZaroException e) {
     CallStatus status = switch (e.kind()) {
       case NOT_FOUND -> CallStatus.NOT_FOUND;
       case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;

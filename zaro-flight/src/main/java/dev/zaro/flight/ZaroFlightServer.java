@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,15 +22,18 @@ public final class ZaroFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
   private final ZaroFlightProducer producer;
+  /** What the server serves: zaro's producer, or a wrapper around it (Flight SQL beside it). */
+  private final FlightProducer served;
   private final Zaro zaro;
   private final ServerOptions options;
   private final ExecutorService calls;
   private boolean closed;
   private volatile boolean shuttingDown;
 
-  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, ZaroFlightProducer producer, FlightServer server,
-      ServerOptions options, ExecutorService calls) {
+  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, ZaroFlightProducer producer, FlightProducer served,
+      FlightServer server, ServerOptions options, ExecutorService calls) {
     this.calls = calls;
+    this.served = served;
     this.zaro = zaro;
     this.allocator = allocator;
     this.producer = producer;
@@ -47,18 +52,31 @@ public final class ZaroFlightServer implements AutoCloseable {
 
   /** Starts serving {@code zaro}, which the server then owns and closes (also on failure). */
   public static ZaroFlightServer start(Zaro zaro, ServerOptions options) throws IOException {
+    return start(zaro, options, (producer, allocator) -> producer);
+  }
+
+  /**
+   * As {@link #start(Zaro, ServerOptions)}, serving what {@code services} makes of zaro's producer
+   * and the server's allocator (e.g. zaro's producer beside a Flight SQL one, as
+   * {@code zaro serve --sql} does); a returned producer that is AutoCloseable is closed with the
+   * server. TLS, tokens and the budget apply to every service.
+   */
+  public static ZaroFlightServer start(Zaro zaro, ServerOptions options,
+      BiFunction<FlightProducer, BufferAllocator, FlightProducer> services) throws IOException {
     BufferAllocator allocator = new RootAllocator();
     // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
     // FlightServer's, because FlightServer stops its own executor at shutdown, while running
     // streams still need those callbacks to finish
     ExecutorService calls = Executors.newCachedThreadPool();
     ZaroFlightProducer producer = null;
+    FlightProducer served = null;
     try {
       producer = new ZaroFlightProducer(zaro, allocator, options);
+      served = services.apply(producer, allocator);
       ServerOptions.Tls tls = options.tls();
       Location location = tls == null ? Location.forGrpcInsecure(options.host(), options.port())
           : Location.forGrpcTls(options.host(), options.port());
-      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer).executor(calls);
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, served).executor(calls);
       if (tls != null) {
         builder.useTls(tls.certChain().toFile(), tls.privateKey().toFile());
         if (tls.clientCa() != null) {
@@ -70,8 +88,11 @@ public final class ZaroFlightServer implements AutoCloseable {
       }
       FlightServer server = builder.build();
       server.start();
-      return new ZaroFlightServer(zaro, allocator, producer, server, options, calls);
+      return new ZaroFlightServer(zaro, allocator, producer, served, server, options, calls);
     } catch (IOException | RuntimeException e) {
+      if (served != producer) {
+        closeService(served);
+      }
       if (producer != null) {
         producer.close();
       }
@@ -130,12 +151,25 @@ public final class ZaroFlightServer implements AutoCloseable {
         shutdown(options.shutdownGrace());
       }
       server.close(); // after 3 s, cancels the calls still open (gRPC then frees what they held)
+      if (served != producer) {
+        closeService(served);
+      }
       producer.close();
       calls.shutdown();
       calls.awaitTermination(10, TimeUnit.SECONDS);
     } finally {
       zaro.close();
       allocator.close();
+    }
+  }
+
+  private static void closeService(FlightProducer service) {
+    if (service instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        throw new dev.zaro.arrow.error.ZaroException("closing the Flight service: " + e.getMessage(), e);
+      }
     }
   }
 }

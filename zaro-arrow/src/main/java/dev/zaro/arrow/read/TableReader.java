@@ -55,9 +55,14 @@ public final class TableReader extends ArrowReader {
   /** The block being emitted, its values, and the rows of it emitted so far. */
   private Selection block;
   private Slab current;
+  private long blockRows;
   private long currentRow;
   /** A struct array's value columns, one per field (else empty: the one {@link #valueField}). */
   private final List<Field> fieldColumns = new ArrayList<>();
+  /** The indices of the struct field columns the projection keeps. */
+  private final List<Integer> keptFields = new ArrayList<>();
+  /** False when the projection leaves every value column out: then no chunk is read. */
+  private final boolean readValues;
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -95,6 +100,7 @@ public final class TableReader extends ArrowReader {
     } else {
       this.valueField = values.get(0);
     }
+    this.readValues = project(options.columns());
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
@@ -142,14 +148,46 @@ public final class TableReader extends ArrowReader {
    */
   static final long BLOCK_BYTES = 256L << 20;
 
+  /**
+   * Keeps only the dimension and struct field columns named in {@code columns} (null: all); true
+   * if a value column is kept.
+   */
+  private boolean project(List<String> columns) {
+    List<String> values = new ArrayList<>();
+    if (fieldColumns.isEmpty()) {
+      values.add(valueField.getName());
+    } else {
+      fieldColumns.forEach(f -> values.add(f.getName()));
+    }
+    for (int i = 0; i < fieldColumns.size(); i++) {
+      if (columns == null || columns.contains(fieldColumns.get(i).getName())) {
+        keptFields.add(i);
+      }
+    }
+    if (columns == null) {
+      return true;
+    }
+    List<String> all = new ArrayList<>();
+    dimColumns.forEach(c -> all.add(c.field().getName()));
+    all.addAll(values);
+    for (String c : columns) {
+      if (!all.contains(c)) {
+        throw new ZaroException("array '/" + array.path() + "' has no table column '" + c + "' (its columns: "
+            + String.join(", ", all) + ")");
+      }
+    }
+    dimColumns.removeIf(c -> !columns.contains(c.field().getName()));
+    return values.stream().anyMatch(columns::contains);
+  }
+
   @Override
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
-    if (fieldColumns.isEmpty()) {
+    if (fieldColumns.isEmpty() && readValues) {
       fields.add(valueField);
     } else {
-      fields.addAll(fieldColumns);
+      keptFields.forEach(i -> fields.add(fieldColumns.get(i)));
     }
     return new Schema(fields);
   }
@@ -162,7 +200,7 @@ public final class TableReader extends ArrowReader {
   @Override
   public boolean loadNextBatch() throws IOException {
     prepareLoadNextBatch();
-    while (current == null || currentRow >= current.elementCount()) {
+    while (currentRow >= blockRows) {
       if (current != null) {
         current.close();
         current = null;
@@ -171,10 +209,11 @@ public final class TableReader extends ArrowReader {
         return false;
       }
       block = blocks.next();
-      current = array.read(block, allocator, readOptions);
+      current = readValues ? array.read(block, allocator, readOptions) : null;
+      blockRows = block.size();
       currentRow = 0;
     }
-    long rows = Math.min(options.batchRows(), current.elementCount() - currentRow);
+    long rows = Math.min(options.batchRows(), blockRows - currentRow);
     try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
@@ -183,22 +222,21 @@ public final class TableReader extends ArrowReader {
     return true;
   }
 
-  /** Rows {@code [first, first + rows)} of the current block, in C order. */
+  /** Rows {@code [first, first + rows)} of the current block, in C order ({@code slab} null: no values). */
   private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (DimensionColumn c : dimColumns) {
         vectors.add(dimVector(c, first, rows));
       }
-      if (fieldColumns.isEmpty()) {
+      if (fieldColumns.isEmpty() && readValues) {
         vectors.add(valueVector(slab, first, rows));
       }
-      List<DataType.StructField> structFields = slab.dataType().fields();
-      for (int i = 0; i < fieldColumns.size(); i++) {
+      for (int i : keptFields) {
         FieldVector column = fieldColumns.get(i).createVector(allocator);
         vectors.add(column);
-        StructVectors.fill(column, structFields.get(i), slab.data().memoryAddress() + first * slab.dataType().byteSize(),
-            rows, slab.dataType().byteSize());
+        StructVectors.fill(column, slab.dataType().fields().get(i),
+            slab.data().memoryAddress() + first * slab.dataType().byteSize(), rows, slab.dataType().byteSize());
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -232,6 +270,14 @@ public final class TableReader extends ArrowReader {
       long end = at + rows * w;
       while (at < end) {
         long position = s.start() + k * s.step();
+        if (values != null && inner == 1 && s.step() == 1) {
+          // the last dimension, unstrided: consecutive rows are consecutive coordinates
+          long n = Math.min(count - k, (end - at) / w);
+          MemoryUtil.copyToMemory(values, position * w, at, n * w);
+          at += n * w;
+          k = k + n == count ? 0 : k + n;
+          continue;
+        }
         long run = Math.min(inner - within, (end - at) / w);
         if (times != null) {
           long v = times[(int) position];
@@ -242,10 +288,15 @@ public final class TableReader extends ArrowReader {
           for (long i = 0; i < run; i++, at += 8) {
             MemoryUtil.putLong(at, position);
           }
-        } else {
-          for (long i = 0; i < run; i++, at += w) {
-            MemoryUtil.copyToMemory(values, position * w, at, w);
+        } else if (run > 0) {
+          // one copy from the heap, then doubled in place: memcpy, not a copy per row
+          MemoryUtil.copyToMemory(values, position * w, at, w);
+          for (long filled = w, total = run * w; filled < total; ) {
+            long n = Math.min(filled, total - filled);
+            MemoryUtil.copyMemory(at, at + filled, n);
+            filled += n;
           }
+          at += run * w;
         }
         within += run;
         if (within == inner) {

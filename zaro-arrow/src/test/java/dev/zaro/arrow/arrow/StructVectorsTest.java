@@ -85,6 +85,20 @@ class StructVectorsTest extends AllocatorTest {
         }
         assertEquals(slab.elementCount(), row);
       }
+      // projected to the last field alone: the same values, no other value column
+      DataType.StructField last = type.fields().get(type.fields().size() - 1);
+      try (TableReader table = zaro.readTable("/", selection, allocator,
+          TableOptions.DEFAULT.withColumns(List.of("data." + last.name())), ReadOptions.DEFAULT)) {
+        VectorSchemaRoot root = table.getVectorSchemaRoot();
+        assertEquals(List.of("data." + last.name()), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+        long row = 0;
+        while (table.loadNextBatch()) {
+          for (int r = 0; r < root.getRowCount(); r++, row++) {
+            checkField(root.getVector(0), r, last, bytes, (int) (row * type.byteSize() + last.offset()), "row " + row);
+          }
+        }
+        assertEquals(slab.elementCount(), row);
+      }
     }
   }
 

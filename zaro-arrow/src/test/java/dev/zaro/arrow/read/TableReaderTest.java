@@ -106,6 +106,86 @@ class TableReaderTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A projection produces only the named columns, with the same values as the full table; without
+   * the value column no chunk is read. Unknown names are refused, naming the table's columns.
+   */
+  @Test
+  void projectionProducesOnlyTheNamedColumns() throws Exception {
+    ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")))
+        .order(ByteOrder.LITTLE_ENDIAN);
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString())) {
+      ReadStats stats = new ReadStats();
+      try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
+          TableOptions.DEFAULT.withBatchRows(16).withColumns(List.of("data", "dim_1")),
+          ReadOptions.DEFAULT.withStats(stats))) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        assertEquals(List.of("dim_1", "data"), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+        long row = 0;
+        while (reader.loadNextBatch()) {
+          for (int i = 0; i < root.getRowCount(); i++, row++) {
+            assertEquals(5 + row % 35, ((BigIntVector) root.getVector(0)).get(i), "dim_1 of row " + row);
+            assertEquals(want.getInt((int) row * 4), ((IntVector) root.getVector(1)).get(i), "value of row " + row);
+          }
+        }
+        assertEquals(6 * 35, row);
+        ReadStats all = new ReadStats();
+        try (TableReader full = zaro.readTable("", "3:27:4, 5:40", allocator, TableOptions.DEFAULT.withBatchRows(16),
+            ReadOptions.DEFAULT.withStats(all))) {
+          while (full.loadNextBatch()) {
+            assertEquals(3, full.getVectorSchemaRoot().getFieldVectors().size());
+          }
+        }
+        assertTrue(stats.chunksDecoded() > 0);
+        assertEquals(all.chunksDecoded(), stats.chunksDecoded());
+        assertEquals(all.bytesDecoded(), stats.bytesDecoded());
+      }
+      ReadStats none = new ReadStats();
+      try (TableReader reader = zaro.readTable("", "3:27:4, 5:40", allocator,
+          TableOptions.DEFAULT.withColumns(List.of("dim_0")), ReadOptions.DEFAULT.withStats(none))) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        long row = 0;
+        while (reader.loadNextBatch()) {
+          assertEquals(1, root.getFieldVectors().size());
+          for (int i = 0; i < root.getRowCount(); i++, row++) {
+            assertEquals(3 + (row / 35) * 4, ((BigIntVector) root.getVector(0)).get(i), "dim_0 of row " + row);
+          }
+        }
+        assertEquals(6 * 35, row);
+        assertEquals(0, none.chunksDecoded());
+        assertEquals(0, none.requests());
+      }
+      dev.zaro.arrow.error.ZaroException e = org.junit.jupiter.api.Assertions.assertThrows(
+          dev.zaro.arrow.error.ZaroException.class, () -> zaro.readTable("", "", allocator,
+              TableOptions.DEFAULT.withColumns(List.of("dim_9")), ReadOptions.DEFAULT));
+      assertTrue(e.getMessage().contains("dim_9") && e.getMessage().contains("dim_0, dim_1, data"), e.getMessage());
+    }
+  }
+
+  /**
+   * Coordinate columns in batches cut inside a dimension: testdata/sql/grid.zarr's w (z=16, s=6),
+   * s = [3, 1, 4, 1.5, 9, 2] and z = 0.1 k as float32 (the generator's numpy values).
+   */
+  @Test
+  void coordinateColumnsAcrossBatchBoundaries() throws Exception {
+    double[] s = {3, 1, 4, 1.5, 9, 2};
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sql/grid.zarr").toString());
+         TableReader reader = zaro.readTable("w", "1:15:2, 1:6", allocator, TableOptions.DEFAULT.withBatchRows(4),
+             ReadOptions.DEFAULT)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      long row = 0;
+      while (reader.loadNextBatch()) {
+        assertTrue(root.getRowCount() <= 4);
+        for (int i = 0; i < root.getRowCount(); i++, row++) {
+          long z = 1 + (row / 5) * 2;
+          assertEquals((float) (z * 0.1), ((org.apache.arrow.vector.Float4Vector) root.getVector("z")).get(i), "z of " + row);
+          assertEquals(s[(int) (1 + row % 5)], ((Float8Vector) root.getVector("s")).get(i), "s of " + row);
+        }
+      }
+      assertEquals(7 * 5, row);
+    }
+  }
+
   static byte[] le16(int... v) {
     ByteBuffer b = ByteBuffer.allocate(v.length * 2).order(ByteOrder.LITTLE_ENDIAN);
     for (int x : v) {

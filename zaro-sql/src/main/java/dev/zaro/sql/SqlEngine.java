@@ -1,0 +1,565 @@
+package dev.zaro.sql;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.plan.DimensionFilter;
+import dev.zaro.arrow.read.DimensionColumn;
+import dev.zaro.arrow.read.Node;
+import dev.zaro.arrow.read.Selection;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.TableReader;
+import dev.zaro.arrow.read.ZarrArray;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * DuckDB over the arrays of one hierarchy: each array is a table named by its path (table
+ * layout), streamed into DuckDB through the Arrow C Data Interface. The one place that runs SQL
+ * for {@code zaro sql} and the Flight SQL service.
+ *
+ * <p>Pushdown: DuckDB cannot push filters into a C stream, so before a statement runs, DuckDB
+ * parses it ({@code json_serialize_sql}) and {@link StatementScan} finds, per table reference,
+ * the columns it mentions and its conjunctive predicates on dimension columns (comparisons,
+ * {@code BETWEEN}, {@code IN} against constants, which DuckDB itself evaluates). Each referenced
+ * table is then read with only those columns and only the index ranges the predicates allow
+ * ({@link DimensionFilter}); a table used twice gets the hull of what each use needs. DuckDB
+ * still applies every predicate on top, so results never depend on the pushdown.
+ *
+ * <p>Thread-safe: each statement runs on its own DuckDB connection to one in-memory database.
+ * The engine does not own the {@link Zaro}; closing it closes the database.
+ */
+public final class SqlEngine implements AutoCloseable {
+  /** Marks where each constant goes in {@link #CONSTANTS_TEMPLATE}. */
+  private static final String MARK = "__zaro_constant__";
+  private static final String CONSTANTS_TEMPLATE = "SELECT TRY_CAST('" + MARK + "' AS DOUBLE), TRY_CAST('" + MARK
+      + "' AS FLOAT), epoch_us(TRY_CAST('" + MARK + "' AS TIMESTAMP))";
+
+  private final Zaro zaro;
+  private final Options options;
+  private final DuckDBConnection database;
+  /** Lower-case table name -> table name as listed. */
+  private final Map<String, String> tables = new TreeMap<>();
+  /** Table name -> array path. */
+  private final Map<String, String> paths = new ConcurrentHashMap<>();
+  private final Map<String, TableInfo> infos = new ConcurrentHashMap<>();
+  private final JsonNode constantsTemplate;
+
+  /**
+   * How statements run.
+   *
+   * @param cf CF conventions in the table layout (false: stored values)
+   * @param pushdown push projection and dimension ranges into the reads (false: every table is
+   *     read whole, as a reference for tests and benchmarks)
+   * @param threads DuckDB's threads; 0 keeps DuckDB's default (the core count)
+   * @param readOnly accept only queries (SELECT statements), with DuckDB's file and network
+   *     access switched off and its configuration locked (the Flight SQL service)
+   * @param batchRows rows per record batch handed to DuckDB
+   */
+  public record Options(boolean cf, boolean pushdown, int threads, boolean readOnly, long batchRows) {
+    public static final Options DEFAULT = new Options(true, true, 0, false, TableOptions.DEFAULT.batchRows());
+
+    public Options withCf(boolean on) {
+      return new Options(on, pushdown, threads, readOnly, batchRows);
+    }
+
+    public Options withPushdown(boolean on) {
+      return new Options(cf, on, threads, readOnly, batchRows);
+    }
+
+    public Options withThreads(int n) {
+      return new Options(cf, pushdown, n, readOnly, batchRows);
+    }
+
+    public Options withReadOnly(boolean on) {
+      return new Options(cf, pushdown, threads, on, batchRows);
+    }
+  }
+
+  /** A table's dimension columns (coordinates on the heap, loaded once) and full schema. */
+  record TableInfo(String name, String path, ZarrArray array, List<DimensionColumn> columns, Schema schema) {
+    Set<String> lowerColumns() {
+      Set<String> out = new HashSet<>();
+      schema.getFields().forEach(f -> out.add(StatementScan.lower(f.getName())));
+      return out;
+    }
+  }
+
+  /** Opens an in-memory DuckDB database over the arrays of {@code zaro} (not owned). */
+  public SqlEngine(Zaro zaro, Options options) {
+    this.zaro = zaro;
+    this.options = options;
+    for (Node node : zaro.list()) {
+      if (node.isArray()) {
+        String name = tableName(node.path());
+        if (tables.putIfAbsent(StatementScan.lower(name), name) == null) {
+          paths.put(name, node.path());
+        }
+      }
+    }
+    try {
+      Properties props = new Properties();
+      props.setProperty("jdbc_stream_results", "true");
+      this.database = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", props);
+    } catch (SQLException e) {
+      throw new ZaroException("sql: cannot start DuckDB: " + e.getMessage(), e);
+    }
+    try (Statement s = database.createStatement()) {
+      if (options.threads() > 0) {
+        s.execute("SET threads = " + options.threads());
+      }
+      if (options.readOnly()) {
+        s.execute("SET enable_external_access = false");
+        s.execute("SET lock_configuration = true");
+      }
+      this.constantsTemplate = serialize(database, CONSTANTS_TEMPLATE).path("statements").get(0);
+    } catch (SQLException e) {
+      close();
+      throw new ZaroException("sql: cannot configure DuckDB: " + e.getMessage(), e);
+    }
+  }
+
+  /** The table name of the array at {@code path}: the path, or {@code data} for a root array. */
+  public static String tableName(String path) {
+    return path.isEmpty() ? "data" : path;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /** Every table (array path), sorted. */
+  public List<String> tables() {
+    return List.copyOf(tables.values());
+  }
+
+  /** The full table-layout schema of a table. */
+  public Schema schema(String table) {
+    TableInfo info = info(table);
+    if (info == null) {
+      throw new dev.zaro.arrow.error.NodeNotFoundException("no table '" + table + "' (tables: "
+          + String.join(", ", tables.values()) + ")");
+    }
+    return info.schema();
+  }
+
+  /** The table named {@code name} (any case), or null. */
+  TableInfo info(String name) {
+    String table = tables.get(StatementScan.lower(name));
+    if (table == null) {
+      return null;
+    }
+    return infos.computeIfAbsent(table, t -> {
+      String path = paths.get(t);
+      TableOptions tableOptions = TableOptions.DEFAULT.withCf(options.cf());
+      try (BufferAllocator allocator = new RootAllocator()) {
+        List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions, allocator);
+        ZarrArray array = zaro.array(path);
+        try (TableReader reader = new TableReader(array, Selection.parse("", array.metadata().shape()), columns,
+            tableOptions, dev.zaro.arrow.read.ReadOptions.DEFAULT, allocator)) {
+          return new TableInfo(t, path, array, columns, reader.getVectorSchemaRoot().getSchema());
+        } catch (java.io.IOException e) {
+          throw new ZaroException("sql: cannot open table '" + t + "': " + e, e);
+        }
+      }
+    });
+  }
+
+  /**
+   * The statements of a script, each as text DuckDB accepts. A script of queries only is split by
+   * DuckDB's parser (each statement printed back by DuckDB); any other script comes back whole
+   * (it then runs as one unit, without pushdown).
+   */
+  public List<String> statements(String sql) {
+    JsonNode parsed = serialize(database, sql);
+    JsonNode list = parsed.path("statements");
+    if (parsed.path("error").asBoolean(true) || list.size() <= 1) {
+      return List.of(sql);
+    }
+    List<String> out = new ArrayList<>();
+    for (JsonNode statement : list) {
+      out.add(deserialize(database, statement));
+    }
+    return out;
+  }
+
+  /**
+   * Prepares one statement: parses it, plans the reads of the tables it names and registers them
+   * on a new DuckDB connection. The caller runs and closes the returned query. With
+   * {@link Options#readOnly()}, anything but a single query is refused.
+   *
+   * @param allocator the reads' buffers come from children of it
+   */
+  public SqlQuery query(String sql, BufferAllocator allocator) {
+    JsonNode parsed = serialize(database, sql);
+    if (parsed.path("error").asBoolean(true)) {
+      String type = parsed.path("error_type").asText("");
+      String message = parsed.path("error_message").asText("");
+      if (type.equals("parser")) {
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message);
+      }
+      if (options.readOnly()) {
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only queries (SELECT) are accepted here");
+      }
+      return open(sql, null, allocator);
+    }
+    JsonNode statements = parsed.path("statements");
+    if (statements.size() != 1) {
+      if (options.readOnly() || statements.isEmpty()) {
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: expected one statement, found " + statements.size());
+      }
+      return open(sql, null, allocator);
+    }
+    return open(sql, statements.get(0), allocator);
+  }
+
+  /** The same query under {@code SELECT * FROM (...) LIMIT 0}, for its result schema. */
+  String schemaQuery(String sql) {
+    JsonNode parsed = serialize(database, sql);
+    if (parsed.path("error").asBoolean(true) || parsed.path("statements").size() != 1) {
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only single queries (SELECT) are accepted here");
+    }
+    return "SELECT * FROM (" + deserialize(database, parsed.path("statements").get(0)) + ") AS q LIMIT 0";
+  }
+
+  private SqlQuery open(String sql, JsonNode statement, BufferAllocator allocator) {
+    List<SqlQuery.Read> reads = new ArrayList<>();
+    if (statement == null) {
+      for (String table : tables.values()) {
+        TableInfo info;
+        try {
+          info = info(table);
+        } catch (ZaroException e) {
+          continue;   // an array the table layout cannot show (complex values, ...): not a table here
+        }
+        reads.add(new SqlQuery.Read(info, table, null, Selection.parse("", info.array().metadata().shape())));
+      }
+    } else {
+      reads = plan(statement);
+    }
+    Connection connection;
+    try {
+      connection = database.duplicate();
+    } catch (SQLException e) {
+      throw new ZaroException("sql: " + e.getMessage(), e);
+    }
+    return new SqlQuery(sql, connection, reads, allocator, options);
+  }
+
+  /** What each table named by {@code statement} is read with. */
+  private List<SqlQuery.Read> plan(JsonNode statement) {
+    StatementScan scan = new StatementScan(statement, name -> {
+      TableInfo info = info(name);
+      return info == null ? null : info.lowerColumns();
+    });
+    Map<String, List<StatementScan.Use>> byTable = new LinkedHashMap<>();
+    for (StatementScan.Use use : scan.uses()) {
+      if (tables.containsKey(use.table())) {
+        byTable.computeIfAbsent(tables.get(use.table()), k -> new ArrayList<>()).add(use);
+      }
+    }
+    Set<String> allColumns = new HashSet<>();
+    byTable.keySet().forEach(t -> allColumns.addAll(info(t).lowerColumns()));
+    Map<JsonNode, double[]> constants = options.pushdown() ? evaluate(byTable.values()) : Map.of();
+    List<SqlQuery.Read> reads = new ArrayList<>();
+    for (Map.Entry<String, List<StatementScan.Use>> entry : byTable.entrySet()) {
+      TableInfo info = info(entry.getKey());
+      List<StatementScan.Use> uses = entry.getValue();
+      Selection all = Selection.parse("", info.array().metadata().shape());
+      if (!options.pushdown()) {
+        reads.add(new SqlQuery.Read(info, entry.getKey(), null, all, uses.size()));
+        continue;
+      }
+      reads.add(new SqlQuery.Read(info, entry.getKey(), columns(info, uses, scan, allColumns),
+          narrow(info, uses, constants, all), uses.size()));
+    }
+    return reads;
+  }
+
+  /** The columns a table's uses can read, in layout order; null for all of them. */
+  private static List<String> columns(TableInfo info, List<StatementScan.Use> uses, StatementScan scan,
+      Set<String> allColumns) {
+    if (scan.star()) {
+      return null;
+    }
+    for (StatementScan.Use use : uses) {
+      for (String name : new String[] {use.table(), use.alias()}) {
+        if (!name.isEmpty() && scan.singleNames().contains(name) && !allColumns.contains(name)) {
+          return null;   // the table's name as a value: the whole row as a struct
+        }
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (Field f : info.schema().getFields()) {
+      if (scan.names().contains(StatementScan.lower(f.getName()))) {
+        out.add(f.getName());
+      }
+    }
+    if (out.isEmpty()) {
+      // count(*) and the like: the cheapest column, which needs no chunk read when it is a dimension
+      out.add(info.schema().getFields().get(0).getName());
+    }
+    return out.size() == info.schema().getFields().size() ? null : out;
+  }
+
+  /** The hull of what each use's conditions allow. */
+  private static Selection narrow(TableInfo info, List<StatementScan.Use> uses, Map<JsonNode, double[]> constants,
+      Selection all) {
+    long[] shape = info.array().metadata().shape();
+    long[] lo = new long[shape.length];
+    long[] hi = new long[shape.length];
+    java.util.Arrays.fill(lo, Long.MAX_VALUE);
+    boolean any = false;
+    for (StatementScan.Use use : uses) {
+      DimensionFilter filter = new DimensionFilter(info.columns(), shape);
+      for (StatementScan.Condition c : use.conditions()) {
+        restrict(filter, info, c, constants);
+      }
+      if (filter.isEmpty()) {
+        continue;
+      }
+      any = true;
+      for (int d = 0; d < shape.length; d++) {
+        long[] r = filter.range(d);
+        lo[d] = Math.min(lo[d], r[0]);
+        hi[d] = Math.max(hi[d], r[1]);
+      }
+    }
+    List<Selection.Dim> dims = new ArrayList<>();
+    for (int d = 0; d < shape.length; d++) {
+      // nothing can match: no row, as an empty first dimension (the others whole)
+      dims.add(any ? new Selection.Dim(lo[d], 1, hi[d] - lo[d], false)
+          : new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
+    }
+    Selection narrowed = Selection.of(dims);
+    return narrowed.size() == all.size() ? all : narrowed;
+  }
+
+  /**
+   * Applies one condition. Constants come as DuckDB evaluated them: as DOUBLE, as FLOAT, and as
+   * epoch microseconds of a TIMESTAMP. A float32 coordinate may be compared by DuckDB in either
+   * precision, so its bounds take the wider of the two; a FLOAT constant against an integer
+   * column (compared in float by DuckDB) narrows nothing.
+   */
+  private static void restrict(DimensionFilter filter, TableInfo info, StatementScan.Condition c,
+      Map<JsonNode, double[]> constants) {
+    DimensionColumn column = null;
+    for (DimensionColumn dc : info.columns()) {
+      if (StatementScan.lower(dc.name()).equals(c.column())) {
+        column = dc;
+      }
+    }
+    if (column == null) {
+      return;
+    }
+    boolean times = column.kind() == DimensionColumn.Kind.TIMES;
+    boolean float32 = column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT
+        && column.type().bits() == 32;
+    boolean floating = column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT;
+    List<double[]> values = new ArrayList<>();
+    for (JsonNode constant : c.constants()) {
+      double[] v = constants.get(constant);
+      if (v == null || (!floating && !times && isFloatTyped(constant))) {
+        return;
+      }
+      values.add(v);
+    }
+    String name = column.name();
+    switch (c.op()) {
+      case EQ -> bound(filter, name, DimensionFilter.Op.EQ, values.get(0), times, float32);
+      case LT -> bound(filter, name, DimensionFilter.Op.LT, values.get(0), times, float32);
+      case LE -> bound(filter, name, DimensionFilter.Op.LE, values.get(0), times, float32);
+      case GT -> bound(filter, name, DimensionFilter.Op.GT, values.get(0), times, float32);
+      case GE -> bound(filter, name, DimensionFilter.Op.GE, values.get(0), times, float32);
+      case BETWEEN -> {
+        bound(filter, name, DimensionFilter.Op.GE, values.get(0), times, float32);
+        bound(filter, name, DimensionFilter.Op.LE, values.get(1), times, float32);
+      }
+      case IN -> {
+        List<Object> in = new ArrayList<>();
+        for (double[] v : values) {
+          Object x = value(DimensionFilter.Op.EQ, v, times, float32);
+          if (x == null) {
+            return;
+          }
+          in.add(x);
+        }
+        filter.restrictIn(name, in);
+      }
+      default -> { }
+    }
+  }
+
+  private static void bound(DimensionFilter filter, String column, DimensionFilter.Op op, double[] v, boolean times,
+      boolean float32) {
+    Object x = value(op, v, times, float32);
+    if (x != null) {
+      filter.restrict(column, op, x);
+    }
+  }
+
+  /** The literal to compare with, or null if DuckDB's value is unknown (NULL: a failed cast). */
+  private static Object value(DimensionFilter.Op op, double[] v, boolean times, boolean float32) {
+    if (times) {
+      return Double.isNaN(v[2]) ? null : (Object) (long) v[2];
+    }
+    if (!float32) {
+      return Double.isNaN(v[0]) ? null : (Object) v[0];
+    }
+    if (Double.isNaN(v[0]) || Double.isNaN(v[1])) {
+      return null;
+    }
+    return switch (op) {
+      case LT, LE -> Math.max(v[0], v[1]);
+      case GT, GE -> Math.min(v[0], v[1]);
+      default -> v[1];   // EQ: only a float can equal a float32 value
+    };
+  }
+
+  /**
+   * True for a constant that involves FLOAT (REAL, FLOAT4) anywhere, which DuckDB may compare in
+   * single precision (conservative: a string literal spelling the name counts too).
+   */
+  private static boolean isFloatTyped(JsonNode constant) {
+    String text = constant.toString().toUpperCase(java.util.Locale.ROOT);
+    return text.contains("\"FLOAT\"") || text.contains("\"REAL\"") || text.contains("\"FLOAT4\"");
+  }
+
+  /**
+   * Evaluates every constant of the conditions with DuckDB, in one query: per constant its value
+   * as DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails).
+   */
+  private Map<JsonNode, double[]> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
+    List<JsonNode> all = new ArrayList<>();
+    Map<JsonNode, double[]> out = new java.util.IdentityHashMap<>();
+    for (List<StatementScan.Use> list : uses) {
+      for (StatementScan.Use use : list) {
+        for (StatementScan.Condition c : use.conditions()) {
+          all.addAll(c.constants());
+        }
+      }
+    }
+    if (all.isEmpty()) {
+      return out;
+    }
+    ObjectNode statement = constantsTemplate.deepCopy();
+    ArrayNode select = (ArrayNode) statement.path("node").path("select_list");
+    List<JsonNode> template = new ArrayList<>();
+    select.forEach(template::add);
+    select.removeAll();
+    for (JsonNode constant : all) {
+      for (JsonNode t : template) {
+        select.add(substituteNull(t.deepCopy(), constant));
+      }
+    }
+    String text = deserialize(database, statement);
+    try (Connection c = database.duplicate(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(text)) {
+      rs.next();
+      for (int i = 0; i < all.size(); i++) {
+        double[] v = new double[3];
+        for (int k = 0; k < 3; k++) {
+          Object o = rs.getObject(i * 3 + k + 1);
+          v[k] = o instanceof Number n ? n.doubleValue() : Double.NaN;
+        }
+        out.put(all.get(i), v);
+      }
+    } catch (SQLException e) {
+      // a constant DuckDB cannot evaluate on its own: no pushdown; the statement reports its error
+      out.clear();
+    }
+    return out;
+  }
+
+  /** Replaces the marked constant in a template expression by {@code value}. */
+  private static JsonNode substituteNull(JsonNode node, JsonNode value) {
+    if (node.isObject()) {
+      ObjectNode o = (ObjectNode) node;
+      var names = new ArrayList<String>();
+      o.fieldNames().forEachRemaining(names::add);
+      for (String f : names) {
+        JsonNode child = o.get(f);
+        if (isMark(child)) {
+          o.set(f, value.deepCopy());
+        } else {
+          substituteNull(child, value);
+        }
+      }
+    } else if (node.isArray()) {
+      ArrayNode a = (ArrayNode) node;
+      for (int i = 0; i < a.size(); i++) {
+        JsonNode child = a.get(i);
+        if (isMark(child)) {
+          a.set(i, value.deepCopy());
+        } else {
+          substituteNull(child, value);
+        }
+      }
+    }
+    return node;
+  }
+
+  private static boolean isMark(JsonNode node) {
+    return node.path("class").asText("").equals("CONSTANT") && node.toString().contains(MARK);
+  }
+
+  /** DuckDB's parse of {@code sql} ({@code json_serialize_sql}). */
+  private static JsonNode serialize(DuckDBConnection database, String sql) {
+    try (Connection c = database.duplicate(); PreparedStatement s = c.prepareStatement("SELECT json_serialize_sql(?)")) {
+      s.setString(1, sql);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return JsonDocument.MAPPER.readTree(rs.getString(1));
+      }
+    } catch (SQLException | java.io.IOException e) {
+      throw new ZaroException("sql: cannot parse the statement: " + e.getMessage(), e);
+    }
+  }
+
+  /** DuckDB's text of one serialized statement ({@code json_deserialize_sql}). */
+  private static String deserialize(DuckDBConnection database, JsonNode statement) {
+    ObjectNode doc = JsonDocument.MAPPER.createObjectNode();
+    doc.put("error", false);
+    doc.putArray("statements").add(statement);
+    try (Connection c = database.duplicate(); PreparedStatement s = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
+      s.setString(1, doc.toString());
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    } catch (SQLException e) {
+      throw new ZaroException("sql: cannot print the statement back: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      database.close();
+    } catch (SQLException e) {
+      throw new ZaroException("sql: closing DuckDB: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package dev.zaro.sql;
+
+import dev.zaro.arrow.arrow.CData;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.plan.ReadPlan;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
+import dev.zaro.arrow.read.Selection;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.TableReader;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBResultSet;
+
+/**
+ * One statement ready to run on its own DuckDB connection, its tables registered as Arrow
+ * streams read with the pushed-down columns and selections. Made by {@link SqlEngine#query};
+ * runs once. Closing it closes the result, the connection and the streams; the readers' buffers
+ * come from a child of the caller's allocator, closed (and checked for leaks) last.
+ */
+public final class SqlQuery implements AutoCloseable {
+  /** How one table is read: null columns for all; {@code uses} references (more than one: materialized once). */
+  record Read(SqlEngine.TableInfo info, String table, List<String> columns, Selection selection, int uses) {
+    Read(SqlEngine.TableInfo info, String table, List<String> columns, Selection selection) {
+      this(info, table, columns, selection, 1);
+    }
+  }
+
+  private final String sql;
+  private final Connection connection;
+  private final List<Read> reads;
+  private final BufferAllocator allocator;
+  private final List<ArrowArrayStream> streams = new ArrayList<>();
+  private final List<TableReader> readers = new ArrayList<>();
+  private final List<ReadStats> stats = new ArrayList<>();
+  private Statement statement;
+  private ResultSet result;
+
+  SqlQuery(String sql, Connection connection, List<Read> reads, BufferAllocator parent, SqlEngine.Options options) {
+    this.sql = sql;
+    this.connection = connection;
+    this.reads = reads;
+    this.allocator = parent.newChildAllocator("sql", 0, Long.MAX_VALUE);
+    try {
+      DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
+      for (int i = 0; i < reads.size(); i++) {
+        Read read = reads.get(i);
+        ReadStats counts = new ReadStats();
+        stats.add(counts);
+        TableOptions tableOptions = new TableOptions(options.cf(), options.batchRows(), read.columns());
+        TableReader reader = new TableReader(read.info().array(), read.selection(), read.info().columns(),
+            tableOptions, ReadOptions.DEFAULT.withStats(counts), allocator);
+        readers.add(reader);
+        ArrowArrayStream stream;
+        try {
+          stream = CData.export(reader, allocator);
+        } catch (RuntimeException e) {
+          reader.close();
+          throw e;
+        }
+        streams.add(stream);
+        if (read.uses() == 1) {
+          duck.registerArrowStream(read.table(), stream);
+        } else {
+          String scan = "__zaro_scan_" + i;
+          duck.registerArrowStream(scan, stream);
+          try (Statement s = connection.createStatement()) {
+            s.execute("CREATE TEMP TABLE " + quote(read.table()) + " AS SELECT * FROM " + quote(scan));
+          }
+        }
+      }
+    } catch (SQLException | RuntimeException | java.io.IOException e) {
+      close();
+      throw e instanceof ZaroException z ? z : new ZaroException("sql: " + e.getMessage(), e);
+    }
+  }
+
+  static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  /**
+   * Runs the statement; the result set belongs to this query. Null for a statement without a
+   * result (outside read-only engines: CREATE, SET, ...).
+   */
+  public ResultSet execute() {
+    if (statement != null) {
+      throw new IllegalStateException("a query runs once");
+    }
+    try {
+      statement = connection.createStatement();
+      result = statement.execute(sql) ? statement.getResultSet() : null;
+      return result;
+    } catch (SQLException e) {
+      // DuckDB's error: the statement's (binding, types, a failed read's message passed through)
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs the statement and returns its result as DuckDB's Arrow stream, in {@code allocator}.
+   * The caller closes the reader before this query.
+   */
+  public ArrowReader executeArrow(BufferAllocator allocator, long batchRows) {
+    ResultSet rs = execute();
+    if (rs == null) {
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: the statement returns no result to write");
+    }
+    try {
+      return (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
+    } catch (SQLException e) {
+      throw new ZaroException("sql: " + e.getMessage(), e);
+    }
+  }
+
+  /** What the statement has read so far (complete once its result is consumed). */
+  public QueryStats stats() {
+    List<QueryStats.TableRead> out = new ArrayList<>();
+    for (int i = 0; i < readers.size(); i++) {
+      Read read = reads.get(i);
+      List<String> columns = read.columns() != null ? read.columns()
+          : read.info().schema().getFields().stream().map(f -> f.getName()).toList();
+      ReadStats s = stats.get(i);
+      out.add(new QueryStats.TableRead(read.table(), read.selection().canonical(), columns,
+          ReadPlan.of(read.info().array(), read.selection()).chunkCount(), s.chunksDecoded(), s.bytesDecoded(),
+          s.requests(), s.bytesFetched()));
+    }
+    return new QueryStats(out);
+  }
+
+  @Override
+  public void close() {
+    List<Exception> failures = new ArrayList<>();
+    for (AutoCloseable c : new AutoCloseable[] {result, statement, connection}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        failures.add(e);
+      }
+    }
+    streams.forEach(ArrowArrayStream::close);
+    for (TableReader reader : readers) {
+      try {
+        reader.close();
+      } catch (Exception e) {
+        failures.add(e);
+      }
+    }
+    allocator.close();
+    if (!failures.isEmpty()) {
+      throw new ZaroException("sql: closing the query: " + failures.get(0).getMessage(), failures.get(0));
+    }
+  }
+}

@@ -1,0 +1,413 @@
+package dev.zaro.sql;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.flight.ZaroFlightProducer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A read-only Flight SQL service over a {@link SqlEngine}: queries (statements and prepared
+ * statements without parameters) run in DuckDB with the engine's pushdown; GetCatalogs,
+ * GetDbSchemas, GetTables, GetTableTypes and GetSqlInfo let tools browse (every array is a table
+ * of schema {@code main}, no catalog); primary and foreign key requests answer with no rows.
+ * Updates, ingestion, transactions and Substrait plans are refused.
+ *
+ * <p>Stateless: a ticket or prepared-statement handle is the query text itself, so any server
+ * over the same store can serve it. Each stream runs on its own child of {@code allocator}.
+ */
+public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
+  private static final String READ_ONLY = "zaro serves arrays read-only: only queries (SELECT) are accepted";
+
+  private final SqlEngine engine;
+  private final BufferAllocator allocator;
+  private final SqlInfoBuilder sqlInfo;
+  private final long batchRows;
+
+  /** Serves {@code engine} (owned: closed with this producer); buffers from children of {@code allocator}. */
+  public ZaroFlightSqlProducer(SqlEngine engine, BufferAllocator allocator) {
+    this.engine = engine;
+    this.allocator = allocator;
+    this.batchRows = 64 * 1024;
+    this.sqlInfo = new SqlInfoBuilder()
+        .withFlightSqlServerName("zaro")
+        .withFlightSqlServerVersion("0.1.0")
+        .withFlightSqlServerReadOnly(true)
+        .withFlightSqlServerSql(true)
+        .withFlightSqlServerSubstrait(false)
+        .withFlightSqlServerTransaction(FlightSql.SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+        .withFlightSqlServerCancel(false)
+        .withSqlIdentifierQuoteChar("\"");
+  }
+
+  static FlightRuntimeException status(RuntimeException e) {
+    if (e instanceof FlightRuntimeException f) {
+      return f;
+    }
+    if (e instanceof ZaroException z) {
+      return ZaroFlightProducer.status(z);
+    }
+    return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
+  }
+
+  /** The result schema of a query, refusing anything else. */
+  private Schema schemaOf(String sql) {
+    try (BufferAllocator child = allocator.newChildAllocator("sql schema", 0, Long.MAX_VALUE);
+         SqlQuery query = engine.query(engine.schemaQuery(sql), child);
+         ArrowReader reader = query.executeArrow(child, 1)) {
+      return reader.getVectorSchemaRoot().getSchema();
+    } catch (java.io.IOException e) {
+      throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
+    } catch (ZaroException e) {
+      throw status(e);
+    }
+  }
+
+  private FlightInfo queryInfo(String sql, FlightDescriptor descriptor, com.google.protobuf.Message ticket) {
+    Schema schema = schemaOf(sql);
+    return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()))),
+        -1, -1);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoStatement(FlightSql.CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    String sql = command.getQuery();
+    return queryInfo(sql, descriptor, FlightSql.TicketStatementQuery.newBuilder()
+        .setStatementHandle(ByteString.copyFromUtf8(sql)).build());
+  }
+
+  @Override
+  public SchemaResult getSchemaStatement(FlightSql.CommandStatementQuery command, CallContext context,
+      FlightDescriptor descriptor) {
+    return new SchemaResult(schemaOf(command.getQuery()));
+  }
+
+  @Override
+  public void getStreamStatement(FlightSql.TicketStatementQuery ticket, CallContext context,
+      ServerStreamListener listener) {
+    run(ticket.getStatementHandle().toStringUtf8(), listener);
+  }
+
+  @Override
+  public void createPreparedStatement(FlightSql.ActionCreatePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    try {
+      String sql = request.getQuery();
+      Schema schema = schemaOf(sql);
+      FlightSql.ActionCreatePreparedStatementResult result = FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+          .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
+          .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
+          .build();
+      listener.onNext(new Result(Any.pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(status(e));
+    }
+  }
+
+  @Override
+  public void closePreparedStatement(FlightSql.ActionClosePreparedStatementRequest request, CallContext context,
+      StreamListener<Result> listener) {
+    listener.onCompleted();   // handles hold no server state
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPreparedStatement(FlightSql.CommandPreparedStatementQuery command,
+      CallContext context, FlightDescriptor descriptor) {
+    return queryInfo(command.getPreparedStatementHandle().toStringUtf8(), descriptor, command);
+  }
+
+  @Override
+  public SchemaResult getSchemaPreparedStatement(FlightSql.CommandPreparedStatementQuery command,
+      CallContext context, FlightDescriptor descriptor) {
+    return new SchemaResult(schemaOf(command.getPreparedStatementHandle().toStringUtf8()));
+  }
+
+  @Override
+  public void getStreamPreparedStatement(FlightSql.CommandPreparedStatementQuery command, CallContext context,
+      ServerStreamListener listener) {
+    run(command.getPreparedStatementHandle().toStringUtf8(), listener);
+  }
+
+  /** Runs a query and streams DuckDB's result batches as the client takes them. */
+  private void run(String sql, ServerStreamListener listener) {
+    try (BufferAllocator child = allocator.newChildAllocator("sql", 0, Long.MAX_VALUE);
+         SqlQuery query = engine.query(sql, child);
+         ArrowReader reader = query.executeArrow(child, batchRows)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      // Flight's callback backpressure: woken by gRPC's ready and cancel events, no polling
+      BackpressureStrategy.CallbackBackpressureStrategy backpressure =
+          new BackpressureStrategy.CallbackBackpressureStrategy();
+      backpressure.register(listener);
+      listener.start(root, reader);
+      while (!listener.isCancelled() && reader.loadNextBatch()) {
+        if (backpressure.waitForListener(0) != BackpressureStrategy.WaitResult.READY) {
+          return;
+        }
+        listener.putNext();
+      }
+      listener.completed();
+    } catch (java.io.IOException e) {
+      listener.error(CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException());
+    } catch (RuntimeException e) {
+      listener.error(status(e));
+    }
+  }
+
+  @Override
+  public Runnable acceptPutStatement(FlightSql.CommandStatementUpdate command, CallContext context,
+      FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return refuse(ackStream);
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementUpdate(FlightSql.CommandPreparedStatementUpdate command,
+      CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return refuse(ackStream);
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementQuery(FlightSql.CommandPreparedStatementQuery command,
+      CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return () -> ackStream.onError(CallStatus.UNIMPLEMENTED
+        .withDescription("zaro's prepared statements take no parameters").toRuntimeException());
+  }
+
+  @Override
+  public Runnable acceptPutStatementBulkIngest(FlightSql.CommandStatementIngest command, CallContext context,
+      FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return refuse(ackStream);
+  }
+
+  private static Runnable refuse(StreamListener<PutResult> ack) {
+    return () -> ack.onError(CallStatus.INVALID_ARGUMENT.withDescription(READ_ONLY).toRuntimeException());
+  }
+
+  // --- browsing ---
+
+  private static FlightInfo metadataInfo(Schema schema, FlightDescriptor descriptor, com.google.protobuf.Message command) {
+    return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
+        -1, -1);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoSqlInfo(FlightSql.CommandGetSqlInfo request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_SQL_INFO_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamSqlInfo(FlightSql.CommandGetSqlInfo command, CallContext context,
+      ServerStreamListener listener) {
+    sqlInfo.send(command.getInfoList(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCatalogs(FlightSql.CommandGetCatalogs request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_CATALOGS_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
+    sendRows(Schemas.GET_CATALOGS_SCHEMA, List.of(), listener);   // tables live in no catalog
+  }
+
+  @Override
+  public FlightInfo getFlightInfoSchemas(FlightSql.CommandGetDbSchemas request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_SCHEMAS_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamSchemas(FlightSql.CommandGetDbSchemas command, CallContext context,
+      ServerStreamListener listener) {
+    List<Object[]> rows = new ArrayList<>();
+    if (inNoCatalog(command.hasCatalog(), command.getCatalog())
+        && (!command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA))) {
+      rows.add(new Object[] {null, SCHEMA});
+    }
+    sendRows(Schemas.GET_SCHEMAS_SCHEMA, rows, listener);
+  }
+
+  private static final String SCHEMA = "main";
+
+  @Override
+  public FlightInfo getFlightInfoTables(FlightSql.CommandGetTables request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(request.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+        descriptor, request);
+  }
+
+  @Override
+  public void getStreamTables(FlightSql.CommandGetTables command, CallContext context,
+      ServerStreamListener listener) {
+    try {
+      List<Object[]> rows = new ArrayList<>();
+      boolean schemaMatches = !command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA);
+      boolean typeMatches = command.getTableTypesCount() == 0 || command.getTableTypesList().contains("TABLE");
+      if (inNoCatalog(command.hasCatalog(), command.getCatalog()) && schemaMatches && typeMatches) {
+        for (String table : engine.tables()) {
+          if (command.hasTableNameFilterPattern() && !like(command.getTableNameFilterPattern(), table)) {
+            continue;
+          }
+          if (command.getIncludeSchema()) {
+            byte[] schema;
+            try {
+              schema = engine.schema(table).serializeAsMessage();
+            } catch (ZaroException e) {
+              continue;   // an array the table layout cannot show (complex values, ...)
+            }
+            rows.add(new Object[] {null, SCHEMA, table, "TABLE", schema});
+          } else {
+            rows.add(new Object[] {null, SCHEMA, table, "TABLE"});
+          }
+        }
+      }
+      sendRows(command.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA, rows,
+          listener);
+    } catch (RuntimeException e) {
+      listener.error(status(e));
+    }
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTableTypes(FlightSql.CommandGetTableTypes request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_TABLE_TYPES_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
+    sendRows(Schemas.GET_TABLE_TYPES_SCHEMA, List.<Object[]>of(new Object[] {"TABLE"}), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPrimaryKeys(FlightSql.CommandGetPrimaryKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_PRIMARY_KEYS_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamPrimaryKeys(FlightSql.CommandGetPrimaryKeys command, CallContext context,
+      ServerStreamListener listener) {
+    sendRows(Schemas.GET_PRIMARY_KEYS_SCHEMA, List.of(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoExportedKeys(FlightSql.CommandGetExportedKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_EXPORTED_KEYS_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamExportedKeys(FlightSql.CommandGetExportedKeys command, CallContext context,
+      ServerStreamListener listener) {
+    sendRows(Schemas.GET_EXPORTED_KEYS_SCHEMA, List.of(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoImportedKeys(FlightSql.CommandGetImportedKeys request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_IMPORTED_KEYS_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamImportedKeys(FlightSql.CommandGetImportedKeys command, CallContext context,
+      ServerStreamListener listener) {
+    sendRows(Schemas.GET_IMPORTED_KEYS_SCHEMA, List.of(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCrossReference(FlightSql.CommandGetCrossReference request, CallContext context,
+      FlightDescriptor descriptor) {
+    return metadataInfo(Schemas.GET_CROSS_REFERENCE_SCHEMA, descriptor, request);
+  }
+
+  @Override
+  public void getStreamCrossReference(FlightSql.CommandGetCrossReference command, CallContext context,
+      ServerStreamListener listener) {
+    sendRows(Schemas.GET_CROSS_REFERENCE_SCHEMA, List.of(), listener);
+  }
+
+  /** True when a request's catalog filter admits tables that live in no catalog. */
+  private static boolean inNoCatalog(boolean hasCatalog, String catalog) {
+    return !hasCatalog || catalog.isEmpty();
+  }
+
+  /** SQL LIKE: {@code %} any run, {@code _} one character, {@code \} escapes. */
+  static boolean like(String pattern, String value) {
+    StringBuilder regex = new StringBuilder();
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) {
+        regex.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      } else if (c == '%') {
+        regex.append(".*");
+      } else if (c == '_') {
+        regex.append('.');
+      } else {
+        regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(value).matches();
+  }
+
+  /** Streams rows of strings (and byte arrays) of a metadata schema as one batch. */
+  private void sendRows(Schema schema, List<Object[]> rows, ServerStreamListener listener) {
+    try (BufferAllocator child = allocator.newChildAllocator("sql metadata", 0, Long.MAX_VALUE);
+         VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
+      root.allocateNew();
+      for (int r = 0; r < rows.size(); r++) {
+        Object[] row = rows.get(r);
+        for (int c = 0; c < row.length; c++) {
+          Object v = row[c];
+          if (v == null) {
+            continue;
+          }
+          var vector = root.getVector(c);
+          if (vector instanceof VarCharVector s) {
+            s.setSafe(r, ((String) v).getBytes(StandardCharsets.UTF_8));
+          } else if (vector instanceof VarBinaryVector b) {
+            b.setSafe(r, (byte[]) v);
+          }
+        }
+      }
+      root.setRowCount(rows.size());
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(status(e));
+    }
+  }
+
+  @Override
+  public void close() {
+    engine.close();
+  }
+}
