@@ -76,18 +76,7 @@ public final class TableReader extends ArrowReader {
     this.options = options;
     this.readOptions = readOptions;
     ArrayMetadata meta = array.metadata();
-    if (meta.dataType().kind() == DataType.Kind.COMPLEX) {
-      throw new ZaroException("array '/" + array.path() + "': the table layout does not support complex"
-          + " values yet; use the tensor layout");
-    }
-    this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
-        && meta.dataType().kind() != DataType.Kind.STRUCT
-        ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
-    if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
-      throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
-          + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"
-          + " to which they cannot apply; read it raw (--raw)");
-    }
+    this.cf = cfOf(array, options);
     for (int d = 0; d < meta.rank(); d++) {
       if (!selection.dims().get(d).dropped()) {
         dimColumns.add(columns.get(d));
@@ -117,11 +106,31 @@ public final class TableReader extends ArrowReader {
    * per field of a struct array, named {@code <array>.<field>}.
    */
   public static List<Field> valueFields(ZarrArray array, TableOptions options) {
+    return valueFields(array, cfOf(array, options));
+  }
+
+  /**
+   * The CF conventions the table layout applies to {@code array} (none for text, structs, or
+   * with CF off); refuses what the table layout cannot show.
+   *
+   * @throws ZaroException for complex values, or CF attributes on values read as bit patterns
+   */
+  private static CfConventions cfOf(ZarrArray array, TableOptions options) {
     DataType type = array.metadata().dataType();
+    if (type.kind() == DataType.Kind.COMPLEX) {
+      throw new ZaroException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, "array '/" + array.path()
+          + "': the table layout does not support complex values yet; use the tensor layout");
+    }
     boolean cfApplies = options.cf() && !type.isVariableLength() && type.kind() != DataType.Kind.FIXED_UTF32
         && type.kind() != DataType.Kind.STRUCT;
-    return valueFields(array, cfApplies ? CfConventions.of(array.metadata().attributes())
-        : new CfConventions(null, null, List.of()));
+    CfConventions cf = cfApplies ? CfConventions.of(array.metadata().attributes())
+        : new CfConventions(null, null, List.of());
+    if (type.fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
+      throw new ZaroException(dev.zaro.arrow.error.ErrorKind.INVALID_ARGUMENT, "array '/" + array.path()
+          + "' has CF attributes (scale_factor, add_offset, _FillValue, missing_value) but its " + type
+          + " values are read as bit patterns, to which they cannot apply; read it raw (--raw)");
+    }
+    return cf;
   }
 
   private static List<Field> valueFields(ZarrArray array, CfConventions cf) {
