@@ -59,7 +59,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * references that came over the network may not read local files. The metadata is also served
  * as a v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
-public final class ParquetReferenceStore implements Store {
+public final class ParquetReferenceStore implements dev.zaro.arrow.store.ReferenceBackedStore {
   private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
   private static final int CACHED_FILES = 64;
 
@@ -195,7 +195,13 @@ public final class ParquetReferenceStore implements Store {
   }
 
   /** The reference for {@code key}, or null if absent. */
-  private Reference reference(String key) {
+  @Override
+  public ReferenceTargets targets() {
+    return targets;
+  }
+
+  @Override
+  public Reference reference(String key) {
     StoreKeys.checked(key, this);
     byte[] inline = metadata.get(key);
     if (inline != null) {
@@ -361,27 +367,9 @@ public final class ParquetReferenceStore implements Store {
 
   // ---- the Store contract ----
 
-  @Override
-  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return targets.find(key, reference(key), range, allocator);
-  }
 
-  @Override
-  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
-    return targets.findRanges(key, reference(key), ranges, allocator);
-  }
 
-  @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
-    return targets.findAsync(key, () -> reference(key), range, allocator, executor);
-  }
 
-  @Override
-  public Optional<byte[]> getBytes(String key) {
-    return targets.findBytes(key, reference(key));
-  }
 
 
   /** The metadata keys and every chunk key with a reference (reads every refs file). */

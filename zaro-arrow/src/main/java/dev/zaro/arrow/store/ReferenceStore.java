@@ -44,7 +44,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * keys with {@code ..}, {@code .} or a leading {@code /} are refused, so a reference file never
  * makes zaro read outside where the user pointed it.
  */
-public final class ReferenceStore implements Store {
+public final class ReferenceStore implements ReferenceBackedStore {
   /** The most references one {@code gen} entry may expand to. */
   static final long MAX_GEN = 50_000_000L;
   private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
@@ -347,31 +347,19 @@ public final class ReferenceStore implements Store {
   // ---- the Store contract ----
 
   /** What {@code key} refers to, or null. */
-  Reference reference(String key) {
+  @Override
+  public ReferenceTargets targets() {
+    return targets;
+  }
+
+  @Override
+  public Reference reference(String key) {
     return refs.get(StoreKeys.checked(key, this));
   }
 
-  @Override
-  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return targets.find(key, reference(key), range, allocator);
-  }
 
-  @Override
-  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
-    return targets.findRanges(key, reference(key), ranges, allocator);
-  }
 
-  @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
-    return targets.findAsync(key, () -> reference(key), range, allocator, executor);
-  }
 
-  @Override
-  public Optional<byte[]> getBytes(String key) {
-    return targets.findBytes(key, reference(key));
-  }
 
 
   @Override

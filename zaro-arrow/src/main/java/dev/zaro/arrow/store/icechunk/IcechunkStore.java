@@ -50,7 +50,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * virtual-chunk-container settings and the checksums stored with virtual references are not
  * consulted.
  */
-public final class IcechunkStore implements Store {
+public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBackedStore {
   /** Which snapshot to open. */
   public record Version(Kind kind, String name) {
     public enum Kind { BRANCH, TAG, SNAPSHOT }
@@ -222,7 +222,13 @@ public final class IcechunkStore implements Store {
   // ---- keys ----
 
   /** What a key holds: a node's metadata, a chunk, or null for nothing. */
-  private Reference reference(String key) {
+  @Override
+  public ReferenceTargets targets() {
+    return targets;
+  }
+
+  @Override
+  public Reference reference(String key) {
     StoreKeys.checked(key, this);
     if (key.equals("zarr.json") || key.endsWith("/zarr.json")) {
       Snapshot.Node n = nodes.get(key.length() == 9 ? "" : key.substring(0, key.length() - 10));
@@ -296,26 +302,9 @@ public final class IcechunkStore implements Store {
 
   // ---- the Store contract ----
 
-  @Override
-  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return targets.find(key, reference(key), range, allocator);
-  }
 
-  @Override
-  public Optional<List<ArrowBuf>> getRanges(String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
-    return targets.findRanges(key, reference(key), ranges, allocator);
-  }
 
-  @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
-    return targets.findAsync(key, () -> reference(key), range, allocator, executor);
-  }
 
-  @Override
-  public Optional<byte[]> getBytes(String key) {
-    return targets.findBytes(key, reference(key));
-  }
 
   @Override
   public Stream<String> list(String prefix) {
