@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
@@ -25,8 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.arrow.dataset.file.FileFormat;
 import org.apache.arrow.dataset.file.FileSystemDatasetFactory;
@@ -35,10 +32,8 @@ import org.apache.arrow.dataset.scanner.ScanOptions;
 import org.apache.arrow.dataset.scanner.Scanner;
 import org.apache.arrow.dataset.source.Dataset;
 import org.apache.arrow.dataset.source.DatasetFactory;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -46,18 +41,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Kerchunk references in the Parquet layout, as a store ({@code reference+parquet://DIR}):
- * {@code DIR/.zmetadata} holds {@code {"metadata": {key: json}, "record_size": N}}, and each
- * array's chunk references live in {@code DIR/<array>/refs.<k>.parq} (columns {@code path,
- * offset, size, raw}): chunk {@code n}, the C-order ravel of its index, is row {@code n % N} of
- * file {@code n / N}. A row with {@code raw} set holds the bytes inline; a {@code path} with
- * offset and size 0 is a whole file; a row with neither is an absent chunk (the fill value).
+ * Kerchunk references in the Parquet layout, as a store ({@code reference+parquet://DIR}): {@code
+ * DIR/.zmetadata} holds {@code {"metadata": {key: json}, "record_size": N}}, and each array's chunk
+ * references live in {@code DIR/<array>/refs.<k>.parq} (columns {@code path, offset, size, raw}):
+ * chunk {@code n}, the C-order ravel of its index, is row {@code n % N} of file {@code n / N}. A
+ * row with {@code raw} set holds the bytes inline; a {@code path} with offset and size 0 is a whole
+ * file; a row with neither is an absent chunk (the fill value).
  *
  * <p>Files are read lazily with arrow-dataset, when a chunk in them is first asked for, and a
  * bounded number are kept. Target urls resolve, and are read, as in the JSON {@link
  * dev.zaro.arrow.store.ReferenceStore}: relative urls against the folder holding {@code DIR};
- * references that came over the network may not read local files. The metadata is also served
- * as a v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
+ * references that came over the network may not read local files. The metadata is also served as a
+ * v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
 public final class ParquetReferenceStore implements dev.zaro.arrow.store.ReferenceBackedStore {
   private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
@@ -84,12 +79,13 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   private final List<ArrayInfo> arrays;
   private final long recordSize;
   private final ReferenceTargets targets;
-  private final Map<String, RefFile> files = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, RefFile> eldest) {
-      return size() > CACHED_FILES;
-    }
-  };
+  private final Map<String, RefFile> files =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, RefFile> eldest) {
+          return size() > CACHED_FILES;
+        }
+      };
   private final BufferAllocator allocator = new RootAllocator();
 
   /** Opens the reference directory at {@code location}: a local path or a URL. */
@@ -102,8 +98,8 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
       throw new StoreException("store '" + name + "': " + e.getMessage(), e);
     }
     try {
-      return new ParquetReferenceStore(name, dir, ReferenceTargets.parentOf(location),
-          !ReferenceTargets.isLocal(location));
+      return new ParquetReferenceStore(
+          name, dir, ReferenceTargets.parentOf(location), !ReferenceTargets.isLocal(location));
     } catch (RuntimeException e) {
       dir.close();
       throw e;
@@ -114,21 +110,31 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
     this.name = name;
     this.directory = directory;
     this.localDirectory = directory instanceof FileStore f ? f.root() : null;
-    byte[] doc = directory.getBytes(".zmetadata").orElseThrow(() ->
-        new StoreException("store '" + name + "': no .zmetadata in " + directory.describe()
-            + " (not a Parquet reference directory)"));
+    byte[] doc =
+        directory
+            .getBytes(".zmetadata")
+            .orElseThrow(
+                () ->
+                    new StoreException(
+                        "store '"
+                            + name
+                            + "': no .zmetadata in "
+                            + directory.describe()
+                            + " (not a Parquet reference directory)"));
     JsonNode root;
     try {
       root = JSON.readTree(doc);
     } catch (IOException e) {
-      throw new StoreException("store '" + name + "': .zmetadata is not valid JSON: " + e.getMessage());
+      throw new StoreException(
+          "store '" + name + "': .zmetadata is not valid JSON: " + e.getMessage());
     }
     if (root == null || !root.path("metadata").isObject()) {
       throw new StoreException("store '" + name + "': .zmetadata has no 'metadata' object");
     }
     JsonNode rs = root.path("record_size");
     if (!rs.canConvertToLong() || !rs.isIntegralNumber() || rs.asLong() < 1) {
-      throw new StoreException("store '" + name + "': .zmetadata needs a positive integer 'record_size', not " + rs);
+      throw new StoreException(
+          "store '" + name + "': .zmetadata needs a positive integer 'record_size', not " + rs);
     }
     this.recordSize = rs.asLong();
     Map<String, byte[]> meta = new TreeMap<>();
@@ -146,12 +152,16 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
           parsed = null;
         }
       }
-      meta.put(key, (value.isTextual() ? value.asText() : value.toString()).getBytes(StandardCharsets.UTF_8));
+      meta.put(
+          key,
+          (value.isTextual() ? value.asText() : value.toString()).getBytes(StandardCharsets.UTF_8));
       if (parsed != null) {
         consolidated.set(key, parsed);
       }
       if (key.equals(".zarray") || key.endsWith("/.zarray")) {
-        found.add(arrayInfo(key.substring(0, Math.max(0, key.length() - ".zarray".length() - 1)), parsed));
+        found.add(
+            arrayInfo(
+                key.substring(0, Math.max(0, key.length() - ".zarray".length() - 1)), parsed));
       }
     }
     if (!meta.containsKey(".zmetadata")) {
@@ -167,7 +177,9 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   }
 
   private String checkedKey(String key) {
-    if (key.isEmpty() || key.startsWith("/") || key.indexOf('\\') >= 0
+    if (key.isEmpty()
+        || key.startsWith("/")
+        || key.indexOf('\\') >= 0
         || Stream.of(key.split("/", -1)).anyMatch(s -> s.equals("..") || s.equals("."))) {
       throw new StoreException("store '" + name + "': refusing key '" + key + "' in .zmetadata");
     }
@@ -175,10 +187,16 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   }
 
   private ArrayInfo arrayInfo(String path, JsonNode zarray) {
-    if (zarray == null || !zarray.path("shape").isArray() || !zarray.path("chunks").isArray()
+    if (zarray == null
+        || !zarray.path("shape").isArray()
+        || !zarray.path("chunks").isArray()
         || zarray.get("shape").size() != zarray.get("chunks").size()) {
-      throw new StoreException("store '" + name + "': '" + (path.isEmpty() ? "" : path + "/")
-          + ".zarray' has no matching 'shape' and 'chunks'");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': '"
+              + (path.isEmpty() ? "" : path + "/")
+              + ".zarray' has no matching 'shape' and 'chunks'");
     }
     int rank = zarray.get("shape").size();
     long[] grid = new long[rank];
@@ -186,7 +204,8 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
       long s = zarray.get("shape").get(d).asLong(-1);
       long c = zarray.get("chunks").get(d).asLong(-1);
       if (s < 0 || c < 1) {
-        throw new StoreException("store '" + name + "': '" + path + "/.zarray' has a bad shape or chunks");
+        throw new StoreException(
+            "store '" + name + "': '" + path + "/.zarray' has a bad shape or chunks");
       }
       grid[d] = (s + c - 1) / c;
     }
@@ -229,8 +248,10 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
 
   /** The C-order chunk number of chunk key {@code rest}, or -1 if it names no chunk. */
   private static long ravel(ArrayInfo a, String rest) {
-    String[] parts = a.grid().length == 0 ? new String[] {rest}
-        : rest.split(a.separator().equals(".") ? "\\." : "/", -1);
+    String[] parts =
+        a.grid().length == 0
+            ? new String[] {rest}
+            : rest.split(a.separator().equals(".") ? "\\." : "/", -1);
     if (a.grid().length == 0) {
       return rest.equals("0") ? 0 : -1;
     }
@@ -286,17 +307,19 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
         temp = Files.createTempFile("zaro-refs", ".parq");
         Files.write(temp, bytes.get());
       } catch (IOException e) {
-        throw new StoreException("store '" + name + "': cannot stage '" + key + "' for reading: " + e, e);
+        throw new StoreException(
+            "store '" + name + "': cannot stage '" + key + "' for reading: " + e, e);
       }
       file = temp;
     }
     List<Reference> rows = new ArrayList<>();
     try (BufferAllocator a = allocator.newChildAllocator(key, 0, Long.MAX_VALUE);
-         DatasetFactory factory = new FileSystemDatasetFactory(a, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
-             file.toUri().toString());
-         Dataset dataset = factory.finish();
-         Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
-         ArrowReader reader = scanner.scanBatches()) {
+        DatasetFactory factory =
+            new FileSystemDatasetFactory(
+                a, NativeMemoryPool.getDefault(), FileFormat.PARQUET, file.toUri().toString());
+        Dataset dataset = factory.finish();
+        Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
+        ArrowReader reader = scanner.scanBatches()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
         FieldVector path = column(batch, "path", key);
@@ -310,7 +333,8 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
     } catch (StoreException e) {
       throw e;
     } catch (Exception e) {
-      throw new StoreException("store '" + name + "': cannot read the Parquet references '" + key + "': " + e, e);
+      throw new StoreException(
+          "store '" + name + "': cannot read the Parquet references '" + key + "': " + e, e);
     } finally {
       if (temp != null) {
         try {
@@ -326,13 +350,20 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   private FieldVector column(VectorSchemaRoot batch, String column, String key) {
     FieldVector v = batch.getVector(column);
     if (v == null) {
-      throw new StoreException("store '" + name + "': '" + key + "' has no '" + column + "' column");
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' has no '" + column + "' column");
     }
     return v;
   }
 
-  private Reference row(String key, int rowNumber, FieldVector path, FieldVector offset, FieldVector size,
-      FieldVector raw, int i) {
+  private Reference row(
+      String key,
+      int rowNumber,
+      FieldVector path,
+      FieldVector offset,
+      FieldVector size,
+      FieldVector raw,
+      int i) {
     if (raw != null && !raw.isNull(i)) {
       if (raw instanceof VarBinaryVector b) {
         return new Reference.Inline(b.get(i));
@@ -340,19 +371,28 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
       if (raw instanceof VarCharVector c) {
         return new Reference.Inline(c.get(i));
       }
-      throw new StoreException("store '" + name + "': '" + key + "' column 'raw' is " + raw.getField().getType());
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' column 'raw' is " + raw.getField().getType());
     }
     if (path.isNull(i)) {
       return null;
     }
     if (!(path instanceof VarCharVector p)) {
-      throw new StoreException("store '" + name + "': '" + key + "' column 'path' is " + path.getField().getType());
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' column 'path' is " + path.getField().getType());
     }
     String url = new String(p.get(i), StandardCharsets.UTF_8);
     long off = offset.isNull(i) ? 0 : number(offset, i, key);
     long len = size.isNull(i) ? 0 : number(size, i, key);
     if (off < 0 || len < 0) {
-      throw new StoreException("store '" + name + "': '" + key + "' row " + rowNumber + " has a negative offset or size");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': '"
+              + key
+              + "' row "
+              + rowNumber
+              + " has a negative offset or size");
     }
     return off == 0 && len == 0 ? new Reference.Whole(url) : new Reference.Part(url, off, len);
   }
@@ -362,15 +402,11 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
     if (o instanceof Number n) {
       return n.longValue();
     }
-    throw new StoreException("store '" + name + "': '" + key + "' column '" + v.getName() + "' is not numeric");
+    throw new StoreException(
+        "store '" + name + "': '" + key + "' column '" + v.getName() + "' is not numeric");
   }
 
   // ---- the Store contract ----
-
-
-
-
-
 
   /** The metadata keys and every chunk key with a reference (reads every refs file). */
   @Override

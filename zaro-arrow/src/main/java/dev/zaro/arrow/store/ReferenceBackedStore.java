@@ -9,8 +9,8 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * A store whose keys are references into other stores (kerchunk JSON and Parquet references,
- * Icechunk manifests): the Store contract for such keys lives here once, in terms of
- * {@link #reference} and {@link #targets}. Implementations say how a key maps to a reference.
+ * Icechunk manifests): the Store contract for such keys lives here once, in terms of {@link
+ * #reference} and {@link #targets}. Implementations say how a key maps to a reference.
  */
 public interface ReferenceBackedStore extends Store {
   /** The reference behind {@code key}, or null when the key is absent. */
@@ -25,14 +25,14 @@ public interface ReferenceBackedStore extends Store {
   }
 
   @Override
-  default Optional<List<ArrowBuf>> getRanges(String key, List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  default Optional<List<ArrowBuf>> getRanges(
+      String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return targets().findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override
-  default CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  default CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return targets().findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
