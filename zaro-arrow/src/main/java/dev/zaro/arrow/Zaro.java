@@ -1,8 +1,8 @@
 package dev.zaro.arrow;
 
+import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
-import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.read.DimensionColumn;
@@ -13,15 +13,15 @@ import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
-import java.util.ArrayList;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -58,14 +58,17 @@ public final class Zaro implements AutoCloseable {
     this.hierarchy = new Hierarchy(store);
     this.scratch = new ScratchPool(options.threads() * 2);
     AtomicInteger n = new AtomicInteger();
-    ThreadFactory factory = r -> {
-      Thread t = new Thread(r, "zaro-worker-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    int poolSize = isRemote(store) ? Math.max(options.threads(), options.ioConcurrency()) : options.threads();
-    this.workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), factory);
+    ThreadFactory factory =
+        r -> {
+          Thread t = new Thread(r, "zaro-worker-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        };
+    int poolSize =
+        isRemote(store) ? Math.max(options.threads(), options.ioConcurrency()) : options.threads();
+    this.workers =
+        new ThreadPoolExecutor(
+            poolSize, poolSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
     ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
   }
 
@@ -107,29 +110,61 @@ public final class Zaro implements AutoCloseable {
     if (node instanceof ArrayMetadata array) {
       return array;
     }
-    throw new MetadataException(ErrorKind.INVALID_ARGUMENT, "'/" + StoreKeys.stripSlashes(path) + "' in " + store.describe()
-        + " is a group, not an array");
+    throw new MetadataException(
+        ErrorKind.INVALID_ARGUMENT,
+        "'/"
+            + StoreKeys.stripSlashes(path)
+            + "' in "
+            + store.describe()
+            + " is a group, not an array");
   }
 
   /** The array at {@code path}, with its codec chain resolved (cached). */
   public ZarrArray array(String path) {
     String p = StoreKeys.stripSlashes(path);
-    return arrays.computeIfAbsent(p, k -> new ZarrArray(store, k, readable(k, meta(k)), options.codecs(), workers,
-        options.threads(), scratch, isRemote(store) ? options.ioConcurrency() : 0, options.missingChunks()));
+    return arrays.computeIfAbsent(
+        p,
+        k ->
+            new ZarrArray(
+                store,
+                k,
+                readable(k, meta(k)),
+                options.codecs(),
+                workers,
+                options.threads(),
+                scratch,
+                isRemote(store) ? options.ioConcurrency() : 0,
+                options.missingChunks()));
   }
 
   /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */
   private ArrayMetadata readable(String path, ArrayMetadata meta) {
-    meta.dataType().fallbackFormat().ifPresent(format -> {
-      if (!options.fallbackTypes()) {
-        String what = meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
-            ? "a struct field of data type '" : "data type '";
-        throw new MetadataException(ErrorKind.UNSUPPORTED, "'/" + path + "' in " + store.describe() + " has " + what
-            + format.name() + "', which zaro does not interpret; it can read its values as their "
-            + format.bits() + "-bit patterns (uint" + format.bits() + ") if you ask for it: --fallback-types"
-            + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
-      }
-    });
+    meta.dataType()
+        .fallbackFormat()
+        .ifPresent(
+            format -> {
+              if (!options.fallbackTypes()) {
+                String what =
+                    meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
+                        ? "a struct field of data type '"
+                        : "data type '";
+                throw new MetadataException(
+                    ErrorKind.UNSUPPORTED,
+                    "'/"
+                        + path
+                        + "' in "
+                        + store.describe()
+                        + " has "
+                        + what
+                        + format.name()
+                        + "', which zaro does not interpret; it can read its values as their "
+                        + format.bits()
+                        + "-bit patterns (uint"
+                        + format.bits()
+                        + ") if you ask for it: --fallback-types"
+                        + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
+              }
+            });
     return meta;
   }
 
@@ -138,7 +173,8 @@ public final class Zaro implements AutoCloseable {
     return read(path, selection, allocator, ReadOptions.DEFAULT);
   }
 
-  public Slab read(String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
+  public Slab read(
+      String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
     ZarrArray array = array(path);
     return array.read(Selection.parse(selection, array.metadata().shape()), allocator, readOptions);
   }
@@ -151,19 +187,36 @@ public final class Zaro implements AutoCloseable {
     return readTable(path, selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT);
   }
 
-  public TableReader readTable(String path, String selection, BufferAllocator allocator,
-      TableOptions tableOptions, ReadOptions readOptions) {
+  public TableReader readTable(
+      String path,
+      String selection,
+      BufferAllocator allocator,
+      TableOptions tableOptions,
+      ReadOptions readOptions) {
     ZarrArray array = array(path);
-    return readTable(path, Selection.parse(selection, array.metadata().shape()), allocator, tableOptions,
+    return readTable(
+        path,
+        Selection.parse(selection, array.metadata().shape()),
+        allocator,
+        tableOptions,
         readOptions);
   }
 
   /** {@link #readTable(String, String, BufferAllocator)} of a parsed selection. */
-  public TableReader readTable(String path, Selection selection, BufferAllocator allocator,
-      TableOptions tableOptions, ReadOptions readOptions) {
+  public TableReader readTable(
+      String path,
+      Selection selection,
+      BufferAllocator allocator,
+      TableOptions tableOptions,
+      ReadOptions readOptions) {
     ZarrArray array = array(path);
-    return new TableReader(array, selection, dimensionColumns(path, tableOptions, allocator), tableOptions,
-        readOptions, allocator);
+    return new TableReader(
+        array,
+        selection,
+        dimensionColumns(path, tableOptions, allocator),
+        tableOptions,
+        readOptions,
+        allocator);
   }
 
   /**
@@ -174,36 +227,43 @@ public final class Zaro implements AutoCloseable {
    *
    * @param allocator reads the coordinate arrays; nothing of it is held once this returns
    */
-  public List<DimensionColumn> dimensionColumns(String path, TableOptions options, BufferAllocator allocator) {
+  public List<DimensionColumn> dimensionColumns(
+      String path, TableOptions options, BufferAllocator allocator) {
     List<DimensionColumn> columns = new ArrayList<>();
-    forEachDimension(path, (d, name, coordPath, coord) -> {
-      if (coord == null) {
-        columns.add(DimensionColumn.index(d, name));
-      } else {
-        try (Slab values = read(coordPath, "", allocator)) {
-          columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
-        }
-      }
-    });
+    forEachDimension(
+        path,
+        (d, name, coordPath, coord) -> {
+          if (coord == null) {
+            columns.add(DimensionColumn.index(d, name));
+          } else {
+            try (Slab values = read(coordPath, "", allocator)) {
+              columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
+            }
+          }
+        });
     return columns;
   }
 
   /**
    * The table layout's schema of {@code selection} of the array at {@code path}, from metadata
-   * alone (no chunk of the array or of its coordinates is read): the same fields
-   * {@link #readTable} produces.
+   * alone (no chunk of the array or of its coordinates is read): the same fields {@link #readTable}
+   * produces.
    */
-  public org.apache.arrow.vector.types.pojo.Schema tableSchema(String path, Selection selection,
-      TableOptions options) {
+  public org.apache.arrow.vector.types.pojo.Schema tableSchema(
+      String path, Selection selection, TableOptions options) {
     List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
-    forEachDimension(path, (d, name, coordPath, coord) -> {
-      if (selection.dims().get(d).dropped()) {
-        return;
-      }
-      org.apache.arrow.vector.types.pojo.Field f = coord == null ? null
-          : DimensionColumn.field(name, coord.dataType(), coord.attributes(), options.cf());
-      fields.add(f != null ? f : DimensionColumn.index(d, name).field());
-    });
+    forEachDimension(
+        path,
+        (d, name, coordPath, coord) -> {
+          if (selection.dims().get(d).dropped()) {
+            return;
+          }
+          org.apache.arrow.vector.types.pojo.Field f =
+              coord == null
+                  ? null
+                  : DimensionColumn.field(name, coord.dataType(), coord.attributes(), options.cf());
+          fields.add(f != null ? f : DimensionColumn.index(d, name).field());
+        });
     fields.addAll(TableReader.valueFields(array(path), options));
     return new org.apache.arrow.vector.types.pojo.Schema(fields);
   }
@@ -222,7 +282,8 @@ public final class Zaro implements AutoCloseable {
   private void forEachDimension(String path, DimensionSource source) {
     ZarrArray array = array(path);
     ArrayMetadata meta = array.metadata();
-    String parent = array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
+    String parent =
+        array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
     Set<String> names = new HashSet<>();
     names.add(array.name());
     for (int d = 0; d < meta.rank(); d++) {
@@ -233,8 +294,10 @@ public final class Zaro implements AutoCloseable {
       }
       String dimension = meta.dimensionNames().get(d);
       String coordPath = dimension == null ? null : StoreKeys.join(parent, dimension);
-      ArrayMetadata coord = coordPath == null || coordPath.equals(array.path()) ? null
-          : coordinate(coordPath, meta.shape()[d]);
+      ArrayMetadata coord =
+          coordPath == null || coordPath.equals(array.path())
+              ? null
+              : coordinate(coordPath, meta.shape()[d]);
       source.accept(d, name, coordPath, coord);
     }
   }
@@ -242,7 +305,11 @@ public final class Zaro implements AutoCloseable {
   /** The 1-D array of {@code length} at {@code path}, or null. */
   private ArrayMetadata coordinate(String path, long length) {
     try {
-      return hierarchy.node(path) instanceof ArrayMetadata a && a.rank() == 1 && a.shape()[0] == length ? a : null;
+      return hierarchy.node(path) instanceof ArrayMetadata a
+              && a.rank() == 1
+              && a.shape()[0] == length
+          ? a
+          : null;
     } catch (dev.zaro.arrow.error.NodeNotFoundException e) {
       return null;
     }

@@ -1,7 +1,7 @@
 package dev.zaro.arrow;
 
-import dev.zaro.arrow.read.MissingChunks;
 import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.read.MissingChunks;
 
 /**
  * Options of an open hierarchy.
@@ -10,11 +10,15 @@ import dev.zaro.arrow.codec.CodecRegistry;
  * @param codecs where codec names are looked up
  * @param ioConcurrency chunk fetches one read keeps in flight on remote stores (HTTP, S3)
  * @param fallbackTypes whether arrays of data types zaro does not interpret but can read as bit
- *     patterns (bfloat16, float8_*: as uint16/uint8) may be read; off by default, so nobody
- *     gets integers where they expected floats without asking for them
+ *     patterns (bfloat16, float8_*: as uint16/uint8) may be read; off by default, so nobody gets
+ *     integers where they expected floats without asking for them
  * @param missingChunks what a read does with a chunk absent from the store (default: fill)
  */
-public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, boolean fallbackTypes,
+public record ZaroOptions(
+    int threads,
+    CodecRegistry codecs,
+    int ioConcurrency,
+    boolean fallbackTypes,
     MissingChunks missingChunks) {
   public ZaroOptions {
     if (threads < 1) {
@@ -37,7 +41,8 @@ public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, 
   }
 
   public static ZaroOptions defaults() {
-    return new ZaroOptions(Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 16, false);
+    return new ZaroOptions(
+        Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 16, false);
   }
 
   public ZaroOptions withThreads(int n) {
@@ -48,7 +53,10 @@ public record ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, 
     return new ZaroOptions(threads, codecs, n, fallbackTypes, missingChunks);
   }
 
-  /** Allows (or refuses) reading types such as bfloat16 as their bit patterns; see {@link #fallbackTypes()}. */
+  /**
+   * Allows (or refuses) reading types such as bfloat16 as their bit patterns; see {@link
+   * #fallbackTypes()}.
+   */
   public ZaroOptions withFallbackTypes(boolean allow) {
     return new ZaroOptions(threads, codecs, ioConcurrency, allow, missingChunks);
   }

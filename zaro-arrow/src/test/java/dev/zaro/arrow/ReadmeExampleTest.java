@@ -31,16 +31,27 @@ class ReadmeExampleTest {
     assertTrue(source.contains("public class Example"), source);
     Path file = temp.resolve("Example.java");
     // the example opens testdata/... relative to the repository root; tests run in the module
-    Files.writeString(file, source.replace("\"testdata/", "\"" + root.toString().replace('\\', '/') + "/testdata/"));
+    Files.writeString(
+        file,
+        source.replace("\"testdata/", "\"" + root.toString().replace('\\', '/') + "/testdata/"));
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream errors = new ByteArrayOutputStream();
-    int status = javac.run(null, errors, errors, "-d", temp.toString(), "-classpath",
-        System.getProperty("java.class.path"), file.toString());
+    int status =
+        javac.run(
+            null,
+            errors,
+            errors,
+            "-d",
+            temp.toString(),
+            "-classpath",
+            System.getProperty("java.class.path"),
+            file.toString());
     assertEquals(0, status, errors.toString(StandardCharsets.UTF_8));
 
     PrintStream out = System.out;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {temp.toUri().toURL()}, getClass().getClassLoader())) {
+    try (URLClassLoader loader =
+        new URLClassLoader(new URL[] {temp.toUri().toURL()}, getClass().getClassLoader())) {
       Method main = loader.loadClass("Example").getMethod("main", String[].class);
       System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
       main.invoke(null, (Object) new String[0]);

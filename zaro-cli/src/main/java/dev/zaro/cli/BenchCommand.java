@@ -16,42 +16,64 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Reads a selection repeatedly in-process and prints one JSON object: per-read seconds,"
-        + " median, decoded bytes per read, GB/s at the median, peak allocator bytes. With several"
-        + " selections, each repetition reads them all and p50/p99 per-read latencies are added."
-        + " Also chunks decoded and bytes fetched by the last read (--layout table: chunks decoded"
-        + " twice, against a tensor read of the same selection).")
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description =
+        "Reads a selection repeatedly in-process and prints one JSON object: per-read seconds,"
+            + " median, decoded bytes per read, GB/s at the median, peak allocator bytes. With several"
+            + " selections, each repetition reads them all and p50/p99 per-read latencies are added."
+            + " Also chunks decoded and bytes fetched by the last read (--layout table: chunks decoded"
+            + " twice, against a tensor read of the same selection).")
 final class BenchCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Parameters(index = "1", paramLabel = "PATH", description = "The array's path ('/' for a root array).")
+  @Parameters(
+      index = "1",
+      paramLabel = "PATH",
+      description = "The array's path ('/' for a root array).")
   String path;
 
-  @Option(names = "--slice", paramLabel = "S",
-      description = "Selection (default: everything); repeat to time a sequence of reads per repetition.")
+  @Option(
+      names = "--slice",
+      paramLabel = "S",
+      description =
+          "Selection (default: everything); repeat to time a sequence of reads per repetition.")
   java.util.List<String> slices;
 
-  @Option(names = "--slices-file", paramLabel = "FILE",
-      description = "Selections, one per line, read in order on every repetition (e.g. chunk by chunk).")
+  @Option(
+      names = "--slices-file",
+      paramLabel = "FILE",
+      description =
+          "Selections, one per line, read in order on every repetition (e.g. chunk by chunk).")
   java.nio.file.Path slicesFile;
 
-  @Option(names = "--repeat", paramLabel = "N", defaultValue = "5", description = "Timed reads (default: 5).")
+  @Option(
+      names = "--repeat",
+      paramLabel = "N",
+      defaultValue = "5",
+      description = "Timed reads (default: 5).")
   int repeat;
 
-  @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", description = "Untimed reads first (default: 1).")
+  @Option(
+      names = "--warmup",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Untimed reads first (default: 1).")
   int warmup;
 
-  @Option(names = "--layout", paramLabel = "tensor|table", defaultValue = "tensor",
+  @Option(
+      names = "--layout",
+      paramLabel = "tensor|table",
+      defaultValue = "tensor",
       description = "Time the tensor layout (default) or the table layout's record batches.")
   String layout;
 
   @Option(names = "--raw", description = "Table layout: stored values, no CF decoding.")
   boolean raw;
 
-  @Mixin
-  OpenOptions open = new OpenOptions();
+  @Mixin OpenOptions open = new OpenOptions();
 
   @Override
   public Integer call() {
@@ -62,16 +84,20 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (slicesFile != null) {
       try {
-        java.nio.file.Files.readAllLines(slicesFile).stream().filter(l -> !l.isBlank()).forEach(reads::add);
+        java.nio.file.Files.readAllLines(slicesFile).stream()
+            .filter(l -> !l.isBlank())
+            .forEach(reads::add);
       } catch (java.io.IOException e) {
-        throw new dev.zaro.arrow.error.ZaroException("cannot read --slices-file " + slicesFile + ": " + e);
+        throw new dev.zaro.arrow.error.ZaroException(
+            "cannot read --slices-file " + slicesFile + ": " + e);
       }
     }
     if (reads.isEmpty()) {
       reads.add("");
     }
     if (!layout.equals("tensor") && !layout.equals("table")) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+      throw new picocli.CommandLine.ParameterException(
+          new picocli.CommandLine(this),
           "--layout: expected tensor or table, not '" + layout + "'");
     }
     boolean table = layout.equals("table");
@@ -79,7 +105,8 @@ final class BenchCommand implements Callable<Integer> {
     dev.zaro.arrow.read.ReadStats stats = new dev.zaro.arrow.read.ReadStats();
     double[] each = new double[reads.size() * seconds.length];
     long bytes = 0;
-    try (Zaro zaro = Zaro.open(store, options); BufferAllocator allocator = new RootAllocator()) {
+    try (Zaro zaro = Zaro.open(store, options);
+        BufferAllocator allocator = new RootAllocator()) {
       for (int i = 0; i < warmup + seconds.length; i++) {
         long t0 = System.nanoTime();
         bytes = 0;
@@ -104,8 +131,10 @@ final class BenchCommand implements Callable<Integer> {
       }
       double[] sorted = seconds.clone();
       Arrays.sort(sorted);
-      double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
-          : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+      double median =
+          sorted.length % 2 == 1
+              ? sorted[sorted.length / 2]
+              : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
       ObjectNode json = JsonDocument.MAPPER.createObjectNode();
       ArrayNode s = json.putArray("seconds");
       for (double x : seconds) {
@@ -141,10 +170,16 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** Streams one selection in the table layout; returns the bytes of its record batches. */
-  private long readTable(Zaro zaro, String slice, BufferAllocator allocator, ReadOptions readOptions) {
+  private long readTable(
+      Zaro zaro, String slice, BufferAllocator allocator, ReadOptions readOptions) {
     long bytes = 0;
-    try (dev.zaro.arrow.read.TableReader reader = zaro.readTable(path, slice, allocator,
-        dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!raw), readOptions)) {
+    try (dev.zaro.arrow.read.TableReader reader =
+        zaro.readTable(
+            path,
+            slice,
+            allocator,
+            dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!raw),
+            readOptions)) {
       org.apache.arrow.vector.VectorSchemaRoot root = reader.getVectorSchemaRoot();
       while (reader.loadNextBatch()) {
         for (org.apache.arrow.vector.FieldVector v : root.getFieldVectors()) {

@@ -11,13 +11,19 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "info", mixinStandardHelpOptions = true,
+@Command(
+    name = "info",
+    mixinStandardHelpOptions = true,
     description = "Prints a node's normalized metadata as JSON (the root when PATH is omitted).")
 final class InfoCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Parameters(index = "1", paramLabel = "PATH", defaultValue = "/", description = "Node path (default: the root).")
+  @Parameters(
+      index = "1",
+      paramLabel = "PATH",
+      defaultValue = "/",
+      description = "Node path (default: the root).")
   String path;
 
   @Override
@@ -26,8 +32,10 @@ final class InfoCommand implements Callable<Integer> {
       String p = StoreKeys.stripSlashes(path);
       Node node = new Node(p, zaro.node(p));
       var children = node.metadata() instanceof ArrayMetadata ? null : zaro.hierarchy().children(p);
-      System.out.println(JsonDocument.MAPPER.writer(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(NodeJson.of(node, children)));
+      System.out.println(
+          JsonDocument.MAPPER
+              .writer(SerializationFeature.INDENT_OUTPUT)
+              .writeValueAsString(NodeJson.of(node, children)));
     }
     return 0;
   }

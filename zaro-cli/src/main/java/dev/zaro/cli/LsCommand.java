@@ -11,8 +11,11 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "ls", mixinStandardHelpOptions = true,
-    description = "Lists the groups and arrays of a hierarchy: path, kind, data type, shape, chunks, codecs.")
+@Command(
+    name = "ls",
+    mixinStandardHelpOptions = true,
+    description =
+        "Lists the groups and arrays of a hierarchy: path, kind, data type, shape, chunks, codecs.")
 final class LsCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
@@ -25,15 +28,23 @@ final class LsCommand implements Callable<Integer> {
       for (Node n : nodes) {
         String path = String.format("%-" + width + "s", n.displayPath());
         if (n.metadata() instanceof ArrayMetadata a) {
-          System.out.printf("%s  array  %-10s %-18s chunks %-16s %s%n", path, a.dataType(),
-              Arrays.toString(a.shape()), a.chunkGrid().toString(),
+          System.out.printf(
+              "%s  array  %-10s %-18s chunks %-16s %s%n",
+              path,
+              a.dataType(),
+              Arrays.toString(a.shape()),
+              a.chunkGrid().toString(),
               a.codecs().stream().map(CodecSpec::name).toList());
         } else {
-          System.out.printf("%s  group%s%n", path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");
+          System.out.printf(
+              "%s  group%s%n",
+              path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");
         }
       }
-      zaro.hierarchy().unreadable().forEach((path, why) ->
-          System.err.println("zaro: warning: skipped /" + path + ": " + why));
+      zaro.hierarchy()
+          .unreadable()
+          .forEach(
+              (path, why) -> System.err.println("zaro: warning: skipped /" + path + ": " + why));
     }
     return 0;
   }

@@ -11,8 +11,15 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "zaro 0.1.0",
     description = "Reads Zarr arrays into Apache Arrow.",
-    subcommands = {LsCommand.class, InfoCommand.class, ReadCommand.class, ServeCommand.class, SqlCommand.class, BenchCommand.class,
-        CommandLine.HelpCommand.class})
+    subcommands = {
+      LsCommand.class,
+      InfoCommand.class,
+      ReadCommand.class,
+      ServeCommand.class,
+      SqlCommand.class,
+      BenchCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
@@ -22,22 +29,23 @@ public final class Main implements Runnable {
   /** Runs the CLI and returns the exit code (for tests). */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      PrintWriter err = commandLine.getErr();
-      if (e instanceof ZaroException) {
-        err.println("zaro: error: " + e.getMessage());
-      } else if (e instanceof java.io.IOException) {
-        err.println("zaro: error: " + e);
-      } else {
-        err.println("zaro: internal error: " + e);
-        e.printStackTrace(err);
-      }
-      if (System.getenv("ZARO_DEBUG") != null) {
-        e.printStackTrace(err);
-      }
-      err.flush();
-      return 1;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          PrintWriter err = commandLine.getErr();
+          if (e instanceof ZaroException) {
+            err.println("zaro: error: " + e.getMessage());
+          } else if (e instanceof java.io.IOException) {
+            err.println("zaro: error: " + e);
+          } else {
+            err.println("zaro: internal error: " + e);
+            e.printStackTrace(err);
+          }
+          if (System.getenv("ZARO_DEBUG") != null) {
+            e.printStackTrace(err);
+          }
+          err.flush();
+          return 1;
+        });
     return cli.execute(args);
   }
 

@@ -4,23 +4,36 @@ import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.read.MissingChunks;
 import picocli.CommandLine.Option;
 
-/** The options of every command that reads values: decoding threads, fallback types, missing chunks. */
+/**
+ * The options of every command that reads values: decoding threads, fallback types, missing chunks.
+ */
 final class OpenOptions {
-  @Option(names = "--threads", paramLabel = "T", description = "Chunks decoded in parallel per read (default: cores).")
+  @Option(
+      names = "--threads",
+      paramLabel = "T",
+      description = "Chunks decoded in parallel per read (default: cores).")
   Integer threads;
 
-  @Option(names = "--fallback-types", description = "Read arrays of types zaro does not interpret"
-      + " (bfloat16, float8_*) as their bit patterns (uint16/uint8; the column's field metadata"
-      + " zarr.data_type names the type). Off by default: such arrays are refused.")
+  @Option(
+      names = "--fallback-types",
+      description =
+          "Read arrays of types zaro does not interpret"
+              + " (bfloat16, float8_*) as their bit patterns (uint16/uint8; the column's field metadata"
+              + " zarr.data_type names the type). Off by default: such arrays are refused.")
   boolean fallbackTypes;
 
-  @Option(names = "--missing-chunks", paramLabel = "fill|error", description = "What a read does with a chunk"
-      + " absent from the store: read it as the fill value (fill, the default, as Zarr says) or fail naming"
-      + " its key (error).")
+  @Option(
+      names = "--missing-chunks",
+      paramLabel = "fill|error",
+      description =
+          "What a read does with a chunk"
+              + " absent from the store: read it as the fill value (fill, the default, as Zarr says) or fail naming"
+              + " its key (error).")
   MissingChunks missingChunks = MissingChunks.FILL;
 
   ZaroOptions toOptions() {
-    ZaroOptions options = ZaroOptions.defaults().withFallbackTypes(fallbackTypes).withMissingChunks(missingChunks);
+    ZaroOptions options =
+        ZaroOptions.defaults().withFallbackTypes(fallbackTypes).withMissingChunks(missingChunks);
     return threads == null ? options : options.withThreads(threads);
   }
 }

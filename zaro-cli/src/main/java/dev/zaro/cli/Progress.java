@@ -31,7 +31,8 @@ final class Progress implements ReadOptions.Progress {
     synchronized (this) {
       lastPrint = now;
       printed = true;
-      System.err.printf("\r%s: %d/%d chunks (%d%%)", label, done, total, total == 0 ? 100 : done * 100 / total);
+      System.err.printf(
+          "\r%s: %d/%d chunks (%d%%)", label, done, total, total == 0 ? 100 : done * 100 / total);
       System.err.flush();
     }
   }

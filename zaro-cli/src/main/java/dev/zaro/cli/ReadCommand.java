@@ -20,40 +20,61 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "read", mixinStandardHelpOptions = true,
+@Command(
+    name = "read",
+    mixinStandardHelpOptions = true,
     description = "Reads a selection of an array into an Arrow IPC file.")
 final class ReadCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Parameters(index = "1", paramLabel = "PATH", description = "The array's path ('/' for a root array).")
+  @Parameters(
+      index = "1",
+      paramLabel = "PATH",
+      description = "The array's path ('/' for a root array).")
   String path;
 
-  @Option(names = "--slice", paramLabel = "S", defaultValue = "",
-      description = "numpy-style selection per dimension: start:stop, :, start:stop:step or an index"
-          + " (e.g. '0:24, 100:200, ::2'). Default: everything.")
+  @Option(
+      names = "--slice",
+      paramLabel = "S",
+      defaultValue = "",
+      description =
+          "numpy-style selection per dimension: start:stop, :, start:stop:step or an index"
+              + " (e.g. '0:24, 100:200, ::2'). Default: everything.")
   String slice;
 
-  @Option(names = "--layout", paramLabel = "tensor|table", defaultValue = "tensor",
-      description = "tensor (default): one row per index of the first dimension,"
-          + " arrow.fixed_shape_tensor for 2+ dimensions. table: one row per element, a column per"
-          + " dimension (coordinate values when the group has them) and the value column.")
+  @Option(
+      names = "--layout",
+      paramLabel = "tensor|table",
+      defaultValue = "tensor",
+      description =
+          "tensor (default): one row per index of the first dimension,"
+              + " arrow.fixed_shape_tensor for 2+ dimensions. table: one row per element, a column per"
+              + " dimension (coordinate values when the group has them) and the value column.")
   String layout;
 
-  @Option(names = "--raw", description = "Table layout: stored values, without CF conventions"
-      + " (scale_factor/add_offset, _FillValue/missing_value as nulls, CF times as timestamps).")
+  @Option(
+      names = "--raw",
+      description =
+          "Table layout: stored values, without CF conventions"
+              + " (scale_factor/add_offset, _FillValue/missing_value as nulls, CF times as timestamps).")
   boolean raw;
 
-  @Option(names = "--batch-rows", paramLabel = "N", defaultValue = "1048576",
+  @Option(
+      names = "--batch-rows",
+      paramLabel = "N",
+      defaultValue = "1048576",
       description = "Table layout: rows per record batch (default: 1048576).")
   long batchRows;
 
-  @Option(names = "--out", paramLabel = "FILE.arrow", required = true,
+  @Option(
+      names = "--out",
+      paramLabel = "FILE.arrow",
+      required = true,
       description = "Arrow IPC file to write; written whole or not at all.")
   Path out;
 
-  @Mixin
-  OpenOptions open = new OpenOptions();
+  @Mixin OpenOptions open = new OpenOptions();
 
   @Override
   public Integer call() throws Exception {
@@ -63,15 +84,21 @@ final class ReadCommand implements Callable<Integer> {
     ZaroOptions options = open.toOptions();
     long started = System.nanoTime();
     try (Zaro zaro = Zaro.open(store, options);
-         BufferAllocator allocator = new RootAllocator()) {
+        BufferAllocator allocator = new RootAllocator()) {
       Progress progress = Progress.forTerminal("reading " + path);
       if (layout.equals("table")) {
         TableOptions table = TableOptions.DEFAULT.withCf(!raw).withBatchRows(batchRows);
-        try (TableReader reader = zaro.readTable(path, slice, allocator, table, new ReadOptions(progress))) {
+        try (TableReader reader =
+            zaro.readTable(path, slice, allocator, table, new ReadOptions(progress))) {
           long rows = ArrowFiles.write(reader, out);
           progress.finish();
-          System.err.printf("wrote %s: %s, %d rows in %.2f s%n", out,
-              reader.getVectorSchemaRoot().getSchema().getFields().stream().map(f -> f.getName()).toList(), rows,
+          System.err.printf(
+              "wrote %s: %s, %d rows in %.2f s%n",
+              out,
+              reader.getVectorSchemaRoot().getSchema().getFields().stream()
+                  .map(f -> f.getName())
+                  .toList(),
+              rows,
               (System.nanoTime() - started) / 1e9);
         }
         return 0;
@@ -84,8 +111,15 @@ final class ReadCommand implements Callable<Integer> {
           ArrowFiles.write(root, rowBytes, out, ArrowFiles.DEFAULT_BATCH_BYTES);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.err.printf("wrote %s: %s %s %s, %d rows, %.1f MB in %.2f s%n", out, slab.name(),
-            slab.dataType(), Arrays.toString(slab.shape()), SlabVectors.rows(slab), slab.byteSize() / 1e6, seconds);
+        System.err.printf(
+            "wrote %s: %s %s %s, %d rows, %.1f MB in %.2f s%n",
+            out,
+            slab.name(),
+            slab.dataType(),
+            Arrays.toString(slab.shape()),
+            SlabVectors.rows(slab),
+            slab.byteSize() / 1e6,
+            seconds);
       }
     }
     return 0;

@@ -7,13 +7,13 @@ import dev.zaro.flight.ServerOptions;
 import dev.zaro.flight.Sizes;
 import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
+import dev.zaro.sql.FlightSqlRouter;
+import dev.zaro.sql.SqlEngine;
+import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
-import dev.zaro.sql.FlightSqlRouter;
-import dev.zaro.sql.SqlEngine;
-import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -26,67 +26,116 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "serve", mixinStandardHelpOptions = true,
-    description = {"Serves every array of a hierarchy over Arrow Flight (the bundled sample when STORE is omitted).",
-        "SIGTERM or Ctrl-C stops accepting calls, lets running streams finish (--shutdown-grace), then cancels"
-            + " them and exits 0."})
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serves every array of a hierarchy over Arrow Flight (the bundled sample when STORE is omitted).",
+      "SIGTERM or Ctrl-C stops accepting calls, lets running streams finish (--shutdown-grace), then cancels"
+          + " them and exits 0."
+    })
 final class ServeCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Parameters(index = "0", arity = "0..1", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      paramLabel = "STORE",
+      description = "A local path or file:// URL.")
   String store;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: 127.0.0.1)."
-      + " Any address but loopback needs --auth-token-file (or --insecure).")
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description =
+          "Address to bind (default: 127.0.0.1)."
+              + " Any address but loopback needs --auth-token-file (or --insecure).")
   String host;
 
-  @Option(names = "--port", defaultValue = "8815", description = "Port (default: 8815; 0 picks a free one).")
+  @Option(
+      names = "--port",
+      defaultValue = "8815",
+      description = "Port (default: 8815; 0 picks a free one).")
   int port;
 
-  @Option(names = "--sql", description = "Also serve Flight SQL (DuckDB over the same arrays, read-only), e.g. for the"
-      + " Arrow Flight SQL JDBC driver: jdbc:arrow-flight-sql://HOST:PORT/?useEncryption=false (TLS: useEncryption=true;"
-      + " tokens: token=...)")
+  @Option(
+      names = "--sql",
+      description =
+          "Also serve Flight SQL (DuckDB over the same arrays, read-only), e.g. for the"
+              + " Arrow Flight SQL JDBC driver: jdbc:arrow-flight-sql://HOST:PORT/?useEncryption=false (TLS: useEncryption=true;"
+              + " tokens: token=...)")
   boolean sql;
 
-  @Mixin
-  OpenOptions open = new OpenOptions();
+  @Mixin OpenOptions open = new OpenOptions();
 
-  @Option(names = "--tls-cert", paramLabel = "FILE", description = "PEM certificate chain: serve over TLS (with --tls-key).")
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "FILE",
+      description = "PEM certificate chain: serve over TLS (with --tls-key).")
   Path tlsCert;
 
   @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM private key of --tls-cert.")
   Path tlsKey;
 
-  @Option(names = "--tls-client-ca", paramLabel = "FILE",
-      description = "PEM CA certificate(s): clients must present a certificate it signed (mutual TLS).")
+  @Option(
+      names = "--tls-client-ca",
+      paramLabel = "FILE",
+      description =
+          "PEM CA certificate(s): clients must present a certificate it signed (mutual TLS).")
   Path tlsClientCa;
 
-  @Option(names = "--auth-token-file", paramLabel = "FILE", description = "Tokens, one a line: every call must send"
-      + " the header 'authorization: Bearer <token>' with one of them.")
+  @Option(
+      names = "--auth-token-file",
+      paramLabel = "FILE",
+      description =
+          "Tokens, one a line: every call must send"
+              + " the header 'authorization: Bearer <token>' with one of them.")
   Path tokenFile;
 
-  @Option(names = "--insecure", description = "Allow binding an address other than loopback without tokens.")
+  @Option(
+      names = "--insecure",
+      description = "Allow binding an address other than loopback without tokens.")
   boolean insecure;
 
-  @Option(names = "--max-memory", paramLabel = "SIZE", defaultValue = "2g", description = "One Arrow memory budget"
-      + " for all requests together (k/m/g suffixes; default: 2g). Requests that do not fit wait (--queue-timeout).")
+  @Option(
+      names = "--max-memory",
+      paramLabel = "SIZE",
+      defaultValue = "2g",
+      description =
+          "One Arrow memory budget"
+              + " for all requests together (k/m/g suffixes; default: 2g). Requests that do not fit wait (--queue-timeout).")
   String maxMemory;
 
-  @Option(names = "--max-streams", paramLabel = "N", defaultValue = "64",
-      description = "do_get streams served at once (default: 64); further ones wait (--queue-timeout).")
+  @Option(
+      names = "--max-streams",
+      paramLabel = "N",
+      defaultValue = "64",
+      description =
+          "do_get streams served at once (default: 64); further ones wait (--queue-timeout).")
   int maxStreams;
 
-  @Option(names = "--max-request-bytes", paramLabel = "SIZE", defaultValue = "1g",
+  @Option(
+      names = "--max-request-bytes",
+      paramLabel = "SIZE",
+      defaultValue = "1g",
       description = "Memory one request may hold at once (k/m/g suffixes; default: 1g).")
   String maxRequestBytes;
 
-  @Option(names = "--queue-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "How long a request"
-      + " waits for memory or a stream slot before it fails RESOURCE_EXHAUSTED (default: 60).")
+  @Option(
+      names = "--queue-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "60",
+      description =
+          "How long a request"
+              + " waits for memory or a stream slot before it fails RESOURCE_EXHAUSTED (default: 60).")
   long queueTimeout;
 
-  @Option(names = "--shutdown-grace", paramLabel = "SECONDS", defaultValue = "30",
-      description = "On SIGTERM, how long running streams may take to finish before they are cancelled (default: 30).")
+  @Option(
+      names = "--shutdown-grace",
+      paramLabel = "SECONDS",
+      defaultValue = "30",
+      description =
+          "On SIGTERM, how long running streams may take to finish before they are cancelled (default: 30).")
   long shutdownGrace;
 
   static Path sample() {
@@ -120,9 +169,12 @@ final class ServeCommand implements Callable<Integer> {
       }
     }
     if (tokenFile == null && !insecure && !isLoopback(host)) {
-      throw usage("refusing to serve on " + host + " (not loopback) without authentication: give"
-          + " --auth-token-file FILE (and --tls-cert FILE --tls-key FILE so tokens do not travel in plaintext),"
-          + " or --insecure to serve anyone who can reach the port");
+      throw usage(
+          "refusing to serve on "
+              + host
+              + " (not loopback) without authentication: give"
+              + " --auth-token-file FILE (and --tls-cert FILE --tls-key FILE so tokens do not travel in plaintext),"
+              + " or --insecure to serve anyone who can reach the port");
     }
     if (maxStreams < 1) {
       throw usage("--max-streams must be at least 1");
@@ -131,19 +183,26 @@ final class ServeCommand implements Callable<Integer> {
     if (budget < 1) {
       throw usage("--max-memory must be positive");
     }
-    ZaroFlightProducer.FlightOptions limits = new ZaroFlightProducer.FlightOptions(
-        ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(), ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
-        size("--max-request-bytes", maxRequestBytes));
+    ZaroFlightProducer.FlightOptions limits =
+        new ZaroFlightProducer.FlightOptions(
+            ZaroFlightProducer.FlightOptions.DEFAULT.endpointBytes(),
+            ZaroFlightProducer.FlightOptions.DEFAULT.batchBytes(),
+            size("--max-request-bytes", maxRequestBytes));
     BearerTokens tokens;
     try {
       tokens = tokenFile == null ? null : BearerTokens.fromFile(tokenFile);
     } catch (IllegalArgumentException e) {
       throw usage("--auth-token-file: " + e.getMessage());
     }
-    return ServerOptions.defaults().withAddress(host, port)
+    return ServerOptions.defaults()
+        .withAddress(host, port)
         .withTls(tlsCert == null ? null : new ServerOptions.Tls(tlsCert, tlsKey, tlsClientCa))
-        .withTokens(tokens).withMaxMemory(budget).withMaxStreams(maxStreams).withLimits(limits)
-        .withAdmissionWait(Duration.ofSeconds(queueTimeout)).withShutdownGrace(Duration.ofSeconds(shutdownGrace));
+        .withTokens(tokens)
+        .withMaxMemory(budget)
+        .withMaxStreams(maxStreams)
+        .withLimits(limits)
+        .withAdmissionWait(Duration.ofSeconds(queueTimeout))
+        .withShutdownGrace(Duration.ofSeconds(shutdownGrace));
   }
 
   private static boolean isLoopback(String host) {
@@ -165,20 +224,30 @@ final class ServeCommand implements Callable<Integer> {
     ServerOptions serverOptions = serverOptions();
     ZaroOptions options = open.toOptions();
     Zaro zaro = Zaro.open(location, options);
-    ZaroFlightServer server = !sql ? ZaroFlightServer.start(zaro, serverOptions)
-        : ZaroFlightServer.start(zaro, serverOptions, (producer, allocator) -> new FlightSqlRouter(producer,
-            new ZaroFlightSqlProducer(new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)), allocator)));
+    ZaroFlightServer server =
+        !sql
+            ? ZaroFlightServer.start(zaro, serverOptions)
+            : ZaroFlightServer.start(
+                zaro,
+                serverOptions,
+                (producer, allocator) ->
+                    new FlightSqlRouter(
+                        producer,
+                        new ZaroFlightSqlProducer(
+                            new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                            allocator)));
     CountDownLatch stopped = new CountDownLatch(1);
-    Runnable stop = () -> {
-      try {
-        server.shutdown(serverOptions.shutdownGrace());
-        server.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        stopped.countDown();
-      }
-    };
+    Runnable stop =
+        () -> {
+          try {
+            server.shutdown(serverOptions.shutdownGrace());
+            server.close();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          } finally {
+            stopped.countDown();
+          }
+        };
     onSignals(stop);
     printHello(location, serverOptions, server.port());
     stopped.await();
@@ -186,22 +255,27 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   /**
-   * SIGTERM and SIGINT start {@code stop} (on a thread of its own; the JVM stays up until it
-   * ends); a second signal stops at once, with exit code 1.
+   * SIGTERM and SIGINT start {@code stop} (on a thread of its own; the JVM stays up until it ends);
+   * a second signal stops at once, with exit code 1.
    */
   @SuppressWarnings("sunapi")
   private static void onSignals(Runnable stop) {
-    java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
-    sun.misc.SignalHandler handler = signal -> {
-      if (started.compareAndSet(false, true)) {
-        System.err.println("zaro: " + signal + ": finishing running streams, then stopping"
-            + " (signal again to stop now)");
-        new Thread(stop, "zaro-shutdown").start();
-      } else {
-        System.err.println("zaro: " + signal + " again: stopping now");
-        Runtime.getRuntime().halt(1);
-      }
-    };
+    java.util.concurrent.atomic.AtomicBoolean started =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    sun.misc.SignalHandler handler =
+        signal -> {
+          if (started.compareAndSet(false, true)) {
+            System.err.println(
+                "zaro: "
+                    + signal
+                    + ": finishing running streams, then stopping"
+                    + " (signal again to stop now)");
+            new Thread(stop, "zaro-shutdown").start();
+          } else {
+            System.err.println("zaro: " + signal + " again: stopping now");
+            Runtime.getRuntime().halt(1);
+          }
+        };
     sun.misc.Signal.handle(new sun.misc.Signal("TERM"), handler);
     sun.misc.Signal.handle(new sun.misc.Signal("INT"), handler);
   }
@@ -210,27 +284,48 @@ final class ServeCommand implements Callable<Integer> {
     boolean tls = options.tls() != null;
     String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
     String uri = (tls ? "grpc+tls://" : "grpc://") + shown + ":" + boundPort;
-    System.out.println("zaro: serving " + location + " at " + uri + (tls ? " (TLS)" : "")
-        + (options.tokens() != null ? " (bearer tokens)" : "") + ", memory budget "
-        + Sizes.human(options.maxMemory()) + " (Ctrl-C stops)");
+    System.out.println(
+        "zaro: serving "
+            + location
+            + " at "
+            + uri
+            + (tls ? " (TLS)" : "")
+            + (options.tokens() != null ? " (bearer tokens)" : "")
+            + ", memory budget "
+            + Sizes.human(options.maxMemory())
+            + " (Ctrl-C stops)");
     System.out.println();
     System.out.println("  import pyarrow.flight as fl");
-    System.out.println("  client = fl.connect(\"" + uri + "\""
-        + (tls ? ", tls_root_certs=open(\"CA.pem\", \"rb\").read()" : "") + ")");
+    System.out.println(
+        "  client = fl.connect(\""
+            + uri
+            + "\""
+            + (tls ? ", tls_root_certs=open(\"CA.pem\", \"rb\").read()" : "")
+            + ")");
     String call = "";
     if (options.tokens() != null) {
-      System.out.println("  opts = fl.FlightCallOptions(headers=[(b\"authorization\", b\"Bearer \" + TOKEN)])");
+      System.out.println(
+          "  opts = fl.FlightCallOptions(headers=[(b\"authorization\", b\"Bearer \" + TOKEN)])");
       call = ", opts";
     }
-    System.out.println("  for info in client.list_flights(" + (call.isEmpty() ? "" : "options=opts")
-        + "): print(info.descriptor.path, info.total_records)");
+    System.out.println(
+        "  for info in client.list_flights("
+            + (call.isEmpty() ? "" : "options=opts")
+            + "): print(info.descriptor.path, info.total_records)");
     System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
-    System.out.println("      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
+    System.out.println(
+        "      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
     System.out.println("  table = client.do_get(info.endpoints[0].ticket" + call + ").read_all()");
     if (sql) {
       System.out.println();
-      System.out.println("  Flight SQL (JDBC): jdbc:arrow-flight-sql://" + shown + ":" + boundPort + "/?useEncryption="
-          + tls + (options.tokens() != null ? "&token=TOKEN" : ""));
+      System.out.println(
+          "  Flight SQL (JDBC): jdbc:arrow-flight-sql://"
+              + shown
+              + ":"
+              + boundPort
+              + "/?useEncryption="
+              + tls
+              + (options.tokens() != null ? "&token=TOKEN" : ""));
     }
     System.out.flush();
   }

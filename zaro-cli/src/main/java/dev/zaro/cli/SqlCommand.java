@@ -21,23 +21,31 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "sql", mixinStandardHelpOptions = true,
-    description = "Runs DuckDB SQL over the arrays of a hierarchy: each array is a table named by its path"
-        + " (table layout, streamed to DuckDB through the Arrow C Data Interface). Only the columns a query"
-        + " mentions are produced, and predicates on dimension columns (=, <, <=, >, >=, BETWEEN, IN, ANDed)"
-        + " narrow the chunks read; DuckDB still applies every predicate.")
+@Command(
+    name = "sql",
+    mixinStandardHelpOptions = true,
+    description =
+        "Runs DuckDB SQL over the arrays of a hierarchy: each array is a table named by its path"
+            + " (table layout, streamed to DuckDB through the Arrow C Data Interface). Only the columns a query"
+            + " mentions are produced, and predicates on dimension columns (=, <, <=, >, >=, BETWEEN, IN, ANDed)"
+            + " narrow the chunks read; DuckDB still applies every predicate.")
 final class SqlCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
   String store;
 
-  @Parameters(index = "1", paramLabel = "SQL", description = "The query (or several, separated by ';');"
-      + " quote nested paths: \"group/array\".")
+  @Parameters(
+      index = "1",
+      paramLabel = "SQL",
+      description =
+          "The query (or several, separated by ';');" + " quote nested paths: \"group/array\".")
   String sql;
 
-  @Mixin
-  OpenOptions open = new OpenOptions();
+  @Mixin OpenOptions open = new OpenOptions();
 
-  @Option(names = "--out", paramLabel = "FILE.arrow", description = "Write the (last statement's) result as an Arrow IPC file.")
+  @Option(
+      names = "--out",
+      paramLabel = "FILE.arrow",
+      description = "Write the (last statement's) result as an Arrow IPC file.")
   Path out;
 
   @Option(names = "--raw", description = "Stored values, without CF conventions.")
@@ -46,12 +54,18 @@ final class SqlCommand implements Callable<Integer> {
   @Option(names = "--max-rows", defaultValue = "100", description = "Rows to print (default: 100).")
   int maxRows;
 
-  @Option(names = "--timer", description = "After each statement, print 'Run Time (s): real <seconds>' on stderr"
-      + " (as the DuckDB CLI's .timer on does).")
+  @Option(
+      names = "--timer",
+      description =
+          "After each statement, print 'Run Time (s): real <seconds>' on stderr"
+              + " (as the DuckDB CLI's .timer on does).")
   boolean timer;
 
-  @Option(names = "--stats", description = "After each statement, print on stderr one JSON object: the chunks and"
-      + " decoded bytes it read, per table with the selection and columns pushed into the read.")
+  @Option(
+      names = "--stats",
+      description =
+          "After each statement, print on stderr one JSON object: the chunks and"
+              + " decoded bytes it read, per table with the selection and columns pushed into the read.")
   boolean stats;
 
   @Option(names = "--no-pushdown", description = "Read every table whole (for comparisons).")
@@ -60,11 +74,14 @@ final class SqlCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     var options = open.toOptions();
-    SqlEngine.Options engineOptions = SqlEngine.Options.DEFAULT.withCf(!raw).withPushdown(!noPushdown)
-        .withThreads(open.threads == null ? 0 : open.threads);
+    SqlEngine.Options engineOptions =
+        SqlEngine.Options.DEFAULT
+            .withCf(!raw)
+            .withPushdown(!noPushdown)
+            .withThreads(open.threads == null ? 0 : open.threads);
     try (Zaro zaro = Zaro.open(store, options);
-         BufferAllocator allocator = new RootAllocator();
-         SqlEngine engine = new SqlEngine(zaro, engineOptions)) {
+        BufferAllocator allocator = new RootAllocator();
+        SqlEngine engine = new SqlEngine(zaro, engineOptions)) {
       List<String> statements = engine.statements(sql);
       for (int i = 0; i < statements.size(); i++) {
         boolean last = i == statements.size() - 1;
@@ -82,7 +99,8 @@ final class SqlCommand implements Callable<Integer> {
             }
           }
           if (timer) {
-            System.err.printf(Locale.ROOT, "Run Time (s): real %.3f%n", (System.nanoTime() - t0) / 1e9);
+            System.err.printf(
+                Locale.ROOT, "Run Time (s): real %.3f%n", (System.nanoTime() - t0) / 1e9);
           }
           if (stats) {
             System.err.println(query.stats().toJson());
@@ -128,7 +146,8 @@ final class SqlCommand implements Callable<Integer> {
     for (int r = 0; r < rows.size(); r++) {
       StringBuilder line = new StringBuilder();
       for (int c = 0; c < columns; c++) {
-        line.append(c == 0 ? "" : "  ").append(String.format("%-" + width[c] + "s", rows.get(r)[c]));
+        line.append(c == 0 ? "" : "  ")
+            .append(String.format("%-" + width[c] + "s", rows.get(r)[c]));
       }
       System.out.println(line.toString().stripTrailing());
       if (r == 0) {

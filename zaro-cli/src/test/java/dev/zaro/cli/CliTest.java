@@ -43,7 +43,8 @@ class CliTest extends AllocatorTest {
       System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
       System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
       int code = Main.run(args);
-      return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+      return new Result(
+          code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } finally {
       System.setOut(oldOut);
       System.setErr(oldErr);
@@ -55,18 +56,29 @@ class CliTest extends AllocatorTest {
   }
 
   static Stream<Arguments> shardingReads() throws Exception {
-    JsonNode cases = JsonDocument.MAPPER.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
+    JsonNode cases =
+        JsonDocument.MAPPER.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
     return java.util.stream.StreamSupport.stream(cases.get("cases").spliterator(), false)
-        .flatMap(c -> java.util.stream.StreamSupport.stream(c.get("reads").spliterator(), false)
-            .map(r -> Arguments.of(c.get("name").asText(), c.get("store").asText(), r.get("slice").asText(),
-                JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class), r.get("expected").asText())));
+        .flatMap(
+            c ->
+                java.util.stream.StreamSupport.stream(c.get("reads").spliterator(), false)
+                    .map(
+                        r ->
+                            Arguments.of(
+                                c.get("name").asText(),
+                                c.get("store").asText(),
+                                r.get("slice").asText(),
+                                JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+                                r.get("expected").asText())));
   }
 
-  /** `zaro read` writes an IPC file whose values equal tensorstore's (read back with Arrow Java). */
+  /**
+   * `zaro read` writes an IPC file whose values equal tensorstore's (read back with Arrow Java).
+   */
   @ParameterizedTest(name = "{0} [{2}]")
   @MethodSource("shardingReads")
-  void readWritesTheSelectionAsArrowIpc(String name, String store, String slice, long[] shape, String expected)
-      throws Exception {
+  void readWritesTheSelectionAsArrowIpc(
+      String name, String store, String slice, long[] shape, String expected) throws Exception {
     Path out = dir.resolve(name + ".arrow");
     Path storePath = Fixtures.testdata().resolve("sharding").resolve(store);
     Result r = run("read", storePath.toString(), "/", "--slice", slice, "--out", out.toString());
@@ -74,23 +86,27 @@ class CliTest extends AllocatorTest {
     byte[] want = Files.readAllBytes(Fixtures.testdata().resolve("sharding").resolve(expected));
     FixedShapeTensorType.register();
     try (FileChannel ch = FileChannel.open(out);
-         ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       ByteArrayOutputStream got = new ByteArrayOutputStream();
       long rows = 0;
       while (reader.loadNextBatch()) {
         FieldVector v = root.getVector(0);
         assertEquals("data", v.getName());
-        FieldVector values = v instanceof FixedSizeListVector l ? l.getDataVector()
-            : v instanceof org.apache.arrow.vector.ExtensionTypeVector<?> e
-                ? ((FixedSizeListVector) e.getUnderlyingVector()).getDataVector() : v;
+        FieldVector values =
+            v instanceof FixedSizeListVector l
+                ? l.getDataVector()
+                : v instanceof org.apache.arrow.vector.ExtensionTypeVector<?> e
+                    ? ((FixedSizeListVector) e.getUnderlyingVector()).getDataVector()
+                    : v;
         int width = ((org.apache.arrow.vector.BaseFixedWidthVector) values).getTypeWidth();
         byte[] b = new byte[values.getValueCount() * width];
         values.getDataBuffer().getBytes(0, b);
         got.write(b);
         rows += v.getValueCount();
         if (shape.length >= 2) {
-          assertTrue(v.getField().getType() instanceof FixedShapeTensorType, v.getField().toString());
+          assertTrue(
+              v.getField().getType() instanceof FixedShapeTensorType, v.getField().toString());
         }
       }
       assertEquals(shape.length == 0 ? 1 : shape[0], rows);
@@ -103,13 +119,19 @@ class CliTest extends AllocatorTest {
     Path out = dir.resolve("x.arrow");
     String store = sharding("end_zstd").toString();
     String[][] cases = {
-        {"read", store, "/nope", "--out", out.toString()},
-        {"read", store, "/", "--slice", "0:99", "--out", out.toString()},
-        {"read", store, "/", "--slice", "a", "--out", out.toString()},
-        {"read", dir.resolve("missing").toString(), "/", "--out", out.toString()},
-        {"read", store, "/", "--layout", "cube", "--out", out.toString()}};
-    String[] messages = {"no array or group at '/nope'", "stop 99 is out of range", "'a' is not an integer",
-        "no such directory", "--layout cube"};
+      {"read", store, "/nope", "--out", out.toString()},
+      {"read", store, "/", "--slice", "0:99", "--out", out.toString()},
+      {"read", store, "/", "--slice", "a", "--out", out.toString()},
+      {"read", dir.resolve("missing").toString(), "/", "--out", out.toString()},
+      {"read", store, "/", "--layout", "cube", "--out", out.toString()}
+    };
+    String[] messages = {
+      "no array or group at '/nope'",
+      "stop 99 is out of range",
+      "'a' is not an integer",
+      "no such directory",
+      "--layout cube"
+    };
     for (int i = 0; i < cases.length; i++) {
       Result r = run(cases[i]);
       assertEquals(1, r.code(), String.join(" ", cases[i]));
@@ -139,8 +161,11 @@ class CliTest extends AllocatorTest {
   void lsAndInfo() throws Exception {
     Result ls = run("ls", sharding("transpose_then_shard").toString());
     assertEquals(0, ls.code(), ls.err());
-    assertTrue(ls.out().contains("array  float64") && ls.out().contains("[20, 12]")
-        && ls.out().contains("[transpose, sharding_indexed]"), ls.out());
+    assertTrue(
+        ls.out().contains("array  float64")
+            && ls.out().contains("[20, 12]")
+            && ls.out().contains("[transpose, sharding_indexed]"),
+        ls.out());
     Result info = run("info", sharding("transpose_then_shard").toString(), "/");
     assertEquals(0, info.code(), info.err());
     JsonNode json = JsonDocument.MAPPER.readTree(info.out());
@@ -150,11 +175,15 @@ class CliTest extends AllocatorTest {
     assertEquals(20, json.get("shape").get(0).asInt());
   }
 
-  /** DuckDB over zaro's Arrow streams: the aggregate equals one computed from tensorstore's values. */
+  /**
+   * DuckDB over zaro's Arrow streams: the aggregate equals one computed from tensorstore's values.
+   */
   @Test
   void sqlAggregatesEqualTheFixtureValues() throws Exception {
-    java.nio.ByteBuffer want = java.nio.ByteBuffer.wrap(Files.readAllBytes(
-        Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin"))).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    java.nio.ByteBuffer want =
+        java.nio.ByteBuffer.wrap(
+                Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin")))
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
     long sum = 0;
     long count = 0;
     for (int i = 0; i < 30 * 41; i++) {
@@ -165,10 +194,16 @@ class CliTest extends AllocatorTest {
       }
     }
     Path out = dir.resolve("sql.arrow");
-    Result r = run("sql", sharding("end_zstd").toString(),
-        "select count(*) as n, sum(data) as s from data where dim_0 >= 10 and data > 100", "--out", out.toString());
+    Result r =
+        run(
+            "sql",
+            sharding("end_zstd").toString(),
+            "select count(*) as n, sum(data) as s from data where dim_0 >= 10 and data > 100",
+            "--out",
+            out.toString());
     assertEquals(0, r.code(), r.err());
-    try (FileChannel ch = FileChannel.open(out); ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+    try (FileChannel ch = FileChannel.open(out);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
       assertTrue(reader.loadNextBatch());
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       assertEquals(count, ((Number) root.getVector("n").getObject(0)).longValue());
@@ -189,8 +224,13 @@ class CliTest extends AllocatorTest {
   @Test
   void sqlTimerAndStatsAfterEachStatement() throws Exception {
     Path grid = Fixtures.testdata().resolve("sql/grid.zarr");
-    Result r = run("sql", grid.toString(), "select count(*) as n from v where z < 0.3; select max(y) as m from v",
-        "--timer", "--stats");
+    Result r =
+        run(
+            "sql",
+            grid.toString(),
+            "select count(*) as n from v where z < 0.3; select max(y) as m from v",
+            "--timer",
+            "--stats");
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("360") && r.out().contains("100"), r.out());
     List<String> lines = r.err().lines().toList();
@@ -205,11 +245,14 @@ class CliTest extends AllocatorTest {
     assertEquals(0, second.path("chunks").asLong());
   }
 
-  /** --out gets the same permissions as any new file (the user's umask), not a private temp file's. */
+  /**
+   * --out gets the same permissions as any new file (the user's umask), not a private temp file's.
+   */
   @Test
   void outputFilesHaveOrdinaryPermissions() throws Exception {
     Path out = dir.resolve("perm.arrow");
-    assertEquals(0, run("read", sharding("nested").toString(), "/", "--out", out.toString()).code());
+    assertEquals(
+        0, run("read", sharding("nested").toString(), "/", "--out", out.toString()).code());
     Path plain = Files.createFile(dir.resolve("plain"));
     assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(out));
   }

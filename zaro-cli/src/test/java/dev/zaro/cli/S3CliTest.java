@@ -43,8 +43,11 @@ class S3CliTest extends AllocatorTest {
       port = s.getLocalPort();
     }
     try {
-      moto = new ProcessBuilder("moto_server", "-H", "127.0.0.1", "-p", Integer.toString(port))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      moto =
+          new ProcessBuilder("moto_server", "-H", "127.0.0.1", "-p", Integer.toString(port))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
     } catch (IOException e) {
       Assumptions.abort("moto_server is not installed");
     }
@@ -52,7 +55,8 @@ class S3CliTest extends AllocatorTest {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {
-        HttpURLConnection c = (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
+        HttpURLConnection c =
+            (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
         c.setConnectTimeout(500);
         if (c.getResponseCode() > 0) {
           break;
@@ -67,9 +71,16 @@ class S3CliTest extends AllocatorTest {
     System.setProperty("aws.accessKeyId", "testing");
     System.setProperty("aws.secretAccessKey", "testing");
     System.setProperty("aws.region", "us-east-1");
-    try (S3Client admin = S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
-        .build(); Stream<Path> files = Files.walk(STORE)) {
+    try (S3Client admin =
+            S3Client.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .credentialsProvider(
+                    StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create("testing", "testing")))
+                .build();
+        Stream<Path> files = Files.walk(STORE)) {
       admin.createBucket(b -> b.bucket("zaro"));
       for (Path f : files.filter(Files::isRegularFile).toList()) {
         String key = "end_zstd.zarr/" + STORE.relativize(f).toString().replace('\\', '/');
@@ -89,12 +100,21 @@ class S3CliTest extends AllocatorTest {
   @Test
   void readsThroughS3EqualTensorstore() throws Exception {
     Path out = dir.resolve("s3.arrow");
-    CliTest.Result r = CliTest.run("read", "s3://zaro/end_zstd.zarr?endpoint=" + endpoint + "&path_style=true", "/",
-        "--slice", "3:27:4, 5:40", "--out", out.toString());
+    CliTest.Result r =
+        CliTest.run(
+            "read",
+            "s3://zaro/end_zstd.zarr?endpoint=" + endpoint + "&path_style=true",
+            "/",
+            "--slice",
+            "3:27:4, 5:40",
+            "--out",
+            out.toString());
     assertEquals(0, r.code(), r.err());
-    byte[] want = Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin"));
+    byte[] want =
+        Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin"));
     FixedShapeTensorType.register();
-    try (FileChannel ch = FileChannel.open(out); ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+    try (FileChannel ch = FileChannel.open(out);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
       java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
       while (reader.loadNextBatch()) {
         var v = (FixedShapeTensorVector) reader.getVectorSchemaRoot().getVector(0);

@@ -13,11 +13,11 @@ import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
 
 /**
- * The tokens a server accepts: every call must carry {@code authorization: Bearer <token>}
- * with one of them, else it fails UNAUTHENTICATED. Only SHA-256 digests of the tokens are
- * kept, and they are compared in constant time ({@link MessageDigest#isEqual} over digests of
- * equal length, against every token without stopping early); neither tokens nor the header a
- * client sent ever appear in a message, log or {@link #toString()}.
+ * The tokens a server accepts: every call must carry {@code authorization: Bearer <token>} with one
+ * of them, else it fails UNAUTHENTICATED. Only SHA-256 digests of the tokens are kept, and they are
+ * compared in constant time ({@link MessageDigest#isEqual} over digests of equal length, against
+ * every token without stopping early); neither tokens nor the header a client sent ever appear in a
+ * message, log or {@link #toString()}.
  */
 public final class BearerTokens implements CallHeaderAuthenticator {
   private static final String PREFIX = "Bearer ";
@@ -45,8 +45,10 @@ public final class BearerTokens implements CallHeaderAuthenticator {
     List<byte[]> digests = new ArrayList<>();
     for (String t : tokens) {
       if (t.isEmpty() || !t.strip().equals(t) || t.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
-        throw new IllegalArgumentException("tokens must be printable ASCII without spaces (token "
-            + (digests.size() + 1) + " is not)");
+        throw new IllegalArgumentException(
+            "tokens must be printable ASCII without spaces (token "
+                + (digests.size() + 1)
+                + " is not)");
       }
       digests.add(digest(t.getBytes(StandardCharsets.US_ASCII)));
     }
@@ -75,11 +77,15 @@ public final class BearerTokens implements CallHeaderAuthenticator {
   public AuthResult authenticate(CallHeaders headers) {
     String value = headers.get("authorization");
     if (value == null || !value.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-      throw CallStatus.UNAUTHENTICATED.withDescription(
-          "this server needs a token: send the header 'authorization: Bearer <token>'").toRuntimeException();
+      throw CallStatus.UNAUTHENTICATED
+          .withDescription(
+              "this server needs a token: send the header 'authorization: Bearer <token>'")
+          .toRuntimeException();
     }
     if (!accepts(value.substring(PREFIX.length()).strip().getBytes(StandardCharsets.UTF_8))) {
-      throw CallStatus.UNAUTHENTICATED.withDescription("the bearer token is not accepted").toRuntimeException();
+      throw CallStatus.UNAUTHENTICATED
+          .withDescription("the bearer token is not accepted")
+          .toRuntimeException();
     }
     return () -> "token";
   }

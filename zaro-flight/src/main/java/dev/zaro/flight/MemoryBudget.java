@@ -8,17 +8,17 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 
 /**
- * One memory budget and one stream count shared by all requests of a server. The budget is an
- * Arrow allocator with a limit; each request gets a {@link Lease}: a child allocator that
- * reserves the request's expected peak up front (so a running stream does not find the budget
- * gone halfway) and is capped at the per-request limit. A request whose reservation does not fit,
- * or that finds every stream slot taken, waits until leases are returned; after the admission
- * wait it fails RESOURCE_EXHAUSTED naming the budget. Thread-safe.
+ * One memory budget and one stream count shared by all requests of a server. The budget is an Arrow
+ * allocator with a limit; each request gets a {@link Lease}: a child allocator that reserves the
+ * request's expected peak up front (so a running stream does not find the budget gone halfway) and
+ * is capped at the per-request limit. A request whose reservation does not fit, or that finds every
+ * stream slot taken, waits until leases are returned; after the admission wait it fails
+ * RESOURCE_EXHAUSTED naming the budget. Thread-safe.
  *
  * <p>The budget sees what requests allocate from their lease's allocator: decoded blocks, batch
  * vectors, compressed chunk bytes, decode scratch, and the buffers gRPC still holds for zero-copy
- * writes. It does not see zstd's native decoder state, gRPC's and Netty's own buffers, or the
- * JVM heap.
+ * writes. It does not see zstd's native decoder state, gRPC's and Netty's own buffers, or the JVM
+ * heap.
  */
 final class MemoryBudget implements AutoCloseable {
   private final BufferAllocator budget;
@@ -48,9 +48,9 @@ final class MemoryBudget implements AutoCloseable {
   }
 
   /**
-   * Waits (up to the admission wait) for a stream slot and {@code reservation} bytes, then
-   * returns a lease whose allocator may grow to {@code limit}. Fails CANCELLED when {@code
-   * cancelled} turns true while waiting, UNAVAILABLE once the budget is closed.
+   * Waits (up to the admission wait) for a stream slot and {@code reservation} bytes, then returns
+   * a lease whose allocator may grow to {@code limit}. Fails CANCELLED when {@code cancelled} turns
+   * true while waiting, UNAVAILABLE once the budget is closed.
    */
   Lease acquire(String name, long reservation, long limit, BooleanSupplier cancelled) {
     long cap = Math.min(limit, maxMemory);
@@ -61,10 +61,14 @@ final class MemoryBudget implements AutoCloseable {
       try {
         while (true) {
           if (closed) {
-            throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+            throw CallStatus.UNAVAILABLE
+                .withDescription("the server is shutting down")
+                .toRuntimeException();
           }
           if (cancelled.getAsBoolean()) {
-            throw CallStatus.CANCELLED.withDescription("the client left while the request waited").toRuntimeException();
+            throw CallStatus.CANCELLED
+                .withDescription("the client left while the request waited")
+                .toRuntimeException();
           }
           boolean slot = active < maxStreams;
           if (slot) {
@@ -79,18 +83,37 @@ final class MemoryBudget implements AutoCloseable {
           }
           long left = deadline - System.nanoTime();
           if (left <= 0) {
-            throw CallStatus.RESOURCE_EXHAUSTED.withDescription(slot
-                ? "waited " + seconds(waitNanos) + " for " + Sizes.human(reserve) + " of the server's memory budget"
-                    + " (--max-memory " + Sizes.human(maxMemory) + ", " + Sizes.human(budget.getAllocatedMemory())
-                    + " in use by " + active + " streams, " + (queued - 1) + " others waiting); try again later"
-                : "waited " + seconds(waitNanos) + " for one of the server's " + maxStreams
-                    + " stream slots (--max-streams); try again later").toRuntimeException();
+            throw CallStatus.RESOURCE_EXHAUSTED
+                .withDescription(
+                    slot
+                        ? "waited "
+                            + seconds(waitNanos)
+                            + " for "
+                            + Sizes.human(reserve)
+                            + " of the server's memory budget"
+                            + " (--max-memory "
+                            + Sizes.human(maxMemory)
+                            + ", "
+                            + Sizes.human(budget.getAllocatedMemory())
+                            + " in use by "
+                            + active
+                            + " streams, "
+                            + (queued - 1)
+                            + " others waiting); try again later"
+                        : "waited "
+                            + seconds(waitNanos)
+                            + " for one of the server's "
+                            + maxStreams
+                            + " stream slots (--max-streams); try again later")
+                .toRuntimeException();
           }
           try {
             lock.wait(Math.max(1, left / 1_000_000));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+            throw CallStatus.UNAVAILABLE
+                .withDescription("the server is shutting down")
+                .toRuntimeException();
           }
         }
       } finally {
@@ -110,12 +133,24 @@ final class MemoryBudget implements AutoCloseable {
     }
   }
 
-  /** {@code "budget_bytes", "in_use_bytes", "queued", "active_streams", "max_streams"} as JSON members. */
+  /**
+   * {@code "budget_bytes", "in_use_bytes", "queued", "active_streams", "max_streams"} as JSON
+   * members.
+   */
   String statsJson() {
     synchronized (lock) {
-      return "\"budget_bytes\":" + maxMemory + ",\"in_use_bytes\":" + budget.getAllocatedMemory()
-          + ",\"peak_in_use_bytes\":" + budget.getPeakMemoryAllocation() + ",\"queued\":" + queued
-          + ",\"active_streams\":" + active + ",\"max_streams\":" + maxStreams;
+      return "\"budget_bytes\":"
+          + maxMemory
+          + ",\"in_use_bytes\":"
+          + budget.getAllocatedMemory()
+          + ",\"peak_in_use_bytes\":"
+          + budget.getPeakMemoryAllocation()
+          + ",\"queued\":"
+          + queued
+          + ",\"active_streams\":"
+          + active
+          + ",\"max_streams\":"
+          + maxStreams;
     }
   }
 
@@ -135,8 +170,8 @@ final class MemoryBudget implements AutoCloseable {
 
   /**
    * One request's share of the budget. Closing it waits until every buffer of its allocator is
-   * released (gRPC holds zero-copy batches until they are written or the call ends), then gives
-   * the reservation and the stream slot back.
+   * released (gRPC holds zero-copy batches until they are written or the call ends), then gives the
+   * reservation and the stream slot back.
    */
   final class Lease implements AllocationListener, AutoCloseable {
     private BufferAllocator allocator;

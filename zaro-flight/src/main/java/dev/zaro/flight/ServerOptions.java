@@ -8,26 +8,32 @@ import java.time.Duration;
  *
  * @param host the address to bind
  * @param port the port (0 picks a free one)
- * @param tls certificate and key (and optionally the CA that client certificates must chain
- *     to); null serves plaintext
- * @param tokens the bearer tokens every call must carry; null accepts every call (callers
- *     decide whether that is safe: {@code zaro serve} refuses it off loopback without {@code
- *     --insecure})
- * @param maxMemory one Arrow memory budget for all requests together; a request waits until
- *     its reservation fits
+ * @param tls certificate and key (and optionally the CA that client certificates must chain to);
+ *     null serves plaintext
+ * @param tokens the bearer tokens every call must carry; null accepts every call (callers decide
+ *     whether that is safe: {@code zaro serve} refuses it off loopback without {@code --insecure})
+ * @param maxMemory one Arrow memory budget for all requests together; a request waits until its
+ *     reservation fits
  * @param maxStreams do_get streams served at once; further ones wait
  * @param admissionWait how long a request may wait for memory or a stream slot before it fails
  *     RESOURCE_EXHAUSTED
- * @param shutdownGrace how long running streams may take to finish once shutdown begins,
- *     before they are cancelled
+ * @param shutdownGrace how long running streams may take to finish once shutdown begins, before
+ *     they are cancelled
  * @param limits per-request limits (endpoint, batch and request bytes)
  */
-public record ServerOptions(String host, int port, Tls tls, BearerTokens tokens, long maxMemory, int maxStreams,
-    Duration admissionWait, Duration shutdownGrace, ZaroFlightProducer.FlightOptions limits) {
+public record ServerOptions(
+    String host,
+    int port,
+    Tls tls,
+    BearerTokens tokens,
+    long maxMemory,
+    int maxStreams,
+    Duration admissionWait,
+    Duration shutdownGrace,
+    ZaroFlightProducer.FlightOptions limits) {
 
   /** PEM files: the server's certificate chain and private key, and the client CA or null. */
-  public record Tls(Path certChain, Path privateKey, Path clientCa) {
-  }
+  public record Tls(Path certChain, Path privateKey, Path clientCa) {}
 
   public ServerOptions {
     if (maxMemory < 1) {
@@ -38,41 +44,59 @@ public record ServerOptions(String host, int port, Tls tls, BearerTokens tokens,
     }
   }
 
-  /** Loopback, plaintext, no tokens, a 2 GiB budget, 64 streams, 60 s admission wait, 30 s grace. */
+  /**
+   * Loopback, plaintext, no tokens, a 2 GiB budget, 64 streams, 60 s admission wait, 30 s grace.
+   */
   public static ServerOptions defaults() {
-    return new ServerOptions("127.0.0.1", 8815, null, null, 2L << 30, 64, Duration.ofSeconds(60),
-        Duration.ofSeconds(30), ZaroFlightProducer.FlightOptions.DEFAULT);
+    return new ServerOptions(
+        "127.0.0.1",
+        8815,
+        null,
+        null,
+        2L << 30,
+        64,
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(30),
+        ZaroFlightProducer.FlightOptions.DEFAULT);
   }
 
   public ServerOptions withAddress(String h, int p) {
-    return new ServerOptions(h, p, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+    return new ServerOptions(
+        h, p, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
   }
 
   public ServerOptions withTls(Tls t) {
-    return new ServerOptions(host, port, t, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+    return new ServerOptions(
+        host, port, t, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
   }
 
   public ServerOptions withTokens(BearerTokens t) {
-    return new ServerOptions(host, port, tls, t, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+    return new ServerOptions(
+        host, port, tls, t, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
   }
 
   public ServerOptions withMaxMemory(long bytes) {
-    return new ServerOptions(host, port, tls, tokens, bytes, maxStreams, admissionWait, shutdownGrace, limits);
+    return new ServerOptions(
+        host, port, tls, tokens, bytes, maxStreams, admissionWait, shutdownGrace, limits);
   }
 
   public ServerOptions withMaxStreams(int n) {
-    return new ServerOptions(host, port, tls, tokens, maxMemory, n, admissionWait, shutdownGrace, limits);
+    return new ServerOptions(
+        host, port, tls, tokens, maxMemory, n, admissionWait, shutdownGrace, limits);
   }
 
   public ServerOptions withAdmissionWait(Duration d) {
-    return new ServerOptions(host, port, tls, tokens, maxMemory, maxStreams, d, shutdownGrace, limits);
+    return new ServerOptions(
+        host, port, tls, tokens, maxMemory, maxStreams, d, shutdownGrace, limits);
   }
 
   public ServerOptions withShutdownGrace(Duration d) {
-    return new ServerOptions(host, port, tls, tokens, maxMemory, maxStreams, admissionWait, d, limits);
+    return new ServerOptions(
+        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, d, limits);
   }
 
   public ServerOptions withLimits(ZaroFlightProducer.FlightOptions l) {
-    return new ServerOptions(host, port, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, l);
+    return new ServerOptions(
+        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, l);
   }
 }

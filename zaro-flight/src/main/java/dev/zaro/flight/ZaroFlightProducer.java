@@ -2,17 +2,12 @@ package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.arrow.SlabVectors;
-import dev.zaro.arrow.error.CodecException;
-import dev.zaro.arrow.error.MetadataException;
-import dev.zaro.arrow.error.NodeNotFoundException;
-import dev.zaro.arrow.error.SelectionException;
-import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
-import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
@@ -41,7 +36,6 @@ import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
@@ -57,15 +51,15 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info for
- * path and JSON command descriptors (large reads as several endpoints split on chunk
- * boundaries of the first dimension), do_get, and do_action("metadata", "stats").
+ * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info
+ * for path and JSON command descriptors (large reads as several endpoints split on chunk boundaries
+ * of the first dimension), do_get, and do_action("metadata", "stats").
  *
  * <p>Each do_get runs on a thread of its own (so gRPC can deliver the call's ready and cancel
- * callbacks while it streams), holds a {@link MemoryBudget} lease for its memory (waiting for
- * one when the budget or the stream slots are taken), decodes the next block while the current
- * one is sent, waits for the client with Flight's callback backpressure, and hands batches to
- * gRPC without copying (the buffers stay in the lease until gRPC has written them).
+ * callbacks while it streams), holds a {@link MemoryBudget} lease for its memory (waiting for one
+ * when the budget or the stream slots are taken), decodes the next block while the current one is
+ * sent, waits for the client with Flight's callback backpressure, and hands batches to gRPC without
+ * copying (the buffers stay in the lease until gRPC has written them).
  */
 public final class ZaroFlightProducer extends NoOpFlightProducer implements AutoCloseable {
   private final Zaro zaro;
@@ -90,7 +84,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     this.zaro = zaro;
     this.allocator = allocator;
     this.options = options.limits();
-    this.budget = new MemoryBudget(allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
+    this.budget =
+        new MemoryBudget(
+            allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -104,11 +100,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   /** The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}. */
   public static FlightRuntimeException status(ZaroException e) {
-    CallStatus status = switch (e.kind()) {
-      case NOT_FOUND -> CallStatus.NOT_FOUND;
-      case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
-      default -> CallStatus.INTERNAL;
-    };
+    CallStatus status =
+        switch (e.kind()) {
+          case NOT_FOUND -> CallStatus.NOT_FOUND;
+          case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
+          default -> CallStatus.INTERNAL;
+        };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
 
@@ -120,19 +117,26 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       return status(z);
     }
     if (e instanceof OutOfMemoryException) {
-      return CallStatus.RESOURCE_EXHAUSTED.withDescription("the request ran out of memory: " + e.getMessage()
-          + " (its limit is --max-request-bytes, all requests together share --max-memory)").toRuntimeException();
+      return CallStatus.RESOURCE_EXHAUSTED
+          .withDescription(
+              "the request ran out of memory: "
+                  + e.getMessage()
+                  + " (its limit is --max-request-bytes, all requests together share --max-memory)")
+          .toRuntimeException();
     }
     return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
   }
 
   @Override
-  public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener) {
+  public void listFlights(
+      CallContext context, Criteria criteria, StreamListener<FlightInfo> listener) {
     try {
       for (Node node : zaro.list()) {
         if (node.isArray()) {
-          listener.onNext(info(FlightDescriptor.path(node.path().isEmpty() ? "/" : node.path()),
-              new ReadRequest(node.path(), "", "tensor", false)));
+          listener.onNext(
+              info(
+                  FlightDescriptor.path(node.path().isEmpty() ? "/" : node.path()),
+                  new ReadRequest(node.path(), "", "tensor", false)));
         }
       }
       listener.onCompleted();
@@ -144,9 +148,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     try {
-      ReadRequest request = descriptor.isCommand()
-          ? ReadRequest.parse(descriptor.getCommand())
-          : new ReadRequest(String.join("/", descriptor.getPath()), "", "tensor", false);
+      ReadRequest request =
+          descriptor.isCommand()
+              ? ReadRequest.parse(descriptor.getCommand())
+              : new ReadRequest(String.join("/", descriptor.getPath()), "", "tensor", false);
       return info(descriptor, request);
     } catch (RuntimeException e) {
       throw translate(e);
@@ -160,15 +165,24 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     Schema schema = schema(request, array, selection);
     long elementBytes = meta.dataType().byteSize();
     long bytes = selection.size() * elementBytes;
-    long records = request.layout().equals("table") ? selection.size() : SlabVectors.rows(selection.resultShape());
+    long records =
+        request.layout().equals("table")
+            ? selection.size()
+            : SlabVectors.rows(selection.resultShape());
     return new FlightInfo(schema, descriptor, endpoints(request, array, selection), bytes, records);
   }
 
   private Schema schema(ReadRequest request, ZarrArray array, Selection selection) {
     if (request.layout().equals("table")) {
-      try (BufferAllocator child = budget.allocator().newChildAllocator("schema", 0, options.requestBytes());
-           TableReader reader = zaro.readTable(request.array(), request.slice(), child,
-               TableOptions.DEFAULT.withCf(!request.raw()), ReadOptions.DEFAULT)) {
+      try (BufferAllocator child =
+              budget.allocator().newChildAllocator("schema", 0, options.requestBytes());
+          TableReader reader =
+              zaro.readTable(
+                  request.array(),
+                  request.slice(),
+                  child,
+                  TableOptions.DEFAULT.withCf(!request.raw()),
+                  ReadOptions.DEFAULT)) {
         return reader.getVectorSchemaRoot().getSchema();
       } catch (java.io.IOException e) {
         throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
@@ -180,16 +194,26 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         names.add(array.metadata().dimensionName(d));
       }
     }
-    Field field = SlabVectors.tensorField(array.name(), array.metadata().dataType(), selection.resultShape(), names);
+    Field field =
+        SlabVectors.tensorField(
+            array.name(), array.metadata().dataType(), selection.resultShape(), names);
     return new Schema(List.of(field));
   }
 
   /** Endpoints along the first dimension, cut at chunk boundaries, each at most endpointBytes. */
-  private List<FlightEndpoint> endpoints(ReadRequest request, ZarrArray array, Selection selection) {
+  private List<FlightEndpoint> endpoints(
+      ReadRequest request, ZarrArray array, Selection selection) {
     List<FlightEndpoint> out = new ArrayList<>();
-    for (Selection part : ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
-      out.add(new FlightEndpoint(new Ticket(part == selection ? request.toJson()
-          : new ReadRequest(request.array(), part.canonical(), request.layout(), request.raw()).toJson())));
+    for (Selection part :
+        ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
+      out.add(
+          new FlightEndpoint(
+              new Ticket(
+                  part == selection
+                      ? request.toJson()
+                      : new ReadRequest(
+                              request.array(), part.canonical(), request.layout(), request.raw())
+                          .toJson())));
     }
     return out;
   }
@@ -208,7 +232,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     try {
       streams.execute(() -> serve(request, stream));
     } catch (RejectedExecutionException e) {
-      listener.error(CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException());
+      listener.error(
+          CallStatus.UNAVAILABLE
+              .withDescription("the server is shutting down")
+              .toRuntimeException());
     }
   }
 
@@ -252,15 +279,20 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     running.add(stream);
     try {
       if (stopping) {
-        throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+        throw CallStatus.UNAVAILABLE
+            .withDescription("the server is shutting down")
+            .toRuntimeException();
       }
       ZarrArray array = zaro.array(request.array());
       Selection selection = Selection.parse(request.slice(), array.metadata().shape());
       boolean table = request.layout().equals("table");
       List<Selection> blocks = table ? List.of() : readBlocks(array, selection);
-      try (MemoryBudget.Lease lease = budget.acquire("do_get " + request.array(),
-          table ? tableReservation(selection) : tensorReservation(array, blocks), options.requestBytes(),
-          stream::gone)) {
+      try (MemoryBudget.Lease lease =
+          budget.acquire(
+              "do_get " + request.array(),
+              table ? tableReservation(selection) : tensorReservation(array, blocks),
+              options.requestBytes(),
+              stream::gone)) {
         try {
           if (table) {
             streamTable(request, lease.allocator(), stream);
@@ -288,8 +320,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /**
-   * The memory a tensor stream expects to hold at once: the block being sent, the next one
-   * being decoded, one more pinned by gRPC until written, and two chunks' worth of input.
+   * The memory a tensor stream expects to hold at once: the block being sent, the next one being
+   * decoded, one more pinned by gRPC until written, and two chunks' worth of input.
    */
   private static long tensorReservation(ZarrArray array, List<Selection> blocks) {
     long elementBytes = array.metadata().dataType().byteSize();
@@ -313,8 +345,13 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return Math.max(1024, options.batchBytes() / 16);
   }
 
-  private void streamTensor(ReadRequest request, ZarrArray array, Selection selection, List<Selection> blocks,
-      BufferAllocator child, Stream stream) {
+  private void streamTensor(
+      ReadRequest request,
+      ZarrArray array,
+      Selection selection,
+      List<Selection> blocks,
+      BufferAllocator child,
+      Stream stream) {
     ServerStreamListener listener = stream.listener;
     Schema schema = schema(request, array, selection);
     CompletableFuture<Slab> next = null;
@@ -324,7 +361,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       next = readAsync(array, blocks.get(0), child);
       for (int i = 0; i < blocks.size(); i++) {
         Slab current = await(next);
-        next = i + 1 < blocks.size() && !stream.gone() ? readAsync(array, blocks.get(i + 1), child) : null;
+        next =
+            i + 1 < blocks.size() && !stream.gone()
+                ? readAsync(array, blocks.get(i + 1), child)
+                : null;
         try (Slab slab = current) {
           if (!send(slab, loader, stream)) {
             return;
@@ -345,9 +385,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     for (long from = 0; from < rows || (rows == 0 && from == 0); from += perBatch) {
       long n = Math.min(perBatch, rows - from);
       try (FieldVector vector = SlabVectors.tensor(slab, from, n);
-           VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector),
-               vector.getValueCount());
-           ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+          VectorSchemaRoot batch =
+              new VectorSchemaRoot(
+                  List.of(vector.getField()), List.of(vector), vector.getValueCount());
+          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
         loader.load(record);
       }
       if (!ready(stream)) {
@@ -367,24 +408,33 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       return true;
     }
     if (stream.stopped && !stream.listener.isCancelled()) {
-      stream.listener.error(CallStatus.UNAVAILABLE.withDescription(
-          "the server is shutting down and its grace period for running streams is over").toRuntimeException());
+      stream.listener.error(
+          CallStatus.UNAVAILABLE
+              .withDescription(
+                  "the server is shutting down and its grace period for running streams is over")
+              .toRuntimeException());
     }
     return false;
   }
 
-  private CompletableFuture<Slab> readAsync(ZarrArray array, Selection block, BufferAllocator child) {
-    return CompletableFuture.supplyAsync(() -> array.read(block, child, ReadOptions.DEFAULT), prefetch);
+  private CompletableFuture<Slab> readAsync(
+      ZarrArray array, Selection block, BufferAllocator child) {
+    return CompletableFuture.supplyAsync(
+        () -> array.read(block, child, ReadOptions.DEFAULT), prefetch);
   }
 
   private static Slab await(CompletableFuture<Slab> future) {
     try {
       return future.get();
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw CallStatus.UNAVAILABLE.withDescription("the server is shutting down").toRuntimeException();
+      throw CallStatus.UNAVAILABLE
+          .withDescription("the server is shutting down")
+          .toRuntimeException();
     }
   }
 
@@ -401,21 +451,29 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /**
-   * Splits a selection into reads along the first dimension that follow chunk boundaries (so
-   * no chunk is decoded twice), each holding at most a quarter of the request memory limit.
+   * Splits a selection into reads along the first dimension that follow chunk boundaries (so no
+   * chunk is decoded twice), each holding at most a quarter of the request memory limit.
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
     Selection.Dim first = selection.dims().isEmpty() ? null : selection.dims().get(0);
-    long rowBytes = first == null || first.count() == 0 ? 1
-        : Math.max(1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+    long rowBytes =
+        first == null || first.count() == 0
+            ? 1
+            : Math.max(
+                1, selection.size() / first.count() * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
     return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, Stream stream) {
     ServerStreamListener listener = stream.listener;
-    try (TableReader reader = zaro.readTable(request.array(), request.slice(), child,
-        TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(tableBatchRows()), ReadOptions.DEFAULT)) {
+    try (TableReader reader =
+        zaro.readTable(
+            request.array(),
+            request.slice(),
+            child,
+            TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(tableBatchRows()),
+            ReadOptions.DEFAULT)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       listener.start(root);
       while (reader.loadNextBatch()) {
@@ -462,20 +520,29 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try {
       if (action.getType().equals("stats")) {
-        String stats = "{\"allocated_bytes\":" + allocator.getAllocatedMemory()
-            + ",\"peak_allocated_bytes\":" + allocator.getPeakMemoryAllocation() + "," + budget.statsJson() + "}";
+        String stats =
+            "{\"allocated_bytes\":"
+                + allocator.getAllocatedMemory()
+                + ",\"peak_allocated_bytes\":"
+                + allocator.getPeakMemoryAllocation()
+                + ","
+                + budget.statsJson()
+                + "}";
         listener.onNext(new Result(stats.getBytes(StandardCharsets.UTF_8)));
         listener.onCompleted();
         return;
       }
       if (!action.getType().equals("metadata")) {
-        throw CallStatus.INVALID_ARGUMENT.withDescription("unknown action '" + action.getType()
-            + "' (zaro serves: metadata, stats)").toRuntimeException();
+        throw CallStatus.INVALID_ARGUMENT
+            .withDescription(
+                "unknown action '" + action.getType() + "' (zaro serves: metadata, stats)")
+            .toRuntimeException();
       }
       String path = StoreKeys.stripSlashes(new String(action.getBody(), StandardCharsets.UTF_8));
       Node node = new Node(path, zaro.node(path));
       var children = node.isArray() ? null : zaro.hierarchy().children(path);
-      listener.onNext(new Result(NodeJson.of(node, children).toString().getBytes(StandardCharsets.UTF_8)));
+      listener.onNext(
+          new Result(NodeJson.of(node, children).toString().getBytes(StandardCharsets.UTF_8)));
       listener.onCompleted();
     } catch (RuntimeException e) {
       listener.onError(translate(e));
@@ -484,9 +551,13 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
-    listener.onNext(new ActionType("metadata", "A node's normalized metadata as JSON; body: the node path"));
-    listener.onNext(new ActionType("stats", "Server memory: allocated and peak bytes;"
-        + " the budget, its use, and streams active and queued"));
+    listener.onNext(
+        new ActionType("metadata", "A node's normalized metadata as JSON; body: the node path"));
+    listener.onNext(
+        new ActionType(
+            "stats",
+            "Server memory: allocated and peak bytes;"
+                + " the budget, its use, and streams active and queued"));
     listener.onCompleted();
   }
 

@@ -15,23 +15,31 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * A running Flight server over one hierarchy: plaintext or TLS (optionally requiring client
- * certificates), bearer tokens checked on every call, one memory budget for all requests.
- * Closing it shuts down gracefully (see {@link #close()}) and frees memory.
+ * certificates), bearer tokens checked on every call, one memory budget for all requests. Closing
+ * it shuts down gracefully (see {@link #close()}) and frees memory.
  */
 public final class ZaroFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;
   private final ZaroFlightProducer producer;
+
   /** What the server serves: zaro's producer, or a wrapper around it (Flight SQL beside it). */
   private final FlightProducer served;
+
   private final Zaro zaro;
   private final ServerOptions options;
   private final ExecutorService calls;
   private boolean closed;
   private volatile boolean shuttingDown;
 
-  private ZaroFlightServer(Zaro zaro, BufferAllocator allocator, ZaroFlightProducer producer, FlightProducer served,
-      FlightServer server, ServerOptions options, ExecutorService calls) {
+  private ZaroFlightServer(
+      Zaro zaro,
+      BufferAllocator allocator,
+      ZaroFlightProducer producer,
+      FlightProducer served,
+      FlightServer server,
+      ServerOptions options,
+      ExecutorService calls) {
     this.calls = calls;
     this.served = served;
     this.zaro = zaro;
@@ -42,11 +50,12 @@ public final class ZaroFlightServer implements AutoCloseable {
   }
 
   /**
-   * Starts serving {@code zaro} (which the server then owns and closes) on host:port (port 0
-   * picks a free one), plaintext, without tokens, with the default budget.
+   * Starts serving {@code zaro} (which the server then owns and closes) on host:port (port 0 picks
+   * a free one), plaintext, without tokens, with the default budget.
    */
-  public static ZaroFlightServer start(Zaro zaro, String host, int port,
-      ZaroFlightProducer.FlightOptions options) throws IOException {
+  public static ZaroFlightServer start(
+      Zaro zaro, String host, int port, ZaroFlightProducer.FlightOptions options)
+      throws IOException {
     return start(zaro, ServerOptions.defaults().withAddress(host, port).withLimits(options));
   }
 
@@ -57,12 +66,15 @@ public final class ZaroFlightServer implements AutoCloseable {
 
   /**
    * As {@link #start(Zaro, ServerOptions)}, serving what {@code services} makes of zaro's producer
-   * and the server's allocator (e.g. zaro's producer beside a Flight SQL one, as
-   * {@code zaro serve --sql} does); a returned producer that is AutoCloseable is closed with the
-   * server. TLS, tokens and the budget apply to every service.
+   * and the server's allocator (e.g. zaro's producer beside a Flight SQL one, as {@code zaro serve
+   * --sql} does); a returned producer that is AutoCloseable is closed with the server. TLS, tokens
+   * and the budget apply to every service.
    */
-  public static ZaroFlightServer start(Zaro zaro, ServerOptions options,
-      BiFunction<FlightProducer, BufferAllocator, FlightProducer> services) throws IOException {
+  public static ZaroFlightServer start(
+      Zaro zaro,
+      ServerOptions options,
+      BiFunction<FlightProducer, BufferAllocator, FlightProducer> services)
+      throws IOException {
     BufferAllocator allocator = new RootAllocator();
     // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
     // FlightServer's, because FlightServer stops its own executor at shutdown, while running
@@ -74,9 +86,12 @@ public final class ZaroFlightServer implements AutoCloseable {
       producer = new ZaroFlightProducer(zaro, allocator, options);
       served = services.apply(producer, allocator);
       ServerOptions.Tls tls = options.tls();
-      Location location = tls == null ? Location.forGrpcInsecure(options.host(), options.port())
-          : Location.forGrpcTls(options.host(), options.port());
-      FlightServer.Builder builder = FlightServer.builder(allocator, location, served).executor(calls);
+      Location location =
+          tls == null
+              ? Location.forGrpcInsecure(options.host(), options.port())
+              : Location.forGrpcTls(options.host(), options.port());
+      FlightServer.Builder builder =
+          FlightServer.builder(allocator, location, served).executor(calls);
       if (tls != null) {
         builder.useTls(tls.certChain().toFile(), tls.privateKey().toFile());
         if (tls.clientCa() != null) {
@@ -121,9 +136,9 @@ public final class ZaroFlightServer implements AutoCloseable {
 
   /**
    * Stops accepting calls (requests still waiting for memory fail UNAVAILABLE), lets running
-   * streams finish for up to {@code grace}, then cancels those still running. Returns whether
-   * every stream finished within the grace period. Call {@link #close()} afterwards: it cancels
-   * the calls that still hold data the client has not read.
+   * streams finish for up to {@code grace}, then cancels those still running. Returns whether every
+   * stream finished within the grace period. Call {@link #close()} afterwards: it cancels the calls
+   * that still hold data the client has not read.
    */
   public boolean shutdown(Duration grace) throws InterruptedException {
     shuttingDown = true;
@@ -137,8 +152,8 @@ public final class ZaroFlightServer implements AutoCloseable {
   }
 
   /**
-   * Shuts down with the grace period of the options (unless {@link #shutdown} ran already),
-   * then closes the server, the hierarchy and the memory.
+   * Shuts down with the grace period of the options (unless {@link #shutdown} ran already), then
+   * closes the server, the hierarchy and the memory.
    */
   @Override
   public void close() throws InterruptedException {
@@ -168,7 +183,8 @@ public final class ZaroFlightServer implements AutoCloseable {
       try {
         c.close();
       } catch (Exception e) {
-        throw new dev.zaro.arrow.error.ZaroException("closing the Flight service: " + e.getMessage(), e);
+        throw new dev.zaro.arrow.error.ZaroException(
+            "closing the Flight service: " + e.getMessage(), e);
       }
     }
   }

@@ -29,7 +29,9 @@ import org.apache.arrow.flight.Location;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bearer tokens: the file, the check on every call (with Arrow Java's client), no leaks in text. */
+/**
+ * Bearer tokens: the file, the check on every call (with Arrow Java's client), no leaks in text.
+ */
 class BearerTokensTest extends AllocatorTest {
   @TempDir Path dir;
 
@@ -50,38 +52,60 @@ class BearerTokensTest extends AllocatorTest {
     assertFalse(tokens.accepts(new byte[0]));
     assertEquals("BearerTokens[2 tokens]", tokens.toString());
     Files.writeString(file, "\n \n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BearerTokens.fromFile(file));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BearerTokens.fromFile(file));
     assertTrue(e.getMessage().contains("no token"), e.getMessage());
-    IllegalArgumentException spaced = assertThrows(IllegalArgumentException.class,
-        () -> BearerTokens.of(List.of("ok", "has space")));
+    IllegalArgumentException spaced =
+        assertThrows(
+            IllegalArgumentException.class, () -> BearerTokens.of(List.of("ok", "has space")));
     assertFalse(spaced.getMessage().contains("has space"), "the message does not repeat the token");
   }
 
   @Test
   void everyCallNeedsAnAcceptedToken() throws Exception {
-    Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString(),
-        ZaroOptions.defaults().withThreads(2));
-    try (ZaroFlightServer server = ZaroFlightServer.start(zaro, ServerOptions.defaults().withAddress("127.0.0.1", 0)
-            .withTokens(BearerTokens.of(List.of("t0ken"))));
-         FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
-             .build()) {
-      for (CallOption[] options : List.of(new CallOption[0], new CallOption[] {bearer("wrong")},
-          new CallOption[] {bearer("t0ke")}, new CallOption[] {bearer("t0ken0")})) {
-        FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
-            () -> client.getInfo(FlightDescriptor.path("/"), options));
+    Zaro zaro =
+        Zaro.open(
+            Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString(),
+            ZaroOptions.defaults().withThreads(2));
+    try (ZaroFlightServer server =
+            ZaroFlightServer.start(
+                zaro,
+                ServerOptions.defaults()
+                    .withAddress("127.0.0.1", 0)
+                    .withTokens(BearerTokens.of(List.of("t0ken"))));
+        FlightClient client =
+            FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
+                .build()) {
+      for (CallOption[] options :
+          List.of(
+              new CallOption[0],
+              new CallOption[] {bearer("wrong")},
+              new CallOption[] {bearer("t0ke")},
+              new CallOption[] {bearer("t0ken0")})) {
+        FlightRuntimeException e =
+            assertThrows(
+                FlightRuntimeException.class,
+                () -> client.getInfo(FlightDescriptor.path("/"), options));
         assertEquals(CallStatus.UNAUTHENTICATED.code(), e.status().code());
         assertFalse(e.getMessage().contains("t0ken"), e.getMessage());
-        assertThrows(FlightRuntimeException.class, () -> client.listFlights(Criteria.ALL, options).forEach(i -> { }));
-        assertThrows(FlightRuntimeException.class, () -> client.doAction(new Action("stats"), options).next());
+        assertThrows(
+            FlightRuntimeException.class,
+            () -> client.listFlights(Criteria.ALL, options).forEach(i -> {}));
+        assertThrows(
+            FlightRuntimeException.class,
+            () -> client.doAction(new Action("stats"), options).next());
       }
       FlightInfo info = client.getInfo(FlightDescriptor.path("/"), bearer("t0ken"));
       List<Long> rows = new ArrayList<>();
       for (var endpoint : info.getEndpoints()) {
-        FlightRuntimeException e = assertThrows(FlightRuntimeException.class, () -> {
-          try (FlightStream stream = client.getStream(endpoint.getTicket())) {
-            stream.next();
-          }
-        });
+        FlightRuntimeException e =
+            assertThrows(
+                FlightRuntimeException.class,
+                () -> {
+                  try (FlightStream stream = client.getStream(endpoint.getTicket())) {
+                    stream.next();
+                  }
+                });
         assertEquals(CallStatus.UNAUTHENTICATED.code(), e.status().code());
         try (FlightStream stream = client.getStream(endpoint.getTicket(), bearer("t0ken"))) {
           while (stream.next()) {

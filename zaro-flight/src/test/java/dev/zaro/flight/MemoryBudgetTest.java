@@ -22,14 +22,18 @@ class MemoryBudgetTest extends AllocatorTest {
   @Test
   void aReservationThatDoesNotFitWaitsThenFailsNamingTheBudget() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1000, 8, Duration.ofMillis(300));
-         MemoryBudget.Lease first = budget.acquire("first", 700, 1000, () -> false)) {
-      assertEquals(700, budget.allocator().getAllocatedMemory(), "the reservation is taken up front");
+        MemoryBudget.Lease first = budget.acquire("first", 700, 1000, () -> false)) {
+      assertEquals(
+          700, budget.allocator().getAllocatedMemory(), "the reservation is taken up front");
       long t0 = System.nanoTime();
-      FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
-          () -> budget.acquire("second", 700, 1000, () -> false));
+      FlightRuntimeException e =
+          assertThrows(
+              FlightRuntimeException.class, () -> budget.acquire("second", 700, 1000, () -> false));
       assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(250), "it waited first");
       assertEquals(CallStatus.RESOURCE_EXHAUSTED.code(), e.status().code());
-      assertTrue(e.getMessage().contains("--max-memory 1000 B") && e.getMessage().contains("700 B"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("--max-memory 1000 B") && e.getMessage().contains("700 B"),
+          e.getMessage());
       // a smaller one fits beside the first
       try (MemoryBudget.Lease small = budget.acquire("small", 300, 1000, () -> false)) {
         assertEquals(1000, budget.allocator().getAllocatedMemory());
@@ -41,8 +45,8 @@ class MemoryBudgetTest extends AllocatorTest {
   void aWaitingRequestGoesAheadWhenALeaseComesBack() throws Exception {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1000, 8, Duration.ofSeconds(30))) {
       MemoryBudget.Lease first = budget.acquire("first", 700, 1000, () -> false);
-      CompletableFuture<MemoryBudget.Lease> second = CompletableFuture.supplyAsync(
-          () -> budget.acquire("second", 700, 1000, () -> false));
+      CompletableFuture<MemoryBudget.Lease> second =
+          CompletableFuture.supplyAsync(() -> budget.acquire("second", 700, 1000, () -> false));
       while (!budget.statsJson().contains("\"queued\":1")) {
         Thread.sleep(5);
       }
@@ -51,7 +55,9 @@ class MemoryBudgetTest extends AllocatorTest {
       try (MemoryBudget.Lease lease = second.get(30, TimeUnit.SECONDS)) {
         assertTrue(budget.statsJson().contains("\"active_streams\":1,"), budget.statsJson());
       }
-      assertTrue(budget.statsJson().contains("\"in_use_bytes\":0,") && budget.statsJson().contains("\"queued\":0,"),
+      assertTrue(
+          budget.statsJson().contains("\"in_use_bytes\":0,")
+              && budget.statsJson().contains("\"queued\":0,"),
           budget.statsJson());
     }
   }
@@ -59,9 +65,10 @@ class MemoryBudgetTest extends AllocatorTest {
   @Test
   void streamSlotsAreCountedToo() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1 << 20, 1, Duration.ofMillis(100));
-         MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {
-      FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
-          () -> budget.acquire("two", 0, 1 << 20, () -> false));
+        MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {
+      FlightRuntimeException e =
+          assertThrows(
+              FlightRuntimeException.class, () -> budget.acquire("two", 0, 1 << 20, () -> false));
       assertEquals(CallStatus.RESOURCE_EXHAUSTED.code(), e.status().code());
       assertTrue(e.getMessage().contains("--max-streams"), e.getMessage());
     }
@@ -70,21 +77,22 @@ class MemoryBudgetTest extends AllocatorTest {
   @Test
   void aClientThatLeavesStopsWaiting() throws Exception {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1 << 20, 1, Duration.ofSeconds(30));
-         MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {
+        MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {
       AtomicBoolean gone = new AtomicBoolean();
-      CompletableFuture<MemoryBudget.Lease> waiting = CompletableFuture.supplyAsync(
-          () -> budget.acquire("two", 0, 1 << 20, gone::get));
+      CompletableFuture<MemoryBudget.Lease> waiting =
+          CompletableFuture.supplyAsync(() -> budget.acquire("two", 0, 1 << 20, gone::get));
       gone.set(true);
       budget.wake();
       Exception e = assertThrows(Exception.class, () -> waiting.get(30, TimeUnit.SECONDS));
-      assertEquals(CallStatus.CANCELLED.code(), ((FlightRuntimeException) e.getCause()).status().code());
+      assertEquals(
+          CallStatus.CANCELLED.code(), ((FlightRuntimeException) e.getCause()).status().code());
     }
   }
 
   @Test
   void aLeaseIsCappedAtTheRequestLimitAndTheBudget() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 4096, 8, Duration.ofMillis(10));
-         MemoryBudget.Lease lease = budget.acquire("capped", 0, 1 << 20, () -> false)) {
+        MemoryBudget.Lease lease = budget.acquire("capped", 0, 1 << 20, () -> false)) {
       assertThrows(OutOfMemoryException.class, () -> lease.allocator().buffer(8192).close());
       try (MemoryBudget.Lease small = budget.acquire("small", 0, 1024, () -> false)) {
         assertThrows(OutOfMemoryException.class, () -> small.allocator().buffer(2048).close());
@@ -110,8 +118,9 @@ class MemoryBudgetTest extends AllocatorTest {
   void afterStopAdmittingRequestsAreRefused() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1 << 20, 8, Duration.ofSeconds(1))) {
       budget.stopAdmitting();
-      FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
-          () -> budget.acquire("late", 0, 1 << 20, () -> false));
+      FlightRuntimeException e =
+          assertThrows(
+              FlightRuntimeException.class, () -> budget.acquire("late", 0, 1 << 20, () -> false));
       assertEquals(CallStatus.UNAVAILABLE.code(), e.status().code());
     }
   }
@@ -123,7 +132,8 @@ class MemoryBudgetTest extends AllocatorTest {
     assertEquals(3L << 10, Sizes.parse("3KiB"));
     assertEquals(65536, Sizes.parse("65536"));
     for (String bad : new String[] {"1.5g", "g", "", "-1m", "12q", "99999999999999g"}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Sizes.parse(bad));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Sizes.parse(bad));
       assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
     }
     assertEquals("1.5 GiB", Sizes.human(3L << 29));

@@ -41,12 +41,17 @@ class ZaroFlightTest extends AllocatorTest {
   @BeforeEach
   void start() throws Exception {
     FixedShapeTensorType.register();
-    Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString(),
-        ZaroOptions.defaults().withThreads(2));
+    Zaro zaro =
+        Zaro.open(
+            Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString(),
+            ZaroOptions.defaults().withThreads(2));
     // tiny limits: batches of 2 rows of 41 int32, endpoints of 300 bytes (at least one chunk)
-    server = ZaroFlightServer.start(zaro, "127.0.0.1", 0,
-        new ZaroFlightProducer.FlightOptions(300, 2 * 41 * 4, 1 << 20));
-    client = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
+    server =
+        ZaroFlightServer.start(
+            zaro, "127.0.0.1", 0, new ZaroFlightProducer.FlightOptions(300, 2 * 41 * 4, 1 << 20));
+    client =
+        FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
+            .build();
   }
 
   @AfterEach
@@ -85,7 +90,8 @@ class ZaroFlightTest extends AllocatorTest {
     assertEquals(1, infos.size());
     assertEquals(List.of("/"), infos.get(0).getDescriptor().getPath());
     assertEquals(30, infos.get(0).getRecords());
-    assertTrue(infos.get(0).getSchema().getFields().get(0).getType() instanceof FixedShapeTensorType);
+    assertTrue(
+        infos.get(0).getSchema().getFields().get(0).getType() instanceof FixedShapeTensorType);
   }
 
   @Test
@@ -93,14 +99,20 @@ class ZaroFlightTest extends AllocatorTest {
     FlightInfo info = client.getInfo(command("{\"array\": \"/\", \"slice\": \"3:27:4, 5:40\"}"));
     // rows 3, 7 | 11, 15, 19 | 23 : chunk boundaries at 10 and 20
     assertEquals(3, info.getEndpoints().size());
-    assertArrayEquals(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")), values(info));
+    assertArrayEquals(
+        Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.1.bin")),
+        values(info));
     FlightInfo whole = client.getInfo(FlightDescriptor.path("/"));
-    assertArrayEquals(Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin")), values(whole));
+    assertArrayEquals(
+        Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin")),
+        values(whole));
   }
 
   @Test
   void tableLayoutStreamsIndexColumnsAndValues() throws Exception {
-    FlightInfo info = client.getInfo(command("{\"array\": \"/\", \"slice\": \"28:30, 39:41\", \"layout\": \"table\"}"));
+    FlightInfo info =
+        client.getInfo(
+            command("{\"array\": \"/\", \"slice\": \"28:30, 39:41\", \"layout\": \"table\"}"));
     assertEquals(4, info.getRecords());
     List<Long> dim0 = new ArrayList<>();
     List<Long> dim1 = new ArrayList<>();
@@ -125,23 +137,30 @@ class ZaroFlightTest extends AllocatorTest {
     var results = client.doAction(new Action("metadata", "/".getBytes(StandardCharsets.UTF_8)));
     Result r = results.next();
     String json = new String(r.getBody(), StandardCharsets.UTF_8);
-    assertTrue(json.contains("\"data_type\":\"int32\"") && json.contains("\"shape\":[30,41]"), json);
+    assertTrue(
+        json.contains("\"data_type\":\"int32\"") && json.contains("\"shape\":[30,41]"), json);
   }
 
   @Test
   void errorsMapToStatusCodes() {
-    FlightRuntimeException missing = assertThrows(FlightRuntimeException.class,
-        () -> client.getInfo(FlightDescriptor.path("nope")));
+    FlightRuntimeException missing =
+        assertThrows(
+            FlightRuntimeException.class, () -> client.getInfo(FlightDescriptor.path("nope")));
     assertEquals(CallStatus.NOT_FOUND.code(), missing.status().code());
     assertTrue(missing.getMessage().contains("'/nope'"), missing.getMessage());
-    FlightRuntimeException slice = assertThrows(FlightRuntimeException.class,
-        () -> client.getInfo(command("{\"array\": \"/\", \"slice\": \"0:99\"}")));
+    FlightRuntimeException slice =
+        assertThrows(
+            FlightRuntimeException.class,
+            () -> client.getInfo(command("{\"array\": \"/\", \"slice\": \"0:99\"}")));
     assertEquals(CallStatus.INVALID_ARGUMENT.code(), slice.status().code());
     assertTrue(slice.getMessage().contains("0:99"), slice.getMessage());
-    FlightRuntimeException json = assertThrows(FlightRuntimeException.class, () -> client.getInfo(command("{")));
+    FlightRuntimeException json =
+        assertThrows(FlightRuntimeException.class, () -> client.getInfo(command("{")));
     assertEquals(CallStatus.INVALID_ARGUMENT.code(), json.status().code());
-    FlightRuntimeException layout = assertThrows(FlightRuntimeException.class,
-        () -> client.getInfo(command("{\"array\": \"/\", \"layout\": \"cube\"}")));
+    FlightRuntimeException layout =
+        assertThrows(
+            FlightRuntimeException.class,
+            () -> client.getInfo(command("{\"array\": \"/\", \"layout\": \"cube\"}")));
     assertEquals(CallStatus.INVALID_ARGUMENT.code(), layout.status().code());
   }
 

@@ -38,7 +38,6 @@ import org.apache.arrow.dataset.source.DatasetFactory;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -46,18 +45,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Kerchunk references in the Parquet layout, as a store ({@code reference+parquet://DIR}):
- * {@code DIR/.zmetadata} holds {@code {"metadata": {key: json}, "record_size": N}}, and each
- * array's chunk references live in {@code DIR/<array>/refs.<k>.parq} (columns {@code path,
- * offset, size, raw}): chunk {@code n}, the C-order ravel of its index, is row {@code n % N} of
- * file {@code n / N}. A row with {@code raw} set holds the bytes inline; a {@code path} with
- * offset and size 0 is a whole file; a row with neither is an absent chunk (the fill value).
+ * Kerchunk references in the Parquet layout, as a store ({@code reference+parquet://DIR}): {@code
+ * DIR/.zmetadata} holds {@code {"metadata": {key: json}, "record_size": N}}, and each array's chunk
+ * references live in {@code DIR/<array>/refs.<k>.parq} (columns {@code path, offset, size, raw}):
+ * chunk {@code n}, the C-order ravel of its index, is row {@code n % N} of file {@code n / N}. A
+ * row with {@code raw} set holds the bytes inline; a {@code path} with offset and size 0 is a whole
+ * file; a row with neither is an absent chunk (the fill value).
  *
  * <p>Files are read lazily with arrow-dataset, when a chunk in them is first asked for, and a
  * bounded number are kept. Target urls resolve, and are read, as in the JSON {@link
  * dev.zaro.arrow.store.ReferenceStore}: relative urls against the folder holding {@code DIR};
- * references that came over the network may not read local files. The metadata is also served
- * as a v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
+ * references that came over the network may not read local files. The metadata is also served as a
+ * v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
 public final class ParquetReferenceStore implements Store {
   private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
@@ -84,12 +83,13 @@ public final class ParquetReferenceStore implements Store {
   private final List<ArrayInfo> arrays;
   private final long recordSize;
   private final ReferenceTargets targets;
-  private final Map<String, RefFile> files = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, RefFile> eldest) {
-      return size() > CACHED_FILES;
-    }
-  };
+  private final Map<String, RefFile> files =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, RefFile> eldest) {
+          return size() > CACHED_FILES;
+        }
+      };
   private final BufferAllocator allocator = new RootAllocator();
 
   /** Opens the reference directory at {@code location}: a local path or a URL. */
@@ -102,8 +102,8 @@ public final class ParquetReferenceStore implements Store {
       throw new StoreException("store '" + name + "': " + e.getMessage(), e);
     }
     try {
-      return new ParquetReferenceStore(name, dir, ReferenceTargets.parentOf(location),
-          !ReferenceTargets.isLocal(location));
+      return new ParquetReferenceStore(
+          name, dir, ReferenceTargets.parentOf(location), !ReferenceTargets.isLocal(location));
     } catch (RuntimeException e) {
       dir.close();
       throw e;
@@ -114,21 +114,31 @@ public final class ParquetReferenceStore implements Store {
     this.name = name;
     this.directory = directory;
     this.localDirectory = directory instanceof FileStore f ? f.root() : null;
-    byte[] doc = directory.getBytes(".zmetadata").orElseThrow(() ->
-        new StoreException("store '" + name + "': no .zmetadata in " + directory.describe()
-            + " (not a Parquet reference directory)"));
+    byte[] doc =
+        directory
+            .getBytes(".zmetadata")
+            .orElseThrow(
+                () ->
+                    new StoreException(
+                        "store '"
+                            + name
+                            + "': no .zmetadata in "
+                            + directory.describe()
+                            + " (not a Parquet reference directory)"));
     JsonNode root;
     try {
       root = JSON.readTree(doc);
     } catch (IOException e) {
-      throw new StoreException("store '" + name + "': .zmetadata is not valid JSON: " + e.getMessage());
+      throw new StoreException(
+          "store '" + name + "': .zmetadata is not valid JSON: " + e.getMessage());
     }
     if (root == null || !root.path("metadata").isObject()) {
       throw new StoreException("store '" + name + "': .zmetadata has no 'metadata' object");
     }
     JsonNode rs = root.path("record_size");
     if (!rs.canConvertToLong() || !rs.isIntegralNumber() || rs.asLong() < 1) {
-      throw new StoreException("store '" + name + "': .zmetadata needs a positive integer 'record_size', not " + rs);
+      throw new StoreException(
+          "store '" + name + "': .zmetadata needs a positive integer 'record_size', not " + rs);
     }
     this.recordSize = rs.asLong();
     Map<String, byte[]> meta = new TreeMap<>();
@@ -146,12 +156,16 @@ public final class ParquetReferenceStore implements Store {
           parsed = null;
         }
       }
-      meta.put(key, (value.isTextual() ? value.asText() : value.toString()).getBytes(StandardCharsets.UTF_8));
+      meta.put(
+          key,
+          (value.isTextual() ? value.asText() : value.toString()).getBytes(StandardCharsets.UTF_8));
       if (parsed != null) {
         consolidated.set(key, parsed);
       }
       if (key.equals(".zarray") || key.endsWith("/.zarray")) {
-        found.add(arrayInfo(key.substring(0, Math.max(0, key.length() - ".zarray".length() - 1)), parsed));
+        found.add(
+            arrayInfo(
+                key.substring(0, Math.max(0, key.length() - ".zarray".length() - 1)), parsed));
       }
     }
     if (!meta.containsKey(".zmetadata")) {
@@ -167,7 +181,9 @@ public final class ParquetReferenceStore implements Store {
   }
 
   private String checkedKey(String key) {
-    if (key.isEmpty() || key.startsWith("/") || key.indexOf('\\') >= 0
+    if (key.isEmpty()
+        || key.startsWith("/")
+        || key.indexOf('\\') >= 0
         || Stream.of(key.split("/", -1)).anyMatch(s -> s.equals("..") || s.equals("."))) {
       throw new StoreException("store '" + name + "': refusing key '" + key + "' in .zmetadata");
     }
@@ -175,10 +191,16 @@ public final class ParquetReferenceStore implements Store {
   }
 
   private ArrayInfo arrayInfo(String path, JsonNode zarray) {
-    if (zarray == null || !zarray.path("shape").isArray() || !zarray.path("chunks").isArray()
+    if (zarray == null
+        || !zarray.path("shape").isArray()
+        || !zarray.path("chunks").isArray()
         || zarray.get("shape").size() != zarray.get("chunks").size()) {
-      throw new StoreException("store '" + name + "': '" + (path.isEmpty() ? "" : path + "/")
-          + ".zarray' has no matching 'shape' and 'chunks'");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': '"
+              + (path.isEmpty() ? "" : path + "/")
+              + ".zarray' has no matching 'shape' and 'chunks'");
     }
     int rank = zarray.get("shape").size();
     long[] grid = new long[rank];
@@ -186,7 +208,8 @@ public final class ParquetReferenceStore implements Store {
       long s = zarray.get("shape").get(d).asLong(-1);
       long c = zarray.get("chunks").get(d).asLong(-1);
       if (s < 0 || c < 1) {
-        throw new StoreException("store '" + name + "': '" + path + "/.zarray' has a bad shape or chunks");
+        throw new StoreException(
+            "store '" + name + "': '" + path + "/.zarray' has a bad shape or chunks");
       }
       grid[d] = (s + c - 1) / c;
     }
@@ -223,8 +246,10 @@ public final class ParquetReferenceStore implements Store {
 
   /** The C-order chunk number of chunk key {@code rest}, or -1 if it names no chunk. */
   private static long ravel(ArrayInfo a, String rest) {
-    String[] parts = a.grid().length == 0 ? new String[] {rest}
-        : rest.split(a.separator().equals(".") ? "\\." : "/", -1);
+    String[] parts =
+        a.grid().length == 0
+            ? new String[] {rest}
+            : rest.split(a.separator().equals(".") ? "\\." : "/", -1);
     if (a.grid().length == 0) {
       return rest.equals("0") ? 0 : -1;
     }
@@ -280,17 +305,19 @@ public final class ParquetReferenceStore implements Store {
         temp = Files.createTempFile("zaro-refs", ".parq");
         Files.write(temp, bytes.get());
       } catch (IOException e) {
-        throw new StoreException("store '" + name + "': cannot stage '" + key + "' for reading: " + e, e);
+        throw new StoreException(
+            "store '" + name + "': cannot stage '" + key + "' for reading: " + e, e);
       }
       file = temp;
     }
     List<Reference> rows = new ArrayList<>();
     try (BufferAllocator a = allocator.newChildAllocator(key, 0, Long.MAX_VALUE);
-         DatasetFactory factory = new FileSystemDatasetFactory(a, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
-             file.toUri().toString());
-         Dataset dataset = factory.finish();
-         Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
-         ArrowReader reader = scanner.scanBatches()) {
+        DatasetFactory factory =
+            new FileSystemDatasetFactory(
+                a, NativeMemoryPool.getDefault(), FileFormat.PARQUET, file.toUri().toString());
+        Dataset dataset = factory.finish();
+        Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
+        ArrowReader reader = scanner.scanBatches()) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot batch = reader.getVectorSchemaRoot();
         FieldVector path = column(batch, "path", key);
@@ -304,7 +331,8 @@ public final class ParquetReferenceStore implements Store {
     } catch (StoreException e) {
       throw e;
     } catch (Exception e) {
-      throw new StoreException("store '" + name + "': cannot read the Parquet references '" + key + "': " + e, e);
+      throw new StoreException(
+          "store '" + name + "': cannot read the Parquet references '" + key + "': " + e, e);
     } finally {
       if (temp != null) {
         try {
@@ -320,13 +348,20 @@ public final class ParquetReferenceStore implements Store {
   private FieldVector column(VectorSchemaRoot batch, String column, String key) {
     FieldVector v = batch.getVector(column);
     if (v == null) {
-      throw new StoreException("store '" + name + "': '" + key + "' has no '" + column + "' column");
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' has no '" + column + "' column");
     }
     return v;
   }
 
-  private Reference row(String key, int rowNumber, FieldVector path, FieldVector offset, FieldVector size,
-      FieldVector raw, int i) {
+  private Reference row(
+      String key,
+      int rowNumber,
+      FieldVector path,
+      FieldVector offset,
+      FieldVector size,
+      FieldVector raw,
+      int i) {
     if (raw != null && !raw.isNull(i)) {
       if (raw instanceof VarBinaryVector b) {
         return new Reference.Inline(b.get(i));
@@ -334,19 +369,28 @@ public final class ParquetReferenceStore implements Store {
       if (raw instanceof VarCharVector c) {
         return new Reference.Inline(c.get(i));
       }
-      throw new StoreException("store '" + name + "': '" + key + "' column 'raw' is " + raw.getField().getType());
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' column 'raw' is " + raw.getField().getType());
     }
     if (path.isNull(i)) {
       return null;
     }
     if (!(path instanceof VarCharVector p)) {
-      throw new StoreException("store '" + name + "': '" + key + "' column 'path' is " + path.getField().getType());
+      throw new StoreException(
+          "store '" + name + "': '" + key + "' column 'path' is " + path.getField().getType());
     }
     String url = new String(p.get(i), StandardCharsets.UTF_8);
     long off = offset.isNull(i) ? 0 : number(offset, i, key);
     long len = size.isNull(i) ? 0 : number(size, i, key);
     if (off < 0 || len < 0) {
-      throw new StoreException("store '" + name + "': '" + key + "' row " + rowNumber + " has a negative offset or size");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': '"
+              + key
+              + "' row "
+              + rowNumber
+              + " has a negative offset or size");
     }
     return off == 0 && len == 0 ? new Reference.Whole(url) : new Reference.Part(url, off, len);
   }
@@ -356,7 +400,8 @@ public final class ParquetReferenceStore implements Store {
     if (o instanceof Number n) {
       return n.longValue();
     }
-    throw new StoreException("store '" + name + "': '" + key + "' column '" + v.getName() + "' is not numeric");
+    throw new StoreException(
+        "store '" + name + "': '" + key + "' column '" + v.getName() + "' is not numeric");
   }
 
   // ---- the Store contract ----
@@ -367,14 +412,14 @@ public final class ParquetReferenceStore implements Store {
   }
 
   @Override
-  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  public Optional<java.util.List<ArrowBuf>> getRanges(
+      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return targets.findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return targets.findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
@@ -382,7 +427,6 @@ public final class ParquetReferenceStore implements Store {
   public Optional<byte[]> getBytes(String key) {
     return targets.findBytes(key, reference(key));
   }
-
 
   /** The metadata keys and every chunk key with a reference (reads every refs file). */
   @Override

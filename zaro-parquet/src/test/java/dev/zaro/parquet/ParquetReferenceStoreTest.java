@@ -32,9 +32,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Parquet reference fixtures of testdata/kerchunk (written with pyarrow by
- * generate_kerchunk.py from the same h5py chunk index as the JSON ones): every key equals the
- * JSON reference store's, and the arrays read equal to h5py's values, locally and over HTTP.
+ * The Parquet reference fixtures of testdata/kerchunk (written with pyarrow by generate_kerchunk.py
+ * from the same h5py chunk index as the JSON ones): every key equals the JSON reference store's,
+ * and the arrays read equal to h5py's values, locally and over HTTP.
  */
 class ParquetReferenceStoreTest extends AllocatorTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -69,11 +69,13 @@ class ParquetReferenceStoreTest extends AllocatorTest {
   }
 
   static String location(String parq, String over) {
-    return "reference+parquet://" + (over.equals("local") ? dir().resolve(parq).toString() : server.url(parq).toString());
+    return "reference+parquet://"
+        + (over.equals("local") ? dir().resolve(parq).toString() : server.url(parq).toString());
   }
 
   private byte[] read(Store s, String key) {
-    try (ArrowBuf buf = s.get(key, ByteRange.ALL, allocator).orElseThrow(() -> new AssertionError("no " + key))) {
+    try (ArrowBuf buf =
+        s.get(key, ByteRange.ALL, allocator).orElseThrow(() -> new AssertionError("no " + key))) {
       byte[] out = new byte[(int) buf.writerIndex()];
       buf.getBytes(0, out);
       return out;
@@ -84,21 +86,30 @@ class ParquetReferenceStoreTest extends AllocatorTest {
   @MethodSource("sets")
   void keysEqualTheJsonReferences(String parq, String json, String over) throws Exception {
     try (Store p = Stores.open(location(parq, over));
-         Store j = Stores.open("reference+json://" + dir().resolve(json))) {
+        Store j = Stores.open("reference+json://" + dir().resolve(json))) {
       assertTrue(p instanceof ParquetReferenceStore);
-      List<String> chunkKeys = j.list("").filter(k -> !k.substring(k.lastIndexOf('/') + 1).startsWith(".")).toList();
+      List<String> chunkKeys =
+          j.list("").filter(k -> !k.substring(k.lastIndexOf('/') + 1).startsWith(".")).toList();
       assertTrue(chunkKeys.size() > 8);
       for (String key : chunkKeys) {
         assertArrayEquals(read(j, key), read(p, key), key);
       }
       for (String key : j.list("").filter(k -> k.endsWith(".zarray")).toList()) {
-        assertEquals(JSON.readTree(j.getBytes(key).orElseThrow()), JSON.readTree(p.getBytes(key).orElseThrow()), key);
+        assertEquals(
+            JSON.readTree(j.getBytes(key).orElseThrow()),
+            JSON.readTree(p.getBytes(key).orElseThrow()),
+            key);
       }
       List<String> listed = p.list("").filter(k -> !k.endsWith(".zmetadata")).toList();
       assertEquals(j.list("").filter(k -> !k.startsWith("extra/")).toList(), listed);
       // absent chunks, ranges, async
-      assertEquals(Optional.empty(), p.get(chunkKeys.get(0).replaceAll("[0-9]+$", "99"), ByteRange.ALL, allocator));
-      try (ArrowBuf b = p.getAsync(chunkKeys.get(0), ByteRange.suffix(2), allocator, Runnable::run).get().orElseThrow()) {
+      assertEquals(
+          Optional.empty(),
+          p.get(chunkKeys.get(0).replaceAll("[0-9]+$", "99"), ByteRange.ALL, allocator));
+      try (ArrowBuf b =
+          p.getAsync(chunkKeys.get(0), ByteRange.suffix(2), allocator, Runnable::run)
+              .get()
+              .orElseThrow()) {
         assertEquals(2, b.writerIndex());
       }
     }
@@ -122,16 +133,20 @@ class ParquetReferenceStoreTest extends AllocatorTest {
 
   @Test
   void badDirectoriesAreClearErrors() throws Exception {
-    StoreException e = assertThrows(StoreException.class, () -> Stores.open("reference+parquet://" + tmp));
+    StoreException e =
+        assertThrows(StoreException.class, () -> Stores.open("reference+parquet://" + tmp));
     assertTrue(e.getMessage().contains("no .zmetadata"), e.getMessage());
     Files.writeString(tmp.resolve(".zmetadata"), "{\"metadata\": {}}");
     e = assertThrows(StoreException.class, () -> Stores.open("reference+parquet://" + tmp));
     assertTrue(e.getMessage().contains("record_size"), e.getMessage());
-    Files.writeString(tmp.resolve(".zmetadata"), "{\"metadata\": {\"../x\": {}}, \"record_size\": 2}");
+    Files.writeString(
+        tmp.resolve(".zmetadata"), "{\"metadata\": {\"../x\": {}}, \"record_size\": 2}");
     e = assertThrows(StoreException.class, () -> Stores.open("reference+parquet://" + tmp));
     assertTrue(e.getMessage().contains("refusing key '../x'"), e.getMessage());
-    Files.writeString(tmp.resolve(".zmetadata"), "{\"metadata\": {\"a/.zarray\": {\"shape\": [4], \"chunks\": [2]}},"
-        + " \"record_size\": 2}");
+    Files.writeString(
+        tmp.resolve(".zmetadata"),
+        "{\"metadata\": {\"a/.zarray\": {\"shape\": [4], \"chunks\": [2]}},"
+            + " \"record_size\": 2}");
     Files.createDirectories(tmp.resolve("a"));
     Files.writeString(tmp.resolve("a/refs.0.parq"), "not parquet");
     try (Store s = Stores.open("reference+parquet://" + tmp)) {
@@ -144,12 +159,16 @@ class ParquetReferenceStoreTest extends AllocatorTest {
   @Test
   void remoteReferencesMayNotReadLocalFiles() {
     try (Store s = Stores.open("reference+parquet://" + server.url("local_target.parq"))) {
-      StoreException e = assertThrows(StoreException.class, () -> s.get("a/0", ByteRange.ALL, allocator));
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/0", ByteRange.ALL, allocator));
       assertTrue(e.getMessage().contains("may not read local files"), e.getMessage());
     }
     try (Store s = Stores.open("reference+parquet://" + dir().resolve("local_target.parq"))) {
-      StoreException e = assertThrows(StoreException.class, () -> s.get("a/0", ByteRange.ALL, allocator));
-      assertTrue(e.getMessage().contains("/nonexistent-zaro-target/x.bin") && e.getMessage().contains("does not exist"),
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/0", ByteRange.ALL, allocator));
+      assertTrue(
+          e.getMessage().contains("/nonexistent-zaro-target/x.bin")
+              && e.getMessage().contains("does not exist"),
           e.getMessage());
     }
   }

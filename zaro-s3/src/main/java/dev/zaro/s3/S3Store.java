@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -49,37 +49,45 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object
- * {@code prefix/a/b}. Ranged gets, listing for hierarchy discovery, many requests in flight
- * (a pool of I/O threads over a pooled HTTP client; the SDK retries throttling and 5xx).
+ * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
+ * prefix/a/b}. Ranged gets, listing for hierarchy discovery, many requests in flight (a pool of I/O
+ * threads over a pooled HTTP client; the SDK retries throttling and 5xx).
  *
- * <p>Configuration, from the URL's query ({@code s3://b/p?region=eu-west-1&endpoint=http://host:9000
- * &path_style=true&anonymous=true}), else system properties {@code zaro.s3.endpoint}, {@code
- * zaro.s3.anonymous}, else environment variables {@code ZARO_S3_ENDPOINT}, {@code
- * ZARO_S3_ANONYMOUS}, {@code AWS_NO_SIGN_REQUEST}; the region from the SDK's default chain
- * ({@code AWS_REGION}, profile, ...) else {@code us-east-1}. Credentials come from the SDK's
- * default chain; with none anywhere, requests go unsigned (anonymous), which public buckets
- * accept. A custom endpoint uses path-style addressing unless {@code path_style=false}.
+ * <p>Configuration, from the URL's query ({@code
+ * s3://b/p?region=eu-west-1&endpoint=http://host:9000 &path_style=true&anonymous=true}), else
+ * system properties {@code zaro.s3.endpoint}, {@code zaro.s3.anonymous}, else environment variables
+ * {@code ZARO_S3_ENDPOINT}, {@code ZARO_S3_ANONYMOUS}, {@code AWS_NO_SIGN_REQUEST}; the region from
+ * the SDK's default chain ({@code AWS_REGION}, profile, ...) else {@code us-east-1}. Credentials
+ * come from the SDK's default chain; with none anywhere, requests go unsigned (anonymous), which
+ * public buckets accept. A custom endpoint uses path-style addressing unless {@code
+ * path_style=false}.
  */
 public final class S3Store implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.s3.endpoint";
   public static final String ENDPOINT_ENV = "ZARO_S3_ENDPOINT";
   public static final String ANONYMOUS_PROPERTY = "zaro.s3.anonymous";
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
-  private static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+  private static final Pattern CONTENT_RANGE =
+      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
 
   /**
    * @param region null for the SDK's default chain (else us-east-1)
    * @param endpoint null for AWS
    * @param pathStyle path-style addressing ({@code endpoint/bucket/key})
-   * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when
-   *     it finds nothing)
+   * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when it
+   *     finds nothing)
    * @param connections the most requests in flight
    * @param timeout the longest one request may take, retries included
    */
-  public record Options(String region, URI endpoint, boolean pathStyle, boolean anonymous, int connections,
+  public record Options(
+      String region,
+      URI endpoint,
+      boolean pathStyle,
+      boolean anonymous,
+      int connections,
       Duration timeout) {
-    public static final Options DEFAULT = new Options(null, null, false, false, 64, Duration.ofMinutes(2));
+    public static final Options DEFAULT =
+        new Options(null, null, false, false, 64, Duration.ofMinutes(2));
 
     public Options withEndpoint(URI e, boolean path) {
       return new Options(region, e, path, anonymous, connections, timeout);
@@ -116,7 +124,8 @@ public final class S3Store implements Store {
         }
         int eq = kv.indexOf('=');
         String k = URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
-        String v = eq < 0 ? "true" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+        String v =
+            eq < 0 ? "true" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
         query.put(k.toLowerCase(Locale.ROOT).replace('-', '_'), v);
       }
       rest = rest.substring(0, q);
@@ -128,26 +137,49 @@ public final class S3Store implements Store {
       throw new StoreException("store '" + location + "': no bucket (use s3://bucket/prefix)");
     }
     for (String k : query.keySet()) {
-      if (!List.of("region", "endpoint", "endpoint_url", "path_style", "anonymous", "anon").contains(k)) {
-        throw new StoreException("store '" + location + "': unknown option '" + k
-            + "' (known: region, endpoint, path_style, anonymous)");
+      if (!List.of("region", "endpoint", "endpoint_url", "path_style", "anonymous", "anon")
+          .contains(k)) {
+        throw new StoreException(
+            "store '"
+                + location
+                + "': unknown option '"
+                + k
+                + "' (known: region, endpoint, path_style, anonymous)");
       }
     }
-    String endpoint = first(query.get("endpoint"), query.get("endpoint_url"), System.getProperty(ENDPOINT_PROPERTY),
-        System.getenv(ENDPOINT_ENV));
-    boolean anonymous = truthy(first(query.get("anonymous"), query.get("anon"), System.getProperty(ANONYMOUS_PROPERTY),
-        System.getenv(ANONYMOUS_ENV), System.getenv("AWS_NO_SIGN_REQUEST")));
-    boolean pathStyle = query.containsKey("path_style") ? truthy(query.get("path_style")) : endpoint != null;
+    String endpoint =
+        first(
+            query.get("endpoint"),
+            query.get("endpoint_url"),
+            System.getProperty(ENDPOINT_PROPERTY),
+            System.getenv(ENDPOINT_ENV));
+    boolean anonymous =
+        truthy(
+            first(
+                query.get("anonymous"),
+                query.get("anon"),
+                System.getProperty(ANONYMOUS_PROPERTY),
+                System.getenv(ANONYMOUS_ENV),
+                System.getenv("AWS_NO_SIGN_REQUEST")));
+    boolean pathStyle =
+        query.containsKey("path_style") ? truthy(query.get("path_style")) : endpoint != null;
     URI endpointUri = null;
     if (endpoint != null) {
       try {
         endpointUri = new URI(endpoint);
       } catch (java.net.URISyntaxException e) {
-        throw new StoreException("store '" + location + "': bad endpoint '" + endpoint + "': " + e.getMessage());
+        throw new StoreException(
+            "store '" + location + "': bad endpoint '" + endpoint + "': " + e.getMessage());
       }
     }
-    Options options = new Options(query.get("region"), endpointUri, pathStyle, anonymous,
-        Options.DEFAULT.connections(), Options.DEFAULT.timeout());
+    Options options =
+        new Options(
+            query.get("region"),
+            endpointUri,
+            pathStyle,
+            anonymous,
+            Options.DEFAULT.connections(),
+            Options.DEFAULT.timeout());
     return new S3Store(bucket, prefix, options);
   }
 
@@ -161,14 +193,18 @@ public final class S3Store implements Store {
   }
 
   private static boolean truthy(String v) {
-    return v != null && List.of("1", "true", "yes", "on").contains(v.trim().toLowerCase(Locale.ROOT));
+    return v != null
+        && List.of("1", "true", "yes", "on").contains(v.trim().toLowerCase(Locale.ROOT));
   }
 
   public S3Store(String bucket, String prefix, Options options) {
     this.bucket = bucket;
     this.prefix = StoreKeys.stripSlashes(prefix);
-    this.name = "s3://" + bucket + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
-        + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
+    this.name =
+        "s3://"
+            + bucket
+            + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
+            + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
     AwsCredentialsProvider credentials;
     boolean anon = options.anonymous();
     if (!anon) {
@@ -194,28 +230,40 @@ public final class S3Store implements Store {
         region = Region.US_EAST_1;
       }
     }
-    var builder = S3Client.builder()
-        .region(region)
-        .credentialsProvider(credentials)
-        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(options.connections())
-            .connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofSeconds(30)))
-        .overrideConfiguration(c -> c.apiCallTimeout(options.timeout()))
-        .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
+    var builder =
+        S3Client.builder()
+            .region(region)
+            .credentialsProvider(credentials)
+            .httpClientBuilder(
+                ApacheHttpClient.builder()
+                    .maxConnections(options.connections())
+                    .connectionTimeout(Duration.ofSeconds(10))
+                    .socketTimeout(Duration.ofSeconds(30)))
+            .overrideConfiguration(c -> c.apiCallTimeout(options.timeout()))
+            .serviceConfiguration(
+                S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
     if (options.endpoint() != null) {
       builder.endpointOverride(options.endpoint());
     }
     try {
       this.s3 = builder.build();
     } catch (SdkException e) {
-      throw new StoreException("store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
+      throw new StoreException(
+          "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
     }
     AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(options.connections(), options.connections(), 30,
-        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "zaro-s3-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            options.connections(),
+            options.connections(),
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "zaro-s3-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     pool.allowCoreThreadTimeOut(true);
     this.io = pool;
   }
@@ -256,8 +304,8 @@ public final class S3Store implements Store {
   }
 
   @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return CompletableFuture.supplyAsync(() -> get(key, range, allocator), io);
   }
 
@@ -269,7 +317,8 @@ public final class S3Store implements Store {
   /** The asked-for bytes of a key, checked against the reply's Content-Range. */
   private Optional<byte[]> fetch(String key, ByteRange range) {
     String object = objectKey(key);
-    if (range instanceof ByteRange.FromStart f && f.length() == 0 || range instanceof ByteRange.Suffix s && s.length() == 0) {
+    if (range instanceof ByteRange.FromStart f && f.length() == 0
+        || range instanceof ByteRange.Suffix s && s.length() == 0) {
       OptionalLongSize size = size(key, object);
       if (size == null) {
         return Optional.empty();
@@ -293,8 +342,14 @@ public final class S3Store implements Store {
         return Optional.empty();
       }
       if (e.statusCode() == 416) {
-        throw new StoreException("cannot read " + range + " of " + where(key) + " in " + name
-            + ": the range lies past the end of the value");
+        throw new StoreException(
+            "cannot read "
+                + range
+                + " of "
+                + where(key)
+                + " in "
+                + name
+                + ": the range lies past the end of the value");
       }
       throw error(key, e);
     } catch (SdkException e) {
@@ -311,21 +366,40 @@ public final class S3Store implements Store {
     }
     Matcher m = CONTENT_RANGE.matcher(contentRange);
     if (!m.matches()) {
-      throw new StoreException(where(key) + " in " + name + ": a malformed Content-Range '" + contentRange + "'");
+      throw new StoreException(
+          where(key) + " in " + name + ": a malformed Content-Range '" + contentRange + "'");
     }
     long first = Long.parseLong(m.group(1));
     long last = Long.parseLong(m.group(2));
     long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
     long got = last - first + 1;
-    long want = range instanceof ByteRange.FromStart f ? f.length() : ((ByteRange.Suffix) range).length();
+    long want =
+        range instanceof ByteRange.FromStart f ? f.length() : ((ByteRange.Suffix) range).length();
     long wantFirst = range instanceof ByteRange.FromStart f ? f.offset() : total - want;
     if (got < want && total == last + 1) {
-      throw new StoreException("cannot read " + range + " of " + where(key) + " in " + name + ": the value has only "
-          + total + " bytes");
+      throw new StoreException(
+          "cannot read "
+              + range
+              + " of "
+              + where(key)
+              + " in "
+              + name
+              + ": the value has only "
+              + total
+              + " bytes");
     }
     if (got != want || (total >= 0 && first != wantFirst) || body.length != got) {
-      throw new StoreException(where(key) + " in " + name + ": asked for " + range + " but got Content-Range '"
-          + contentRange + "' and " + body.length + " bytes");
+      throw new StoreException(
+          where(key)
+              + " in "
+              + name
+              + ": asked for "
+              + range
+              + " but got Content-Range '"
+              + contentRange
+              + "' and "
+              + body.length
+              + " bytes");
     }
     return Optional.of(body);
   }
@@ -334,7 +408,8 @@ public final class S3Store implements Store {
 
   private OptionalLongSize size(String key, String object) {
     try {
-      HeadObjectResponse head = s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(object).build());
+      HeadObjectResponse head =
+          s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(object).build());
       return new OptionalLongSize(head.contentLength());
     } catch (NoSuchKeyException e) {
       return null;
@@ -352,16 +427,21 @@ public final class S3Store implements Store {
     try {
       return range.resolve(size);
     } catch (IllegalArgumentException e) {
-      throw new StoreException("cannot read " + range + " of " + where(key) + " in " + name + ": " + e.getMessage());
+      throw new StoreException(
+          "cannot read " + range + " of " + where(key) + " in " + name + ": " + e.getMessage());
     }
   }
 
   private StoreException error(String key, SdkException e) {
     String detail = e.getMessage();
     if (e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)) {
-      detail = "access denied (HTTP " + s.statusCode() + ")" + (unsigned
-          ? ": the request was anonymous (no credentials were found); set AWS credentials for private data"
-          : ": the credentials may not read it");
+      detail =
+          "access denied (HTTP "
+              + s.statusCode()
+              + ")"
+              + (unsigned
+                  ? ": the request was anonymous (no credentials were found); set AWS credentials for private data"
+                  : ": the credentials may not read it");
     } else if (e instanceof NoSuchBucketException) {
       detail = "no such bucket '" + bucket + "'";
     }
@@ -374,24 +454,30 @@ public final class S3Store implements Store {
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
     List<String> keys = new ArrayList<>();
     try {
-      for (S3Object o : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket)
-          .prefix(objectPrefix).build()).contents()) {
+      for (S3Object o :
+          s3.listObjectsV2Paginator(
+                  ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix).build())
+              .contents()) {
         String k = o.key();
         if (k.length() > strip && !k.endsWith("/")) {
           keys.add(k.substring(strip));
         }
       }
     } catch (SdkException e) {
-      String detail = e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
-          ? "access denied (HTTP " + s.statusCode() + ")" : e instanceof NoSuchBucketException
-          ? "no such bucket '" + bucket + "'" : e.getMessage();
+      String detail =
+          e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
+              ? "access denied (HTTP " + s.statusCode() + ")"
+              : e instanceof NoSuchBucketException
+                  ? "no such bucket '" + bucket + "'"
+                  : e.getMessage();
       throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
     }
     return keys.stream().filter(S3Store::isKey).sorted();
   }
 
   private static boolean isKey(String key) {
-    return !key.startsWith("/") && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
+    return !key.startsWith("/")
+        && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
   }
 
   @Override

@@ -13,6 +13,9 @@ public final class S3StoreProvider implements StoreProvider {
 
   @Override
   public Store open(String location) {
-    return S3Store.open(location.regionMatches(true, 0, "s3a://", 0, 6) ? "s3://" + location.substring(6) : location);
+    return S3Store.open(
+        location.regionMatches(true, 0, "s3a://", 0, 6)
+            ? "s3://" + location.substring(6)
+            : location);
   }
 }

@@ -19,10 +19,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -53,8 +53,10 @@ class IcechunkS3Test extends AllocatorTest {
     }
     // as icechunk's test_can_read_old does: the virtual chunk holds the bytes of chunk 0/1
     admin.createBucket(b -> b.bucket("testbucket"));
-    admin.putObject(b -> b.bucket("testbucket").key("can_read_old/chunk-1"), RequestBody.fromFile(
-        icechunk.resolve(IcechunkExpected.doc().get("virtual_chunk_bytes").asText())));
+    admin.putObject(
+        b -> b.bucket("testbucket").key("can_read_old/chunk-1"),
+        RequestBody.fromFile(
+            icechunk.resolve(IcechunkExpected.doc().get("virtual_chunk_bytes").asText())));
     // the virtual chunk's URL names no endpoint: zaro-s3 takes it from this property
     System.setProperty(S3Store.ENDPOINT_PROPERTY, moto.endpoint().toString());
   }
@@ -85,13 +87,19 @@ class IcechunkS3Test extends AllocatorTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void everyArrayVirtualChunksIncludedEqualsWhatIcechunksScriptWrote(String label, JsonNode c, String over)
-      throws Exception {
+  void everyArrayVirtualChunksIncludedEqualsWhatIcechunksScriptWrote(
+      String label, JsonNode c, String over) throws Exception {
     String repo = c.get("repo").asText();
     String query = IcechunkExpected.query(c.get("ref"));
-    String location = over.equals("local")
-        ? "icechunk://" + Fixtures.testdata().resolve("icechunk").resolve(repo) + query
-        : "icechunk+s3://" + BUCKET + "/repos/" + repo + (query.isEmpty() ? "?" : query + "&") + "region=us-east-1";
+    String location =
+        over.equals("local")
+            ? "icechunk://" + Fixtures.testdata().resolve("icechunk").resolve(repo) + query
+            : "icechunk+s3://"
+                + BUCKET
+                + "/repos/"
+                + repo
+                + (query.isEmpty() ? "?" : query + "&")
+                + "region=us-east-1";
     try (Zaro zaro = Zaro.open(location)) {
       assertEquals(c.get("history").get(0).asText(), ((IcechunkStore) zaro.store()).message());
       assertEquals(c.get("groups").size() + c.get("arrays").size(), zaro.list().size());
@@ -103,17 +111,26 @@ class IcechunkS3Test extends AllocatorTest {
 
   @Test
   void optionsPassToTheS3StoreAndMissingRepositoriesAreClearErrors() {
-    String loc = "icechunk+s3://" + BUCKET + "/repos/test-repo-v1?endpoint=" + moto.endpoint()
-        + "&tag=it%20works!&region=us-east-1";
+    String loc =
+        "icechunk+s3://"
+            + BUCKET
+            + "/repos/test-repo-v1?endpoint="
+            + moto.endpoint()
+            + "&tag=it%20works!&region=us-east-1";
     try (IcechunkStore s = (IcechunkStore) Stores.open(loc)) {
       assertEquals("delete a chunk", s.message());
-      assertTrue(s.describe().startsWith("icechunk+s3://" + BUCKET + "/repos/test-repo-v1"), s.describe());
+      assertTrue(
+          s.describe().startsWith("icechunk+s3://" + BUCKET + "/repos/test-repo-v1"), s.describe());
     }
-    StoreException e = assertThrows(StoreException.class,
-        () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/nothing-here").close());
+    StoreException e =
+        assertThrows(
+            StoreException.class,
+            () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/nothing-here").close());
     assertTrue(e.getMessage().contains("is not an Icechunk repository"), e.getMessage());
-    e = assertThrows(StoreException.class,
-        () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/test-repo-v1?colour=red"));
+    e =
+        assertThrows(
+            StoreException.class,
+            () -> Stores.open("icechunk+s3://" + BUCKET + "/repos/test-repo-v1?colour=red"));
     assertTrue(e.getMessage().contains("unknown option 'colour'"), e.getMessage());
   }
 }

@@ -30,16 +30,20 @@ final class MotoServer implements AutoCloseable {
   }
 
   /**
-   * A client with full rights, to set up buckets; also sets the credentials the default chain
-   * finds (moto accepts any), so stores opened by URL sign their requests. The caller closes it.
+   * A client with full rights, to set up buckets; also sets the credentials the default chain finds
+   * (moto accepts any), so stores opened by URL sign their requests. The caller closes it.
    */
   software.amazon.awssdk.services.s3.S3Client admin() {
     System.setProperty("aws.accessKeyId", "testing");
     System.setProperty("aws.secretAccessKey", "testing");
-    return software.amazon.awssdk.services.s3.S3Client.builder().endpointOverride(endpoint)
-        .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("testing", "testing")))
+    return software.amazon.awssdk.services.s3.S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(
+            software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                    "testing", "testing")))
         .build();
   }
 
@@ -50,9 +54,11 @@ final class MotoServer implements AutoCloseable {
     }
     Path log = Files.createTempFile("moto", ".log");
     Process p = null;
-    for (List<String> cmd : List.of(
-        List.of("moto_server", "-H", "127.0.0.1", "-p", Integer.toString(port)),
-        List.of("python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
+    for (List<String> cmd :
+        List.of(
+            List.of("moto_server", "-H", "127.0.0.1", "-p", Integer.toString(port)),
+            List.of(
+                "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
       try {
         p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         break;
@@ -67,10 +73,12 @@ final class MotoServer implements AutoCloseable {
       if (!p.isAlive()) {
         String out = Files.readString(log);
         Files.deleteIfExists(log);
-        Assumptions.abort("moto_server did not start: " + out.substring(Math.max(0, out.length() - 500)));
+        Assumptions.abort(
+            "moto_server did not start: " + out.substring(Math.max(0, out.length() - 500)));
       }
       try {
-        HttpURLConnection c = (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
+        HttpURLConnection c =
+            (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
         c.setConnectTimeout(500);
         c.setReadTimeout(2000);
         if (c.getResponseCode() > 0) {

@@ -24,11 +24,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
 
-/** S3Store against moto_server on loopback: the shared store contract, options, kerchunk over S3. */
+/**
+ * S3Store against moto_server on loopback: the shared store contract, options, kerchunk over S3.
+ */
 class S3StoreTest extends AbstractStoreTest {
   static MotoServer moto;
   static S3Client admin;
@@ -90,15 +91,21 @@ class S3StoreTest extends AbstractStoreTest {
     try (Store s = Stores.open(url + "&anonymous=true")) {
       assertTrue(((S3Store) s).anonymous());
       StoreException e = assertThrows(StoreException.class, () -> s.getBytes("zarr.json"));
-      assertTrue(e.getMessage().contains("access denied (HTTP 403)") && e.getMessage().contains("anonymous")
-          && e.getMessage().contains("pre/fix/zarr.json"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("access denied (HTTP 403)")
+              && e.getMessage().contains("anonymous")
+              && e.getMessage().contains("pre/fix/zarr.json"),
+          e.getMessage());
     }
-    admin.putObject(b -> b.bucket(bucket).key("public/zarr.json").acl(ObjectCannedACL.PUBLIC_READ),
+    admin.putObject(
+        b -> b.bucket(bucket).key("public/zarr.json").acl(ObjectCannedACL.PUBLIC_READ),
         RequestBody.fromString("{}"));
-    try (Store s = Stores.open("s3://" + bucket + "/public?anonymous=true&endpoint=" + moto.endpoint())) {
+    try (Store s =
+        Stores.open("s3://" + bucket + "/public?anonymous=true&endpoint=" + moto.endpoint())) {
       assertEquals("{}", new String(s.getBytes("zarr.json").orElseThrow()));
     }
-    StoreException e = assertThrows(StoreException.class, () -> Stores.open("s3://" + bucket + "?colour=blue"));
+    StoreException e =
+        assertThrows(StoreException.class, () -> Stores.open("s3://" + bucket + "?colour=blue"));
     assertTrue(e.getMessage().contains("unknown option 'colour'"), e.getMessage());
   }
 
@@ -107,7 +114,8 @@ class S3StoreTest extends AbstractStoreTest {
     System.setProperty(S3Store.ENDPOINT_PROPERTY, moto.endpoint().toString());
     try (Store s = Stores.open("s3://" + bucket + "/pre")) {
       assertArrayEquals(CONTENTS.get("b/x/y/z"), read(s, "fix/b/x/y/z", ByteRange.ALL));
-      assertEquals(List.of("fix/a/c/0/0", "fix/a/c/0/1", "fix/a/c/1/0"), s.list("fix/a/c/").toList());
+      assertEquals(
+          List.of("fix/a/c/0/0", "fix/a/c/0/1", "fix/a/c/1/0"), s.list("fix/a/c/").toList());
     } finally {
       System.clearProperty(S3Store.ENDPOINT_PROPERTY);
     }
@@ -116,35 +124,50 @@ class S3StoreTest extends AbstractStoreTest {
   @Test
   void aMissingBucketIsAClearError() {
     try (S3Store s = new S3Store("no-such-bucket-zaro", "", options())) {
-      StoreException e = assertThrows(StoreException.class, () -> s.get("zarr.json", ByteRange.ALL, allocator));
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("zarr.json", ByteRange.ALL, allocator));
       assertTrue(e.getMessage().contains("no-such-bucket-zaro"), e.getMessage());
       e = assertThrows(StoreException.class, () -> s.list("").toList());
       assertTrue(e.getMessage().contains("no such bucket 'no-such-bucket-zaro'"), e.getMessage());
     }
   }
 
-  /** The kerchunk fixtures uploaded to S3: the reference file and its targets both in the bucket. */
+  /**
+   * The kerchunk fixtures uploaded to S3: the reference file and its targets both in the bucket.
+   */
   @Test
   void kerchunkReferencesOverS3() throws Exception {
     Path dir = Fixtures.testdata().resolve("kerchunk");
-    for (String f : List.of("simple.v0.json", "simple.v1.json", "data/simple.h5", "data/note.txt")) {
+    for (String f :
+        List.of("simple.v0.json", "simple.v1.json", "data/simple.h5", "data/note.txt")) {
       put(bucket, "kerchunk/" + f, Files.readAllBytes(dir.resolve(f)));
     }
     // a reference file in S3 that points at a local file
-    put(bucket, "kerchunk/evil.json", ("{\"k\": [\"" + dir.resolve("data/note.txt") + "\"]}").getBytes());
+    put(
+        bucket,
+        "kerchunk/evil.json",
+        ("{\"k\": [\"" + dir.resolve("data/note.txt") + "\"]}").getBytes());
     byte[] h5 = Files.readAllBytes(dir.resolve("data/simple.h5"));
-    JsonNode arrays = new ObjectMapper().readTree(Files.readAllBytes(dir.resolve("manifest.json")))
-        .get("references").get("simple.v1.json").get("arrays");
+    JsonNode arrays =
+        new ObjectMapper()
+            .readTree(Files.readAllBytes(dir.resolve("manifest.json")))
+            .get("references")
+            .get("simple.v1.json")
+            .get("arrays");
     System.setProperty(S3Store.ENDPOINT_PROPERTY, moto.endpoint().toString());
     try {
       for (String ref : List.of("simple.v0.json", "simple.v1.json")) {
         try (Store s = Stores.open("reference+json://s3://" + bucket + "/kerchunk/" + ref)) {
           int n = 0;
           for (Iterator<Map.Entry<String, JsonNode>> it = arrays.fields(); it.hasNext(); ) {
-            for (var chunk : (Iterable<Map.Entry<String, JsonNode>>) it.next().getValue().get("chunks")::fields) {
+            for (var chunk :
+                (Iterable<Map.Entry<String, JsonNode>>)
+                    it.next().getValue().get("chunks")::fields) {
               int off = chunk.getValue().get("offset").asInt();
               int size = chunk.getValue().get("size").asInt();
-              assertArrayEquals(java.util.Arrays.copyOfRange(h5, off, off + size), read(s, chunk.getKey(), ByteRange.ALL),
+              assertArrayEquals(
+                  java.util.Arrays.copyOfRange(h5, off, off + size),
+                  read(s, chunk.getKey(), ByteRange.ALL),
                   ref + " " + chunk.getKey());
               n++;
             }

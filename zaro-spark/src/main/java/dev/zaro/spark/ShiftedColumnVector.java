@@ -7,9 +7,9 @@ import org.apache.spark.sql.vectorized.ColumnarMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Rows {@code [offset, offset + rows)} of another column vector, read in place: when the arrays
- * of a multi-array table come in batches of different lengths, each Spark batch is the part
- * all of them still have. Does not own the vector it views.
+ * Rows {@code [offset, offset + rows)} of another column vector, read in place: when the arrays of
+ * a multi-array table come in batches of different lengths, each Spark batch is the part all of
+ * them still have. Does not own the vector it views.
  */
 final class ShiftedColumnVector extends ColumnVector {
   private final ColumnVector base;

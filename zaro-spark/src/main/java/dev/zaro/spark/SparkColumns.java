@@ -16,23 +16,24 @@ import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
 /**
- * The Spark side of zaro's table layout: the Spark type of each Arrow column, and the column
- * vector Spark reads it through. Types Spark's {@link ArrowColumnVector} reads (signed ints,
- * float32/64, bool, strings, bytes) are handed over as they are; the others are read in place
- * by a {@link WideningColumnVector} into the nearest Spark type that holds every value:
- * uint8/16/32 to short/int/long, uint64 to decimal(20,0), float16 to float, fixed-size binary
- * to binary, timestamps to microsecond timestamps and durations to day-time intervals (numpy's
- * NaT as null). Values are never copied into new buffers.
+ * The Spark side of zaro's table layout: the Spark type of each Arrow column, and the column vector
+ * Spark reads it through. Types Spark's {@link ArrowColumnVector} reads (signed ints, float32/64,
+ * bool, strings, bytes) are handed over as they are; the others are read in place by a {@link
+ * WideningColumnVector} into the nearest Spark type that holds every value: uint8/16/32 to
+ * short/int/long, uint64 to decimal(20,0), float16 to float, fixed-size binary to binary,
+ * timestamps to microsecond timestamps and durations to day-time intervals (numpy's NaT as null).
+ * Values are never copied into new buffers.
  *
- * <p>Arrow timestamps without a time zone (CF times, numpy.datetime64) are Spark's
- * {@code TIMESTAMP_NTZ}, as Spark reads Parquet's local timestamps.
+ * <p>Arrow timestamps without a time zone (CF times, numpy.datetime64) are Spark's {@code
+ * TIMESTAMP_NTZ}, as Spark reads Parquet's local timestamps.
  */
 final class SparkColumns {
   private SparkColumns() {}
 
   /** The Spark schema of an Arrow schema of zaro's table layout. */
   static StructType schema(Schema schema) {
-    StructField[] fields = schema.getFields().stream().map(SparkColumns::field).toArray(StructField[]::new);
+    StructField[] fields =
+        schema.getFields().stream().map(SparkColumns::field).toArray(StructField[]::new);
     return new StructType(fields);
   }
 
@@ -42,8 +43,11 @@ final class SparkColumns {
       field.getMetadata().forEach(metadata::putString);
     }
     // numpy's NaT reads as null (see WideningColumnVector), so time columns may hold nulls
-    boolean time = field.getType() instanceof ArrowType.Timestamp || field.getType() instanceof ArrowType.Duration;
-    return new StructField(field.getName(), type(field), field.isNullable() || time, metadata.build());
+    boolean time =
+        field.getType() instanceof ArrowType.Timestamp
+            || field.getType() instanceof ArrowType.Duration;
+    return new StructField(
+        field.getName(), type(field), field.isNullable() || time, metadata.build());
   }
 
   /** The Spark type of an Arrow column of the table layout. */
@@ -58,7 +62,9 @@ final class SparkColumns {
       };
     }
     if (t instanceof ArrowType.FloatingPoint f) {
-      return f.getPrecision() == FloatingPointPrecision.DOUBLE ? DataTypes.DoubleType : DataTypes.FloatType;
+      return f.getPrecision() == FloatingPointPrecision.DOUBLE
+          ? DataTypes.DoubleType
+          : DataTypes.FloatType;
     }
     if (t instanceof ArrowType.Bool) {
       return DataTypes.BooleanType;
@@ -66,7 +72,9 @@ final class SparkColumns {
     if (t instanceof ArrowType.Utf8 || t instanceof ArrowType.LargeUtf8) {
       return DataTypes.StringType;
     }
-    if (t instanceof ArrowType.Binary || t instanceof ArrowType.LargeBinary || t instanceof ArrowType.FixedSizeBinary) {
+    if (t instanceof ArrowType.Binary
+        || t instanceof ArrowType.LargeBinary
+        || t instanceof ArrowType.FixedSizeBinary) {
       return DataTypes.BinaryType;
     }
     if (t instanceof ArrowType.Timestamp ts) {
@@ -75,8 +83,8 @@ final class SparkColumns {
     if (t instanceof ArrowType.Duration) {
       return DayTimeIntervalType.apply(DayTimeIntervalType.DAY(), DayTimeIntervalType.SECOND());
     }
-    throw new IllegalArgumentException("zarr: column '" + field.getName() + "' has Arrow type " + t
-        + ", which has no Spark type");
+    throw new IllegalArgumentException(
+        "zarr: column '" + field.getName() + "' has Arrow type " + t + ", which has no Spark type");
   }
 
   /** Whether Spark's own ArrowColumnVector reads {@code field} as {@link #type} says. */
@@ -88,14 +96,19 @@ final class SparkColumns {
     if (t instanceof ArrowType.FloatingPoint f) {
       return f.getPrecision() != FloatingPointPrecision.HALF;
     }
-    return t instanceof ArrowType.Bool || t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary
-        || t instanceof ArrowType.LargeUtf8 || t instanceof ArrowType.LargeBinary;
+    return t instanceof ArrowType.Bool
+        || t instanceof ArrowType.Utf8
+        || t instanceof ArrowType.Binary
+        || t instanceof ArrowType.LargeUtf8
+        || t instanceof ArrowType.LargeBinary;
   }
 
   /** A Spark view of {@code vector} (no copy); closing the view does not close the vector. */
   static ColumnVector view(FieldVector vector) {
     Field field = vector.getField();
-    return direct(field) ? new BorrowedArrowColumnVector(vector) : new WideningColumnVector(vector, type(field));
+    return direct(field)
+        ? new BorrowedArrowColumnVector(vector)
+        : new WideningColumnVector(vector, type(field));
   }
 
   /** Spark's ArrowColumnVector, except that the reader that owns the vector closes it. */

@@ -14,11 +14,11 @@ import org.apache.spark.sql.vectorized.ColumnarMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Reads a fixed-width Arrow column Spark's ArrowColumnVector does not know (unsigned ints,
- * float16, fixed-size binary, non-microsecond timestamps, durations) straight from its buffers,
- * widening each value as it is asked for; see {@link SparkColumns}. A timestamp or duration
- * that does not fit Spark's microseconds fails with an ArithmeticException rather than wrap.
- * Does not own the vector.
+ * Reads a fixed-width Arrow column Spark's ArrowColumnVector does not know (unsigned ints, float16,
+ * fixed-size binary, non-microsecond timestamps, durations) straight from its buffers, widening
+ * each value as it is asked for; see {@link SparkColumns}. A timestamp or duration that does not
+ * fit Spark's microseconds fails with an ArithmeticException rather than wrap. Does not own the
+ * vector.
  */
 final class WideningColumnVector extends ColumnVector {
   private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
@@ -27,30 +27,42 @@ final class WideningColumnVector extends ColumnVector {
   private final ArrowBuf data;
   private final ArrowType arrowType;
   private final int width;
-  /** Timestamps and durations: numpy's NaT (the smallest int64) reads as null, as pandas and pyarrow read it. */
+
+  /**
+   * Timestamps and durations: numpy's NaT (the smallest int64) reads as null, as pandas and pyarrow
+   * read it.
+   */
   private final boolean time;
+
   /** Microseconds per stored unit (timestamps, durations), or a divisor when negative (ns). */
   private final long micros;
 
   WideningColumnVector(FieldVector vector, DataType sparkType) {
     super(sparkType);
     if (!(vector instanceof BaseFixedWidthVector fixed)) {
-      throw new IllegalArgumentException("zarr: column '" + vector.getName() + "' (" + vector.getField().getType()
-          + ") is not fixed width");
+      throw new IllegalArgumentException(
+          "zarr: column '"
+              + vector.getName()
+              + "' ("
+              + vector.getField().getType()
+              + ") is not fixed width");
     }
     this.vector = fixed;
     this.data = fixed.getDataBuffer();
     this.arrowType = vector.getField().getType();
     this.width = fixed.getTypeWidth();
     this.time = arrowType instanceof ArrowType.Timestamp || arrowType instanceof ArrowType.Duration;
-    TimeUnit unit = arrowType instanceof ArrowType.Timestamp ts ? ts.getUnit()
-        : arrowType instanceof ArrowType.Duration d ? d.getUnit() : TimeUnit.MICROSECOND;
-    this.micros = switch (unit) {
-      case SECOND -> 1_000_000L;
-      case MILLISECOND -> 1_000L;
-      case MICROSECOND -> 1L;
-      case NANOSECOND -> -1_000L;
-    };
+    TimeUnit unit =
+        arrowType instanceof ArrowType.Timestamp ts
+            ? ts.getUnit()
+            : arrowType instanceof ArrowType.Duration d ? d.getUnit() : TimeUnit.MICROSECOND;
+    this.micros =
+        switch (unit) {
+          case SECOND -> 1_000_000L;
+          case MILLISECOND -> 1_000L;
+          case MICROSECOND -> 1L;
+          case NANOSECOND -> -1_000L;
+        };
   }
 
   @Override
@@ -110,7 +122,7 @@ final class WideningColumnVector extends ColumnVector {
     }
     long v = data.getLong((long) rowId * 8);
     if (v == Long.MIN_VALUE) {
-      return 0;  // NaT: a null slot
+      return 0; // NaT: a null slot
     }
     return micros > 0 ? Math.multiplyExact(v, micros) : Math.floorDiv(v, -micros);
   }
@@ -133,8 +145,10 @@ final class WideningColumnVector extends ColumnVector {
     if (v >= 0) {
       return Decimal.apply(v, precision, scale);
     }
-    return Decimal.apply(new scala.math.BigDecimal(new java.math.BigDecimal(BigInteger.valueOf(v).add(TWO_64))),
-        precision, scale);
+    return Decimal.apply(
+        new scala.math.BigDecimal(new java.math.BigDecimal(BigInteger.valueOf(v).add(TWO_64))),
+        precision,
+        scale);
   }
 
   @Override
@@ -169,7 +183,15 @@ final class WideningColumnVector extends ColumnVector {
   }
 
   private UnsupportedOperationException unsupported(String what) {
-    return new UnsupportedOperationException("zarr: column '" + vector.getName() + "' (" + arrowType + " as "
-        + dataType() + ") has no " + what + " values");
+    return new UnsupportedOperationException(
+        "zarr: column '"
+            + vector.getName()
+            + "' ("
+            + arrowType
+            + " as "
+            + dataType()
+            + ") has no "
+            + what
+            + " values");
   }
 }

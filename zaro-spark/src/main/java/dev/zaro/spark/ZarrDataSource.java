@@ -4,16 +4,11 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.read.ReadOptions;
-import dev.zaro.arrow.read.TableReader;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
@@ -24,10 +19,10 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The {@code zarr} data source: {@code spark.read.format("zarr").option("array", "t2m").load(STORE)}
- * reads arrays in zaro's table layout (DESIGN.md, "Spark contract"). Options are checked and
- * the schema worked out here, at analysis: a bad option fails {@code load} with a message that
- * names it.
+ * The {@code zarr} data source: {@code spark.read.format("zarr").option("array",
+ * "t2m").load(STORE)} reads arrays in zaro's table layout (DESIGN.md, "Spark contract"). Options
+ * are checked and the schema worked out here, at analysis: a bad option fails {@code load} with a
+ * message that names it.
  */
 public final class ZarrDataSource implements TableProvider, DataSourceRegister {
 
@@ -42,7 +37,8 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
   }
 
   @Override
-  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+  public Table getTable(
+      StructType schema, Transform[] partitioning, Map<String, String> properties) {
     return new ZarrTable(ZarrOptions.parse(properties), schema);
   }
 
@@ -63,23 +59,47 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
         try {
           arrayShape = zaro.meta(array).shape();
         } catch (NodeNotFoundException e) {
-          throw new IllegalArgumentException("zarr: option '" + option + "': no array '" + array + "' in "
-              + options.location() + " (" + e.getMessage() + ")", e);
+          throw new IllegalArgumentException(
+              "zarr: option '"
+                  + option
+                  + "': no array '"
+                  + array
+                  + "' in "
+                  + options.location()
+                  + " ("
+                  + e.getMessage()
+                  + ")",
+              e);
         } catch (ZaroException e) {
-          throw new IllegalArgumentException("zarr: option '" + option + "' ('" + array + "'): " + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "zarr: option '" + option + "' ('" + array + "'): " + e.getMessage(), e);
         }
         if (shape != null && !java.util.Arrays.equals(shape, arrayShape)) {
-          throw new IllegalArgumentException("zarr: option 'arrays': '" + array + "' has shape "
-              + java.util.Arrays.toString(arrayShape) + " but '" + options.arrays().get(0) + "' has "
-              + java.util.Arrays.toString(shape) + "; the arrays of one table share their shape");
+          throw new IllegalArgumentException(
+              "zarr: option 'arrays': '"
+                  + array
+                  + "' has shape "
+                  + java.util.Arrays.toString(arrayShape)
+                  + " but '"
+                  + options.arrays().get(0)
+                  + "' has "
+                  + java.util.Arrays.toString(shape)
+                  + "; the arrays of one table share their shape");
         }
         shape = arrayShape;
         List<Field> fields = tableFields(zaro, options, array, option);
         List<Field> arrayDims = fields.subList(0, fields.size() - 1);
         if (dims != null && !dims.equals(arrayDims)) {
-          throw new IllegalArgumentException("zarr: option 'arrays': '" + array + "' has dimension columns "
-              + arrayDims + " but '" + options.arrays().get(0) + "' has " + dims
-              + "; the arrays of one table share their dimensions");
+          throw new IllegalArgumentException(
+              "zarr: option 'arrays': '"
+                  + array
+                  + "' has dimension columns "
+                  + arrayDims
+                  + " but '"
+                  + options.arrays().get(0)
+                  + "' has "
+                  + dims
+                  + "; the arrays of one table share their dimensions");
         }
         dims = arrayDims;
         values.add(fields.get(fields.size() - 1));
@@ -91,8 +111,14 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     List<StructField> fields = new ArrayList<>();
     for (Field f : all) {
       if (!names.add(f.getName().toLowerCase(java.util.Locale.ROOT))) {
-        throw new IllegalArgumentException("zarr: option '" + option + "' (" + options.arrays()
-            + ") gives two columns named '" + f.getName() + "'");
+        throw new IllegalArgumentException(
+            "zarr: option '"
+                + option
+                + "' ("
+                + options.arrays()
+                + ") gives two columns named '"
+                + f.getName()
+                + "'");
       }
       try {
         fields.add(SparkColumns.field(f));
@@ -107,25 +133,31 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
    * The Arrow fields of one array's table layout (dimension columns, then its value column), from
    * metadata alone: no chunk of the array or of its coordinate arrays is read.
    */
-  private static List<Field> tableFields(Zaro zaro, ZarrOptions options, String array, String option) {
+  private static List<Field> tableFields(
+      Zaro zaro, ZarrOptions options, String array, String option) {
     try {
       dev.zaro.arrow.metadata.ArrayMetadata meta = zaro.meta(array);
       if (meta.dataType().fallbackFormat().isPresent() && !options.fallbackTypes()) {
         // the read would refuse it: say which option allows it
         zaro.array(array);
       }
-      dev.zaro.arrow.read.Selection selection = dev.zaro.arrow.read.Selection.parse(options.slice(), meta.shape());
-      return zaro.tableSchema(array, selection, dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()))
+      dev.zaro.arrow.read.Selection selection =
+          dev.zaro.arrow.read.Selection.parse(options.slice(), meta.shape());
+      return zaro.tableSchema(
+              array, selection, dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()))
           .getFields();
     } catch (SelectionException e) {
       throw new IllegalArgumentException("zarr: option 'slice': " + e.getMessage(), e);
     } catch (ZaroException e) {
       String hint = zaroFallback(zaro, array) ? "fallbackTypes" : option;
-      throw new IllegalArgumentException("zarr: option '" + hint + "' ('" + array + "'): " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "zarr: option '" + hint + "' ('" + array + "'): " + e.getMessage(), e);
     }
   }
 
-  /** Whether the array is one zaro reads only as bit patterns (the fallbackTypes option's arrays). */
+  /**
+   * Whether the array is one zaro reads only as bit patterns (the fallbackTypes option's arrays).
+   */
   private static boolean zaroFallback(Zaro zaro, String array) {
     try {
       return zaro.meta(array).dataType().fallbackFormat().isPresent();
@@ -134,13 +166,12 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     }
   }
 
-
   private static Zaro open(ZarrOptions options) {
     try {
       return options.open();
     } catch (ZaroException e) {
-      throw new IllegalArgumentException("zarr: cannot open store '" + options.location() + "' (load path): "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "zarr: cannot open store '" + options.location() + "' (load path): " + e.getMessage(), e);
     }
   }
 }

@@ -5,9 +5,9 @@ import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
- * The scan's Spark metrics (shown on the SQL tab, summed over tasks), from zaro's
- * {@code ReadStats}: chunks decoded (inner chunks, for sharded arrays), encoded bytes fetched
- * from the store, decoded bytes of the values read.
+ * The scan's Spark metrics (shown on the SQL tab, summed over tasks), from zaro's {@code
+ * ReadStats}: chunks decoded (inner chunks, for sharded arrays), encoded bytes fetched from the
+ * store, decoded bytes of the values read.
  */
 public final class ZarrMetrics {
   private ZarrMetrics() {}

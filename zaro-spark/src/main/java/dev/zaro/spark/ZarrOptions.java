@@ -13,25 +13,34 @@ import java.util.function.UnaryOperator;
 
 /**
  * The options of one {@code spark.read.format("zarr")} read, checked once on the driver. This is
- * all an executor gets to reopen the store: the location and the option values, never an open
- * store or metadata.
+ * all an executor gets to reopen the store: the location and the option values, never an open store
+ * or metadata.
  *
- * @param location the STORE ({@code load(...)} path): local, file://, http(s), s3, gs, reference+...
+ * @param location the STORE ({@code load(...)} path): local, file://, http(s), s3, gs,
+ *     reference+...
  * @param arrays the arrays read as one table, in column order (one value column each)
  * @param slice the selection in zaro's slice syntax ("" for everything)
  * @param raw stored values instead of CF decoding
  * @param fallbackTypes read bfloat16/float8_* as their bit patterns
- * @param partitionBytes about this many decoded bytes per partition; 0 when not given: then
- *     at most {@link #DEFAULT_PARTITION_BYTES}, and less when that spreads the read over all of
- *     Spark's cores (as Spark's file sources size their splits)
+ * @param partitionBytes about this many decoded bytes per partition; 0 when not given: then at most
+ *     {@link #DEFAULT_PARTITION_BYTES}, and less when that spreads the read over all of Spark's
+ *     cores (as Spark's file sources size their splits)
  * @param threads chunks one task decodes in parallel
  */
-public record ZarrOptions(String location, List<String> arrays, String slice, boolean raw, boolean fallbackTypes,
-    long partitionBytes, int threads) implements Serializable {
+public record ZarrOptions(
+    String location,
+    List<String> arrays,
+    String slice,
+    boolean raw,
+    boolean fallbackTypes,
+    long partitionBytes,
+    int threads)
+    implements Serializable {
 
   /** Every option the source understands ({@code path} is what {@code load(STORE)} sets). */
-  static final Set<String> KNOWN = Set.of("path", "array", "arrays", "slice", "raw", "fallbacktypes",
-      "partitionbytes", "threads");
+  static final Set<String> KNOWN =
+      Set.of(
+          "path", "array", "arrays", "slice", "raw", "fallbacktypes", "partitionbytes", "threads");
 
   public static final long DEFAULT_PARTITION_BYTES = 128L << 20;
 
@@ -47,12 +56,20 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
   public static ZarrOptions parse(Map<String, String> options) {
     for (String key : options.keySet()) {
       if (!KNOWN.contains(key.toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException("zarr: unknown option '" + key + "'; the options are path (load(STORE)),"
-            + " array, arrays, slice, raw, fallbackTypes, partitionBytes, threads");
+        throw new IllegalArgumentException(
+            "zarr: unknown option '"
+                + key
+                + "'; the options are path (load(STORE)),"
+                + " array, arrays, slice, raw, fallbackTypes, partitionBytes, threads");
       }
     }
-    UnaryOperator<String> get = k -> options.entrySet().stream()
-        .filter(e -> e.getKey().equalsIgnoreCase(k)).map(Map.Entry::getValue).findFirst().orElse(null);
+    UnaryOperator<String> get =
+        k ->
+            options.entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase(k))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(null);
     String location = get.apply("path");
     if (location == null || location.isBlank()) {
       throw new IllegalArgumentException("zarr: no store; pass it to load(STORE) (option 'path')");
@@ -63,24 +80,34 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
       throw new IllegalArgumentException("zarr: give option 'array' or option 'arrays', not both");
     }
     if (array == null && arrays == null) {
-      throw new IllegalArgumentException("zarr: option 'array' (one array) or 'arrays' (several, comma separated)"
-          + " is required");
+      throw new IllegalArgumentException(
+          "zarr: option 'array' (one array) or 'arrays' (several, comma separated)"
+              + " is required");
     }
     List<String> names = new ArrayList<>();
     for (String name : (array != null ? List.of(array) : List.of(arrays.split(",", -1)))) {
       String n = name.trim();
       if (n.isEmpty()) {
-        throw new IllegalArgumentException("zarr: option '" + (array != null ? "array" : "arrays") + "' ('"
-            + (array != null ? array : arrays) + "') names an empty array");
+        throw new IllegalArgumentException(
+            "zarr: option '"
+                + (array != null ? "array" : "arrays")
+                + "' ('"
+                + (array != null ? array : arrays)
+                + "') names an empty array");
       }
       names.add(n);
     }
     if (new LinkedHashSet<>(names).size() != names.size()) {
-      throw new IllegalArgumentException("zarr: option 'arrays' ('" + arrays + "') names an array twice");
+      throw new IllegalArgumentException(
+          "zarr: option 'arrays' ('" + arrays + "') names an array twice");
     }
     String slice = get.apply("slice");
-    return new ZarrOptions(location, names, slice == null ? "" : slice,
-        bool(get.apply("raw"), "raw"), bool(get.apply("fallbackTypes"), "fallbackTypes"),
+    return new ZarrOptions(
+        location,
+        names,
+        slice == null ? "" : slice,
+        bool(get.apply("raw"), "raw"),
+        bool(get.apply("fallbackTypes"), "fallbackTypes"),
         positive(get.apply("partitionBytes"), "partitionBytes", 0),
         (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)));
   }
@@ -92,8 +119,9 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
     return switch (value.trim().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new IllegalArgumentException("zarr: option '" + option + "' is '" + value
-          + "'; expected true or false");
+      default ->
+          throw new IllegalArgumentException(
+              "zarr: option '" + option + "' is '" + value + "'; expected true or false");
     };
   }
 
@@ -112,8 +140,13 @@ public record ZarrOptions(String location, List<String> arrays, String slice, bo
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new IllegalArgumentException("zarr: option '" + option + "' is '" + value
-        + "'; expected a positive integer" + (option.equals("threads") ? "" : " (k, m, g suffixes allowed)"));
+    throw new IllegalArgumentException(
+        "zarr: option '"
+            + option
+            + "' is '"
+            + value
+            + "'; expected a positive integer"
+            + (option.equals("threads") ? "" : " (k, m, g suffixes allowed)"));
   }
 
   /** The zaro options an open of this read uses. */

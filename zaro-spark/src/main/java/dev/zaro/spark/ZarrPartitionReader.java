@@ -21,52 +21,72 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Reads one partition: reopens the store from the options, streams the partition's selection
- * of each needed array through zaro's {@link TableReader} (one per array, over the same
- * selection) and hands Spark each batch as a {@link ColumnarBatch} viewing the readers' Arrow
- * vectors in place. Memory is bounded by one record batch per array. Owns its allocator, store
- * and readers, all released by {@link #close()}; a batch stays valid until the next
- * {@link #next()}.
+ * Reads one partition: reopens the store from the options, streams the partition's selection of
+ * each needed array through zaro's {@link TableReader} (one per array, over the same selection) and
+ * hands Spark each batch as a {@link ColumnarBatch} viewing the readers' Arrow vectors in place.
+ * Memory is bounded by one record batch per array. Owns its allocator, store and readers, all
+ * released by {@link #close()}; a batch stays valid until the next {@link #next()}.
  */
 final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
   private final BufferAllocator allocator;
   private final Zaro zaro;
   private final List<TableReader> readers = new ArrayList<>();
+
   /** Per output column: which reader, which of its vectors. */
   private final int[] columnReader;
+
   private final int[] columnVector;
+
   /** Per reader: rows of its current batch, rows of it already handed out, views of its vectors. */
   private final int[] batchRows;
+
   private final int[] used;
   private final ColumnVector[][] views;
+
   /** What this task's reads cost: its metrics. */
   private final ReadStats stats = new ReadStats();
+
   private ColumnarBatch current;
 
   /**
    * @param arrays the arrays to stream (the first also gives the dimension columns)
-   * @param columns per output column: {@code -1 - d} for dimension column d, else the index of
-   *     the array in {@code arrays} whose value column it is
+   * @param columns per output column: {@code -1 - d} for dimension column d, else the index of the
+   *     array in {@code arrays} whose value column it is
    */
   ZarrPartitionReader(ZarrOptions options, String selection, List<String> arrays, int[] columns) {
     this(options, selection, arrays, columns, TableOptions.DEFAULT.batchRows());
   }
 
-  /** @param maxBatchRows at most this many rows per batch of each array (tests make it small) */
-  ZarrPartitionReader(ZarrOptions options, String selection, List<String> arrays, int[] columns, long maxBatchRows) {
+  /**
+   * @param maxBatchRows at most this many rows per batch of each array (tests make it small)
+   */
+  ZarrPartitionReader(
+      ZarrOptions options,
+      String selection,
+      List<String> arrays,
+      int[] columns,
+      long maxBatchRows) {
     this.allocator = new RootAllocator();
     Zaro opened = null;
     try {
       opened = options.open();
       this.zaro = opened;
       ReadOptions readOptions = ReadOptions.DEFAULT.withStats(stats);
-      TableOptions tableOptions = TableOptions.DEFAULT.withCf(!options.raw()).withBatchRows(maxBatchRows);
+      TableOptions tableOptions =
+          TableOptions.DEFAULT.withCf(!options.raw()).withBatchRows(maxBatchRows);
       // one set of dimension columns (coordinates read once) serves every array of the table
-      List<DimensionColumn> dimensions = zaro.dimensionColumns(arrays.get(0), tableOptions, allocator);
+      List<DimensionColumn> dimensions =
+          zaro.dimensionColumns(arrays.get(0), tableOptions, allocator);
       Selection parsed = Selection.parse(selection, zaro.meta(arrays.get(0)).shape());
       for (int a = 0; a < arrays.size(); a++) {
-        readers.add(new TableReader(zaro.array(arrays.get(a)), parsed, dimensions, tableOptions, readOptions,
-            allocator));
+        readers.add(
+            new TableReader(
+                zaro.array(arrays.get(a)),
+                parsed,
+                dimensions,
+                tableOptions,
+                readOptions,
+                allocator));
       }
     } catch (RuntimeException e) {
       readers.forEach(ZarrPartitionReader::closeQuietly);
@@ -108,7 +128,8 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         batchRows[r] = root.getRowCount();
         used[r] = 0;
-        views[r] = root.getFieldVectors().stream().map(SparkColumns::view).toArray(ColumnVector[]::new);
+        views[r] =
+            root.getFieldVectors().stream().map(SparkColumns::view).toArray(ColumnVector[]::new);
       }
       rows = Math.min(rows, batchRows[r] - used[r]);
     }
@@ -117,7 +138,10 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
       int r = columnReader[c];
       ColumnVector[] v = views[r];
       ColumnVector view = v[columnVector[c] < 0 ? v.length - 1 : columnVector[c]];
-      columns[c] = used[r] == 0 && rows == batchRows[r] ? view : new ShiftedColumnVector(view, used[r], rows);
+      columns[c] =
+          used[r] == 0 && rows == batchRows[r]
+              ? view
+              : new ShiftedColumnVector(view, used[r], rows);
     }
     for (int r = 0; r < readers.size(); r++) {
       used[r] += rows;
@@ -126,7 +150,10 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
     return true;
   }
 
-  /** Whether a reader still holds rows (when another has ended: the arrays disagree on the row count). */
+  /**
+   * Whether a reader still holds rows (when another has ended: the arrays disagree on the row
+   * count).
+   */
   private boolean anyLeft() {
     for (int i = 0; i < readers.size(); i++) {
       if (used[i] < batchRows[i]) {
@@ -144,13 +171,14 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
     return new CustomTaskMetric[] {
-        ZarrMetrics.task(ZarrMetrics.CHUNKS_READ, stats.chunksDecoded()),
-        ZarrMetrics.task(ZarrMetrics.BYTES_FETCHED, stats.bytesFetched()),
-        ZarrMetrics.task(ZarrMetrics.BYTES_DECODED, stats.bytesDecoded())};
+      ZarrMetrics.task(ZarrMetrics.CHUNKS_READ, stats.chunksDecoded()),
+      ZarrMetrics.task(ZarrMetrics.BYTES_FETCHED, stats.bytesFetched()),
+      ZarrMetrics.task(ZarrMetrics.BYTES_DECODED, stats.bytesDecoded())
+    };
   }
 
   private void closeCurrent() {
-    current = null;  // its vectors are views; the readers own the memory
+    current = null; // its vectors are views; the readers own the memory
   }
 
   @Override

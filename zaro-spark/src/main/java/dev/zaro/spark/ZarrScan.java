@@ -30,25 +30,30 @@ import org.apache.spark.sql.sources.LessThanOrEqual;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A planned read: the selection narrowed by the pushed filters, cut into partitions by zaro's
- * read plan (about {@code partitionBytes} decoded bytes each, on chunk or shard boundaries,
- * computed arithmetically: no chunk is listed). Without the option, partitions hold at most
- * 128 MiB and are made smaller (not below 4 MiB) so that every core gets one, as Spark sizes
- * its file splits. Planned once, on the driver, which then holds
- * no open store; partitions carry only their selection's text.
+ * A planned read: the selection narrowed by the pushed filters, cut into partitions by zaro's read
+ * plan (about {@code partitionBytes} decoded bytes each, on chunk or shard boundaries, computed
+ * arithmetically: no chunk is listed). Without the option, partitions hold at most 128 MiB and are
+ * made smaller (not below 4 MiB) so that every core gets one, as Spark sizes its file splits.
+ * Planned once, on the driver, which then holds no open store; partitions carry only their
+ * selection's text.
  */
 final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
   private final ZarrOptions options;
   private final StructType schema;
   private final StructType required;
   private final Filter[] filters;
+
   /** The arrays whose value columns are read (the first array alone when none is). */
   private final List<String> readArrays = new ArrayList<>();
+
   /** Per required column: -1 - dimension column, or the index in readArrays. */
   private final int[] columns;
+
   private Planned planned;
 
-  /** Without a partitionBytes option, partitions are not cut smaller than this to fill the cores. */
+  /**
+   * Without a partitionBytes option, partitions are not cut smaller than this to fill the cores.
+   */
   static final long MIN_AUTO_PARTITION_BYTES = 4L << 20;
 
   /** The narrowed selection, its partitions and its size. */
@@ -85,8 +90,15 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
   @Override
   public String description() {
     Planned p = plan();
-    return "zarr " + options.location() + " " + String.join(",", readArrays) + " [" + p.selection().canonical()
-        + "] " + p.pieces().size() + " partitions";
+    return "zarr "
+        + options.location()
+        + " "
+        + String.join(",", readArrays)
+        + " ["
+        + p.selection().canonical()
+        + "] "
+        + p.pieces().size()
+        + " partitions";
   }
 
   @Override
@@ -135,8 +147,9 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
       try (Zaro zaro = options.open()) {
         ZarrArray first = zaro.array(readArrays.get(0));
         Selection base = Selection.parse(options.slice(), first.metadata().shape());
-        DimensionFilter filter = DimensionFilter.of(zaro, readArrays.get(0),
-            TableOptions.DEFAULT.withCf(!options.raw()));
+        DimensionFilter filter =
+            DimensionFilter.of(
+                zaro, readArrays.get(0), TableOptions.DEFAULT.withCf(!options.raw()));
         for (Filter f : filters) {
           filter = restrict(filter, f);
         }
@@ -154,9 +167,13 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
         }
         ReadPlan plan = ReadPlan.of(first, selection);
         long bytes = Math.multiplyExact(rows, allBytes);
-        long perPartition = options.partitionBytes() > 0 ? options.partitionBytes()
-            : Math.min(ZarrOptions.DEFAULT_PARTITION_BYTES, Math.max(MIN_AUTO_PARTITION_BYTES, -Math.floorDiv(-bytes,
-                defaultParallelism())));
+        long perPartition =
+            options.partitionBytes() > 0
+                ? options.partitionBytes()
+                : Math.min(
+                    ZarrOptions.DEFAULT_PARTITION_BYTES,
+                    Math.max(
+                        MIN_AUTO_PARTITION_BYTES, -Math.floorDiv(-bytes, defaultParallelism())));
         long target = Math.max(1, perPartition / allBytes * firstBytes);
         planned = new Planned(selection, plan.split(target), rows, bytes);
       }
@@ -196,7 +213,8 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
       return filter.restrict(g.attribute(), DimensionFilter.Op.GE, literal(g.value()));
     }
     if (f instanceof In in) {
-      return filter.restrictIn(in.attribute(),
+      return filter.restrictIn(
+          in.attribute(),
           Arrays.stream(in.values()).filter(v -> v != null).map(ZarrScan::literal).toList());
     }
     return filter;

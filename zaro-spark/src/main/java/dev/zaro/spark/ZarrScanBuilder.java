@@ -21,12 +21,13 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Column pruning and filter pushdown. Filters on dimension columns ({@code =, <, <=, >, >=, IN},
- * BETWEEN, and ANDs of those) become index ranges at planning, through monotone coordinates
- * ({@code dev.zaro.arrow.plan.DimensionFilter}); partitions outside them are never created.
- * Every filter also stays with Spark, which checks each row: a range is a superset of the rows
- * a filter keeps (IN keeps the hull of its values, chunk-aligned pieces), never a subset.
+ * BETWEEN, and ANDs of those) become index ranges at planning, through monotone coordinates ({@code
+ * dev.zaro.arrow.plan.DimensionFilter}); partitions outside them are never created. Every filter
+ * also stays with Spark, which checks each row: a range is a superset of the rows a filter keeps
+ * (IN keeps the hull of its values, chunk-aligned pieces), never a subset.
  */
-final class ZarrScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
+final class ZarrScanBuilder
+    implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
   private final ZarrOptions options;
   private final StructType schema;
   private final Set<String> dimensions;
@@ -37,8 +38,10 @@ final class ZarrScanBuilder implements ScanBuilder, SupportsPushDownRequiredColu
     this.options = options;
     this.schema = schema;
     this.required = schema;
-    this.dimensions = Arrays.stream(schema.fieldNames()).limit(schema.size() - options.arrays().size())
-        .collect(Collectors.toSet());
+    this.dimensions =
+        Arrays.stream(schema.fieldNames())
+            .limit(schema.size() - options.arrays().size())
+            .collect(Collectors.toSet());
   }
 
   @Override
@@ -55,7 +58,7 @@ final class ZarrScanBuilder implements ScanBuilder, SupportsPushDownRequiredColu
       }
     }
     pushed = usable.toArray(Filter[]::new);
-    return filters;  // Spark still checks every row
+    return filters; // Spark still checks every row
   }
 
   @Override
@@ -68,13 +71,18 @@ final class ZarrScanBuilder implements ScanBuilder, SupportsPushDownRequiredColu
     if (f instanceof And and) {
       return usable(and.left()) || usable(and.right());
     }
-    String column = f instanceof EqualTo e ? e.attribute()
-        : f instanceof LessThan l ? l.attribute()
-        : f instanceof LessThanOrEqual l ? l.attribute()
-        : f instanceof GreaterThan g ? g.attribute()
-        : f instanceof GreaterThanOrEqual g ? g.attribute()
-        : f instanceof In in ? in.attribute()
-        : null;
+    String column =
+        f instanceof EqualTo e
+            ? e.attribute()
+            : f instanceof LessThan l
+                ? l.attribute()
+                : f instanceof LessThanOrEqual l
+                    ? l.attribute()
+                    : f instanceof GreaterThan g
+                        ? g.attribute()
+                        : f instanceof GreaterThanOrEqual g
+                            ? g.attribute()
+                            : f instanceof In in ? in.attribute() : null;
     return column != null && dimensions.contains(column);
   }
 

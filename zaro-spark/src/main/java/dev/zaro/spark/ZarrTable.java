@@ -8,8 +8,8 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * One read's table: the dimension columns, then one value column per array (in the order of
- * {@link ZarrOptions#arrays()}); see {@link ZarrDataSource#schema}.
+ * One read's table: the dimension columns, then one value column per array (in the order of {@link
+ * ZarrOptions#arrays()}); see {@link ZarrDataSource#schema}.
  */
 final class ZarrTable implements SupportsRead {
   private final ZarrOptions options;

@@ -20,9 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ShadedJarIT {
   /** Class path entries the shaded jar bundles (or zaro itself): not Spark's, so left out. */
-  private static final List<String> BUNDLED = List.of("/dev/zaro/", "zaro-", "/software/amazon/",
-      "/org/apache/httpcomponents/", "/net/java/dev/jna/", "/org/tukaani/", "/arrow-dataset/", "/arrow-c-data/",
-      "/arrow-memory-unsafe/", "/org/reactivestreams/");
+  private static final List<String> BUNDLED =
+      List.of(
+          "/dev/zaro/",
+          "zaro-",
+          "/software/amazon/",
+          "/org/apache/httpcomponents/",
+          "/net/java/dev/jna/",
+          "/org/tukaani/",
+          "/arrow-dataset/",
+          "/arrow-c-data/",
+          "/arrow-memory-unsafe/",
+          "/org/reactivestreams/");
 
   @Test
   void shadedJarReadsBesideSparksJars(@TempDir Path tmp) throws Exception {
@@ -50,10 +59,16 @@ class ShadedJarIT {
         command.add(flag);
       }
     }
-    command.addAll(List.of("-cp", String.join(File.pathSeparator, classPath), ShadedJarSmoke.class.getName(),
-        Fixtures.sample().toString(), 2 * 73 * 144 + " " + (2 * 73 * 144) + " 2020-01-01T06:00 90.0"));
+    command.addAll(
+        List.of(
+            "-cp",
+            String.join(File.pathSeparator, classPath),
+            ShadedJarSmoke.class.getName(),
+            Fixtures.sample().toString(),
+            2 * 73 * 144 + " " + (2 * 73 * 144) + " 2020-01-01T06:00 90.0"));
     Path log = tmp.resolve("smoke.log");
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(5, TimeUnit.MINUTES)) {
       p.destroyForcibly();
     }

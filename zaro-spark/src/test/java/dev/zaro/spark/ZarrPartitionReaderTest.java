@@ -19,20 +19,23 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.Test;
 
 /**
- * The partition reader without Spark: arrays chunked differently (t2m in shards of 12 time
- * steps, precip in 24) stream batches of different lengths, and each Spark batch is the part
- * both still hold, values in place.
+ * The partition reader without Spark: arrays chunked differently (t2m in shards of 12 time steps,
+ * precip in 24) stream batches of different lengths, and each Spark batch is the part both still
+ * hold, values in place.
  */
 class ZarrPartitionReaderTest {
 
   @Test
   void alignsArraysWhoseBatchesDiffer() throws Exception {
-    ZarrOptions options = ZarrOptions.parse(Map.of("path", Fixtures.sample().toString(), "arrays", "t2m,precip"));
+    ZarrOptions options =
+        ZarrOptions.parse(Map.of("path", Fixtures.sample().toString(), "arrays", "t2m,precip"));
     List<Float> t2m = new ArrayList<>();
     List<Double> precip = new ArrayList<>();
-    try (BufferAllocator allocator = new RootAllocator(); Zaro zaro = Zaro.open(Fixtures.sample().toString())) {
+    try (BufferAllocator allocator = new RootAllocator();
+        Zaro zaro = Zaro.open(Fixtures.sample().toString())) {
       TableOptions small = TableOptions.DEFAULT.withBatchRows(30_000);
-      try (TableReader reader = zaro.readTable("t2m", "5:40", allocator, small, ReadOptions.DEFAULT)) {
+      try (TableReader reader =
+          zaro.readTable("t2m", "5:40", allocator, small, ReadOptions.DEFAULT)) {
         while (reader.loadNextBatch()) {
           Float4Vector v = (Float4Vector) reader.getVectorSchemaRoot().getVector("t2m");
           for (int i = 0; i < v.getValueCount(); i++) {
@@ -40,7 +43,8 @@ class ZarrPartitionReaderTest {
           }
         }
       }
-      try (TableReader reader = zaro.readTable("precip", "5:40", allocator, small, ReadOptions.DEFAULT)) {
+      try (TableReader reader =
+          zaro.readTable("precip", "5:40", allocator, small, ReadOptions.DEFAULT)) {
         while (reader.loadNextBatch()) {
           Float8Vector v = (Float8Vector) reader.getVectorSchemaRoot().getVector("precip");
           for (int i = 0; i < v.getValueCount(); i++) {
@@ -52,11 +56,16 @@ class ZarrPartitionReaderTest {
     int shifted = 0;
     int row = 0;
     // columns: lat (dimension 1), t2m (array 0), precip (array 1)
-    try (ZarrPartitionReader reader = new ZarrPartitionReader(options, "5:40", List.of("t2m", "precip"),
-        new int[] {-2, 0, 1}, 30_000)) {
+    try (ZarrPartitionReader reader =
+        new ZarrPartitionReader(
+            options, "5:40", List.of("t2m", "precip"), new int[] {-2, 0, 1}, 30_000)) {
       while (reader.next()) {
         ColumnarBatch batch = reader.get();
-        shifted += batch.column(1) instanceof ShiftedColumnVector || batch.column(2) instanceof ShiftedColumnVector ? 1 : 0;
+        shifted +=
+            batch.column(1) instanceof ShiftedColumnVector
+                    || batch.column(2) instanceof ShiftedColumnVector
+                ? 1
+                : 0;
         for (int i = 0; i < batch.numRows(); i++, row++) {
           assertEquals(t2m.get(row), batch.column(1).getFloat(i), "t2m of row " + row);
           Double p = precip.get(row);

@@ -47,9 +47,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The zarr source on a local[2] session: values against tensorstore/numpy fixtures for every
- * dtype class, CF decoding against zaro's table layout, multi-array tables, pushdown pruning
- * (seen in the plan and the metrics), bad options.
+ * The zarr source on a local[2] session: values against tensorstore/numpy fixtures for every dtype
+ * class, CF decoding against zaro's table layout, multi-array tables, pushdown pruning (seen in the
+ * plan and the metrics), bad options.
  */
 class ZarrSourceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -76,13 +76,33 @@ class ZarrSourceTest {
   /** One read per dtype class: {set, case name, read index}. */
   static Stream<Arguments> dtypeReads() {
     List<Arguments> out = new ArrayList<>();
-    for (String name : List.of("dtype_bool", "dtype_int8", "dtype_int16", "dtype_int32", "dtype_int64", "dtype_uint8",
-        "dtype_uint16", "dtype_uint32", "dtype_uint64", "dtype_float16", "dtype_float32", "dtype_float64",
-        "big_endian_int16")) {
+    for (String name :
+        List.of(
+            "dtype_bool",
+            "dtype_int8",
+            "dtype_int16",
+            "dtype_int32",
+            "dtype_int64",
+            "dtype_uint8",
+            "dtype_uint16",
+            "dtype_uint32",
+            "dtype_uint64",
+            "dtype_float16",
+            "dtype_float32",
+            "dtype_float64",
+            "big_endian_int16")) {
       out.add(Arguments.of("core", name, 1));
     }
-    for (String name : List.of("datetime64_ns", "datetime64_s_big", "timedelta64_ms", "raw_r8", "raw_r24",
-        "string_vlen_zstd", "bytes_vlen", "fixed_utf32_le")) {
+    for (String name :
+        List.of(
+            "datetime64_ns",
+            "datetime64_s_big",
+            "timedelta64_ms",
+            "raw_r8",
+            "raw_r24",
+            "string_vlen_zstd",
+            "bytes_vlen",
+            "fixed_utf32_le")) {
       out.add(Arguments.of("extensions", name, 1));
     }
     out.add(Arguments.of("dtypes", "int4", 1));
@@ -104,10 +124,14 @@ class ZarrSourceTest {
     }
     JsonNode r = c.get("reads").get(read);
     String slice = r.get("slice").asText();
-    List<Row> rows = zarr().option("array", "/").option("slice", slice)
-        .option("fallbackTypes", String.valueOf(set.equals("fallback")))
-        .option("partitionBytes", "256")   // several partitions even for these small arrays
-        .load(dir.resolve(c.get("store").asText()).toString()).collectAsList();
+    List<Row> rows =
+        zarr()
+            .option("array", "/")
+            .option("slice", slice)
+            .option("fallbackTypes", String.valueOf(set.equals("fallback")))
+            .option("partitionBytes", "256") // several partitions even for these small arrays
+            .load(dir.resolve(c.get("store").asText()).toString())
+            .collectAsList();
     long[][] indices = indices(slice, c.get("shape"));
     rows = sortedByDimensions(rows, indices.length == 0 ? 0 : indices[0].length);
     assertEquals(indices.length, rows.size());
@@ -122,12 +146,14 @@ class ZarrSourceTest {
       JsonNode want = JSON.readTree(dir.resolve(expected).toFile());
       for (int i = 0; i < rows.size(); i++) {
         Object got = rows.get(i).get(v);
-        String text = got instanceof byte[] b ? new String(b, StandardCharsets.ISO_8859_1) : (String) got;
+        String text =
+            got instanceof byte[] b ? new String(b, StandardCharsets.ISO_8859_1) : (String) got;
         assertEquals(want.get(i).asText(), text, name + " row " + i);
       }
       return;
     }
-    ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(dir.resolve(expected))).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer want =
+        ByteBuffer.wrap(Files.readAllBytes(dir.resolve(expected))).order(ByteOrder.LITTLE_ENDIAN);
     String type = c.get("data_type").asText();
     for (int i = 0; i < rows.size(); i++) {
       Row row = rows.get(i);
@@ -138,11 +164,16 @@ class ZarrSourceTest {
         case "int16" -> assertEquals(want.getShort(i * 2), row.getShort(v), what);
         case "int32" -> assertEquals(want.getInt(i * 4), row.getInt(v), what);
         case "int64" -> assertEquals(want.getLong(i * 8), row.getLong(v), what);
-        case "uint8", "uint4", "uint2", "float8_e4m3fn" -> assertEquals((short) (want.get(i) & 0xff), row.getShort(v), what);
-        case "uint16", "bfloat16" -> assertEquals(want.getShort(i * 2) & 0xffff, row.getInt(v), what);
+        case "uint8", "uint4", "uint2", "float8_e4m3fn" ->
+            assertEquals((short) (want.get(i) & 0xff), row.getShort(v), what);
+        case "uint16", "bfloat16" ->
+            assertEquals(want.getShort(i * 2) & 0xffff, row.getInt(v), what);
         case "uint32" -> assertEquals(want.getInt(i * 4) & 0xffffffffL, row.getLong(v), what);
-        case "uint64" -> assertEquals(new BigDecimal(Long.toUnsignedString(want.getLong(i * 8))),
-            row.getDecimal(v), what);
+        case "uint64" ->
+            assertEquals(
+                new BigDecimal(Long.toUnsignedString(want.getLong(i * 8))),
+                row.getDecimal(v),
+                what);
         case "float16" -> assertEquals(half(want.getShort(i * 2)), row.getFloat(v), what);
         case "float32" -> assertEquals(want.getFloat(i * 4), row.getFloat(v), what);
         case "float64" -> assertEquals(want.getDouble(i * 8), row.getDouble(v), what);
@@ -151,9 +182,11 @@ class ZarrSourceTest {
           if (raw == Long.MIN_VALUE) {
             assertNull(row.get(v), what + " (NaT)");
           } else {
-            long micros = c.get("unit").asText().equals("ns") ? Math.floorDiv(raw, 1000) : raw * 1_000_000;
+            long micros =
+                c.get("unit").asText().equals("ns") ? Math.floorDiv(raw, 1000) : raw * 1_000_000;
             LocalDateTime t = (LocalDateTime) row.get(v);
-            assertEquals(micros, t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000, what);
+            assertEquals(
+                micros, t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000, what);
           }
         }
         case "numpy.timedelta64" -> {
@@ -181,15 +214,16 @@ class ZarrSourceTest {
    */
   private static List<Row> sortedByDimensions(List<Row> rows, int dims) {
     List<Row> sorted = new ArrayList<>(rows);
-    sorted.sort((a, b) -> {
-      for (int d = 0; d < dims; d++) {
-        int c = Long.compare(a.getLong(d), b.getLong(d));
-        if (c != 0) {
-          return c;
-        }
-      }
-      return 0;
-    });
+    sorted.sort(
+        (a, b) -> {
+          for (int d = 0; d < dims; d++) {
+            int c = Long.compare(a.getLong(d), b.getLong(d));
+            if (c != 0) {
+              return c;
+            }
+          }
+          return 0;
+        });
     return sorted;
   }
 
@@ -198,13 +232,19 @@ class ZarrSourceTest {
     int sign = (bits >> 15) & 1;
     int exp = (bits >> 10) & 0x1f;
     int mant = bits & 0x3ff;
-    double v = exp == 0 ? Math.scalb((double) mant, -24)
-        : exp == 31 ? (mant == 0 ? Double.POSITIVE_INFINITY : Double.NaN)
-        : Math.scalb(1024.0 + mant, exp - 25);
+    double v =
+        exp == 0
+            ? Math.scalb((double) mant, -24)
+            : exp == 31
+                ? (mant == 0 ? Double.POSITIVE_INFINITY : Double.NaN)
+                : Math.scalb(1024.0 + mant, exp - 25);
     return (float) (sign == 1 ? -v : v);
   }
 
-  /** The selected index tuples of a numpy slice "a:b[:c], ..." (integers drop their dimension), C order. */
+  /**
+   * The selected index tuples of a numpy slice "a:b[:c], ..." (integers drop their dimension), C
+   * order.
+   */
   private static long[][] indices(String slice, JsonNode shape) {
     String[] entries = slice.isBlank() ? new String[0] : slice.split(",");
     List<long[]> ranges = new ArrayList<>();
@@ -242,16 +282,27 @@ class ZarrSourceTest {
     return out.toArray(long[][]::new);
   }
 
-  /** Spark's rows of the sample equal zaro's table layout (CF decoded, or raw), column by column. */
+  /**
+   * Spark's rows of the sample equal zaro's table layout (CF decoded, or raw), column by column.
+   */
   @Test
   void cfDecodingEqualsTheTableLayout() throws Exception {
     for (boolean raw : new boolean[] {false, true}) {
-      Dataset<Row> df = zarr().option("array", "precip").option("slice", "20:35, 55:65, :")
-          .option("raw", String.valueOf(raw)).option("partitionBytes", "16k").load(sample());
+      Dataset<Row> df =
+          zarr()
+              .option("array", "precip")
+              .option("slice", "20:35, 55:65, :")
+              .option("raw", String.valueOf(raw))
+              .option("partitionBytes", "16k")
+              .load(sample());
       List<Row> rows = df.collectAsList();
-      assertEquals(raw ? DataTypes.ShortType : DataTypes.DoubleType, df.schema().apply("precip").dataType());
-      assertEquals(raw ? DataTypes.DoubleType : DataTypes.TimestampNTZType, df.schema().apply("time").dataType());
-      Map<List<Object>, List<Object>> want = byDimensions(tableLayout("precip", "20:35, 55:65, :", raw), 3);
+      assertEquals(
+          raw ? DataTypes.ShortType : DataTypes.DoubleType, df.schema().apply("precip").dataType());
+      assertEquals(
+          raw ? DataTypes.DoubleType : DataTypes.TimestampNTZType,
+          df.schema().apply("time").dataType());
+      Map<List<Object>, List<Object>> want =
+          byDimensions(tableLayout("precip", "20:35, 55:65, :", raw), 3);
       assertEquals(want.size(), rows.size());
       int nulls = 0;
       for (Row row : rows) {
@@ -264,18 +315,24 @@ class ZarrSourceTest {
   }
 
   /** Rows of zaro's table layout as Java values (timestamps as epoch micros). */
-  private static List<List<Object>> tableLayout(String array, String slice, boolean raw) throws Exception {
+  private static List<List<Object>> tableLayout(String array, String slice, boolean raw)
+      throws Exception {
     List<List<Object>> out = new ArrayList<>();
-    try (BufferAllocator allocator = new RootAllocator(); Zaro zaro = Zaro.open(sample());
-         TableReader reader = zaro.readTable(array, slice, allocator, TableOptions.DEFAULT.withCf(!raw),
-             ReadOptions.DEFAULT)) {
+    try (BufferAllocator allocator = new RootAllocator();
+        Zaro zaro = Zaro.open(sample());
+        TableReader reader =
+            zaro.readTable(
+                array, slice, allocator, TableOptions.DEFAULT.withCf(!raw), ReadOptions.DEFAULT)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       while (reader.loadNextBatch()) {
         for (int i = 0; i < root.getRowCount(); i++) {
           List<Object> row = new ArrayList<>();
           for (FieldVector v : root.getFieldVectors()) {
             Object o = v.getObject(i);
-            row.add(o instanceof LocalDateTime t ? t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000 : o);
+            row.add(
+                o instanceof LocalDateTime t
+                    ? t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000
+                    : o);
           }
           out.add(row);
         }
@@ -284,11 +341,17 @@ class ZarrSourceTest {
     return out;
   }
 
-  /** Two arrays of one shape (sharded differently) as one table, as xarray's Dataset.to_dataframe. */
+  /**
+   * Two arrays of one shape (sharded differently) as one table, as xarray's Dataset.to_dataframe.
+   */
   @Test
   void multiArrayTable() throws Exception {
-    Dataset<Row> df = zarr().option("arrays", "t2m, precip").option("slice", "5:40").option("partitionBytes", "200k")
-        .load(sample());
+    Dataset<Row> df =
+        zarr()
+            .option("arrays", "t2m, precip")
+            .option("slice", "5:40")
+            .option("partitionBytes", "200k")
+            .load(sample());
     assertEquals(List.of("time", "lat", "lon", "t2m", "precip"), List.of(df.schema().fieldNames()));
     List<Row> rows = df.collectAsList();
     Map<List<Object>, List<Object>> t2m = byDimensions(tableLayout("t2m", "5:40", false), 3);
@@ -304,9 +367,15 @@ class ZarrSourceTest {
     Dataset<Row> one = zarr().option("arrays", "t2m,precip").load(sample()).select("lon", "precip");
     assertEquals(List.of("lon", "precip"), List.of(one.schema().fieldNames()));
     assertEquals(48L * 73 * 144, one.count());
-    double sum = precip.values().stream().mapToDouble(r -> r.get(3) == null ? 0 : (Double) r.get(3)).sum();
-    assertEquals(sum, one.filter("time >= timestamp_ntz'2020-01-02 06:00' and time < timestamp_ntz'2020-01-11'")
-        .selectExpr("coalesce(sum(precip), 0)").first().getDouble(0), Math.abs(sum) * 1e-9);
+    double sum =
+        precip.values().stream().mapToDouble(r -> r.get(3) == null ? 0 : (Double) r.get(3)).sum();
+    assertEquals(
+        sum,
+        one.filter("time >= timestamp_ntz'2020-01-02 06:00' and time < timestamp_ntz'2020-01-11'")
+            .selectExpr("coalesce(sum(precip), 0)")
+            .first()
+            .getDouble(0),
+        Math.abs(sum) * 1e-9);
   }
 
   /** Rows keyed by their first {@code dims} values (the dimension columns). */
@@ -316,43 +385,66 @@ class ZarrSourceTest {
     return out;
   }
 
-  /** A Spark row as Java values, timestamps as epoch micros (as {@link #tableLayout} gives them). */
+  /**
+   * A Spark row as Java values, timestamps as epoch micros (as {@link #tableLayout} gives them).
+   */
   private static List<Object> values(Row row) {
     List<Object> out = new ArrayList<>();
     for (int i = 0; i < row.size(); i++) {
       Object o = row.get(i);
-      out.add(o instanceof LocalDateTime t ? t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000 : o);
+      out.add(
+          o instanceof LocalDateTime t
+              ? t.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + t.getNano() / 1000
+              : o);
     }
     return out;
   }
 
-  /** Filters on dimension columns prune partitions (plan) and reads (metrics); Spark's answer stays exact. */
+  /**
+   * Filters on dimension columns prune partitions (plan) and reads (metrics); Spark's answer stays
+   * exact.
+   */
   @Test
   void pushdownPrunesPartitions() throws Exception {
-    Dataset<Row> all = zarr().option("array", "t2m").option("partitionBytes", "100k").load(sample());
+    Dataset<Row> all =
+        zarr().option("array", "t2m").option("partitionBytes", "100k").load(sample());
     int allPartitions = all.rdd().getNumPartitions();
     assertTrue(allPartitions >= 4, allPartitions + " partitions");
     LocalDateTime from = LocalDateTime.of(2020, 1, 3, 0, 0);
-    Dataset<Row> some = all.filter(all.col("time").geq(from).and(all.col("time").lt(from.plusHours(24)))
-        .and(all.col("lat").between(-30.0, 30.0)));
+    Dataset<Row> some =
+        all.filter(
+            all.col("time")
+                .geq(from)
+                .and(all.col("time").lt(from.plusHours(24)))
+                .and(all.col("lat").between(-30.0, 30.0)));
     int somePartitions = some.rdd().getNumPartitions();
-    assertTrue(somePartitions < allPartitions, somePartitions + " of " + allPartitions + " partitions");
+    assertTrue(
+        somePartitions < allPartitions, somePartitions + " of " + allPartitions + " partitions");
     List<Row> rows = some.collectAsList();
-    long want = tableLayout("t2m", "", false).stream().filter(r -> {
-      long t = (Long) r.get(0);
-      long micros = from.toEpochSecond(ZoneOffset.UTC) * 1_000_000;
-      double lat = (Double) r.get(1);
-      return t >= micros && t < micros + 24 * 3600 * 1_000_000L && lat >= -30 && lat <= 30;
-    }).count();
+    long want =
+        tableLayout("t2m", "", false).stream()
+            .filter(
+                r -> {
+                  long t = (Long) r.get(0);
+                  long micros = from.toEpochSecond(ZoneOffset.UTC) * 1_000_000;
+                  double lat = (Double) r.get(1);
+                  return t >= micros
+                      && t < micros + 24 * 3600 * 1_000_000L
+                      && lat >= -30
+                      && lat <= 30;
+                })
+            .count();
     assertEquals(want, rows.size());
     assertTrue(want > 0);
     Map<String, Long> metrics = scanMetrics(some);
     long fullBytes = 48L * 73 * 144 * 4;
-    assertTrue(metrics.get("bytesDecoded") > 0 && metrics.get("bytesDecoded") <= fullBytes / 4,
+    assertTrue(
+        metrics.get("bytesDecoded") > 0 && metrics.get("bytesDecoded") <= fullBytes / 4,
         "decoded " + metrics.get("bytesDecoded") + " of " + fullBytes);
     assertTrue(metrics.get("chunksRead") > 0, "chunks read " + metrics);
     assertTrue(metrics.get("bytesFetched") > 0, "bytes fetched " + metrics);
-    // an IN list narrows to the hull of its values; a filter that matches nothing plans no partition
+    // an IN list narrows to the hull of its values; a filter that matches nothing plans no
+    // partition
     Dataset<Row> in = all.filter(all.col("lon").isin(10.0, 12.5));
     assertTrue(in.rdd().getNumPartitions() <= allPartitions);
     assertEquals(2L * 48 * 73, in.count());
@@ -362,21 +454,35 @@ class ZarrSourceTest {
   }
 
   /**
-   * STORE is any zaro location: over HTTP (a loopback server, consolidated metadata) the
-   * executors reopen the URL and read the same table as from disk, fetching what they decode.
+   * STORE is any zaro location: over HTTP (a loopback server, consolidated metadata) the executors
+   * reopen the URL and read the same table as from disk, fetching what they decode.
    */
   @Test
   void readsOverHttp() throws Exception {
     try (TestHttpServer server = new TestHttpServer(Fixtures.sample())) {
-      Dataset<Row> http = zarr().option("array", "precip").option("slice", "20:30").option("partitionBytes", "100k")
-          .load(server.url("").toString());
+      Dataset<Row> http =
+          zarr()
+              .option("array", "precip")
+              .option("slice", "20:30")
+              .option("partitionBytes", "100k")
+              .load(server.url("").toString());
       assertTrue(http.rdd().getNumPartitions() >= 2, http.rdd().getNumPartitions() + " partitions");
       String[] aggregates = {"count(*)", "count(precip)", "sum(precip)", "min(time)", "max(lon)"};
       Row got = http.selectExpr(aggregates).first();
-      Row want = zarr().option("array", "precip").option("slice", "20:30").load(sample()).selectExpr(aggregates).first();
+      Row want =
+          zarr()
+              .option("array", "precip")
+              .option("slice", "20:30")
+              .load(sample())
+              .selectExpr(aggregates)
+              .first();
       for (int i = 0; i < aggregates.length; i++) {
-        if (i == 2) {  // sums of doubles: partitions add in any order
-          assertEquals(want.getDouble(i), got.getDouble(i), Math.abs(want.getDouble(i)) * 1e-12, aggregates[i]);
+        if (i == 2) { // sums of doubles: partitions add in any order
+          assertEquals(
+              want.getDouble(i),
+              got.getDouble(i),
+              Math.abs(want.getDouble(i)) * 1e-12,
+              aggregates[i]);
         } else {
           assertEquals(want.get(i), got.get(i), aggregates[i]);
         }
@@ -421,24 +527,35 @@ class ZarrSourceTest {
   @ParameterizedTest
   @MethodSource("badOptions")
   void badOptionsFailAtAnalysisNamingTheOption(Map<String, String> options, String named) {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> zarr().options(options).load(sample()));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> zarr().options(options).load(sample()));
     assertTrue(e.getMessage().contains(named), e.getMessage());
   }
 
   @Test
   void refusedArraysFailAtAnalysis() {
     String complex = Fixtures.testdata().resolve("core/stores/dtype_complex64.zarr").toString();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> zarr().option("array", "/").load(complex));
-    assertTrue(e.getMessage().contains("'array'") && e.getMessage().contains("complex"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> zarr().option("array", "/").load(complex));
+    assertTrue(
+        e.getMessage().contains("'array'") && e.getMessage().contains("complex"), e.getMessage());
     String struct = Fixtures.testdata().resolve("dtypes/stores/struct.zarr").toString();
-    e = assertThrows(IllegalArgumentException.class, () -> zarr().option("array", "/").load(struct));
-    assertTrue(e.getMessage().contains("'array'") && e.getMessage().contains("Struct"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> zarr().option("array", "/").load(struct));
+    assertTrue(
+        e.getMessage().contains("'array'") && e.getMessage().contains("Struct"), e.getMessage());
     String bf16 = Fixtures.testdata().resolve("fallback/stores/bfloat16.zarr").toString();
     e = assertThrows(IllegalArgumentException.class, () -> zarr().option("array", "/").load(bf16));
     assertTrue(e.getMessage().contains("'fallbackTypes'"), e.getMessage());
-    assertEquals(DecimalType.apply(20, 0), zarr().option("array", "/")
-        .load(Fixtures.testdata().resolve("core/stores/dtype_uint64.zarr").toString()).schema().apply("data").dataType());
+    assertEquals(
+        DecimalType.apply(20, 0),
+        zarr()
+            .option("array", "/")
+            .load(Fixtures.testdata().resolve("core/stores/dtype_uint64.zarr").toString())
+            .schema()
+            .apply("data")
+            .dataType());
   }
 }

@@ -18,11 +18,11 @@ import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlUtils;
 
 /**
- * One Flight service of two: Flight SQL requests (commands and tickets that are protobuf
- * {@code Any} messages of the {@code arrow.flight.protocol.sql} package, and the Flight SQL
- * actions) go to the Flight SQL producer; everything else (zaro's JSON commands, path
- * descriptors, list_flights, its actions) to zaro's own producer. Closing it closes the Flight
- * SQL producer; zaro's producer belongs to the server.
+ * One Flight service of two: Flight SQL requests (commands and tickets that are protobuf {@code
+ * Any} messages of the {@code arrow.flight.protocol.sql} package, and the Flight SQL actions) go to
+ * the Flight SQL producer; everything else (zaro's JSON commands, path descriptors, list_flights,
+ * its actions) to zaro's own producer. Closing it closes the Flight SQL producer; zaro's producer
+ * belongs to the server.
  */
 public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   private static final String SQL_TYPES = "type.googleapis.com/arrow.flight.protocol.sql.";
@@ -58,7 +58,8 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   }
 
   @Override
-  public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener) {
+  public void listFlights(
+      CallContext context, Criteria criteria, StreamListener<FlightInfo> listener) {
     flight.listFlights(context, criteria, listener);
   }
 
@@ -73,8 +74,10 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   }
 
   @Override
-  public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return (isFlightSql(flightStream.getDescriptor()) ? sql : flight).acceptPut(context, flightStream, ackStream);
+  public Runnable acceptPut(
+      CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return (isFlightSql(flightStream.getDescriptor()) ? sql : flight)
+        .acceptPut(context, flightStream, ackStream);
   }
 
   @Override
@@ -86,25 +89,27 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
     List<ActionType> all = new ArrayList<>();
-    flight.listActions(context, new StreamListener<>() {
-      @Override
-      public void onNext(ActionType val) {
-        all.add(val);
-      }
+    flight.listActions(
+        context,
+        new StreamListener<>() {
+          @Override
+          public void onNext(ActionType val) {
+            all.add(val);
+          }
 
-      @Override
-      public void onError(Throwable t) {
-        listener.onError(t);
-      }
+          @Override
+          public void onError(Throwable t) {
+            listener.onError(t);
+          }
 
-      @Override
-      public void onCompleted() {
-        all.forEach(listener::onNext);
-        listener.onNext(FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT);
-        listener.onNext(FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT);
-        listener.onCompleted();
-      }
-    });
+          @Override
+          public void onCompleted() {
+            all.forEach(listener::onNext);
+            listener.onNext(FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT);
+            listener.onNext(FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT);
+            listener.onCompleted();
+          }
+        });
   }
 
   @Override

@@ -22,8 +22,15 @@ public record QueryStats(List<TableRead> tables) {
    * @param requests store requests
    * @param bytesFetched encoded bytes fetched from the store
    */
-  public record TableRead(String table, String selection, List<String> columns, long plannedChunks, long chunks,
-      long bytes, long requests, long bytesFetched) {}
+  public record TableRead(
+      String table,
+      String selection,
+      List<String> columns,
+      long plannedChunks,
+      long chunks,
+      long bytes,
+      long requests,
+      long bytesFetched) {}
 
   /** Chunks decoded for every table. */
   public long chunks() {
@@ -52,8 +59,11 @@ public record QueryStats(List<TableRead> tables) {
       o.put("table", t.table()).put("selection", t.selection());
       var cols = o.putArray("columns");
       t.columns().forEach(cols::add);
-      o.put("planned_chunks", t.plannedChunks()).put("chunks", t.chunks()).put("bytes", t.bytes())
-          .put("requests", t.requests()).put("bytes_fetched", t.bytesFetched());
+      o.put("planned_chunks", t.plannedChunks())
+          .put("chunks", t.chunks())
+          .put("bytes", t.bytes())
+          .put("requests", t.requests())
+          .put("bytes_fetched", t.bytesFetched());
     }
     return json.toString();
   }

@@ -37,34 +37,44 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.duckdb.DuckDBConnection;
 
 /**
- * DuckDB over the arrays of one hierarchy: each array is a table named by its path (table
- * layout), streamed into DuckDB through the Arrow C Data Interface. The one place that runs SQL
- * for {@code zaro sql} and the Flight SQL service.
+ * DuckDB over the arrays of one hierarchy: each array is a table named by its path (table layout),
+ * streamed into DuckDB through the Arrow C Data Interface. The one place that runs SQL for {@code
+ * zaro sql} and the Flight SQL service.
  *
  * <p>Pushdown: DuckDB cannot push filters into a C stream, so before a statement runs, DuckDB
- * parses it ({@code json_serialize_sql}) and {@link StatementScan} finds, per table reference,
- * the columns it mentions and its conjunctive predicates on dimension columns (comparisons,
- * {@code BETWEEN}, {@code IN} against constants, which DuckDB itself evaluates). Each referenced
- * table is then read with only those columns and only the index ranges the predicates allow
- * ({@link DimensionFilter}); a table used twice gets the hull of what each use needs. DuckDB
- * still applies every predicate on top, so results never depend on the pushdown.
+ * parses it ({@code json_serialize_sql}) and {@link StatementScan} finds, per table reference, the
+ * columns it mentions and its conjunctive predicates on dimension columns (comparisons, {@code
+ * BETWEEN}, {@code IN} against constants, which DuckDB itself evaluates). Each referenced table is
+ * then read with only those columns and only the index ranges the predicates allow ({@link
+ * DimensionFilter}); a table used twice gets the hull of what each use needs. DuckDB still applies
+ * every predicate on top, so results never depend on the pushdown.
  *
- * <p>Thread-safe: each statement runs on its own DuckDB connection to one in-memory database.
- * The engine does not own the {@link Zaro}; closing it closes the database.
+ * <p>Thread-safe: each statement runs on its own DuckDB connection to one in-memory database. The
+ * engine does not own the {@link Zaro}; closing it closes the database.
  */
 public final class SqlEngine implements AutoCloseable {
   /** Marks where each constant goes in {@link #CONSTANTS_TEMPLATE}. */
   private static final String MARK = "__zaro_constant__";
-  private static final String CONSTANTS_TEMPLATE = "SELECT TRY_CAST('" + MARK + "' AS DOUBLE), TRY_CAST('" + MARK
-      + "' AS FLOAT), epoch_us(TRY_CAST('" + MARK + "' AS TIMESTAMP))";
+
+  private static final String CONSTANTS_TEMPLATE =
+      "SELECT TRY_CAST('"
+          + MARK
+          + "' AS DOUBLE), TRY_CAST('"
+          + MARK
+          + "' AS FLOAT), epoch_us(TRY_CAST('"
+          + MARK
+          + "' AS TIMESTAMP))";
 
   private final Zaro zaro;
   private final Options options;
   private final DuckDBConnection database;
+
   /** Lower-case table name -> table name as listed. */
   private final Map<String, String> tables = new TreeMap<>();
+
   /** Table name -> array path. */
   private final Map<String, String> paths = new ConcurrentHashMap<>();
+
   private final Map<String, TableInfo> infos = new ConcurrentHashMap<>();
   private final JsonNode constantsTemplate;
 
@@ -72,15 +82,17 @@ public final class SqlEngine implements AutoCloseable {
    * How statements run.
    *
    * @param cf CF conventions in the table layout (false: stored values)
-   * @param pushdown push projection and dimension ranges into the reads (false: every table is
-   *     read whole, as a reference for tests and benchmarks)
+   * @param pushdown push projection and dimension ranges into the reads (false: every table is read
+   *     whole, as a reference for tests and benchmarks)
    * @param threads DuckDB's threads; 0 keeps DuckDB's default (the core count)
-   * @param readOnly accept only queries (SELECT statements), with DuckDB's file and network
-   *     access switched off and its configuration locked (the Flight SQL service)
+   * @param readOnly accept only queries (SELECT statements), with DuckDB's file and network access
+   *     switched off and its configuration locked (the Flight SQL service)
    * @param batchRows rows per record batch handed to DuckDB
    */
-  public record Options(boolean cf, boolean pushdown, int threads, boolean readOnly, long batchRows) {
-    public static final Options DEFAULT = new Options(true, true, 0, false, TableOptions.DEFAULT.batchRows());
+  public record Options(
+      boolean cf, boolean pushdown, int threads, boolean readOnly, long batchRows) {
+    public static final Options DEFAULT =
+        new Options(true, true, 0, false, TableOptions.DEFAULT.batchRows());
 
     public Options withCf(boolean on) {
       return new Options(on, pushdown, threads, readOnly, batchRows);
@@ -100,7 +112,8 @@ public final class SqlEngine implements AutoCloseable {
   }
 
   /** A table's dimension columns (coordinates on the heap, loaded once) and full schema. */
-  record TableInfo(String name, String path, ZarrArray array, List<DimensionColumn> columns, Schema schema) {
+  record TableInfo(
+      String name, String path, ZarrArray array, List<DimensionColumn> columns, Schema schema) {
     Set<String> lowerColumns() {
       Set<String> out = new HashSet<>();
       schema.getFields().forEach(f -> out.add(StatementScan.lower(f.getName())));
@@ -160,8 +173,8 @@ public final class SqlEngine implements AutoCloseable {
   public Schema schema(String table) {
     TableInfo info = info(table);
     if (info == null) {
-      throw new dev.zaro.arrow.error.NodeNotFoundException("no table '" + table + "' (tables: "
-          + String.join(", ", tables.values()) + ")");
+      throw new dev.zaro.arrow.error.NodeNotFoundException(
+          "no table '" + table + "' (tables: " + String.join(", ", tables.values()) + ")");
     }
     return info.schema();
   }
@@ -172,26 +185,35 @@ public final class SqlEngine implements AutoCloseable {
     if (table == null) {
       return null;
     }
-    return infos.computeIfAbsent(table, t -> {
-      String path = paths.get(t);
-      TableOptions tableOptions = TableOptions.DEFAULT.withCf(options.cf());
-      try (BufferAllocator allocator = new RootAllocator()) {
-        List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions, allocator);
-        ZarrArray array = zaro.array(path);
-        try (TableReader reader = new TableReader(array, Selection.parse("", array.metadata().shape()), columns,
-            tableOptions, dev.zaro.arrow.read.ReadOptions.DEFAULT, allocator)) {
-          return new TableInfo(t, path, array, columns, reader.getVectorSchemaRoot().getSchema());
-        } catch (java.io.IOException e) {
-          throw new ZaroException("sql: cannot open table '" + t + "': " + e, e);
-        }
-      }
-    });
+    return infos.computeIfAbsent(
+        table,
+        t -> {
+          String path = paths.get(t);
+          TableOptions tableOptions = TableOptions.DEFAULT.withCf(options.cf());
+          try (BufferAllocator allocator = new RootAllocator()) {
+            List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions, allocator);
+            ZarrArray array = zaro.array(path);
+            try (TableReader reader =
+                new TableReader(
+                    array,
+                    Selection.parse("", array.metadata().shape()),
+                    columns,
+                    tableOptions,
+                    dev.zaro.arrow.read.ReadOptions.DEFAULT,
+                    allocator)) {
+              return new TableInfo(
+                  t, path, array, columns, reader.getVectorSchemaRoot().getSchema());
+            } catch (java.io.IOException e) {
+              throw new ZaroException("sql: cannot open table '" + t + "': " + e, e);
+            }
+          }
+        });
   }
 
   /**
    * The statements of a script, each as text DuckDB accepts. A script of queries only is split by
-   * DuckDB's parser (each statement printed back by DuckDB); any other script comes back whole
-   * (it then runs as one unit, without pushdown).
+   * DuckDB's parser (each statement printed back by DuckDB); any other script comes back whole (it
+   * then runs as one unit, without pushdown).
    */
   public List<String> statements(String sql) {
     JsonNode parsed = serialize(database, sql);
@@ -207,9 +229,9 @@ public final class SqlEngine implements AutoCloseable {
   }
 
   /**
-   * Prepares one statement: parses it, plans the reads of the tables it names and registers them
-   * on a new DuckDB connection. The caller runs and closes the returned query. With
-   * {@link Options#readOnly()}, anything but a single query is refused.
+   * Prepares one statement: parses it, plans the reads of the tables it names and registers them on
+   * a new DuckDB connection. The caller runs and closes the returned query. With {@link
+   * Options#readOnly()}, anything but a single query is refused.
    *
    * @param allocator the reads' buffers come from children of it
    */
@@ -222,14 +244,16 @@ public final class SqlEngine implements AutoCloseable {
         throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message);
       }
       if (options.readOnly()) {
-        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only queries (SELECT) are accepted here");
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT, "sql: read-only: only queries (SELECT) are accepted here");
       }
       return open(sql, null, allocator);
     }
     JsonNode statements = parsed.path("statements");
     if (statements.size() != 1) {
       if (options.readOnly() || statements.isEmpty()) {
-        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: expected one statement, found " + statements.size());
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT, "sql: expected one statement, found " + statements.size());
       }
       return open(sql, null, allocator);
     }
@@ -240,9 +264,13 @@ public final class SqlEngine implements AutoCloseable {
   String schemaQuery(String sql) {
     JsonNode parsed = serialize(database, sql);
     if (parsed.path("error").asBoolean(true) || parsed.path("statements").size() != 1) {
-      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: read-only: only single queries (SELECT) are accepted here");
+      throw new ZaroException(
+          ErrorKind.INVALID_ARGUMENT,
+          "sql: read-only: only single queries (SELECT) are accepted here");
     }
-    return "SELECT * FROM (" + deserialize(database, parsed.path("statements").get(0)) + ") AS q LIMIT 0";
+    return "SELECT * FROM ("
+        + deserialize(database, parsed.path("statements").get(0))
+        + ") AS q LIMIT 0";
   }
 
   private SqlQuery open(String sql, JsonNode statement, BufferAllocator allocator) {
@@ -253,9 +281,11 @@ public final class SqlEngine implements AutoCloseable {
         try {
           info = info(table);
         } catch (ZaroException e) {
-          continue;   // an array the table layout cannot show (complex values, ...): not a table here
+          continue; // an array the table layout cannot show (complex values, ...): not a table here
         }
-        reads.add(new SqlQuery.Read(info, table, null, Selection.parse("", info.array().metadata().shape())));
+        reads.add(
+            new SqlQuery.Read(
+                info, table, null, Selection.parse("", info.array().metadata().shape())));
       }
     } else {
       reads = plan(statement);
@@ -271,10 +301,13 @@ public final class SqlEngine implements AutoCloseable {
 
   /** What each table named by {@code statement} is read with. */
   private List<SqlQuery.Read> plan(JsonNode statement) {
-    StatementScan scan = new StatementScan(statement, name -> {
-      TableInfo info = info(name);
-      return info == null ? null : info.lowerColumns();
-    });
+    StatementScan scan =
+        new StatementScan(
+            statement,
+            name -> {
+              TableInfo info = info(name);
+              return info == null ? null : info.lowerColumns();
+            });
     Map<String, List<StatementScan.Use>> byTable = new LinkedHashMap<>();
     for (StatementScan.Use use : scan.uses()) {
       if (tables.containsKey(use.table())) {
@@ -293,22 +326,27 @@ public final class SqlEngine implements AutoCloseable {
         reads.add(new SqlQuery.Read(info, entry.getKey(), null, all, uses.size()));
         continue;
       }
-      reads.add(new SqlQuery.Read(info, entry.getKey(), columns(info, uses, scan, allColumns),
-          narrow(info, uses, constants, all), uses.size()));
+      reads.add(
+          new SqlQuery.Read(
+              info,
+              entry.getKey(),
+              columns(info, uses, scan, allColumns),
+              narrow(info, uses, constants, all),
+              uses.size()));
     }
     return reads;
   }
 
   /** The columns a table's uses can read, in layout order; null for all of them. */
-  private static List<String> columns(TableInfo info, List<StatementScan.Use> uses, StatementScan scan,
-      Set<String> allColumns) {
+  private static List<String> columns(
+      TableInfo info, List<StatementScan.Use> uses, StatementScan scan, Set<String> allColumns) {
     if (scan.star()) {
       return null;
     }
     for (StatementScan.Use use : uses) {
       for (String name : new String[] {use.table(), use.alias()}) {
         if (!name.isEmpty() && scan.singleNames().contains(name) && !allColumns.contains(name)) {
-          return null;   // the table's name as a value: the whole row as a struct
+          return null; // the table's name as a value: the whole row as a struct
         }
       }
     }
@@ -319,14 +357,18 @@ public final class SqlEngine implements AutoCloseable {
       }
     }
     if (out.isEmpty()) {
-      // count(*) and the like: the cheapest column, which needs no chunk read when it is a dimension
+      // count(*) and the like: the cheapest column, which needs no chunk read when it is a
+      // dimension
       out.add(info.schema().getFields().get(0).getName());
     }
     return out.size() == info.schema().getFields().size() ? null : out;
   }
 
   /** The hull of what each use's conditions allow. */
-  private static Selection narrow(TableInfo info, List<StatementScan.Use> uses, Map<JsonNode, double[]> constants,
+  private static Selection narrow(
+      TableInfo info,
+      List<StatementScan.Use> uses,
+      Map<JsonNode, double[]> constants,
       Selection all) {
     long[] shape = info.array().metadata().shape();
     long[] lo = new long[shape.length];
@@ -351,8 +393,10 @@ public final class SqlEngine implements AutoCloseable {
     List<Selection.Dim> dims = new ArrayList<>();
     for (int d = 0; d < shape.length; d++) {
       // nothing can match: no row, as an empty first dimension (the others whole)
-      dims.add(any ? new Selection.Dim(lo[d], 1, hi[d] - lo[d], false)
-          : new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
+      dims.add(
+          any
+              ? new Selection.Dim(lo[d], 1, hi[d] - lo[d], false)
+              : new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
     }
     Selection narrowed = Selection.of(dims);
     return narrowed.size() == all.size() ? all : narrowed;
@@ -361,10 +405,13 @@ public final class SqlEngine implements AutoCloseable {
   /**
    * Applies one condition. Constants come as DuckDB evaluated them: as DOUBLE, as FLOAT, and as
    * epoch microseconds of a TIMESTAMP. A float32 coordinate may be compared by DuckDB in either
-   * precision, so its bounds take the wider of the two; a FLOAT constant against an integer
-   * column (compared in float by DuckDB) narrows nothing.
+   * precision, so its bounds take the wider of the two; a FLOAT constant against an integer column
+   * (compared in float by DuckDB) narrows nothing.
    */
-  private static void restrict(DimensionFilter filter, TableInfo info, StatementScan.Condition c,
+  private static void restrict(
+      DimensionFilter filter,
+      TableInfo info,
+      StatementScan.Condition c,
       Map<JsonNode, double[]> constants) {
     DimensionColumn column = null;
     for (DimensionColumn dc : info.columns()) {
@@ -376,9 +423,12 @@ public final class SqlEngine implements AutoCloseable {
       return;
     }
     boolean times = column.kind() == DimensionColumn.Kind.TIMES;
-    boolean float32 = column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT
-        && column.type().bits() == 32;
-    boolean floating = column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT;
+    boolean float32 =
+        column.kind() == DimensionColumn.Kind.VALUES
+            && column.type().kind() == DataType.Kind.FLOAT
+            && column.type().bits() == 32;
+    boolean floating =
+        column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT;
     List<double[]> values = new ArrayList<>();
     for (JsonNode constant : c.constants()) {
       double[] v = constants.get(constant);
@@ -409,11 +459,16 @@ public final class SqlEngine implements AutoCloseable {
         }
         filter.restrictIn(name, in);
       }
-      default -> { }
+      default -> {}
     }
   }
 
-  private static void bound(DimensionFilter filter, String column, DimensionFilter.Op op, double[] v, boolean times,
+  private static void bound(
+      DimensionFilter filter,
+      String column,
+      DimensionFilter.Op op,
+      double[] v,
+      boolean times,
       boolean float32) {
     Object x = value(op, v, times, float32);
     if (x != null) {
@@ -435,7 +490,7 @@ public final class SqlEngine implements AutoCloseable {
     return switch (op) {
       case LT, LE -> Math.max(v[0], v[1]);
       case GT, GE -> Math.min(v[0], v[1]);
-      default -> v[1];   // EQ: only a float can equal a float32 value
+      default -> v[1]; // EQ: only a float can equal a float32 value
     };
   }
 
@@ -449,8 +504,8 @@ public final class SqlEngine implements AutoCloseable {
   }
 
   /**
-   * Evaluates every constant of the conditions with DuckDB, in one query: per constant its value
-   * as DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails).
+   * Evaluates every constant of the conditions with DuckDB, in one query: per constant its value as
+   * DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails).
    */
   private Map<JsonNode, double[]> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
     List<JsonNode> all = new ArrayList<>();
@@ -476,7 +531,9 @@ public final class SqlEngine implements AutoCloseable {
       }
     }
     String text = deserialize(database, statement);
-    try (Connection c = database.duplicate(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(text)) {
+    try (Connection c = database.duplicate();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(text)) {
       rs.next();
       for (int i = 0; i < all.size(); i++) {
         double[] v = new double[3];
@@ -527,7 +584,8 @@ public final class SqlEngine implements AutoCloseable {
 
   /** DuckDB's parse of {@code sql} ({@code json_serialize_sql}). */
   private static JsonNode serialize(DuckDBConnection database, String sql) {
-    try (Connection c = database.duplicate(); PreparedStatement s = c.prepareStatement("SELECT json_serialize_sql(?)")) {
+    try (Connection c = database.duplicate();
+        PreparedStatement s = c.prepareStatement("SELECT json_serialize_sql(?)")) {
       s.setString(1, sql);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
@@ -543,7 +601,8 @@ public final class SqlEngine implements AutoCloseable {
     ObjectNode doc = JsonDocument.MAPPER.createObjectNode();
     doc.put("error", false);
     doc.putArray("statements").add(statement);
-    try (Connection c = database.duplicate(); PreparedStatement s = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
+    try (Connection c = database.duplicate();
+        PreparedStatement s = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
       s.setString(1, doc.toString());
       try (ResultSet rs = s.executeQuery()) {
         rs.next();

@@ -22,14 +22,18 @@ import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBResultSet;
 
 /**
- * One statement ready to run on its own DuckDB connection, its tables registered as Arrow
- * streams read with the pushed-down columns and selections. Made by {@link SqlEngine#query};
- * runs once. Closing it closes the result, the connection and the streams; the readers' buffers
- * come from a child of the caller's allocator, closed (and checked for leaks) last.
+ * One statement ready to run on its own DuckDB connection, its tables registered as Arrow streams
+ * read with the pushed-down columns and selections. Made by {@link SqlEngine#query}; runs once.
+ * Closing it closes the result, the connection and the streams; the readers' buffers come from a
+ * child of the caller's allocator, closed (and checked for leaks) last.
  */
 public final class SqlQuery implements AutoCloseable {
-  /** How one table is read: null columns for all; {@code uses} references (more than one: materialized once). */
-  record Read(SqlEngine.TableInfo info, String table, List<String> columns, Selection selection, int uses) {
+  /**
+   * How one table is read: null columns for all; {@code uses} references (more than one:
+   * materialized once).
+   */
+  record Read(
+      SqlEngine.TableInfo info, String table, List<String> columns, Selection selection, int uses) {
     Read(SqlEngine.TableInfo info, String table, List<String> columns, Selection selection) {
       this(info, table, columns, selection, 1);
     }
@@ -45,7 +49,12 @@ public final class SqlQuery implements AutoCloseable {
   private Statement statement;
   private ResultSet result;
 
-  SqlQuery(String sql, Connection connection, List<Read> reads, BufferAllocator parent, SqlEngine.Options options) {
+  SqlQuery(
+      String sql,
+      Connection connection,
+      List<Read> reads,
+      BufferAllocator parent,
+      SqlEngine.Options options) {
     this.sql = sql;
     this.connection = connection;
     this.reads = reads;
@@ -56,9 +65,16 @@ public final class SqlQuery implements AutoCloseable {
         Read read = reads.get(i);
         ReadStats counts = new ReadStats();
         stats.add(counts);
-        TableOptions tableOptions = new TableOptions(options.cf(), options.batchRows(), read.columns());
-        TableReader reader = new TableReader(read.info().array(), read.selection(), read.info().columns(),
-            tableOptions, ReadOptions.DEFAULT.withStats(counts), allocator);
+        TableOptions tableOptions =
+            new TableOptions(options.cf(), options.batchRows(), read.columns());
+        TableReader reader =
+            new TableReader(
+                read.info().array(),
+                read.selection(),
+                read.info().columns(),
+                tableOptions,
+                ReadOptions.DEFAULT.withStats(counts),
+                allocator);
         readers.add(reader);
         ArrowArrayStream stream;
         try {
@@ -74,7 +90,8 @@ public final class SqlQuery implements AutoCloseable {
           String scan = "__zaro_scan_" + i;
           duck.registerArrowStream(scan, stream);
           try (Statement s = connection.createStatement()) {
-            s.execute("CREATE TEMP TABLE " + quote(read.table()) + " AS SELECT * FROM " + quote(scan));
+            s.execute(
+                "CREATE TEMP TABLE " + quote(read.table()) + " AS SELECT * FROM " + quote(scan));
           }
         }
       }
@@ -89,8 +106,8 @@ public final class SqlQuery implements AutoCloseable {
   }
 
   /**
-   * Runs the statement; the result set belongs to this query. Null for a statement without a
-   * result (outside read-only engines: CREATE, SET, ...).
+   * Runs the statement; the result set belongs to this query. Null for a statement without a result
+   * (outside read-only engines: CREATE, SET, ...).
    */
   public ResultSet execute() {
     if (statement != null) {
@@ -107,13 +124,14 @@ public final class SqlQuery implements AutoCloseable {
   }
 
   /**
-   * Runs the statement and returns its result as DuckDB's Arrow stream, in {@code allocator}.
-   * The caller closes the reader before this query.
+   * Runs the statement and returns its result as DuckDB's Arrow stream, in {@code allocator}. The
+   * caller closes the reader before this query.
    */
   public ArrowReader executeArrow(BufferAllocator allocator, long batchRows) {
     ResultSet rs = execute();
     if (rs == null) {
-      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: the statement returns no result to write");
+      throw new ZaroException(
+          ErrorKind.INVALID_ARGUMENT, "sql: the statement returns no result to write");
     }
     try {
       return (ArrowReader) rs.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
@@ -127,12 +145,21 @@ public final class SqlQuery implements AutoCloseable {
     List<QueryStats.TableRead> out = new ArrayList<>();
     for (int i = 0; i < readers.size(); i++) {
       Read read = reads.get(i);
-      List<String> columns = read.columns() != null ? read.columns()
-          : read.info().schema().getFields().stream().map(f -> f.getName()).toList();
+      List<String> columns =
+          read.columns() != null
+              ? read.columns()
+              : read.info().schema().getFields().stream().map(f -> f.getName()).toList();
       ReadStats s = stats.get(i);
-      out.add(new QueryStats.TableRead(read.table(), read.selection().canonical(), columns,
-          ReadPlan.of(read.info().array(), read.selection()).chunkCount(), s.chunksDecoded(), s.bytesDecoded(),
-          s.requests(), s.bytesFetched()));
+      out.add(
+          new QueryStats.TableRead(
+              read.table(),
+              read.selection().canonical(),
+              columns,
+              ReadPlan.of(read.info().array(), read.selection()).chunkCount(),
+              s.chunksDecoded(),
+              s.bytesDecoded(),
+              s.requests(),
+              s.bytesFetched()));
     }
     return new QueryStats(out);
   }
@@ -159,7 +186,8 @@ public final class SqlQuery implements AutoCloseable {
     }
     allocator.close();
     if (!failures.isEmpty()) {
-      throw new ZaroException("sql: closing the query: " + failures.get(0).getMessage(), failures.get(0));
+      throw new ZaroException(
+          "sql: closing the query: " + failures.get(0).getMessage(), failures.get(0));
     }
   }
 }

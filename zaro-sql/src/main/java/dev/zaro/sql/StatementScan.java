@@ -11,27 +11,44 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * What one SELECT statement needs from each table it names, read from DuckDB's own parse of it
- * (the {@code json_serialize_sql} tree of one statement; no SQL is parsed here).
+ * What one SELECT statement needs from each table it names, read from DuckDB's own parse of it (the
+ * {@code json_serialize_sql} tree of one statement; no SQL is parsed here).
  *
- * <p>Every table reference anywhere in the statement (joins, subqueries, CTEs, set operations)
- * is one {@link Use}. A use carries the conjuncts of the WHERE clause of the SELECT whose FROM
- * holds it directly, when they compare one of its columns with a constant ({@code =, <, <=,
- * >, >=}, {@code BETWEEN}, {@code IN}); every other use carries none. Column names are every
- * name any column reference mentions, so a table's projection is a superset of what DuckDB
- * reads from it. Both are safe to push into a read because DuckDB still evaluates every
- * predicate itself: a pushed range may only be wider than what the query keeps, never narrower.
- * Joins other than plain inner/outer/cross ones (ASOF, POSITIONAL, ...) and sampled FROM
- * clauses contribute no conditions, since filtering their inputs first would change the result.
+ * <p>Every table reference anywhere in the statement (joins, subqueries, CTEs, set operations) is
+ * one {@link Use}. A use carries the conjuncts of the WHERE clause of the SELECT whose FROM holds
+ * it directly, when they compare one of its columns with a constant ({@code =, <, <=, >, >=},
+ * {@code BETWEEN}, {@code IN}); every other use carries none. Column names are every name any
+ * column reference mentions, so a table's projection is a superset of what DuckDB reads from it.
+ * Both are safe to push into a read because DuckDB still evaluates every predicate itself: a pushed
+ * range may only be wider than what the query keeps, never narrower. Joins other than plain
+ * inner/outer/cross ones (ASOF, POSITIONAL, ...) and sampled FROM clauses contribute no conditions,
+ * since filtering their inputs first would change the result.
  */
 final class StatementScan {
-  /** A condition's comparison: one constant for EQ..GE, two (lower, upper) for BETWEEN, several for IN. */
-  enum Op { EQ, LT, LE, GT, GE, BETWEEN, IN }
+  /**
+   * A condition's comparison: one constant for EQ..GE, two (lower, upper) for BETWEEN, several for
+   * IN.
+   */
+  enum Op {
+    EQ,
+    LT,
+    LE,
+    GT,
+    GE,
+    BETWEEN,
+    IN
+  }
 
-  /** {@code column op constants}; the constants are DuckDB expression trees without column references. */
+  /**
+   * {@code column op constants}; the constants are DuckDB expression trees without column
+   * references.
+   */
   record Condition(String column, Op op, List<JsonNode> constants) {}
 
-  /** One reference to a table: the name as written (lower case), its alias, and its conditions (ANDed). */
+  /**
+   * One reference to a table: the name as written (lower case), its alias, and its conditions
+   * (ANDed).
+   */
   record Use(String table, String alias, List<Condition> conditions) {}
 
   private final List<Use> uses = new ArrayList<>();
@@ -102,11 +119,11 @@ final class StatementScan {
         singleNames.add(lower(parts.get(0).asText()));
       }
     } else if (cls.equals("STAR") || type.equals("PIVOT")) {
-      star = true;   // PIVOT groups by every column it does not name
+      star = true; // PIVOT groups by every column it does not name
     } else if (type.equals("JOIN")) {
       node.path("using_columns").forEach(c -> names.add(lower(c.asText())));
       if (node.path("ref_type").asText("").equals("NATURAL")) {
-        star = true;   // joins on every common column: all may be read
+        star = true; // joins on every common column: all may be read
       }
     } else if (type.equals("SELECT_NODE")) {
       selectNode(node, columns);
@@ -114,7 +131,9 @@ final class StatementScan {
       String table = lower(node.path("table_name").asText());
       if (!cteNames.contains(table)) {
         List<Condition> found = conditions.get(node);
-        uses.add(new Use(table, lower(node.path("alias").asText("")), found == null ? List.of() : found));
+        uses.add(
+            new Use(
+                table, lower(node.path("alias").asText("")), found == null ? List.of() : found));
       }
     }
     node.forEach(n -> visit(n, columns));
@@ -124,7 +143,8 @@ final class StatementScan {
     String catalog = ref.path("catalog_name").asText("");
     String schema = ref.path("schema_name").asText("");
     boolean timeTravel = !ref.path("at_clause").isNull() && !ref.path("at_clause").isMissingNode();
-    return (catalog.isEmpty() || catalog.equalsIgnoreCase("temp")) && (schema.isEmpty() || schema.equalsIgnoreCase("main"))
+    return (catalog.isEmpty() || catalog.equalsIgnoreCase("temp"))
+        && (schema.isEmpty() || schema.equalsIgnoreCase("main"))
         && !timeTravel;
   }
 
@@ -147,22 +167,27 @@ final class StatementScan {
       }
       JsonNode ref = resolve(c.column(), direct, opaque[0], columns);
       if (ref != null) {
-        String column = c.column().contains(".") ? c.column().substring(c.column().lastIndexOf('.') + 1) : c.column();
-        conditions.computeIfAbsent(ref, k -> new ArrayList<>()).add(new Condition(column, c.op(), c.constants()));
+        String column =
+            c.column().contains(".")
+                ? c.column().substring(c.column().lastIndexOf('.') + 1)
+                : c.column();
+        conditions
+            .computeIfAbsent(ref, k -> new ArrayList<>())
+            .add(new Condition(column, c.op(), c.constants()));
       }
     }
   }
 
   /**
-   * Collects the base tables directly in a FROM clause; false if a join there must not be
-   * filtered first. {@code opaque} is set when other relations (subqueries, table functions)
-   * sit beside them, whose columns are unknown.
+   * Collects the base tables directly in a FROM clause; false if a join there must not be filtered
+   * first. {@code opaque} is set when other relations (subqueries, table functions) sit beside
+   * them, whose columns are unknown.
    */
   private static boolean directTables(JsonNode from, List<JsonNode> out, boolean[] opaque) {
     String type = from.path("type").asText("");
     if (!from.path("sample").isNull() && !from.path("sample").isMissingNode()) {
       opaque[0] = true;
-      return true;   // a sampled input keeps no conditions, but its siblings may
+      return true; // a sampled input keeps no conditions, but its siblings may
     }
     switch (type) {
       case "BASE_TABLE" -> {
@@ -177,10 +202,14 @@ final class StatementScan {
         String ref = from.path("ref_type").asText("");
         String join = from.path("join_type").asText("");
         if (!(ref.equals("REGULAR") || ref.equals("CROSS") || ref.equals("NATURAL"))
-            || !(join.equals("INNER") || join.equals("LEFT") || join.equals("RIGHT") || join.equals("OUTER"))) {
+            || !(join.equals("INNER")
+                || join.equals("LEFT")
+                || join.equals("RIGHT")
+                || join.equals("OUTER"))) {
           return false;
         }
-        return directTables(from.path("left"), out, opaque) && directTables(from.path("right"), out, opaque);
+        return directTables(from.path("left"), out, opaque)
+            && directTables(from.path("right"), out, opaque);
       }
       case "EMPTY" -> {
         return true;
@@ -193,8 +222,8 @@ final class StatementScan {
   }
 
   /** The direct table a column reference names, or null if unknown or ambiguous. */
-  private JsonNode resolve(String column, List<JsonNode> direct, boolean opaque,
-      Function<String, Set<String>> columns) {
+  private JsonNode resolve(
+      String column, List<JsonNode> direct, boolean opaque, Function<String, Set<String>> columns) {
     int dot = column.lastIndexOf('.');
     if (dot >= 0) {
       String qualifier = column.substring(0, dot);
@@ -218,7 +247,7 @@ final class StatementScan {
     for (JsonNode ref : direct) {
       Set<String> cols = columns.apply(lower(ref.path("table_name").asText()));
       if (cols == null || cteNames.contains(lower(ref.path("table_name").asText()))) {
-        return null;   // a relation whose columns are unknown could hold the name too
+        return null; // a relation whose columns are unknown could hold the name too
       }
       if (cols.contains(column)) {
         if (found != null) {
@@ -239,37 +268,42 @@ final class StatementScan {
   }
 
   /**
-   * The condition a conjunct states on one column, or null. The column comes back as
-   * {@code name} or {@code qualifier.name}, lower case.
+   * The condition a conjunct states on one column, or null. The column comes back as {@code name}
+   * or {@code qualifier.name}, lower case.
    */
   private static Condition condition(JsonNode e) {
     String type = e.path("type").asText("");
     switch (type) {
-      case "COMPARE_EQUAL", "COMPARE_LESSTHAN", "COMPARE_LESSTHANOREQUALTO", "COMPARE_GREATERTHAN",
+      case "COMPARE_EQUAL",
+          "COMPARE_LESSTHAN",
+          "COMPARE_LESSTHANOREQUALTO",
+          "COMPARE_GREATERTHAN",
           "COMPARE_GREATERTHANOREQUALTO" -> {
         if (!e.path("class").asText("").equals("COMPARISON")) {
           return null;
         }
-        Op op = switch (type) {
-          case "COMPARE_EQUAL" -> Op.EQ;
-          case "COMPARE_LESSTHAN" -> Op.LT;
-          case "COMPARE_LESSTHANOREQUALTO" -> Op.LE;
-          case "COMPARE_GREATERTHAN" -> Op.GT;
-          default -> Op.GE;
-        };
+        Op op =
+            switch (type) {
+              case "COMPARE_EQUAL" -> Op.EQ;
+              case "COMPARE_LESSTHAN" -> Op.LT;
+              case "COMPARE_LESSTHANOREQUALTO" -> Op.LE;
+              case "COMPARE_GREATERTHAN" -> Op.GT;
+              default -> Op.GE;
+            };
         String left = column(e.path("left"));
         String right = column(e.path("right"));
         if (left != null && isConstant(e.path("right"))) {
           return new Condition(left, op, List.of(e.path("right")));
         }
         if (right != null && isConstant(e.path("left"))) {
-          Op flipped = switch (op) {
-            case LT -> Op.GT;
-            case LE -> Op.GE;
-            case GT -> Op.LT;
-            case GE -> Op.LE;
-            default -> op;
-          };
+          Op flipped =
+              switch (op) {
+                case LT -> Op.GT;
+                case LE -> Op.GE;
+                case GT -> Op.LT;
+                case GE -> Op.LE;
+                default -> op;
+              };
           return new Condition(right, flipped, List.of(e.path("left")));
         }
         return null;
@@ -315,31 +349,38 @@ final class StatementScan {
       return lower(parts.get(0).asText());
     }
     if (parts.size() >= 2) {
-      return lower(parts.get(parts.size() - 2).asText()) + "." + lower(parts.get(parts.size() - 1).asText());
+      return lower(parts.get(parts.size() - 2).asText())
+          + "."
+          + lower(parts.get(parts.size() - 1).asText());
     }
     return null;
   }
 
   /**
-   * True for expressions DuckDB evaluates to the same value for every row and every run:
-   * literals, casts of them and arithmetic on them (no columns, parameters, subqueries or
-   * functions such as random() or now()). Casts to time-zone-dependent or nanosecond types
-   * are left out.
+   * True for expressions DuckDB evaluates to the same value for every row and every run: literals,
+   * casts of them and arithmetic on them (no columns, parameters, subqueries or functions such as
+   * random() or now()). Casts to time-zone-dependent or nanosecond types are left out.
    */
   static boolean isConstant(JsonNode e) {
     String cls = e.path("class").asText("");
     switch (cls) {
       case "CONSTANT" -> {
         String text = e.toString().toUpperCase(Locale.ROOT);
-        return !text.contains("TIME_TZ") && !text.contains("TIMESTAMP_TZ") && !text.contains("TIMESTAMP_NS");
+        return !text.contains("TIME_TZ")
+            && !text.contains("TIMESTAMP_TZ")
+            && !text.contains("TIMESTAMP_NS");
       }
       case "CAST" -> {
         String type = castType(e).toUpperCase(Locale.ROOT);
-        return !type.contains("TZ") && !type.contains("TIME ZONE") && !type.contains("_NS") && isConstant(e.path("child"));
+        return !type.contains("TZ")
+            && !type.contains("TIME ZONE")
+            && !type.contains("_NS")
+            && isConstant(e.path("child"));
       }
       case "FUNCTION" -> {
         String f = e.path("function_name").asText("");
-        if (!(f.equals("+") || f.equals("-") || f.equals("*") || f.equals("/")) || e.path("children").isEmpty()) {
+        if (!(f.equals("+") || f.equals("-") || f.equals("*") || f.equals("/"))
+            || e.path("children").isEmpty()) {
           return false;
         }
         for (JsonNode c : e.path("children")) {

@@ -32,35 +32,41 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * A read-only Flight SQL service over a {@link SqlEngine}: queries (statements and prepared
  * statements without parameters) run in DuckDB with the engine's pushdown; GetCatalogs,
- * GetDbSchemas, GetTables, GetTableTypes and GetSqlInfo let tools browse (every array is a table
- * of schema {@code main}, no catalog); primary and foreign key requests answer with no rows.
- * Updates, ingestion, transactions and Substrait plans are refused.
+ * GetDbSchemas, GetTables, GetTableTypes and GetSqlInfo let tools browse (every array is a table of
+ * schema {@code main}, no catalog); primary and foreign key requests answer with no rows. Updates,
+ * ingestion, transactions and Substrait plans are refused.
  *
- * <p>Stateless: a ticket or prepared-statement handle is the query text itself, so any server
- * over the same store can serve it. Each stream runs on its own child of {@code allocator}.
+ * <p>Stateless: a ticket or prepared-statement handle is the query text itself, so any server over
+ * the same store can serve it. Each stream runs on its own child of {@code allocator}.
  */
 public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
-  private static final String READ_ONLY = "zaro serves arrays read-only: only queries (SELECT) are accepted";
+  private static final String READ_ONLY =
+      "zaro serves arrays read-only: only queries (SELECT) are accepted";
 
   private final SqlEngine engine;
   private final BufferAllocator allocator;
   private final SqlInfoBuilder sqlInfo;
   private final long batchRows;
 
-  /** Serves {@code engine} (owned: closed with this producer); buffers from children of {@code allocator}. */
+  /**
+   * Serves {@code engine} (owned: closed with this producer); buffers from children of {@code
+   * allocator}.
+   */
   public ZaroFlightSqlProducer(SqlEngine engine, BufferAllocator allocator) {
     this.engine = engine;
     this.allocator = allocator;
     this.batchRows = 64 * 1024;
-    this.sqlInfo = new SqlInfoBuilder()
-        .withFlightSqlServerName("zaro")
-        .withFlightSqlServerVersion("0.1.0")
-        .withFlightSqlServerReadOnly(true)
-        .withFlightSqlServerSql(true)
-        .withFlightSqlServerSubstrait(false)
-        .withFlightSqlServerTransaction(FlightSql.SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
-        .withFlightSqlServerCancel(false)
-        .withSqlIdentifierQuoteChar("\"");
+    this.sqlInfo =
+        new SqlInfoBuilder()
+            .withFlightSqlServerName("zaro")
+            .withFlightSqlServerVersion("0.1.0")
+            .withFlightSqlServerReadOnly(true)
+            .withFlightSqlServerSql(true)
+            .withFlightSqlServerSubstrait(false)
+            .withFlightSqlServerTransaction(
+                FlightSql.SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+            .withFlightSqlServerCancel(false)
+            .withSqlIdentifierQuoteChar("\"");
   }
 
   static FlightRuntimeException status(RuntimeException e) {
@@ -76,8 +82,8 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   /** The result schema of a query, refusing anything else. */
   private Schema schemaOf(String sql) {
     try (BufferAllocator child = allocator.newChildAllocator("sql schema", 0, Long.MAX_VALUE);
-         SqlQuery query = engine.query(engine.schemaQuery(sql), child);
-         ArrowReader reader = query.executeArrow(child, 1)) {
+        SqlQuery query = engine.query(engine.schemaQuery(sql), child);
+        ArrowReader reader = query.executeArrow(child, 1)) {
       return reader.getVectorSchemaRoot().getSchema();
     } catch (java.io.IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
@@ -86,42 +92,54 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     }
   }
 
-  private FlightInfo queryInfo(String sql, FlightDescriptor descriptor, com.google.protobuf.Message ticket) {
+  private FlightInfo queryInfo(
+      String sql, FlightDescriptor descriptor, com.google.protobuf.Message ticket) {
     Schema schema = schemaOf(sql);
-    return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()))),
-        -1, -1);
+    return new FlightInfo(
+        schema,
+        descriptor,
+        List.of(new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()))),
+        -1,
+        -1);
   }
 
   @Override
-  public FlightInfo getFlightInfoStatement(FlightSql.CommandStatementQuery command, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     String sql = command.getQuery();
-    return queryInfo(sql, descriptor, FlightSql.TicketStatementQuery.newBuilder()
-        .setStatementHandle(ByteString.copyFromUtf8(sql)).build());
+    return queryInfo(
+        sql,
+        descriptor,
+        FlightSql.TicketStatementQuery.newBuilder()
+            .setStatementHandle(ByteString.copyFromUtf8(sql))
+            .build());
   }
 
   @Override
-  public SchemaResult getSchemaStatement(FlightSql.CommandStatementQuery command, CallContext context,
-      FlightDescriptor descriptor) {
+  public SchemaResult getSchemaStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     return new SchemaResult(schemaOf(command.getQuery()));
   }
 
   @Override
-  public void getStreamStatement(FlightSql.TicketStatementQuery ticket, CallContext context,
-      ServerStreamListener listener) {
+  public void getStreamStatement(
+      FlightSql.TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
     run(ticket.getStatementHandle().toStringUtf8(), listener);
   }
 
   @Override
-  public void createPreparedStatement(FlightSql.ActionCreatePreparedStatementRequest request, CallContext context,
+  public void createPreparedStatement(
+      FlightSql.ActionCreatePreparedStatementRequest request,
+      CallContext context,
       StreamListener<Result> listener) {
     try {
       String sql = request.getQuery();
       Schema schema = schemaOf(sql);
-      FlightSql.ActionCreatePreparedStatementResult result = FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-          .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
-          .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
-          .build();
+      FlightSql.ActionCreatePreparedStatementResult result =
+          FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+              .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
+              .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
+              .build();
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
     } catch (RuntimeException e) {
@@ -130,25 +148,33 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
-  public void closePreparedStatement(FlightSql.ActionClosePreparedStatementRequest request, CallContext context,
+  public void closePreparedStatement(
+      FlightSql.ActionClosePreparedStatementRequest request,
+      CallContext context,
       StreamListener<Result> listener) {
-    listener.onCompleted();   // handles hold no server state
+    listener.onCompleted(); // handles hold no server state
   }
 
   @Override
-  public FlightInfo getFlightInfoPreparedStatement(FlightSql.CommandPreparedStatementQuery command,
-      CallContext context, FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
     return queryInfo(command.getPreparedStatementHandle().toStringUtf8(), descriptor, command);
   }
 
   @Override
-  public SchemaResult getSchemaPreparedStatement(FlightSql.CommandPreparedStatementQuery command,
-      CallContext context, FlightDescriptor descriptor) {
+  public SchemaResult getSchemaPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
     return new SchemaResult(schemaOf(command.getPreparedStatementHandle().toStringUtf8()));
   }
 
   @Override
-  public void getStreamPreparedStatement(FlightSql.CommandPreparedStatementQuery command, CallContext context,
+  public void getStreamPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
       ServerStreamListener listener) {
     run(command.getPreparedStatementHandle().toStringUtf8(), listener);
   }
@@ -156,8 +182,8 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   /** Runs a query and streams DuckDB's result batches as the client takes them. */
   private void run(String sql, ServerStreamListener listener) {
     try (BufferAllocator child = allocator.newChildAllocator("sql", 0, Long.MAX_VALUE);
-         SqlQuery query = engine.query(sql, child);
-         ArrowReader reader = query.executeArrow(child, batchRows)) {
+        SqlQuery query = engine.query(sql, child);
+        ArrowReader reader = query.executeArrow(child, batchRows)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       // Flight's callback backpressure: woken by gRPC's ready and cancel events, no polling
       BackpressureStrategy.CallbackBackpressureStrategy backpressure =
@@ -179,76 +205,98 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
-  public Runnable acceptPutStatement(FlightSql.CommandStatementUpdate command, CallContext context,
-      FlightStream flightStream, StreamListener<PutResult> ackStream) {
+  public Runnable acceptPutStatement(
+      FlightSql.CommandStatementUpdate command,
+      CallContext context,
+      FlightStream flightStream,
+      StreamListener<PutResult> ackStream) {
     return refuse(ackStream);
   }
 
   @Override
-  public Runnable acceptPutPreparedStatementUpdate(FlightSql.CommandPreparedStatementUpdate command,
-      CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+  public Runnable acceptPutPreparedStatementUpdate(
+      FlightSql.CommandPreparedStatementUpdate command,
+      CallContext context,
+      FlightStream flightStream,
+      StreamListener<PutResult> ackStream) {
     return refuse(ackStream);
   }
 
   @Override
-  public Runnable acceptPutPreparedStatementQuery(FlightSql.CommandPreparedStatementQuery command,
-      CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> ackStream.onError(CallStatus.UNIMPLEMENTED
-        .withDescription("zaro's prepared statements take no parameters").toRuntimeException());
+  public Runnable acceptPutPreparedStatementQuery(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightStream flightStream,
+      StreamListener<PutResult> ackStream) {
+    return () ->
+        ackStream.onError(
+            CallStatus.UNIMPLEMENTED
+                .withDescription("zaro's prepared statements take no parameters")
+                .toRuntimeException());
   }
 
   @Override
-  public Runnable acceptPutStatementBulkIngest(FlightSql.CommandStatementIngest command, CallContext context,
-      FlightStream flightStream, StreamListener<PutResult> ackStream) {
+  public Runnable acceptPutStatementBulkIngest(
+      FlightSql.CommandStatementIngest command,
+      CallContext context,
+      FlightStream flightStream,
+      StreamListener<PutResult> ackStream) {
     return refuse(ackStream);
   }
 
   private static Runnable refuse(StreamListener<PutResult> ack) {
-    return () -> ack.onError(CallStatus.INVALID_ARGUMENT.withDescription(READ_ONLY).toRuntimeException());
+    return () ->
+        ack.onError(CallStatus.INVALID_ARGUMENT.withDescription(READ_ONLY).toRuntimeException());
   }
 
   // --- browsing ---
 
-  private static FlightInfo metadataInfo(Schema schema, FlightDescriptor descriptor, com.google.protobuf.Message command) {
-    return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
-        -1, -1);
+  private static FlightInfo metadataInfo(
+      Schema schema, FlightDescriptor descriptor, com.google.protobuf.Message command) {
+    return new FlightInfo(
+        schema,
+        descriptor,
+        List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
+        -1,
+        -1);
   }
 
   @Override
-  public FlightInfo getFlightInfoSqlInfo(FlightSql.CommandGetSqlInfo request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoSqlInfo(
+      FlightSql.CommandGetSqlInfo request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_SQL_INFO_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamSqlInfo(FlightSql.CommandGetSqlInfo command, CallContext context,
-      ServerStreamListener listener) {
+  public void getStreamSqlInfo(
+      FlightSql.CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
     sqlInfo.send(command.getInfoList(), listener);
   }
 
   @Override
-  public FlightInfo getFlightInfoCatalogs(FlightSql.CommandGetCatalogs request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoCatalogs(
+      FlightSql.CommandGetCatalogs request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_CATALOGS_SCHEMA, descriptor, request);
   }
 
   @Override
   public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
-    sendRows(Schemas.GET_CATALOGS_SCHEMA, List.of(), listener);   // tables live in no catalog
+    sendRows(Schemas.GET_CATALOGS_SCHEMA, List.of(), listener); // tables live in no catalog
   }
 
   @Override
-  public FlightInfo getFlightInfoSchemas(FlightSql.CommandGetDbSchemas request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoSchemas(
+      FlightSql.CommandGetDbSchemas request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_SCHEMAS_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamSchemas(FlightSql.CommandGetDbSchemas command, CallContext context,
-      ServerStreamListener listener) {
+  public void getStreamSchemas(
+      FlightSql.CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
     List<Object[]> rows = new ArrayList<>();
     if (inNoCatalog(command.hasCatalog(), command.getCatalog())
-        && (!command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA))) {
+        && (!command.hasDbSchemaFilterPattern()
+            || like(command.getDbSchemaFilterPattern(), SCHEMA))) {
       rows.add(new Object[] {null, SCHEMA});
     }
     sendRows(Schemas.GET_SCHEMAS_SCHEMA, rows, listener);
@@ -257,22 +305,29 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   private static final String SCHEMA = "main";
 
   @Override
-  public FlightInfo getFlightInfoTables(FlightSql.CommandGetTables request, CallContext context,
-      FlightDescriptor descriptor) {
-    return metadataInfo(request.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
-        descriptor, request);
+  public FlightInfo getFlightInfoTables(
+      FlightSql.CommandGetTables request, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(
+        request.getIncludeSchema()
+            ? Schemas.GET_TABLES_SCHEMA
+            : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+        descriptor,
+        request);
   }
 
   @Override
-  public void getStreamTables(FlightSql.CommandGetTables command, CallContext context,
-      ServerStreamListener listener) {
+  public void getStreamTables(
+      FlightSql.CommandGetTables command, CallContext context, ServerStreamListener listener) {
     try {
       List<Object[]> rows = new ArrayList<>();
-      boolean schemaMatches = !command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA);
-      boolean typeMatches = command.getTableTypesCount() == 0 || command.getTableTypesList().contains("TABLE");
+      boolean schemaMatches =
+          !command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA);
+      boolean typeMatches =
+          command.getTableTypesCount() == 0 || command.getTableTypesList().contains("TABLE");
       if (inNoCatalog(command.hasCatalog(), command.getCatalog()) && schemaMatches && typeMatches) {
         for (String table : engine.tables()) {
-          if (command.hasTableNameFilterPattern() && !like(command.getTableNameFilterPattern(), table)) {
+          if (command.hasTableNameFilterPattern()
+              && !like(command.getTableNameFilterPattern(), table)) {
             continue;
           }
           if (command.getIncludeSchema()) {
@@ -280,7 +335,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
             try {
               schema = engine.schema(table).serializeAsMessage();
             } catch (ZaroException e) {
-              continue;   // an array the table layout cannot show (complex values, ...)
+              continue; // an array the table layout cannot show (complex values, ...)
             }
             rows.add(new Object[] {null, SCHEMA, table, "TABLE", schema});
           } else {
@@ -288,7 +343,11 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
           }
         }
       }
-      sendRows(command.getIncludeSchema() ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA, rows,
+      sendRows(
+          command.getIncludeSchema()
+              ? Schemas.GET_TABLES_SCHEMA
+              : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+          rows,
           listener);
     } catch (RuntimeException e) {
       listener.error(status(e));
@@ -296,8 +355,8 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
-  public FlightInfo getFlightInfoTableTypes(FlightSql.CommandGetTableTypes request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoTableTypes(
+      FlightSql.CommandGetTableTypes request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_TABLE_TYPES_SCHEMA, descriptor, request);
   }
 
@@ -307,49 +366,57 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
-  public FlightInfo getFlightInfoPrimaryKeys(FlightSql.CommandGetPrimaryKeys request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_PRIMARY_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamPrimaryKeys(FlightSql.CommandGetPrimaryKeys command, CallContext context,
-      ServerStreamListener listener) {
+  public void getStreamPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
     sendRows(Schemas.GET_PRIMARY_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
-  public FlightInfo getFlightInfoExportedKeys(FlightSql.CommandGetExportedKeys request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoExportedKeys(
+      FlightSql.CommandGetExportedKeys request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_EXPORTED_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamExportedKeys(FlightSql.CommandGetExportedKeys command, CallContext context,
+  public void getStreamExportedKeys(
+      FlightSql.CommandGetExportedKeys command,
+      CallContext context,
       ServerStreamListener listener) {
     sendRows(Schemas.GET_EXPORTED_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
-  public FlightInfo getFlightInfoImportedKeys(FlightSql.CommandGetImportedKeys request, CallContext context,
-      FlightDescriptor descriptor) {
+  public FlightInfo getFlightInfoImportedKeys(
+      FlightSql.CommandGetImportedKeys request, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_IMPORTED_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamImportedKeys(FlightSql.CommandGetImportedKeys command, CallContext context,
+  public void getStreamImportedKeys(
+      FlightSql.CommandGetImportedKeys command,
+      CallContext context,
       ServerStreamListener listener) {
     sendRows(Schemas.GET_IMPORTED_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
-  public FlightInfo getFlightInfoCrossReference(FlightSql.CommandGetCrossReference request, CallContext context,
+  public FlightInfo getFlightInfoCrossReference(
+      FlightSql.CommandGetCrossReference request,
+      CallContext context,
       FlightDescriptor descriptor) {
     return metadataInfo(Schemas.GET_CROSS_REFERENCE_SCHEMA, descriptor, request);
   }
 
   @Override
-  public void getStreamCrossReference(FlightSql.CommandGetCrossReference command, CallContext context,
+  public void getStreamCrossReference(
+      FlightSql.CommandGetCrossReference command,
+      CallContext context,
       ServerStreamListener listener) {
     sendRows(Schemas.GET_CROSS_REFERENCE_SCHEMA, List.of(), listener);
   }
@@ -380,7 +447,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   /** Streams rows of strings (and byte arrays) of a metadata schema as one batch. */
   private void sendRows(Schema schema, List<Object[]> rows, ServerStreamListener listener) {
     try (BufferAllocator child = allocator.newChildAllocator("sql metadata", 0, Long.MAX_VALUE);
-         VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       root.allocateNew();
       for (int r = 0; r < rows.size(); r++) {
         Object[] row = rows.get(r);

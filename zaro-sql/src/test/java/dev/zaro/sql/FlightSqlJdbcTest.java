@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
-import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -29,25 +28,33 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Flight SQL service as the Arrow Flight SQL JDBC driver sees it, on a loopback server
- * started and stopped here: query answers equal plain DuckDB over the Parquet twins of
- * testdata/sql, tools can browse the tables, anything but a query is refused, and zaro's own
- * Flight service still answers beside it.
+ * The Flight SQL service as the Arrow Flight SQL JDBC driver sees it, on a loopback server started
+ * and stopped here: query answers equal plain DuckDB over the Parquet twins of testdata/sql, tools
+ * can browse the tables, anything but a query is refused, and zaro's own Flight service still
+ * answers beside it.
  */
 class FlightSqlJdbcTest {
   private ZaroFlightServer server;
 
   @BeforeEach
   void start() throws Exception {
-    Zaro zaro = Zaro.open(SqlEngineTest.sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
-    server = ZaroFlightServer.start(zaro, dev.zaro.flight.ServerOptions.defaults().withAddress("127.0.0.1", 0),
-        (producer, allocator) -> new FlightSqlRouter(producer,
-            new ZaroFlightSqlProducer(new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)), allocator)));
+    Zaro zaro =
+        Zaro.open(SqlEngineTest.sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
+    server =
+        ZaroFlightServer.start(
+            zaro,
+            dev.zaro.flight.ServerOptions.defaults().withAddress("127.0.0.1", 0),
+            (producer, allocator) ->
+                new FlightSqlRouter(
+                    producer,
+                    new ZaroFlightSqlProducer(
+                        new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                        allocator)));
   }
 
   @AfterEach
   void stop() throws Exception {
-    server.close();   // closes the allocator: a leaked buffer fails the test
+    server.close(); // closes the allocator: a leaked buffer fails the test
   }
 
   private Connection connect() throws SQLException {
@@ -59,17 +66,19 @@ class FlightSqlJdbcTest {
   @Test
   void queriesAnswerAsDuckDbOverParquet() throws Exception {
     String[] queries = {
-        "select count(*), sum(v), min(z), max(y) from v where z < 0.3",
-        "select z, y, x, v from v where z = 0.4 and y = 90 order by x",
-        "select s, sum(w) from w where s < 2.5 group by s order by s",
-        "select count(*), sum(a.v) from v a join v b on a.z = b.z and a.y = b.y and a.x = b.x where a.z < 0.2",
+      "select count(*), sum(v), min(z), max(y) from v where z < 0.3",
+      "select z, y, x, v from v where z = 0.4 and y = 90 order by x",
+      "select s, sum(w) from w where s < 2.5 group by s order by s",
+      "select count(*), sum(a.v) from v a join v b on a.z = b.z and a.y = b.y and a.x = b.x where a.z < 0.2",
     };
     try (Connection c = connect()) {
       for (String q : queries) {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(q)) {
+        try (Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery(q)) {
           assertEquals(SqlEngineTest.parquet(q), SqlEngineTest.rows(rs), q);
         }
-        try (PreparedStatement p = c.prepareStatement(q); ResultSet rs = p.executeQuery()) {
+        try (PreparedStatement p = c.prepareStatement(q);
+            ResultSet rs = p.executeQuery()) {
           assertEquals(SqlEngineTest.parquet(q), SqlEngineTest.rows(rs), "prepared: " + q);
         }
       }
@@ -83,10 +92,17 @@ class FlightSqlJdbcTest {
       List<String> tables = new ArrayList<>();
       try (ResultSet rs = meta.getTables(null, null, "%", null)) {
         while (rs.next()) {
-          tables.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
+          tables.add(
+              rs.getString("TABLE_SCHEM")
+                  + "."
+                  + rs.getString("TABLE_NAME")
+                  + ":"
+                  + rs.getString("TABLE_TYPE"));
         }
       }
-      assertEquals(List.of("main.s:TABLE", "main.v:TABLE", "main.w:TABLE", "main.y:TABLE", "main.z:TABLE"), tables);
+      assertEquals(
+          List.of("main.s:TABLE", "main.v:TABLE", "main.w:TABLE", "main.y:TABLE", "main.z:TABLE"),
+          tables);
       List<String> columns = new ArrayList<>();
       try (ResultSet rs = meta.getColumns(null, null, "v", "%")) {
         while (rs.next()) {
@@ -101,7 +117,8 @@ class FlightSqlJdbcTest {
         }
       }
       assertEquals(List.of("main"), schemas);
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select count(*) from main.v")) {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select count(*) from main.v")) {
         assertEquals(List.of("1920"), SqlEngineTest.rows(rs));
       }
     }
@@ -109,11 +126,16 @@ class FlightSqlJdbcTest {
 
   @Test
   void anythingButQueriesIsRefused() throws Exception {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      for (String statement : new String[] {"create table t as select 1", "insert into v values (1, 2, 3, 4)",
-          "set threads = 1"}) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      for (String statement :
+          new String[] {
+            "create table t as select 1", "insert into v values (1, 2, 3, 4)", "set threads = 1"
+          }) {
         SQLException e = assertThrows(SQLException.class, () -> s.execute(statement), statement);
-        assertTrue(String.valueOf(e.getMessage()).contains("read-only"), statement + ": " + e.getMessage());
+        assertTrue(
+            String.valueOf(e.getMessage()).contains("read-only"),
+            statement + ": " + e.getMessage());
       }
       SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("select nope from v"));
       assertTrue(String.valueOf(e.getMessage()).contains("nope"), e.getMessage());
@@ -123,8 +145,9 @@ class FlightSqlJdbcTest {
   @Test
   void zaroFlightStillServesBesideIt() throws Exception {
     try (BufferAllocator allocator = new RootAllocator();
-         FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
-             .build()) {
+        FlightClient client =
+            FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
+                .build()) {
       List<String> paths = new ArrayList<>();
       for (FlightInfo info : client.listFlights(Criteria.ALL)) {
         paths.add(String.join("/", info.getDescriptor().getPath()));

@@ -22,9 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Pushdown never changes an answer: every query gives the same rows with pushdown, without it,
- * and in plain DuckDB over Parquet files that pyarrow wrote from numpy (testdata/sql); and a
- * restricted query reads only the chunks that can match.
+ * Pushdown never changes an answer: every query gives the same rows with pushdown, without it, and
+ * in plain DuckDB over Parquet files that pyarrow wrote from numpy (testdata/sql); and a restricted
+ * query reads only the chunks that can match.
  */
 class SqlEngineTest extends AllocatorTest {
   static Path sql() {
@@ -40,7 +40,7 @@ class SqlEngineTest extends AllocatorTest {
       for (int c = 1; c <= n; c++) {
         Object v = rs.getObject(c);
         if (v instanceof Double d && (double) (float) (double) d == d) {
-          v = (float) (double) d;   // JDBC drivers differ in handing REAL out as Float or Double
+          v = (float) (double) d; // JDBC drivers differ in handing REAL out as Float or Double
         }
         row.append(c > 1 ? " | " : "").append(v);
       }
@@ -51,10 +51,16 @@ class SqlEngineTest extends AllocatorTest {
 
   /** The rows DuckDB gives over the Parquet tables (expected values: numpy, pyarrow, DuckDB). */
   static List<String> parquet(String query) throws SQLException {
-    try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+        Statement s = c.createStatement()) {
       s.execute("SET threads = 1");
       for (String t : new String[] {"v", "w"}) {
-        s.execute("CREATE VIEW " + t + " AS SELECT * FROM read_parquet('" + sql().resolve(t + ".parquet") + "')");
+        s.execute(
+            "CREATE VIEW "
+                + t
+                + " AS SELECT * FROM read_parquet('"
+                + sql().resolve(t + ".parquet")
+                + "')");
       }
       try (ResultSet rs = s.executeQuery(query)) {
         return rows(rs);
@@ -62,9 +68,11 @@ class SqlEngineTest extends AllocatorTest {
     }
   }
 
-  List<String> engine(Zaro zaro, boolean pushdown, String query, List<QueryStats> stats) throws SQLException {
-    try (SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withPushdown(pushdown).withThreads(1));
-         SqlQuery q = engine.query(query, allocator)) {
+  List<String> engine(Zaro zaro, boolean pushdown, String query, List<QueryStats> stats)
+      throws SQLException {
+    try (SqlEngine engine =
+            new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withPushdown(pushdown).withThreads(1));
+        SqlQuery q = engine.query(query, allocator)) {
       List<String> rows = rows(q.execute());
       stats.add(q.stats());
       return rows;
@@ -72,41 +80,42 @@ class SqlEngineTest extends AllocatorTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "select count(*), sum(v), min(z), max(y) from v where z < 0.3",
-      "select count(*), sum(v) from v where z <= 0.3",
-      "select count(*), sum(v) from v where z = 0.3",
-      "select count(*), sum(v) from v where z >= 0.7 and z < 1.1",
-      "select count(*), sum(v) from v where 0.5 < z and 1.2 >= z",
-      "select count(*), sum(v) from v where z between 0.2 and 0.5",
-      "select count(*), sum(v) from v where z in (0.1, 0.5, 1.4)",
-      "select count(*), sum(v) from v where z < 0.3::float",
-      "select count(*), sum(v) from v where z > 0.30000001 and z < 1e0",
-      "select count(*), sum(v) from v where y > 70",
-      "select count(*), sum(v) from v where y between 60 and 80 and x in (2, 7)",
-      "select count(*), sum(v) from v where x < 3 and x >= 1",
-      "select count(*), sum(v) from v where x < 7.5 and x > -1",
-      "select count(*), sum(v) from v where x < 2::float * 3 and y >= 90::real",
-      "select count(*), sum(v) from v where y < 0",
-      "select count(*), sum(v) from v where z < -1 and y = 95",
-      "select z, y, x, v from v where z = 0.4 and y = 90 order by x",
-      "select * from v where x = 3 and z > 1.2 order by z, y",
-      "select count(*), sum(a.v) from v a join v b on a.z = b.z and a.y = b.y and a.x = b.x where a.z < 0.2 and b.x > 4",
-      "select count(*) from v where z < 0.3 or x = 2",
-      "select count(*), sum(v) from v where not (z < 0.3)",
-      "select count(*) from (select z + 1 as z, v from v) t where z < 1.3",
-      "with c as (select * from v where y >= 80) select count(*), sum(v) from c where z < 0.5",
-      "select s, sum(w) from w where s < 2.5 group by s order by s",
-      "select count(*), sum(w) from v, w where v.z = w.z and w.s = 4 and v.x = 1 and v.y = 100",
-      "select count(*) from v where v is not null and z < 0.5",
-      "select x, count(*) from v where z in (0.2, 0.9) group by all order by all",
-      "select count(*) from v where z < 0.3 union all select count(*) from v where z > 1.2",
-      "select (select max(y) from v where z < 0.2), count(*) from v where x = 9",
-      "pivot v on x in (1, 2) using sum(v) order by all",
-      "select count(*), sum(\"1\") from v pivot (sum(v) for x in (1, 2))",
-      "select y, count(*) from (unpivot (select * from v where z = 0.5) on x, v into name k value val) group by y"
-          + " order by y",
-  })
+  @ValueSource(
+      strings = {
+        "select count(*), sum(v), min(z), max(y) from v where z < 0.3",
+        "select count(*), sum(v) from v where z <= 0.3",
+        "select count(*), sum(v) from v where z = 0.3",
+        "select count(*), sum(v) from v where z >= 0.7 and z < 1.1",
+        "select count(*), sum(v) from v where 0.5 < z and 1.2 >= z",
+        "select count(*), sum(v) from v where z between 0.2 and 0.5",
+        "select count(*), sum(v) from v where z in (0.1, 0.5, 1.4)",
+        "select count(*), sum(v) from v where z < 0.3::float",
+        "select count(*), sum(v) from v where z > 0.30000001 and z < 1e0",
+        "select count(*), sum(v) from v where y > 70",
+        "select count(*), sum(v) from v where y between 60 and 80 and x in (2, 7)",
+        "select count(*), sum(v) from v where x < 3 and x >= 1",
+        "select count(*), sum(v) from v where x < 7.5 and x > -1",
+        "select count(*), sum(v) from v where x < 2::float * 3 and y >= 90::real",
+        "select count(*), sum(v) from v where y < 0",
+        "select count(*), sum(v) from v where z < -1 and y = 95",
+        "select z, y, x, v from v where z = 0.4 and y = 90 order by x",
+        "select * from v where x = 3 and z > 1.2 order by z, y",
+        "select count(*), sum(a.v) from v a join v b on a.z = b.z and a.y = b.y and a.x = b.x where a.z < 0.2 and b.x > 4",
+        "select count(*) from v where z < 0.3 or x = 2",
+        "select count(*), sum(v) from v where not (z < 0.3)",
+        "select count(*) from (select z + 1 as z, v from v) t where z < 1.3",
+        "with c as (select * from v where y >= 80) select count(*), sum(v) from c where z < 0.5",
+        "select s, sum(w) from w where s < 2.5 group by s order by s",
+        "select count(*), sum(w) from v, w where v.z = w.z and w.s = 4 and v.x = 1 and v.y = 100",
+        "select count(*) from v where v is not null and z < 0.5",
+        "select x, count(*) from v where z in (0.2, 0.9) group by all order by all",
+        "select count(*) from v where z < 0.3 union all select count(*) from v where z > 1.2",
+        "select (select max(y) from v where z < 0.2), count(*) from v where x = 9",
+        "pivot v on x in (1, 2) using sum(v) order by all",
+        "select count(*), sum(\"1\") from v pivot (sum(v) for x in (1, 2))",
+        "select y, count(*) from (unpivot (select * from v where z = 0.5) on x, v into name k value val) group by y"
+            + " order by y",
+      })
   void pushdownAnswersEqualDuckDbOverParquetAndWithoutPushdown(String query) throws Exception {
     try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults())) {
       List<QueryStats> stats = new ArrayList<>();
@@ -127,7 +136,8 @@ class SqlEngineTest extends AllocatorTest {
       engine(zaro, true, "select count(*) from v where y between 85 and 90 and x in (6, 7)", stats);
       engine(zaro, true, "select count(*) from v where y < 0", stats);
       engine(zaro, false, "select count(*) from v where z < 0.3", stats);
-      // z < 0.3: indices 0..2 of z (0.3f is above 0.3 in double and equal to itself in float): one z chunk
+      // z < 0.3: indices 0..2 of z (0.3f is above 0.3 in double and equal to itself in float): one
+      // z chunk
       QueryStats.TableRead first = stats.get(0).tables().get(0);
       assertEquals("0:3:1, 0:12:1, 0:10:1", first.selection());
       assertEquals(List.of("z", "v"), first.columns());
@@ -147,17 +157,23 @@ class SqlEngineTest extends AllocatorTest {
     }
   }
 
-  /** CF times of the bundled sample: timestamps compare with TIMESTAMP, DATE and string literals. */
+  /**
+   * CF times of the bundled sample: timestamps compare with TIMESTAMP, DATE and string literals.
+   */
   @ParameterizedTest
-  @ValueSource(strings = {
-      "select count(*), sum(t2m) from t2m where time < TIMESTAMP '2020-01-02 06:00:00' and lat between 0 and 30",
-      "select count(*), sum(precip) from precip where time >= DATE '2020-01-10' and lon in (0, 2.5, 357.5)",
-      "select count(*), max(time) from t2m where time between '2020-01-03' and '2020-01-04 12:00' and lat = 90",
-      "select t.time, t.lat, t.lon, t.t2m, p.precip from t2m t join precip p using (time, lat, lon)"
-          + " where t.time = '2020-01-05 18:00' and t.lat > 80 and p.lon < 10 order by all",
-  })
+  @ValueSource(
+      strings = {
+        "select count(*), sum(t2m) from t2m where time < TIMESTAMP '2020-01-02 06:00:00' and lat between 0 and 30",
+        "select count(*), sum(precip) from precip where time >= DATE '2020-01-10' and lon in (0, 2.5, 357.5)",
+        "select count(*), max(time) from t2m where time between '2020-01-03' and '2020-01-04 12:00' and lat = 90",
+        "select t.time, t.lat, t.lon, t.t2m, p.precip from t2m t join precip p using (time, lat, lon)"
+            + " where t.time = '2020-01-05 18:00' and t.lat > 80 and p.lon < 10 order by all",
+      })
   void pushdownOnTimesEqualsNoPushdown(String query) throws Exception {
-    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sample/climate.zarr").toString(), ZaroOptions.defaults())) {
+    try (Zaro zaro =
+        Zaro.open(
+            Fixtures.testdata().resolve("sample/climate.zarr").toString(),
+            ZaroOptions.defaults())) {
       List<QueryStats> stats = new ArrayList<>();
       List<String> all = engine(zaro, false, query, stats);
       assertEquals(all, engine(zaro, true, query, stats), query);
@@ -168,25 +184,39 @@ class SqlEngineTest extends AllocatorTest {
   @Test
   void readOnlyRefusesAnythingButQueries() {
     try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
-         SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true))) {
-      for (String statement : new String[] {"create table t as select 1", "set threads = 1",
-          "copy (select 1) to '/tmp/x.csv'", "select 1; select 2"}) {
-        ZaroException e = assertThrows(ZaroException.class, () -> engine.query(statement, allocator).close(), statement);
-        assertTrue(e.getMessage().contains("read-only") || e.getMessage().contains("one statement"), e.getMessage());
+        SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true))) {
+      for (String statement :
+          new String[] {
+            "create table t as select 1",
+            "set threads = 1",
+            "copy (select 1) to '/tmp/x.csv'",
+            "select 1; select 2"
+          }) {
+        ZaroException e =
+            assertThrows(
+                ZaroException.class, () -> engine.query(statement, allocator).close(), statement);
+        assertTrue(
+            e.getMessage().contains("read-only") || e.getMessage().contains("one statement"),
+            e.getMessage());
       }
-      try (SqlQuery q = engine.query("select * from read_csv('" + sql().resolve("generate_sql.py") + "')", allocator)) {
+      try (SqlQuery q =
+          engine.query(
+              "select * from read_csv('" + sql().resolve("generate_sql.py") + "')", allocator)) {
         ZaroException e = assertThrows(ZaroException.class, q::execute);
         assertTrue(e.getMessage().contains("disabled"), e.getMessage());
       }
-      ZaroException e = assertThrows(ZaroException.class, () -> engine.query("selec 1", allocator).close());
-      assertTrue(e.getMessage().startsWith("sql: ") && e.getMessage().contains("syntax error"), e.getMessage());
+      ZaroException e =
+          assertThrows(ZaroException.class, () -> engine.query("selec 1", allocator).close());
+      assertTrue(
+          e.getMessage().startsWith("sql: ") && e.getMessage().contains("syntax error"),
+          e.getMessage());
     }
   }
 
   @Test
   void scriptsSplitIntoStatements() {
     try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
-         SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT)) {
+        SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT)) {
       assertEquals(3, engine.statements("select 1; select count(*) from v;\nselect 'a;b'").size());
       assertEquals(1, engine.statements("create table t as select 1; select 2").size());
       assertEquals(List.of("s", "v", "w", "y", "z"), engine.tables());

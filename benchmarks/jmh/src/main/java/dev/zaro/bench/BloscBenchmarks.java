@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * zaro's pure-Java blosc decoding 32 MiB of the formula's uint16 values, one frame per blosc
- * variant that c-blosc wrote (benchmarks/make_codec_frames.py). Their limit is c-blosc itself
- * on the same frames: run-jmh.sh prints its times after the JMH table.
+ * variant that c-blosc wrote (benchmarks/make_codec_frames.py). Their limit is c-blosc itself on
+ * the same frames: run-jmh.sh prints its times after the JMH table.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -33,7 +33,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = "--add-opens=java.base/java.nio=ALL-UNNAMED")
 public class BloscBenchmarks {
-  @Param({"lz4-shuffle-ts2", "lz4-noshuffle-ts2", "lz4-bitshuffle-ts2", "zstd-shuffle-ts2", "blosclz-shuffle-ts2"})
+  @Param({
+    "lz4-shuffle-ts2",
+    "lz4-noshuffle-ts2",
+    "lz4-bitshuffle-ts2",
+    "zstd-shuffle-ts2",
+    "blosclz-shuffle-ts2"
+  })
   public String frame;
 
   BufferAllocator allocator;
@@ -47,8 +53,11 @@ public class BloscBenchmarks {
     byte[] bytes = Files.readAllBytes(Path.of("benchmarks/data/codec/" + frame + ".blosc"));
     encoded = CodecBenchmarks.copy(allocator, bytes);
     target = allocator.buffer(CodecBenchmarks.SIZE);
-    codec = CodecBenchmarks.codec("{\"name\":\"blosc\",\"configuration\":{\"cname\":\"lz4\",\"clevel\":5,"
-        + "\"shuffle\":\"shuffle\",\"typesize\":2,\"blocksize\":0}}");  // frames describe themselves
+    codec =
+        CodecBenchmarks.codec(
+            "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"lz4\",\"clevel\":5,"
+                + "\"shuffle\":\"shuffle\",\"typesize\":2,\"blocksize\":0}}"); // frames describe
+    // themselves
   }
 
   @TearDown(Level.Trial)

@@ -3,8 +3,8 @@ package dev.zaro.bench;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
-import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
@@ -36,9 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Each zaro codec decoding a 32 MiB uint16 chunk (the benchmark formula's values, as in
- * benchmarks/make_datasets.py), beside its limit on this machine: the raw library call on the
- * same bytes (zstd-jni, Inflater, CRC32C) and memcpy of the decoded size. Scores are ms per
- * decode; GB/s = 33.55 / score.
+ * benchmarks/make_datasets.py), beside its limit on this machine: the raw library call on the same
+ * bytes (zstd-jni, Inflater, CRC32C) and memcpy of the decoded size. Scores are ms per decode; GB/s
+ * = 33.55 / score.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -72,9 +72,14 @@ public class CodecBenchmarks {
 
   static BytesToBytesCodec codec(String json) throws Exception {
     var node = JsonDocument.MAPPER.readTree(json);
-    return (BytesToBytesCodec) CodecRegistry.defaults().create(new CodecSpec(node.get("name").asText(),
-        node.get("configuration")), new ChunkSpec(new int[] {(int) (SIZE / 2)}, DataType.UINT16,
-        FillValue.zero(DataType.UINT16)));
+    return (BytesToBytesCodec)
+        CodecRegistry.defaults()
+            .create(
+                new CodecSpec(node.get("name").asText(), node.get("configuration")),
+                new ChunkSpec(
+                    new int[] {(int) (SIZE / 2)},
+                    DataType.UINT16,
+                    FillValue.zero(DataType.UINT16)));
   }
 
   @Setup(Level.Trial)
@@ -103,17 +108,27 @@ public class CodecBenchmarks {
     gzip = copy(allocator, gzipBytes);
     CRC32C c = new CRC32C();
     c.update(data);
-    crc = copy(allocator, ByteBuffer.allocate(data.length + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-        .put(data).putInt((int) c.getValue()).array());
-    Path frame = Path.of(System.getProperty("zaro.blosc.frame", "benchmarks/data/codec/lz4-shuffle-ts2.blosc"));
+    crc =
+        copy(
+            allocator,
+            ByteBuffer.allocate(data.length + 4)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .put(data)
+                .putInt((int) c.getValue())
+                .array());
+    Path frame =
+        Path.of(
+            System.getProperty("zaro.blosc.frame", "benchmarks/data/codec/lz4-shuffle-ts2.blosc"));
     if (Files.exists(frame)) {
       blosc = copy(allocator, Files.readAllBytes(frame));
     }
     zstdCodec = codec("{\"name\":\"zstd\",\"configuration\":{\"level\":3}}");
     gzipCodec = codec("{\"name\":\"gzip\",\"configuration\":{\"level\":6}}");
     crcCodec = codec("{\"name\":\"crc32c\"}");
-    bloscCodec = codec("{\"name\":\"blosc\",\"configuration\":{\"cname\":\"lz4\",\"clevel\":5,"
-        + "\"shuffle\":\"shuffle\",\"typesize\":2,\"blocksize\":0}}");
+    bloscCodec =
+        codec(
+            "{\"name\":\"blosc\",\"configuration\":{\"cname\":\"lz4\",\"clevel\":5,"
+                + "\"shuffle\":\"shuffle\",\"typesize\":2,\"blocksize\":0}}");
   }
 
   @TearDown(Level.Trial)
@@ -138,7 +153,8 @@ public class CodecBenchmarks {
 
   @Benchmark
   public long zstdJniLimit() {
-    return Zstd.decompressUnsafe(target.memoryAddress(), SIZE, zstd.memoryAddress(), zstd.writerIndex());
+    return Zstd.decompressUnsafe(
+        target.memoryAddress(), SIZE, zstd.memoryAddress(), zstd.writerIndex());
   }
 
   @Benchmark

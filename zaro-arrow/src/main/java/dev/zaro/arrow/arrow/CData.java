@@ -6,17 +6,17 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Hands zaro's streams (a {@link SlabReader} for the tensor layout, a
- * {@link dev.zaro.arrow.read.TableReader} for the table layout) to in-process consumers through
- * the Arrow C Data Interface, e.g. DuckDB's {@code registerArrowStream}.
+ * Hands zaro's streams (a {@link SlabReader} for the tensor layout, a {@link
+ * dev.zaro.arrow.read.TableReader} for the table layout) to in-process consumers through the Arrow
+ * C Data Interface, e.g. DuckDB's {@code registerArrowStream}.
  */
 public final class CData {
   private CData() {}
 
   /**
-   * Exports {@code reader} as a C {@code ArrowArrayStream}. Ownership: the returned stream owns
-   * the reader; the consumer releases the stream (which closes the reader) and the caller closes
-   * the returned Java {@link ArrowArrayStream} wrapper after that.
+   * Exports {@code reader} as a C {@code ArrowArrayStream}. Ownership: the returned stream owns the
+   * reader; the consumer releases the stream (which closes the reader) and the caller closes the
+   * returned Java {@link ArrowArrayStream} wrapper after that.
    */
   public static ArrowArrayStream export(ArrowReader reader, BufferAllocator allocator) {
     ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.ArrayList;
 import java.util.Arrays;
-
 import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -16,9 +15,9 @@ import org.apache.arrow.vector.types.pojo.ExtensionTypeRegistry;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
- * The canonical Arrow extension type {@code arrow.fixed_shape_tensor}: each row is a C-order
- * tensor of {@code shape}, stored as a {@code FixedSizeList<value, prod(shape)>}. pyarrow reads
- * it as a {@code FixedShapeTensorArray}.
+ * The canonical Arrow extension type {@code arrow.fixed_shape_tensor}: each row is a C-order tensor
+ * of {@code shape}, stored as a {@code FixedSizeList<value, prod(shape)>}. pyarrow reads it as a
+ * {@code FixedShapeTensorArray}.
  */
 public final class FixedShapeTensorType extends ArrowType.ExtensionType {
   public static final String NAME = "arrow.fixed_shape_tensor";
@@ -30,10 +29,13 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
   private final long[] shape;
   private final java.util.List<String> dimNames;
 
-  /** @param dimNames one per dimension of {@code shape}, or null */
+  /**
+   * @param dimNames one per dimension of {@code shape}, or null
+   */
   public FixedShapeTensorType(long[] shape, java.util.List<String> dimNames) {
     if (dimNames != null && dimNames.size() != shape.length) {
-      throw new IllegalArgumentException("dim_names " + dimNames + " do not match shape " + Arrays.toString(shape));
+      throw new IllegalArgumentException(
+          "dim_names " + dimNames + " do not match shape " + Arrays.toString(shape));
     }
     this.shape = shape.clone();
     this.dimNames = dimNames == null ? null : java.util.List.copyOf(dimNames);
@@ -73,7 +75,8 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
 
   @Override
   public boolean extensionEquals(ExtensionType other) {
-    return other instanceof FixedShapeTensorType t && Arrays.equals(shape, t.shape)
+    return other instanceof FixedShapeTensorType t
+        && Arrays.equals(shape, t.shape)
         && Objects.equals(dimNames, t.dimNames);
   }
 
@@ -115,8 +118,9 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
 
   @Override
   public FieldVector getNewVector(String name, FieldType fieldType, BufferAllocator allocator) {
-    FixedSizeListVector storage = new FixedSizeListVector(name, allocator,
-        new FieldType(fieldType.isNullable(), storageType(), null), null);
+    FixedSizeListVector storage =
+        new FixedSizeListVector(
+            name, allocator, new FieldType(fieldType.isNullable(), storageType(), null), null);
     return new FixedShapeTensorVector(name, allocator, this, fieldType, storage);
   }
 

@@ -12,11 +12,17 @@ public final class FixedShapeTensorVector extends ExtensionTypeVector<FixedSizeL
   private final FixedShapeTensorType type;
   private final FieldType fieldType;
 
-  public FixedShapeTensorVector(String name, BufferAllocator allocator, FixedShapeTensorType type,
-      FieldType fieldType, FixedSizeListVector storage) {
+  public FixedShapeTensorVector(
+      String name,
+      BufferAllocator allocator,
+      FixedShapeTensorType type,
+      FieldType fieldType,
+      FixedSizeListVector storage) {
     super(name, allocator, storage);
     this.type = type;
-    this.fieldType = new FieldType(fieldType.isNullable(), type, fieldType.getDictionary(), fieldType.getMetadata());
+    this.fieldType =
+        new FieldType(
+            fieldType.isNullable(), type, fieldType.getDictionary(), fieldType.getMetadata());
   }
 
   public FixedShapeTensorType tensorType() {

@@ -19,7 +19,9 @@ public final class SlabReader extends ArrowReader {
   private final long rowsPerBatch;
   private long nextRow;
 
-  /** @param batchBytes upper bound of one batch's size (at least one row per batch) */
+  /**
+   * @param batchBytes upper bound of one batch's size (at least one row per batch)
+   */
   public SlabReader(Slab slab, long batchBytes, BufferAllocator allocator) {
     super(allocator);
     this.slab = slab;
@@ -37,8 +39,9 @@ public final class SlabReader extends ArrowReader {
     }
     long n = Math.min(rowsPerBatch, rows - nextRow);
     try (FieldVector vector = SlabVectors.tensor(slab, nextRow, n);
-         VectorSchemaRoot batch = new VectorSchemaRoot(List.of(vector.getField()), List.of(vector), (int) n);
-         ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+        VectorSchemaRoot batch =
+            new VectorSchemaRoot(List.of(vector.getField()), List.of(vector), (int) n);
+        ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
     nextRow += Math.max(n, 1);

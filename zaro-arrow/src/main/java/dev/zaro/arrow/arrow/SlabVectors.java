@@ -1,5 +1,6 @@
 package dev.zaro.arrow.arrow;
 
+import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.read.Slab;
 import java.util.ArrayList;
@@ -9,21 +10,20 @@ import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
-import dev.zaro.arrow.codec.VarHeap;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
  * Builds Arrow vectors on a slab's buffer without copying values (bool, which Arrow packs into
- * bits, is the one exception). The tensor layout (README, "Arrow shapes"): one row per index of the first
- * dimension; 2+ dimensions (counting complex's trailing 2) make an
- * {@code arrow.fixed_shape_tensor} column; 1-D is a plain column; 0-d is one row.
+ * bits, is the one exception). The tensor layout (README, "Arrow shapes"): one row per index of the
+ * first dimension; 2+ dimensions (counting complex's trailing 2) make an {@code
+ * arrow.fixed_shape_tensor} column; 1-D is a plain column; 0-d is one row.
  */
 public final class SlabVectors {
   private SlabVectors() {}
@@ -58,15 +58,19 @@ public final class SlabVectors {
   }
 
   /** The tensor-layout field of a slab of {@code shape} (result shape) and element type. */
-  public static Field tensorField(String name, DataType type, long[] slabShape, List<String> dimensionNames) {
+  public static Field tensorField(
+      String name, DataType type, long[] slabShape, List<String> dimensionNames) {
     long[] shape = valueShape(type, slabShape);
     long[] rest = slabShape.length == 0 ? shape : Arrays.copyOfRange(shape, 1, shape.length);
     if (rest.length == 0) {
-      return type.kind() == DataType.Kind.STRUCT ? StructVectors.field(name, type)
+      return type.kind() == DataType.Kind.STRUCT
+          ? StructVectors.field(name, type)
           : new Field(name, fieldType(ArrowTypes.valueType(type), type), null);
     }
-    Field value = type.kind() == DataType.Kind.STRUCT ? StructVectors.field("item", type)
-        : new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
+    Field value =
+        type.kind() == DataType.Kind.STRUCT
+            ? StructVectors.field("item", type)
+            : new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
     List<String> names = new ArrayList<>(dimensionNames);
     if (ArrowTypes.valuesPerElement(type) == 2) {
       names.add("complex");
@@ -79,9 +83,13 @@ public final class SlabVectors {
       for (long r : rest) {
         size *= r;
       }
-      return new Field(name, fieldType(new ArrowType.FixedSizeList(Math.toIntExact(size)), type), List.of(value));
+      return new Field(
+          name,
+          fieldType(new ArrowType.FixedSizeList(Math.toIntExact(size)), type),
+          List.of(value));
     }
-    return new Field(name, fieldType(new FixedShapeTensorType(rest, restNames), type), List.of(value));
+    return new Field(
+        name, fieldType(new FixedShapeTensorType(rest, restNames), type), List.of(value));
   }
 
   /**
@@ -96,7 +104,8 @@ public final class SlabVectors {
    */
   public static Map<String, String> fieldMetadata(DataType type) {
     return type.fallbackFormat().isPresent() && type.kind() != DataType.Kind.STRUCT
-        ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
+        ? Map.of(DATA_TYPE_METADATA, type.name())
+        : null;
   }
 
   private static FieldType fieldType(ArrowType arrowType, DataType type) {
@@ -104,14 +113,16 @@ public final class SlabVectors {
   }
 
   /**
-   * The whole slab as one tensor-layout column. The vector holds its own reference to the
-   * slab's buffer: the caller closes the vector; the slab may be closed before or after.
+   * The whole slab as one tensor-layout column. The vector holds its own reference to the slab's
+   * buffer: the caller closes the vector; the slab may be closed before or after.
    */
   public static FieldVector tensor(Slab slab) {
     return tensor(slab, 0, rows(slab));
   }
 
-  /** Rows {@code [firstRow, firstRow + rowCount)} of the tensor layout, sharing the slab's buffer. */
+  /**
+   * Rows {@code [firstRow, firstRow + rowCount)} of the tensor layout, sharing the slab's buffer.
+   */
   public static FieldVector tensor(Slab slab, long firstRow, long rowCount) {
     long rows = rows(slab);
     if (firstRow < 0 || rowCount < 0 || firstRow + rowCount > rows) {
@@ -120,38 +131,52 @@ public final class SlabVectors {
     Field field = tensorField(slab);
     ArrowBuf data = slab.data();
     BufferAllocator allocator = data.getReferenceManager().getAllocator();
-    long valuesPerRow = rows == 0 ? 0 : Math.multiplyExact(slab.elementCount(), ArrowTypes.valuesPerElement(slab.dataType())) / rows;
+    long valuesPerRow =
+        rows == 0
+            ? 0
+            : Math.multiplyExact(slab.elementCount(), ArrowTypes.valuesPerElement(slab.dataType()))
+                / rows;
     long valueCount = rowCount * valuesPerRow;
     int valueBytes = slab.dataType().byteSize() / ArrowTypes.valuesPerElement(slab.dataType());
     FieldVector vector = field.createVector(allocator);
     try {
-      FixedSizeListVector list = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector()
-          : vector instanceof FixedSizeListVector l ? l : null;
+      FixedSizeListVector list =
+          vector instanceof FixedShapeTensorVector t
+              ? t.getUnderlyingVector()
+              : vector instanceof FixedSizeListVector l ? l : null;
       FieldVector values = list != null ? list.getDataVector() : vector;
       if (list != null) {
         list.loadFieldBuffers(new ArrowFieldNode(rowCount, 0), List.of(allocator.getEmpty()));
       }
       long offset = firstRow * valuesPerRow * valueBytes;
       if (slab.dataType().kind() == DataType.Kind.STRUCT) {
-        StructVectors.fill(values, slab.dataType(), data.memoryAddress() + offset, valueCount, valueBytes);
+        StructVectors.fill(
+            values, slab.dataType(), data.memoryAddress() + offset, valueCount, valueBytes);
       } else if (slab.dataType().kind() == DataType.Kind.FIXED_UTF32) {
-        fillFromUtf32((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount,
+        fillFromUtf32(
+            (BaseVariableWidthVector) values,
+            data,
+            firstRow * valuesPerRow,
+            valueCount,
             slab.dataType().byteSize());
         if (list != null) {
           list.setValueCount((int) rowCount);
         }
       } else if (slab.dataType().isVariableLength()) {
-        fillVariableWidth((BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
+        fillVariableWidth(
+            (BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
         if (list != null) {
           list.setValueCount((int) rowCount);
         }
       } else if (slab.dataType().kind() == DataType.Kind.BOOL) {
         try (ArrowBuf bits = packBits(data, offset, valueCount, allocator)) {
-          values.loadFieldBuffers(new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), bits));
+          values.loadFieldBuffers(
+              new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), bits));
         }
       } else {
         ArrowBuf slice = data.slice(offset, valueCount * valueBytes);
-        values.loadFieldBuffers(new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), slice));
+        values.loadFieldBuffers(
+            new ArrowFieldNode(valueCount, 0), List.of(allocator.getEmpty(), slice));
       }
       return vector;
     } catch (RuntimeException e) {
@@ -178,14 +203,16 @@ public final class SlabVectors {
    * Copies {@code count} variable-length elements, starting at element {@code first} of a slab's
    * 16-byte references, into a VarChar/VarBinary vector.
    */
-  public static void fillVariableWidth(BaseVariableWidthVector vector, ArrowBuf refs, long first, long count) {
+  public static void fillVariableWidth(
+      BaseVariableWidthVector vector, ArrowBuf refs, long first, long count) {
     long total = 0;
     long base = refs.memoryAddress() + first * VarHeap.ELEMENT_BYTES;
     for (long i = 0; i < count; i++) {
       total += MemoryUtil.getLong(base + i * 16 + 8);
     }
     if (total > Integer.MAX_VALUE || count > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(count + " values of " + total + " bytes do not fit one Arrow batch; read less at once");
+      throw new IllegalArgumentException(
+          count + " values of " + total + " bytes do not fit one Arrow batch; read less at once");
     }
     int n = (int) count;
     vector.allocateNew(Math.max(1, total), Math.max(1, n));
@@ -207,11 +234,17 @@ public final class SlabVectors {
     vector.setValueCount(n);
   }
 
-  /** Decodes NUL-padded little-endian UTF-32 ({@code length} bytes at {@code offset}) to a string. */
+  /**
+   * Decodes NUL-padded little-endian UTF-32 ({@code length} bytes at {@code offset}) to a string.
+   */
   public static String utf32(byte[] bytes, int offset, int length) {
     StringBuilder sb = new StringBuilder();
     for (int i = offset; i + 3 < offset + length; i += 4) {
-      int c = (bytes[i] & 0xff) | (bytes[i + 1] & 0xff) << 8 | (bytes[i + 2] & 0xff) << 16 | (bytes[i + 3] & 0xff) << 24;
+      int c =
+          (bytes[i] & 0xff)
+              | (bytes[i + 1] & 0xff) << 8
+              | (bytes[i + 2] & 0xff) << 16
+              | (bytes[i + 3] & 0xff) << 24;
       if (c == 0) {
         break;
       }
@@ -223,20 +256,24 @@ public final class SlabVectors {
     return sb.toString();
   }
 
-  /** Converts {@code count} fixed-length UTF-32 elements of {@code width} bytes to a VarChar vector. */
-  public static void fillFromUtf32(BaseVariableWidthVector vector, ArrowBuf data, long first, long count, int width) {
+  /**
+   * Converts {@code count} fixed-length UTF-32 elements of {@code width} bytes to a VarChar vector.
+   */
+  public static void fillFromUtf32(
+      BaseVariableWidthVector vector, ArrowBuf data, long first, long count, int width) {
     int n = Math.toIntExact(count);
     vector.allocateNew(Math.max(1, (long) n * width / 4), Math.max(1, n));
     byte[] element = new byte[width];
     for (int i = 0; i < n; i++) {
       data.getBytes((first + i) * width, element);
-      ((org.apache.arrow.vector.VarCharVector) vector).setSafe(i,
-          utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ((org.apache.arrow.vector.VarCharVector) vector)
+          .setSafe(i, utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
     vector.setValueCount(n);
   }
 
-  private static ArrowBuf packBits(ArrowBuf bytes, long offset, long count, BufferAllocator allocator) {
+  private static ArrowBuf packBits(
+      ArrowBuf bytes, long offset, long count, BufferAllocator allocator) {
     long n = (count + 7) / 8;
     ArrowBuf bits = allocator.buffer(Math.max(n, 1));
     bits.setZero(0, bits.capacity());

@@ -17,12 +17,12 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
- * Struct values (v3 {@code struct}, v2 structured dtypes) as Arrow vectors. A struct is an
- * Arrow Struct whose children are its fields: a field of a scalar type maps as the type itself
- * would (see {@link ArrowTypes}); complex is a FixedSizeList of 2 (real, imaginary); a numpy
- * subarray field is a FixedSizeList per dimension; a nested struct is a Struct. Zarr keeps a
- * struct element's fields side by side and Arrow keeps each field apart, so these vectors are
- * copies (field by field), unlike the rest of the tensor layout.
+ * Struct values (v3 {@code struct}, v2 structured dtypes) as Arrow vectors. A struct is an Arrow
+ * Struct whose children are its fields: a field of a scalar type maps as the type itself would (see
+ * {@link ArrowTypes}); complex is a FixedSizeList of 2 (real, imaginary); a numpy subarray field is
+ * a FixedSizeList per dimension; a nested struct is a Struct. Zarr keeps a struct element's fields
+ * side by side and Arrow keeps each field apart, so these vectors are copies (field by field),
+ * unlike the rest of the tensor layout.
  */
 public final class StructVectors {
   private StructVectors() {}
@@ -40,17 +40,25 @@ public final class StructVectors {
       Field part = new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
       return new Field(name, FieldType.notNullable(new ArrowType.FixedSizeList(2)), List.of(part));
     }
-    return new Field(name, new FieldType(false, ArrowTypes.valueType(type), null, SlabVectors.fieldMetadata(type)),
+    return new Field(
+        name,
+        new FieldType(false, ArrowTypes.valueType(type), null, SlabVectors.fieldMetadata(type)),
         null);
   }
 
-  /** The Arrow field of struct field {@code f}, named {@code name}: its type, in a list per subarray dimension. */
+  /**
+   * The Arrow field of struct field {@code f}, named {@code name}: its type, in a list per subarray
+   * dimension.
+   */
   public static Field field(String name, DataType.StructField f) {
     List<Integer> shape = f.shape();
     Field out = field(shape.isEmpty() ? name : "item", f.type());
     for (int d = shape.size() - 1; d >= 0; d--) {
-      out = new Field(d == 0 ? name : "item", FieldType.notNullable(new ArrowType.FixedSizeList(shape.get(d))),
-          List.of(out));
+      out =
+          new Field(
+              d == 0 ? name : "item",
+              FieldType.notNullable(new ArrowType.FixedSizeList(shape.get(d))),
+              List.of(out));
     }
     return out;
   }
@@ -59,17 +67,20 @@ public final class StructVectors {
    * Fills a vector created from {@link #field(String, DataType)} with {@code count} elements of
    * {@code type}, element {@code i} at {@code address + i * stride}.
    */
-  public static void fill(FieldVector vector, DataType type, long address, long count, long stride) {
+  public static void fill(
+      FieldVector vector, DataType type, long address, long count, long stride) {
     fill(vector, type, new Positions(address, new long[] {count}, new long[] {stride}));
   }
 
   /**
-   * Fills a vector created from {@link #field(String, DataType.StructField)} with field
-   * {@code f} of {@code count} struct elements, element {@code i} at {@code address + i * stride}
-   * (the field's values at its offset within the element).
+   * Fills a vector created from {@link #field(String, DataType.StructField)} with field {@code f}
+   * of {@code count} struct elements, element {@code i} at {@code address + i * stride} (the
+   * field's values at its offset within the element).
    */
-  public static void fill(FieldVector vector, DataType.StructField f, long address, long count, long stride) {
-    fillField(vector, f, new Positions(address + f.offset(), new long[] {count}, new long[] {stride}));
+  public static void fill(
+      FieldVector vector, DataType.StructField f, long address, long count, long stride) {
+    fillField(
+        vector, f, new Positions(address + f.offset(), new long[] {count}, new long[] {stride}));
   }
 
   /**
@@ -120,7 +131,8 @@ public final class StructVectors {
   }
 
   /** A subarray field's dimensions {@code d..}: a FixedSizeList per dimension, then the values. */
-  private static void fillLists(FieldVector vector, DataType type, List<Integer> shape, int d, Positions at) {
+  private static void fillLists(
+      FieldVector vector, DataType type, List<Integer> shape, int d, Positions at) {
     if (d == shape.size()) {
       fill(vector, type, at);
       return;
@@ -152,15 +164,17 @@ public final class StructVectors {
       }
       case BOOL -> {
         BufferAllocator allocator = vector.getAllocator();
-        try (ArrowBuf valid = allValid(allocator, count); ArrowBuf bits = allValid(allocator, count)) {
+        try (ArrowBuf valid = allValid(allocator, count);
+            ArrowBuf bits = allValid(allocator, count)) {
           bits.setZero(0, bits.capacity());
           long[] i = {0};
-          at.forEach(a -> {
-            if (MemoryUtil.getByte(a) != 0) {
-              bits.setByte(i[0] >>> 3, bits.getByte(i[0] >>> 3) | 1 << (i[0] & 7));
-            }
-            i[0]++;
-          });
+          at.forEach(
+              a -> {
+                if (MemoryUtil.getByte(a) != 0) {
+                  bits.setByte(i[0] >>> 3, bits.getByte(i[0] >>> 3) | 1 << (i[0] & 7));
+                }
+                i[0]++;
+              });
           vector.loadFieldBuffers(new ArrowFieldNode(count, 0), List.of(valid, bits));
         }
       }
@@ -170,11 +184,15 @@ public final class StructVectors {
         text.allocateNew(Math.max(1, count * width / 4), Math.toIntExact(Math.max(1, count)));
         byte[] element = new byte[width];
         int[] i = {0};
-        at.forEach(a -> {
-          MemoryUtil.copyFromMemory(a, element, 0, width);
-          ((org.apache.arrow.vector.VarCharVector) text).setSafe(i[0]++,
-              SlabVectors.utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        });
+        at.forEach(
+            a -> {
+              MemoryUtil.copyFromMemory(a, element, 0, width);
+              ((org.apache.arrow.vector.VarCharVector) text)
+                  .setSafe(
+                      i[0]++,
+                      SlabVectors.utf32(element, 0, width)
+                          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            });
         text.setValueCount(Math.toIntExact(count));
       }
       default -> fillFixedWidth(vector, type.byteSize(), at);
@@ -185,12 +203,13 @@ public final class StructVectors {
     long count = at.total();
     BufferAllocator allocator = vector.getAllocator();
     try (ArrowBuf valid = allValid(allocator, count);
-         ArrowBuf data = allocator.buffer(Math.max(1, Math.multiplyExact(count, width)))) {
+        ArrowBuf data = allocator.buffer(Math.max(1, Math.multiplyExact(count, width)))) {
       long[] to = {data.memoryAddress()};
-      at.forEach(a -> {
-        MemoryUtil.copyMemory(a, to[0], width);
-        to[0] += width;
-      });
+      at.forEach(
+          a -> {
+            MemoryUtil.copyMemory(a, to[0], width);
+            to[0] += width;
+          });
       vector.loadFieldBuffers(new ArrowFieldNode(count, 0), List.of(valid, data));
     }
   }

@@ -4,13 +4,13 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Transforms a chunk array into another array (e.g. {@code transpose}, v2 filters such as
- * {@code delta} or {@code fixedscaleoffset}).
+ * Transforms a chunk array into another array (e.g. {@code transpose}, v2 filters such as {@code
+ * delta} or {@code fixedscaleoffset}).
  *
- * <p>Codecs that only rearrange elements ({@link #isLayoutOnly()}) never materialize the
- * decoded array: they re-express the target view in terms of the encoded array, so the
- * array-to-bytes codec scatters encoded elements straight to their final place. Codecs that
- * change values decode whole chunk arrays.
+ * <p>Codecs that only rearrange elements ({@link #isLayoutOnly()}) never materialize the decoded
+ * array: they re-express the target view in terms of the encoded array, so the array-to-bytes codec
+ * scatters encoded elements straight to their final place. Codecs that change values decode whole
+ * chunk arrays.
  */
 public non-sealed interface ArrayToArrayCodec extends Codec {
   /** The spec of the encoded array for a decoded chunk of {@code decoded}. */
@@ -37,11 +37,12 @@ public non-sealed interface ArrayToArrayCodec extends Codec {
   ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator);
 
   /**
-   * {@link #decode(ArrowBuf, ChunkSpec, BufferAllocator)} for a read whose variable-length
-   * elements reference bytes in {@code heap} (null for fixed-size types): a codec that decodes
-   * to such references keeps the bytes they point at alive there.
+   * {@link #decode(ArrowBuf, ChunkSpec, BufferAllocator)} for a read whose variable-length elements
+   * reference bytes in {@code heap} (null for fixed-size types): a codec that decodes to such
+   * references keeps the bytes they point at alive there.
    */
-  default ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator, VarHeap heap) {
+  default ArrowBuf decode(
+      ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator, VarHeap heap) {
     return decode(encoded, decoded, allocator);
   }
 }

@@ -10,16 +10,16 @@ public non-sealed interface ArrayToBytesCodec extends Codec {
   long encodedSize(ChunkSpec spec);
 
   /**
-   * Decodes {@code encoded} (valid bytes {@code [0, writerIndex)}; not closed here) as a chunk
-   * of {@code spec} and writes the elements {@code target} selects.
+   * Decodes {@code encoded} (valid bytes {@code [0, writerIndex)}; not closed here) as a chunk of
+   * {@code spec} and writes the elements {@code target} selects.
    *
    * @param allocator for temporary buffers, all closed before returning
    */
   void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator);
 
   /**
-   * True if a chunk's encoded bytes are exactly its C-order little-endian elements, so a
-   * decoder may write them straight into the output.
+   * True if a chunk's encoded bytes are exactly its C-order little-endian elements, so a decoder
+   * may write them straight into the output.
    */
   default boolean isIdentity(ChunkSpec spec) {
     return false;

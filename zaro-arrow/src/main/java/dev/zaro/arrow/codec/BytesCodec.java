@@ -10,10 +10,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * {@code bytes}: C-order elements in little or big endian. Values narrower than a byte (int2,
- * int4, uint2, uint4, float4/float6 bit patterns) sit in the low bits of their byte and the
- * upper bits mean nothing: decoding sign-extends (int) or clears (the rest) them. A big-endian
- * struct swaps each field by its own unit.
+ * {@code bytes}: C-order elements in little or big endian. Values narrower than a byte (int2, int4,
+ * uint2, uint4, float4/float6 bit patterns) sit in the low bits of their byte and the upper bits
+ * mean nothing: decoding sign-extends (int) or clears (the rest) them. A big-endian struct swaps
+ * each field by its own unit.
  */
 public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
 
@@ -50,23 +50,30 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
   }
 
   /**
-   * Bytes swapped per unit when decoding (0: none), or -1 when elements need more than one
-   * swap unit or a fix of narrow values, which only {@link #decodeInto} does.
+   * Bytes swapped per unit when decoding (0: none), or -1 when elements need more than one swap
+   * unit or a fix of narrow values, which only {@link #decodeInto} does.
    */
   public int swapUnit(ChunkSpec spec) {
     if (isIdentity(spec)) {
       return 0;
     }
     return spec.dataType().hasNarrowValues() || spec.dataType().kind() == DataType.Kind.STRUCT
-        ? -1 : spec.dataType().swapUnit();
+        ? -1
+        : spec.dataType().swapUnit();
   }
 
   @Override
-  public void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
+  public void decodeInto(
+      ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
     long length = encoded.writerIndex();
     if (length != spec.byteSize()) {
-      throw new CodecException("codec bytes: chunk has " + length + " bytes, expected "
-          + spec.byteSize() + " for " + spec);
+      throw new CodecException(
+          "codec bytes: chunk has "
+              + length
+              + " bytes, expected "
+              + spec.byteSize()
+              + " for "
+              + spec);
     }
     if (swapUnit(spec) >= 0) {
       target.scatterFrom(encoded, length, swapUnit(spec));
@@ -89,8 +96,8 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
   }
 
   /**
-   * One fix within an element: reverse {@code swap} bytes at {@code offset} (when above 1), or
-   * make the byte at {@code offset} canonical for its {@code narrow} type (when not null).
+   * One fix within an element: reverse {@code swap} bytes at {@code offset} (when above 1), or make
+   * the byte at {@code offset} canonical for its {@code narrow} type (when not null).
    */
   private record Unit(int offset, int swap, DataType narrow) {
     void apply(long element) {
@@ -109,15 +116,17 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
 
   /** The fixes one element of {@code type} at {@code offset} needs. */
   private static void units(DataType type, int offset, boolean bigEndian, List<Unit> out) {
-    type.forEachValue(offset, (value, at) -> {
-      if (value.valueBits() < value.bits()) {
-        out.add(new Unit(at, 0, value));
-        return;
-      }
-      int unit = value.swapUnit();
-      for (int u = 0; bigEndian && unit > 1 && u < value.byteSize(); u += unit) {
-        out.add(new Unit(at + u, unit, null));
-      }
-    });
+    type.forEachValue(
+        offset,
+        (value, at) -> {
+          if (value.valueBits() < value.bits()) {
+            out.add(new Unit(at, 0, value));
+            return;
+          }
+          int unit = value.swapUnit();
+          for (int u = 0; bigEndian && unit > 1 && u < value.byteSize(); u += unit) {
+            out.add(new Unit(at + u, unit, null));
+          }
+        });
   }
 }

@@ -5,13 +5,15 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
- * The part of one selected dimension that falls in one chunk: chunk {@code chunk} supplies
- * {@code count} indices starting at chunk-local {@code localStart} (every {@code step}), which
- * land at output index {@code outStart}.
+ * The part of one selected dimension that falls in one chunk: chunk {@code chunk} supplies {@code
+ * count} indices starting at chunk-local {@code localStart} (every {@code step}), which land at
+ * output index {@code outStart}.
  */
 public record ChunkPart(long chunk, long localStart, long count, long outStart) {
 
-  /** Splits the indices {@code start + i * step} ({@code i < count}) by chunks of {@code chunkSize}. */
+  /**
+   * Splits the indices {@code start + i * step} ({@code i < count}) by chunks of {@code chunkSize}.
+   */
   public static List<ChunkPart> split(long start, long step, long count, long chunkSize) {
     List<ChunkPart> parts = new ArrayList<>();
     long k = 0;
@@ -30,7 +32,8 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
    * Splits the indices {@code start + i * step} ({@code i < count}) by the chunks of one grid
    * dimension (regular or rectilinear).
    */
-  public static List<ChunkPart> split(long start, long step, long count, dev.zaro.arrow.metadata.ChunkGrid.Dim dim) {
+  public static List<ChunkPart> split(
+      long start, long step, long count, dev.zaro.arrow.metadata.ChunkGrid.Dim dim) {
     List<ChunkPart> parts = new ArrayList<>();
     long k = 0;
     while (k < count) {
@@ -46,10 +49,11 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
   }
 
   /**
-   * Splits a view of an array into views of its chunks of {@code chunkShape}, calling
-   * {@code action} with each touched chunk's grid index and its part of the view, in C order.
+   * Splits a view of an array into views of its chunks of {@code chunkShape}, calling {@code
+   * action} with each touched chunk's grid index and its part of the view, in C order.
    */
-  public static void forEachChunk(SlabView view, int[] chunkShape, BiConsumer<long[], SlabView> action) {
+  public static void forEachChunk(
+      SlabView view, int[] chunkShape, BiConsumer<long[], SlabView> action) {
     int rank = view.rank();
     List<List<ChunkPart>> parts = new ArrayList<>();
     long total = 1;
@@ -73,8 +77,18 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
         count[d] = part.count();
         offset += part.outStart() * view.stride()[d];
       }
-      action.accept(index, new SlabView(view.target(), offset, view.itemSize(), chunkShape, start,
-          view.step(), count, view.stride(), view.heap()));
+      action.accept(
+          index,
+          new SlabView(
+              view.target(),
+              offset,
+              view.itemSize(),
+              chunkShape,
+              start,
+              view.step(),
+              count,
+              view.stride(),
+              view.heap()));
     }
   }
 }

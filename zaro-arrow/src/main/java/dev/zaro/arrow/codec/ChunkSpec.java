@@ -38,7 +38,9 @@ public record ChunkSpec(int[] shape, DataType dataType, FillValue fillValue) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ChunkSpec c && Arrays.equals(shape, c.shape) && dataType.equals(c.dataType)
+    return o instanceof ChunkSpec c
+        && Arrays.equals(shape, c.shape)
+        && dataType.equals(c.dataType)
         && fillValue.equals(c.fillValue);
   }
 

@@ -18,14 +18,22 @@ public final class CodecChain {
   private final List<BytesToBytesCodec> bytesToBytes;
   private final ChunkSpec decodedSpec;
   private final ChunkSpec arrayToBytesSpec;
+
   /** The decoded spec of arrayToArray[i]. */
   private final List<ChunkSpec> arrayToArraySpecs;
+
   private final boolean layoutOnly;
+
   /** Decoded size of bytesToBytes[i] (the size entering it on encode), -1 if unknown. */
   private final long[] bytesSizes;
 
-  private CodecChain(List<ArrayToArrayCodec> a2a, List<ChunkSpec> a2aSpecs, ArrayToBytesCodec a2b,
-      List<BytesToBytesCodec> b2b, ChunkSpec decodedSpec, ChunkSpec a2bSpec) {
+  private CodecChain(
+      List<ArrayToArrayCodec> a2a,
+      List<ChunkSpec> a2aSpecs,
+      ArrayToBytesCodec a2b,
+      List<BytesToBytesCodec> b2b,
+      ChunkSpec decodedSpec,
+      ChunkSpec a2bSpec) {
     this.arrayToArray = List.copyOf(a2a);
     this.arrayToArraySpecs = List.copyOf(a2aSpecs);
     this.layoutOnly = a2a.stream().allMatch(ArrayToArrayCodec::isLayoutOnly);
@@ -57,31 +65,40 @@ public final class CodecChain {
       Codec codec = registry.create(codecSpec, current);
       if (codec instanceof ArrayToArrayCodec c) {
         if (a2b != null) {
-          throw new CodecException("codec " + c.name() + " is an array-to-array codec and must come"
-              + " before the array-to-bytes codec " + a2b.name());
+          throw new CodecException(
+              "codec "
+                  + c.name()
+                  + " is an array-to-array codec and must come"
+                  + " before the array-to-bytes codec "
+                  + a2b.name());
         }
         a2a.add(c);
         a2aSpecs.add(current);
         current = c.encodedSpec(current);
       } else if (codec instanceof ArrayToBytesCodec c) {
         if (a2b != null) {
-          throw new CodecException("codec chain has two array-to-bytes codecs: " + a2b.name()
-              + " and " + c.name());
+          throw new CodecException(
+              "codec chain has two array-to-bytes codecs: " + a2b.name() + " and " + c.name());
         }
         a2b = c;
         a2bSpec = current;
       } else {
         BytesToBytesCodec c = (BytesToBytesCodec) codec;
         if (a2b == null) {
-          throw new CodecException("codec " + c.name() + " is a bytes-to-bytes codec and must come"
-              + " after an array-to-bytes codec such as bytes");
+          throw new CodecException(
+              "codec "
+                  + c.name()
+                  + " is a bytes-to-bytes codec and must come"
+                  + " after an array-to-bytes codec such as bytes");
         }
         b2b.add(c);
       }
     }
     if (a2b == null) {
-      throw new CodecException("codec chain " + specs.stream().map(CodecSpec::name).toList()
-          + " has no array-to-bytes codec (such as bytes)");
+      throw new CodecException(
+          "codec chain "
+              + specs.stream().map(CodecSpec::name).toList()
+              + " has no array-to-bytes codec (such as bytes)");
     }
     return new CodecChain(a2a, a2aSpecs, a2b, b2b, spec, a2bSpec);
   }
@@ -103,7 +120,8 @@ public final class CodecChain {
    */
   public java.util.Optional<ShardingCodec> partialReader() {
     return arrayToBytes instanceof ShardingCodec s && bytesToBytes.isEmpty() && layoutOnly
-        ? java.util.Optional.of(s) : java.util.Optional.empty();
+        ? java.util.Optional.of(s)
+        : java.util.Optional.empty();
   }
 
   /** A view of the decoded chunk re-expressed on the array-to-bytes codec's array. */
@@ -117,7 +135,9 @@ public final class CodecChain {
 
   /** True when a stored chunk is its C-order little-endian elements, with nothing to decode. */
   public boolean isPlain() {
-    return arrayToArray.isEmpty() && bytesToBytes.isEmpty() && arrayToBytes.isIdentity(arrayToBytesSpec);
+    return arrayToArray.isEmpty()
+        && bytesToBytes.isEmpty()
+        && arrayToBytes.isIdentity(arrayToBytesSpec);
   }
 
   /** The exact stored size of every chunk, or -1 when compressed or variable. */
@@ -130,44 +150,62 @@ public final class CodecChain {
   }
 
   /**
-   * Decodes one stored chunk (valid bytes {@code [0, writerIndex)}; not closed here) and writes
-   * the elements {@code view} selects into its target. When the view is the chunk's own
-   * contiguous region and the data needs no rearranging, the last decoding stage writes
-   * straight into the target.
+   * Decodes one stored chunk (valid bytes {@code [0, writerIndex)}; not closed here) and writes the
+   * elements {@code view} selects into its target. When the view is the chunk's own contiguous
+   * region and the data needs no rearranging, the last decoding stage writes straight into the
+   * target.
    */
   public void decodeInto(ArrowBuf encoded, SlabView view, BufferAllocator allocator) {
     decodeInto(encoded, view, allocator, null);
   }
 
   /**
-   * As {@link #decodeInto(ArrowBuf, SlabView, BufferAllocator)}, decoding the last bytes stage
-   * into {@code scratch} (when not null) instead of a new buffer.
+   * As {@link #decodeInto(ArrowBuf, SlabView, BufferAllocator)}, decoding the last bytes stage into
+   * {@code scratch} (when not null) instead of a new buffer.
    */
-  public void decodeInto(ArrowBuf encoded, SlabView view, BufferAllocator allocator, Scratch scratch) {
-    boolean direct = arrayToArray.isEmpty() && arrayToBytes.isIdentity(arrayToBytesSpec)
-        && view.isWholeContiguous();
+  public void decodeInto(
+      ArrowBuf encoded, SlabView view, BufferAllocator allocator, Scratch scratch) {
+    boolean direct =
+        arrayToArray.isEmpty()
+            && arrayToBytes.isIdentity(arrayToBytesSpec)
+            && view.isWholeContiguous();
     long chunkBytes = decodedSpec.byteSize();
     ArrowBuf current = encoded;
     boolean owned = false;
     try {
       for (int i = bytesToBytes.size() - 1; i >= 0; i--) {
         BytesToBytesCodec codec = bytesToBytes.get(i);
-        if (i == 0 && direct && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
+        if (i == 0
+            && direct
+            && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
           return;
         }
-        long[] span = i == 0 && !direct && layoutOnly && arrayToBytes instanceof BytesCodec b
-            && b.swapUnit(arrayToBytesSpec) >= 0
-            ? encodedView(view).chunkSpan() : null;
+        long[] span =
+            i == 0
+                    && !direct
+                    && layoutOnly
+                    && arrayToBytes instanceof BytesCodec b
+                    && b.swapUnit(arrayToBytesSpec) >= 0
+                ? encodedView(view).chunkSpan()
+                : null;
         // a view needing under 3/4 of the chunk's bytes asks for just those (decodeRange); else
         // a large chunk streams through a small window
         boolean partial = span != null && (span[1] - span[0]) * 4 < bytesSizes[0] * 3;
-        if (span != null && !partial && scratch != null && bytesSizes[0] > STREAM_ABOVE
+        if (span != null
+            && !partial
+            && scratch != null
+            && bytesSizes[0] > STREAM_ABOVE
             && decodeStreaming(codec, current, view, (BytesCodec) arrayToBytes, scratch)) {
           return;
         }
-        if (i == 0 && scratch != null && bytesSizes[0] >= 0 && !(arrayToBytes instanceof VlenCodec)) {
+        if (i == 0
+            && scratch != null
+            && bytesSizes[0] >= 0
+            && !(arrayToBytes instanceof VlenCodec)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
-          boolean part = partial && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
+          boolean part =
+              partial
+                  && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
           if (part || codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
             reused.writerIndex(bytesSizes[0]);
             if (owned) {
@@ -188,10 +226,18 @@ public final class CodecChain {
       if (direct) {
         long length = current.writerIndex();
         if (length != chunkBytes) {
-          throw new CodecException("codec " + arrayToBytes.name() + ": chunk has " + length
-              + " bytes, expected " + chunkBytes + " for " + decodedSpec);
+          throw new CodecException(
+              "codec "
+                  + arrayToBytes.name()
+                  + ": chunk has "
+                  + length
+                  + " bytes, expected "
+                  + chunkBytes
+                  + " for "
+                  + decodedSpec);
         }
-        MemoryUtil.copyMemory(current.memoryAddress(), view.target().memoryAddress() + view.offset(), length);
+        MemoryUtil.copyMemory(
+            current.memoryAddress(), view.target().memoryAddress() + view.offset(), length);
         return;
       }
       if (layoutOnly) {
@@ -212,32 +258,43 @@ public final class CodecChain {
 
   /** Bytes of the window a streaming decoder fills before each scatter (fits in L2 cache). */
   static final int STREAM_WINDOW = 256 * 1024;
+
   /**
-   * Chunks larger than this stream through the window; smaller ones decode in one call into
-   * the reusable scratch (streaming costs a decoder context and an internal copy per chunk).
+   * Chunks larger than this stream through the window; smaller ones decode in one call into the
+   * reusable scratch (streaming costs a decoder context and an internal copy per chunk).
    */
   static final long STREAM_ABOVE = 4L << 20;
 
   /** Streams the last decode stage through a small window, scattering elements as they arrive. */
-  private boolean decodeStreaming(BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, BytesCodec bytes,
-      Scratch scratch) {
+  private boolean decodeStreaming(
+      BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, BytesCodec bytes, Scratch scratch) {
     SlabView encodedView = encodedView(view);
     int itemSize = arrayToBytesSpec.dataType().byteSize();
     int swap = bytes.swapUnit(arrayToBytesSpec);
     ArrowBuf window = scratch.window(STREAM_WINDOW);
-    return codec.decodeStreaming(encoded, bytesSizes[0], window, itemSize, (buf, off, position, length) ->
-        encodedView.scatterRange(buf, off, position / itemSize, length / itemSize, swap));
+    return codec.decodeStreaming(
+        encoded,
+        bytesSizes[0],
+        window,
+        itemSize,
+        (buf, off, position, length) ->
+            encodedView.scatterRange(buf, off, position / itemSize, length / itemSize, swap));
   }
 
   /** Value-changing array codecs: decode whole chunk arrays, then scatter the last one. */
   private void decodeMaterialized(ArrowBuf bytes, SlabView view, BufferAllocator allocator) {
     ArrowBuf array = allocator.buffer(arrayToBytesSpec.byteSize());
     try {
-      arrayToBytes.decodeInto(bytes, arrayToBytesSpec, SlabView.whole(array, 0,
-          arrayToBytesSpec.dataType().byteSize(), arrayToBytesSpec.shape()), allocator);
+      arrayToBytes.decodeInto(
+          bytes,
+          arrayToBytesSpec,
+          SlabView.whole(
+              array, 0, arrayToBytesSpec.dataType().byteSize(), arrayToBytesSpec.shape()),
+          allocator);
       array.writerIndex(arrayToBytesSpec.byteSize());
       for (int i = arrayToArray.size() - 1; i >= 0; i--) {
-        ArrowBuf next = arrayToArray.get(i).decode(array, arrayToArraySpecs.get(i), allocator, view.heap());
+        ArrowBuf next =
+            arrayToArray.get(i).decode(array, arrayToArraySpecs.get(i), allocator, view.heap());
         array.close();
         array = next;
       }

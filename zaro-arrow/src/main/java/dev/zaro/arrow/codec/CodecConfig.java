@@ -23,11 +23,19 @@ public final class CodecConfig {
   /** Refuses configuration fields outside {@code known}. */
   public CodecConfig only(String... known) {
     Set<String> allowed = Set.of(known);
-    config.fieldNames().forEachRemaining(f -> {
-      if (!allowed.contains(f)) {
-        throw error("unknown configuration field '" + f + "' (known: " + String.join(", ", known) + ")");
-      }
-    });
+    config
+        .fieldNames()
+        .forEachRemaining(
+            f -> {
+              if (!allowed.contains(f)) {
+                throw error(
+                    "unknown configuration field '"
+                        + f
+                        + "' (known: "
+                        + String.join(", ", known)
+                        + ")");
+              }
+            });
     return this;
   }
 
@@ -42,7 +50,11 @@ public final class CodecConfig {
       return defaultValue;
     }
     if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw error("configuration field '" + field + "' must be an integer, not " + JsonDocument.describe(node));
+      throw error(
+          "configuration field '"
+              + field
+              + "' must be an integer, not "
+              + JsonDocument.describe(node));
     }
     return node.intValue();
   }
@@ -60,7 +72,11 @@ public final class CodecConfig {
       return defaultValue;
     }
     if (!node.isBoolean()) {
-      throw error("configuration field '" + field + "' must be true or false, not " + JsonDocument.describe(node));
+      throw error(
+          "configuration field '"
+              + field
+              + "' must be true or false, not "
+              + JsonDocument.describe(node));
     }
     return node.booleanValue();
   }
@@ -71,7 +87,11 @@ public final class CodecConfig {
       return defaultValue;
     }
     if (!node.isTextual()) {
-      throw error("configuration field '" + field + "' must be a string, not " + JsonDocument.describe(node));
+      throw error(
+          "configuration field '"
+              + field
+              + "' must be a string, not "
+              + JsonDocument.describe(node));
     }
     return node.textValue();
   }

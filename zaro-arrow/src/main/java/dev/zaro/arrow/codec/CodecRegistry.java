@@ -28,7 +28,8 @@ public final class CodecRegistry {
     r.register("gzip", (spec, input, reg) -> GzipCodec.create(spec));
     r.register("zstd", (spec, input, reg) -> ZstdCodec.create(spec));
     r.register("crc32c", (spec, input, reg) -> Crc32cCodec.create(spec));
-    r.register("blosc", (spec, input, reg) -> dev.zaro.arrow.codec.blosc.BloscCodec.create(spec, input));
+    r.register(
+        "blosc", (spec, input, reg) -> dev.zaro.arrow.codec.blosc.BloscCodec.create(spec, input));
     r.register("sharding_indexed", ShardingCodec::create);
     r.register("vlen-utf8", (spec, input, reg) -> VlenCodec.create(spec, input));
     r.register("vlen-bytes", (spec, input, reg) -> VlenCodec.create(spec, input));
@@ -46,8 +47,13 @@ public final class CodecRegistry {
   public Codec create(CodecSpec spec, ChunkSpec input) {
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
-      throw new CodecException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, "codec '" + spec.name() + "' is not supported (zaro reads: "
-          + String.join(", ", new TreeMap<>(factories).keySet()) + ")");
+      throw new CodecException(
+          dev.zaro.arrow.error.ErrorKind.UNSUPPORTED,
+          "codec '"
+              + spec.name()
+              + "' is not supported (zaro reads: "
+              + String.join(", ", new TreeMap<>(factories).keySet())
+              + ")");
     }
     return factory.create(spec, input, this);
   }

@@ -29,7 +29,8 @@ public record Crc32cCodec() implements BytesToBytesCodec {
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
     long length = verify(encoded);
     if (decodedSize >= 0 && length != decodedSize) {
-      throw new CodecException("codec crc32c: data has " + length + " bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec crc32c: data has " + length + " bytes, expected " + decodedSize);
     }
     ArrowBuf data = encoded.slice(0, length);
     encoded.getReferenceManager().retain();
@@ -50,8 +51,10 @@ public record Crc32cCodec() implements BytesToBytesCodec {
     }
     int stored = encoded.getInt(length);
     if (stored != (int) crc.getValue()) {
-      throw new CodecException(String.format(
-          "codec crc32c: checksum mismatch: stored 0x%08x, data has 0x%08x", stored, (int) crc.getValue()));
+      throw new CodecException(
+          String.format(
+              "codec crc32c: checksum mismatch: stored 0x%08x, data has 0x%08x",
+              stored, (int) crc.getValue()));
     }
     return length;
   }

@@ -32,7 +32,8 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
 
   @Override
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
-    try (OutputBuffer out = OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
+    try (OutputBuffer out =
+        OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
       decodeTo(encoded, out);
       return out.take();
     }
@@ -46,9 +47,13 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
     return true;
   }
 
-  /** Inflates through {@code window}, handing each filled part to {@code sink} (CRC and size checked). */
+  /**
+   * Inflates through {@code window}, handing each filled part to {@code sink} (CRC and size
+   * checked).
+   */
   @Override
-  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+  public boolean decodeStreaming(
+      ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
     if (decodedSize < 0 || window.capacity() < unit) {
       return false;
     }
@@ -80,52 +85,66 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
       }
       int trailer = in.limit() - rest;
       if (rest < 8) {
-        throw new CodecException("codec gzip: member at byte " + memberStart + " lacks its 8-byte trailer");
+        throw new CodecException(
+            "codec gzip: member at byte " + memberStart + " lacks its 8-byte trailer");
       }
       int storedCrc = in.getInt(trailer);
       int storedSize = in.getInt(trailer + 4);
       long produced = out.written() - before;
       if (storedCrc != (int) crc.getValue()) {
-        throw new CodecException(String.format("codec gzip: CRC-32 mismatch: trailer says 0x%08x, data has 0x%08x",
-            storedCrc, (int) crc.getValue()));
+        throw new CodecException(
+            String.format(
+                "codec gzip: CRC-32 mismatch: trailer says 0x%08x, data has 0x%08x",
+                storedCrc, (int) crc.getValue()));
       }
       if (storedSize != (int) produced) {
-        throw new CodecException("codec gzip: trailer size " + Integer.toUnsignedString(storedSize)
-            + " differs from the " + produced + " bytes decoded");
+        throw new CodecException(
+            "codec gzip: trailer size "
+                + Integer.toUnsignedString(storedSize)
+                + " differs from the "
+                + produced
+                + " bytes decoded");
       }
       members++;
       in.position(trailer + 8);
-      if (in.remaining() >= 2 && (in.get(in.position()) & 0xff) == 0x1f && (in.get(in.position() + 1) & 0xff) == 0x8b) {
+      if (in.remaining() >= 2
+          && (in.get(in.position()) & 0xff) == 0x1f
+          && (in.get(in.position() + 1) & 0xff) == 0x8b) {
         continue;
       }
       while (in.hasRemaining()) {
         if (in.get() != 0) {
-          throw new CodecException("codec gzip: " + (in.remaining() + 1) + " bytes of garbage after member "
-              + members);
+          throw new CodecException(
+              "codec gzip: " + (in.remaining() + 1) + " bytes of garbage after member " + members);
         }
       }
       break;
     }
     if (out.isFixed() && out.written() != out.limit()) {
-      throw new CodecException("codec gzip: decoded " + out.written() + " bytes, expected " + out.limit());
+      throw new CodecException(
+          "codec gzip: decoded " + out.written() + " bytes, expected " + out.limit());
     }
   }
 
   private static void readHeader(ByteBuffer in) {
     if (in.remaining() < 10) {
-      throw new CodecException("codec gzip: data too short for a gzip header (" + in.remaining() + " bytes)");
+      throw new CodecException(
+          "codec gzip: data too short for a gzip header (" + in.remaining() + " bytes)");
     }
     int start = in.position();
     if ((in.get(start) & 0xff) != 0x1f || (in.get(start + 1) & 0xff) != 0x8b) {
-      throw new CodecException(String.format("codec gzip: not gzip data (starts with 0x%02x%02x, not 0x1f8b)",
-          in.get(start) & 0xff, in.get(start + 1) & 0xff));
+      throw new CodecException(
+          String.format(
+              "codec gzip: not gzip data (starts with 0x%02x%02x, not 0x1f8b)",
+              in.get(start) & 0xff, in.get(start + 1) & 0xff));
     }
     if (in.get(start + 2) != 8) {
       throw new CodecException("codec gzip: unknown compression method " + in.get(start + 2));
     }
     int flags = in.get(start + 3) & 0xff;
     if ((flags & 0xe0) != 0) {
-      throw new CodecException("codec gzip: reserved header flags set (0x" + Integer.toHexString(flags) + ")");
+      throw new CodecException(
+          "codec gzip: reserved header flags set (0x" + Integer.toHexString(flags) + ")");
     }
     int pos = start + 10;
     try {
@@ -134,10 +153,10 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
         pos += 2 + xlen;
       }
       if ((flags & FNAME) != 0) {
-        while (in.get(pos++) != 0) { }
+        while (in.get(pos++) != 0) {}
       }
       if ((flags & FCOMMENT) != 0) {
-        while (in.get(pos++) != 0) { }
+        while (in.get(pos++) != 0) {}
       }
       if ((flags & FHCRC) != 0) {
         pos += 2;

@@ -16,14 +16,19 @@ public final class Inflation {
    * @param crc updated with the produced bytes when not null
    * @return bytes of {@code input} not consumed (the trailer and anything after it)
    */
-  public static int inflate(String codec, Inflater inflater, ByteBuffer input, OutputBuffer out, CRC32 crc) {
+  public static int inflate(
+      String codec, Inflater inflater, ByteBuffer input, OutputBuffer out, CRC32 crc) {
     inflater.setInput(input);
     try {
       while (!inflater.finished()) {
         if (out.remaining() == 0 && !out.grow()) {
           if (probeMore(inflater)) {
-            throw new CodecException("codec " + codec + ": stream decompresses to more than the expected "
-                + out.limit() + " bytes");
+            throw new CodecException(
+                "codec "
+                    + codec
+                    + ": stream decompresses to more than the expected "
+                    + out.limit()
+                    + " bytes");
           }
           break;
         }
@@ -41,8 +46,12 @@ public final class Inflation {
             throw new CodecException("codec " + codec + ": stream needs a preset dictionary");
           }
           if (inflater.needsInput()) {
-            throw new CodecException("codec " + codec + ": stream is truncated (ended after "
-                + out.written() + " decoded bytes)");
+            throw new CodecException(
+                "codec "
+                    + codec
+                    + ": stream is truncated (ended after "
+                    + out.written()
+                    + " decoded bytes)");
           }
         }
       }

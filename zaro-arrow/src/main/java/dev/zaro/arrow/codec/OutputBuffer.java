@@ -21,7 +21,13 @@ public final class OutputBuffer implements AutoCloseable {
   private long base;
   private long written;
 
-  private OutputBuffer(BufferAllocator allocator, ArrowBuf buf, long base, long capacity, boolean fixed, long limit) {
+  private OutputBuffer(
+      BufferAllocator allocator,
+      ArrowBuf buf,
+      long base,
+      long capacity,
+      boolean fixed,
+      long limit) {
     this.allocator = allocator;
     this.buf = buf;
     this.base = base;
@@ -31,8 +37,12 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   private long capacity;
-  /** Window mode: where filled windows go, their element size, and the bytes already handed over. */
+
+  /**
+   * Window mode: where filled windows go, their element size, and the bytes already handed over.
+   */
   private BytesToBytesCodec.Sink sink;
+
   private int unit;
   private long flushed;
 
@@ -42,11 +52,12 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   /**
-   * A stream of exactly {@code size} bytes decoded through {@code window} (owned by the
-   * caller): each time the window fills, its whole {@code unit}s go to {@code sink} and the
-   * window is reused. Call {@link #flush} after the last write.
+   * A stream of exactly {@code size} bytes decoded through {@code window} (owned by the caller):
+   * each time the window fills, its whole {@code unit}s go to {@code sink} and the window is
+   * reused. Call {@link #flush} after the last write.
    */
-  public static OutputBuffer window(ArrowBuf window, long size, int unit, BytesToBytesCodec.Sink sink) {
+  public static OutputBuffer window(
+      ArrowBuf window, long size, int unit, BytesToBytesCodec.Sink sink) {
     OutputBuffer out = new OutputBuffer(null, window, 0, window.capacity(), true, size);
     out.sink = sink;
     out.unit = unit;
@@ -75,7 +86,9 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   public long remaining() {
-    return sink == null ? capacity - written : Math.min(capacity - (written - flushed), limit - written);
+    return sink == null
+        ? capacity - written
+        : Math.min(capacity - (written - flushed), limit - written);
   }
 
   public long writeAddress() {
@@ -113,8 +126,8 @@ public final class OutputBuffer implements AutoCloseable {
   }
 
   /**
-   * Window mode: hands every whole unit in the window to the sink and moves the rest of a unit
-   * to the window's start. Returns whether anything was handed over.
+   * Window mode: hands every whole unit in the window to the sink and moves the rest of a unit to
+   * the window's start. Returns whether anything was handed over.
    */
   public boolean flush() {
     long fill = written - flushed;
@@ -125,7 +138,8 @@ public final class OutputBuffer implements AutoCloseable {
     sink.accept(buf, base, flushed, deliver);
     long carry = fill - deliver;
     if (carry > 0) {
-      MemoryUtil.copyMemory(buf.memoryAddress() + base + deliver, buf.memoryAddress() + base, carry);
+      MemoryUtil.copyMemory(
+          buf.memoryAddress() + base + deliver, buf.memoryAddress() + base, carry);
     }
     flushed += deliver;
     return true;

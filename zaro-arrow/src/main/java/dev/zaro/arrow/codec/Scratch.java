@@ -4,12 +4,12 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * One worker's decode context: a reusable decode buffer (chunks decoded one after another on
- * the same thread reuse its memory instead of allocating and page-faulting a fresh buffer per
- * chunk), decoder state codecs keep between chunks, and the read's concurrency budget whose idle
- * threads may help with the chunk at hand. Buffers come from the allocator the scratch is bound
- * to: a child of the read's allocator, so the caller's limit covers them (docs/ARCHITECTURE.md,
- * "Memory"). Not thread-safe; owned by one worker at a time.
+ * One worker's decode context: a reusable decode buffer (chunks decoded one after another on the
+ * same thread reuse its memory instead of allocating and page-faulting a fresh buffer per chunk),
+ * decoder state codecs keep between chunks, and the read's concurrency budget whose idle threads
+ * may help with the chunk at hand. Buffers come from the allocator the scratch is bound to: a child
+ * of the read's allocator, so the caller's limit covers them (docs/ARCHITECTURE.md, "Memory"). Not
+ * thread-safe; owned by one worker at a time.
  */
 public final class Scratch implements AutoCloseable {
   private BufferAllocator allocator;
@@ -70,9 +70,9 @@ public final class Scratch implements AutoCloseable {
   }
 
   /**
-   * Idle threads of the read's budget that may help with the current chunk now (0: decode on
-   * the worker alone); a codec whose chunk splits into independent parts runs them there with
-   * {@link dev.zaro.arrow.exec.WorkRunner}.
+   * Idle threads of the read's budget that may help with the current chunk now (0: decode on the
+   * worker alone); a codec whose chunk splits into independent parts runs them there with {@link
+   * dev.zaro.arrow.exec.WorkRunner}.
    */
   public int helpers() {
     return budget == null ? 0 : budget.idle();
@@ -96,8 +96,8 @@ public final class Scratch implements AutoCloseable {
   }
 
   /**
-   * Decoder state of {@code type} that codecs reuse from chunk to chunk on this worker (e.g. a
-   * zstd context), made by {@code create} on first use and closed with the scratch.
+   * Decoder state of {@code type} that codecs reuse from chunk to chunk on this worker (e.g. a zstd
+   * context), made by {@code create} on first use and closed with the scratch.
    */
   public <T extends AutoCloseable> T state(Class<T> type, java.util.function.Supplier<T> create) {
     return type.cast(states.computeIfAbsent(type, t -> create.get()));

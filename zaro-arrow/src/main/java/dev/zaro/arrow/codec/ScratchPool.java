@@ -7,10 +7,10 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Worker decode contexts reused across the reads of one open hierarchy, so repeated reads stop
- * paying for fresh decoder state (a zstd context costs tens of microseconds). Only state is
- * pooled: a borrowed scratch takes its buffers from the read's allocator and gives them back on
- * {@link #release}, so every byte a read uses counts against the caller's limit. At most
- * {@code maxPooled} idle contexts are kept. Thread-safe.
+ * paying for fresh decoder state (a zstd context costs tens of microseconds). Only state is pooled:
+ * a borrowed scratch takes its buffers from the read's allocator and gives them back on {@link
+ * #release}, so every byte a read uses counts against the caller's limit. At most {@code maxPooled}
+ * idle contexts are kept. Thread-safe.
  */
 public final class ScratchPool implements AutoCloseable {
   private final ConcurrentLinkedDeque<Scratch> idle = new ConcurrentLinkedDeque<>();

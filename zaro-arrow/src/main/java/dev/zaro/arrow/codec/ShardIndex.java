@@ -61,15 +61,27 @@ public final class ShardIndex {
       long off = offsets[i];
       long len = lengths[i];
       if (off == ABSENT || len == ABSENT) {
-        throw new CodecException("codec sharding_indexed: index entry " + i + " has offset "
-            + Long.toUnsignedString(off) + " and length " + Long.toUnsignedString(len)
-            + "; an absent chunk needs both to be 2^64-1");
+        throw new CodecException(
+            "codec sharding_indexed: index entry "
+                + i
+                + " has offset "
+                + Long.toUnsignedString(off)
+                + " and length "
+                + Long.toUnsignedString(len)
+                + "; an absent chunk needs both to be 2^64-1");
       }
       if (off < dataStart || len < 0 || off > dataEnd || len > dataEnd - off) {
-        throw new CodecException("codec sharding_indexed: index entry " + i + " (offset "
-            + Long.toUnsignedString(off) + ", length " + Long.toUnsignedString(len)
-            + ") points outside the shard's data bytes " + dataStart + ".."
-            + (dataEnd == Long.MAX_VALUE ? "end" : String.valueOf(dataEnd)));
+        throw new CodecException(
+            "codec sharding_indexed: index entry "
+                + i
+                + " (offset "
+                + Long.toUnsignedString(off)
+                + ", length "
+                + Long.toUnsignedString(len)
+                + ") points outside the shard's data bytes "
+                + dataStart
+                + ".."
+                + (dataEnd == Long.MAX_VALUE ? "end" : String.valueOf(dataEnd)));
       }
       order[present++] = i;
     }
@@ -79,8 +91,18 @@ public final class ShardIndex {
       int prev = sorted[k - 1];
       int cur = sorted[k];
       if (offsets[prev] + lengths[prev] > offsets[cur]) {
-        throw new CodecException("codec sharding_indexed: index entries " + prev + " (bytes " + offsets[prev]
-            + ".." + (offsets[prev] + lengths[prev]) + ") and " + cur + " (bytes " + offsets[cur] + "..) overlap");
+        throw new CodecException(
+            "codec sharding_indexed: index entries "
+                + prev
+                + " (bytes "
+                + offsets[prev]
+                + ".."
+                + (offsets[prev] + lengths[prev])
+                + ") and "
+                + cur
+                + " (bytes "
+                + offsets[cur]
+                + "..) overlap");
       }
     }
   }

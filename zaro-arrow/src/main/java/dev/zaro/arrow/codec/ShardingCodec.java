@@ -17,10 +17,10 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * {@code sharding_indexed}: a chunk (the shard) holds inner chunks, each encoded with its own
- * chain, plus an index of (offset, length) pairs encoded with the index chain, at the start or
- * the end. Given a whole shard it decodes the inner chunks a view needs; readers that can fetch
- * byte ranges use {@link #indexAtEnd()}, {@link #indexSize()}, {@link #decodeIndex} and {@link #decodeInner} to fetch
- * only the index and the needed inner chunks.
+ * chain, plus an index of (offset, length) pairs encoded with the index chain, at the start or the
+ * end. Given a whole shard it decodes the inner chunks a view needs; readers that can fetch byte
+ * ranges use {@link #indexAtEnd()}, {@link #indexSize()}, {@link #decodeIndex} and {@link
+ * #decodeInner} to fetch only the index and the needed inner chunks.
  */
 public final class ShardingCodec implements ArrayToBytesCodec {
   private final int[] innerShape;
@@ -31,8 +31,13 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   private final long indexSize;
   private final FillValue fill;
 
-  private ShardingCodec(int[] innerShape, long[] chunksPerShard, CodecChain inner, CodecChain index,
-      boolean indexAtEnd, FillValue fill) {
+  private ShardingCodec(
+      int[] innerShape,
+      long[] chunksPerShard,
+      CodecChain inner,
+      CodecChain index,
+      boolean indexAtEnd,
+      FillValue fill) {
     this.innerShape = innerShape;
     this.chunksPerShard = chunksPerShard;
     this.inner = inner;
@@ -43,10 +48,12 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   }
 
   static ShardingCodec create(CodecSpec spec, ChunkSpec shard, CodecRegistry registry) {
-    CodecConfig config = new CodecConfig(spec).only("chunk_shape", "codecs", "index_codecs", "index_location");
+    CodecConfig config =
+        new CodecConfig(spec).only("chunk_shape", "codecs", "index_codecs", "index_location");
     JsonNode shapeNode = config.node("chunk_shape");
     if (shapeNode == null || !shapeNode.isArray() || shapeNode.size() != shard.rank()) {
-      throw config.error("chunk_shape must list " + shard.rank() + " inner chunk sizes, not " + shapeNode);
+      throw config.error(
+          "chunk_shape must list " + shard.rank() + " inner chunk sizes, not " + shapeNode);
     }
     int[] innerShape = new int[shard.rank()];
     long[] perShard = new long[shard.rank()];
@@ -54,8 +61,12 @@ public final class ShardingCodec implements ArrayToBytesCodec {
     for (int d = 0; d < innerShape.length; d++) {
       JsonNode e = shapeNode.get(d);
       if (!e.isIntegralNumber() || e.intValue() < 1 || shard.shape()[d] % e.intValue() != 0) {
-        throw config.error("chunk_shape " + shapeNode + " must divide the shard shape "
-            + Arrays.toString(shard.shape()) + " evenly");
+        throw config.error(
+            "chunk_shape "
+                + shapeNode
+                + " must divide the shard shape "
+                + Arrays.toString(shard.shape())
+                + " evenly");
       }
       innerShape[d] = e.intValue();
       perShard[d] = shard.shape()[d] / innerShape[d];
@@ -68,30 +79,44 @@ public final class ShardingCodec implements ArrayToBytesCodec {
     CodecChain innerChain;
     CodecChain indexChain;
     try {
-      JsonDocument doc = JsonDocument.of("sharding_indexed configuration", (ObjectNode) spec.configuration());
-      List<CodecSpec> innerCodecs = V3Metadata.codecs(doc, "codecs", config.node("codecs") == null
-          ? JsonNodeFactory.instance.arrayNode() : config.node("codecs"));
+      JsonDocument doc =
+          JsonDocument.of("sharding_indexed configuration", (ObjectNode) spec.configuration());
+      List<CodecSpec> innerCodecs =
+          V3Metadata.codecs(
+              doc,
+              "codecs",
+              config.node("codecs") == null
+                  ? JsonNodeFactory.instance.arrayNode()
+                  : config.node("codecs"));
       JsonNode indexNode = config.node("index_codecs");
-      List<CodecSpec> indexCodecs = V3Metadata.codecs(doc, "index_codecs", indexNode == null
-          ? JsonNodeFactory.instance.arrayNode() : indexNode);
+      List<CodecSpec> indexCodecs =
+          V3Metadata.codecs(
+              doc,
+              "index_codecs",
+              indexNode == null ? JsonNodeFactory.instance.arrayNode() : indexNode);
       innerChain = CodecChain.resolve(innerCodecs, shard.withShape(innerShape), registry);
       int[] indexShape = new int[perShard.length + 1];
       for (int d = 0; d < perShard.length; d++) {
         indexShape[d] = Math.toIntExact(perShard[d]);
       }
       indexShape[perShard.length] = 2;
-      indexChain = CodecChain.resolve(indexCodecs,
-          new ChunkSpec(indexShape, DataType.UINT64, FillValue.zero(DataType.UINT64)), registry);
+      indexChain =
+          CodecChain.resolve(
+              indexCodecs,
+              new ChunkSpec(indexShape, DataType.UINT64, FillValue.zero(DataType.UINT64)),
+              registry);
     } catch (MetadataException | CodecException e) {
       throw config.error(e.getMessage());
     }
     if (indexChain.encodedSize() < 0) {
-      throw config.error("index_codecs " + indexChain + " must produce a fixed size (no compression)");
+      throw config.error(
+          "index_codecs " + indexChain + " must produce a fixed size (no compression)");
     }
     if (count > Integer.MAX_VALUE / 2) {
       throw config.error(count + " inner chunks per shard is too many");
     }
-    return new ShardingCodec(innerShape, perShard, innerChain, indexChain, location.equals("end"), shard.fillValue());
+    return new ShardingCodec(
+        innerShape, perShard, innerChain, indexChain, location.equals("end"), shard.fillValue());
   }
 
   @Override
@@ -137,7 +162,8 @@ public final class ShardingCodec implements ArrayToBytesCodec {
     long[] offsets = new long[n];
     long[] lengths = new long[n];
     try (ArrowBuf decoded = allocator.buffer(n * 16L)) {
-      index.decodeInto(encoded, SlabView.whole(decoded, 0, 8, index.decodedSpec().shape()), allocator);
+      index.decodeInto(
+          encoded, SlabView.whole(decoded, 0, 8, index.decodedSpec().shape()), allocator);
       for (int i = 0; i < n; i++) {
         offsets[i] = decoded.getLong(i * 16L);
         lengths[i] = decoded.getLong(i * 16L + 8);
@@ -149,16 +175,22 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** Decodes one inner chunk's bytes into its part of the view. */
-  public void decodeInner(ArrowBuf encoded, SlabView innerView, BufferAllocator allocator, Scratch scratch) {
+  public void decodeInner(
+      ArrowBuf encoded, SlabView innerView, BufferAllocator allocator, Scratch scratch) {
     inner.decodeInto(encoded, innerView, allocator, scratch);
   }
 
   @Override
-  public void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
+  public void decodeInto(
+      ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
     long length = encoded.writerIndex();
     if (length < indexSize) {
-      throw new CodecException("codec sharding_indexed: shard of " + length + " bytes is shorter than its "
-          + indexSize + "-byte index");
+      throw new CodecException(
+          "codec sharding_indexed: shard of "
+              + length
+              + " bytes is shorter than its "
+              + indexSize
+              + "-byte index");
     }
     long indexStart = indexAtEnd ? length - indexSize : 0;
     ArrowBuf indexBytes = encoded.slice(indexStart, indexSize);
@@ -166,19 +198,23 @@ public final class ShardingCodec implements ArrayToBytesCodec {
     ShardIndex shardIndex = decodeIndex(indexBytes, allocator);
     shardIndex.validate(dataStart(), indexAtEnd ? length - indexSize : length);
     byte[] fillBytes = fill.bytes();
-    ChunkPart.forEachChunk(target, innerShape, (innerIndex, innerView) -> {
-      int p = shardIndex.position(innerIndex);
-      if (shardIndex.isAbsent(p)) {
-        innerView.fill(fillBytes);
-        return;
-      }
-      ArrowBuf chunk = encoded.slice(shardIndex.offset(p), shardIndex.length(p));
-      chunk.writerIndex(shardIndex.length(p));
-      try {
-        decodeInner(chunk, innerView, allocator, null);
-      } catch (CodecException e) {
-        throw new CodecException("inner chunk " + Arrays.toString(innerIndex) + ": " + e.getMessage(), e);
-      }
-    });
+    ChunkPart.forEachChunk(
+        target,
+        innerShape,
+        (innerIndex, innerView) -> {
+          int p = shardIndex.position(innerIndex);
+          if (shardIndex.isAbsent(p)) {
+            innerView.fill(fillBytes);
+            return;
+          }
+          ArrowBuf chunk = encoded.slice(shardIndex.offset(p), shardIndex.length(p));
+          chunk.writerIndex(shardIndex.length(p));
+          try {
+            decodeInner(chunk, innerView, allocator, null);
+          } catch (CodecException e) {
+            throw new CodecException(
+                "inner chunk " + Arrays.toString(innerIndex) + ": " + e.getMessage(), e);
+          }
+        });
   }
 }

@@ -5,10 +5,10 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Where the elements of one chunk go in an output buffer: for each dimension of the chunk
- * array, the chunk-local indices {@code start + i * step} ({@code i < count}) land at byte
- * {@code offset + sum(i * stride)} of {@code target}. Each chunk of a read gets its own
- * view, disjoint from every other, so chunks decode in parallel without locks.
+ * Where the elements of one chunk go in an output buffer: for each dimension of the chunk array,
+ * the chunk-local indices {@code start + i * step} ({@code i < count}) land at byte {@code offset +
+ * sum(i * stride)} of {@code target}. Each chunk of a read gets its own view, disjoint from every
+ * other, so chunks decode in parallel without locks.
  *
  * <p>The view does not own {@code target}.
  *
@@ -17,11 +17,25 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * @param heap where variable-length decoders keep element bytes; null for fixed-size types
  */
 public record SlabView(
-    ArrowBuf target, long offset, int itemSize, int[] shape, long[] start, long[] step, long[] count,
-    long[] stride, VarHeap heap) {
+    ArrowBuf target,
+    long offset,
+    int itemSize,
+    int[] shape,
+    long[] start,
+    long[] step,
+    long[] count,
+    long[] stride,
+    VarHeap heap) {
 
-  public SlabView(ArrowBuf target, long offset, int itemSize, int[] shape, long[] start, long[] step,
-      long[] count, long[] stride) {
+  public SlabView(
+      ArrowBuf target,
+      long offset,
+      int itemSize,
+      int[] shape,
+      long[] start,
+      long[] step,
+      long[] count,
+      long[] stride) {
     this(target, offset, itemSize, shape, start, step, count, stride, null);
   }
 
@@ -31,10 +45,22 @@ public record SlabView(
       throw new IllegalArgumentException("view arrays must all have rank " + r);
     }
     for (int d = 0; d < r; d++) {
-      if (count[d] < 1 || step[d] < 1 || start[d] < 0
-          || start[d] + (count[d] - 1) * step[d] >= shape[d] || stride[d] < 0) {
-        throw new IllegalArgumentException("view dimension " + d + " out of the chunk: start " + start[d]
-            + " step " + step[d] + " count " + count[d] + " in " + shape[d]);
+      if (count[d] < 1
+          || step[d] < 1
+          || start[d] < 0
+          || start[d] + (count[d] - 1) * step[d] >= shape[d]
+          || stride[d] < 0) {
+        throw new IllegalArgumentException(
+            "view dimension "
+                + d
+                + " out of the chunk: start "
+                + start[d]
+                + " step "
+                + step[d]
+                + " count "
+                + count[d]
+                + " in "
+                + shape[d]);
       }
     }
     long last = offset + itemSize;
@@ -42,8 +68,8 @@ public record SlabView(
       last += (count[d] - 1) * stride[d];
     }
     if (offset < 0 || last > target.capacity()) {
-      throw new IllegalArgumentException("view reaches byte " + last + " of a "
-          + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "view reaches byte " + last + " of a " + target.capacity() + "-byte target");
     }
   }
 
@@ -96,8 +122,8 @@ public record SlabView(
   }
 
   /**
-   * The byte span of the C-order chunk array that holds every element the view selects: {from,
-   * to}, from the first selected element to the end of the last ({0, 0} when none is).
+   * The byte span of the C-order chunk array that holds every element the view selects: {from, to},
+   * from the first selected element to the end of the last ({0, 0} when none is).
    */
   public long[] chunkSpan() {
     if (elementCount() == 0) {
@@ -115,13 +141,16 @@ public record SlabView(
   }
 
   /**
-   * True when the view takes the whole chunk and the target region is the chunk's own
-   * C-order bytes: a decoder may then write straight into {@code target} at {@code offset}.
+   * True when the view takes the whole chunk and the target region is the chunk's own C-order
+   * bytes: a decoder may then write straight into {@code target} at {@code offset}.
    */
   public boolean isWholeContiguous() {
     long s = itemSize;
     for (int d = rank() - 1; d >= 0; d--) {
-      if (start[d] != 0 || step[d] != 1 || count[d] != shape[d] || (shape[d] > 1 && stride[d] != s)) {
+      if (start[d] != 0
+          || step[d] != 1
+          || count[d] != shape[d]
+          || (shape[d] > 1 && stride[d] != s)) {
         return false;
       }
       s *= shape[d];
@@ -130,8 +159,8 @@ public record SlabView(
   }
 
   /**
-   * The same view with dimensions reordered: dimension {@code i} of the result is dimension
-   * {@code order[i]} of this view (the transpose codec's encoded array).
+   * The same view with dimensions reordered: dimension {@code i} of the result is dimension {@code
+   * order[i]} of this view (the transpose codec's encoded array).
    */
   public SlabView permute(int[] order) {
     int r = rank();
@@ -154,12 +183,13 @@ public record SlabView(
    * Copies the viewed elements out of a C-order chunk at {@code source} into the target.
    *
    * @param sourceLength bytes available at {@code source}; must be at least {@link #chunkBytes()}
-   * @param swapUnit 0 to copy bytes as they are; else reverse the bytes of every unit of this
-   *     size (big-endian data: the element size, or half of it for complex)
+   * @param swapUnit 0 to copy bytes as they are; else reverse the bytes of every unit of this size
+   *     (big-endian data: the element size, or half of it for complex)
    */
   public void scatterFrom(ArrowBuf source, long sourceLength, int swapUnit) {
     if (sourceLength < chunkBytes() || source.capacity() < chunkBytes()) {
-      throw new IllegalArgumentException("source holds " + sourceLength + " bytes, the chunk needs " + chunkBytes());
+      throw new IllegalArgumentException(
+          "source holds " + sourceLength + " bytes, the chunk needs " + chunkBytes());
     }
     long src = source.memoryAddress();
     long dst = target.memoryAddress() + offset;
@@ -205,11 +235,12 @@ public record SlabView(
   }
 
   /**
-   * Scatters part of a C-order chunk that arrives in pieces (streaming decompression): the
-   * chunk's elements {@code [first, first + elements)} lie contiguously at {@code source} +
-   * {@code sourceOffset}; those the view selects are copied to the target.
+   * Scatters part of a C-order chunk that arrives in pieces (streaming decompression): the chunk's
+   * elements {@code [first, first + elements)} lie contiguously at {@code source} + {@code
+   * sourceOffset}; those the view selects are copied to the target.
    */
-  public void scatterRange(ArrowBuf source, long sourceOffset, long first, long elements, int swapUnit) {
+  public void scatterRange(
+      ArrowBuf source, long sourceOffset, long first, long elements, int swapUnit) {
     int r = rank();
     long src = source.memoryAddress() + sourceOffset;
     long base = target.memoryAddress() + offset;
@@ -245,8 +276,13 @@ public record SlabView(
         long hi = Math.min(count[last] - 1, Math.floorDiv(colEnd - 1 - start[last], step[last]));
         if (hi >= lo) {
           long firstCol = start[last] + lo * step[last];
-          copyRun(src + (row * rowLength + firstCol - first) * itemSize, step[last] * itemSize,
-              dst + lo * stride[last], stride[last], hi - lo + 1, swapUnit);
+          copyRun(
+              src + (row * rowLength + firstCol - first) * itemSize,
+              step[last] * itemSize,
+              dst + lo * stride[last],
+              stride[last],
+              hi - lo + 1,
+              swapUnit);
         }
       }
       e = row * rowLength + colEnd;
@@ -316,7 +352,8 @@ public record SlabView(
   /** Writes {@code element} (one element's bytes) into every viewed position of the target. */
   public void fill(byte[] element) {
     if (element.length != itemSize) {
-      throw new IllegalArgumentException("fill element has " + element.length + " bytes, not " + itemSize);
+      throw new IllegalArgumentException(
+          "fill element has " + element.length + " bytes, not " + itemSize);
     }
     boolean zero = true;
     for (byte b : element) {
@@ -364,8 +401,16 @@ public record SlabView(
 
   @Override
   public String toString() {
-    return "SlabView[offset " + offset + ", shape " + Arrays.toString(shape) + ", start "
-        + Arrays.toString(start) + ", step " + Arrays.toString(step) + ", count "
-        + Arrays.toString(count) + "]";
+    return "SlabView[offset "
+        + offset
+        + ", shape "
+        + Arrays.toString(shape)
+        + ", start "
+        + Arrays.toString(start)
+        + ", step "
+        + Arrays.toString(step)
+        + ", count "
+        + Arrays.toString(count)
+        + "]";
   }
 }

@@ -27,7 +27,10 @@ public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
       }
       for (int i = 0; i < rank; i++) {
         JsonNode e = node.get(i);
-        if (!e.isIntegralNumber() || e.intValue() < 0 || e.intValue() >= rank || seen[e.intValue()]) {
+        if (!e.isIntegralNumber()
+            || e.intValue() < 0
+            || e.intValue() >= rank
+            || seen[e.intValue()]) {
           throw config.error("order must be a permutation of 0.." + (rank - 1) + ", not " + node);
         }
         order[i] = e.intValue();
@@ -66,7 +69,8 @@ public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     ArrowBuf out = allocator.buffer(decoded.byteSize());
     try {
-      SlabView.whole(out, 0, decoded.dataType().byteSize(), decoded.shape()).permute(order)
+      SlabView.whole(out, 0, decoded.dataType().byteSize(), decoded.shape())
+          .permute(order)
           .scatterFrom(encoded, encoded.writerIndex(), 0);
       out.writerIndex(decoded.byteSize());
       return out;

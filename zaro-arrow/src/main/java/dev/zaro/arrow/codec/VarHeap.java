@@ -1,18 +1,18 @@
 package dev.zaro.arrow.codec;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Where the bytes of variable-length elements (strings, bytes) live during a read. A
- * variable-length element in a slab is 16 bytes: the address of its bytes (little-endian
- * int64) and its length (int64). Decoders keep the decoded chunk buffers alive here instead of
- * copying every value: each chunk's bytes stay in their own buffer, so chunks still decode in
- * parallel into disjoint regions. Thread-safe; closing it releases every buffer.
+ * variable-length element in a slab is 16 bytes: the address of its bytes (little-endian int64) and
+ * its length (int64). Decoders keep the decoded chunk buffers alive here instead of copying every
+ * value: each chunk's bytes stay in their own buffer, so chunks still decode in parallel into
+ * disjoint regions. Thread-safe; closing it releases every buffer.
  */
 public final class VarHeap implements AutoCloseable {
   /** Bytes of one variable-length element in a slab. */
@@ -36,8 +36,11 @@ public final class VarHeap implements AutoCloseable {
     ArrowBuf buf = allocator.buffer(Math.max(1, value.length));
     buf.setBytes(0, value);
     buffers.add(buf);
-    return ByteBuffer.allocate(ELEMENT_BYTES).order(ByteOrder.LITTLE_ENDIAN)
-        .putLong(buf.memoryAddress()).putLong(value.length).array();
+    return ByteBuffer.allocate(ELEMENT_BYTES)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putLong(buf.memoryAddress())
+        .putLong(value.length)
+        .array();
   }
 
   @Override

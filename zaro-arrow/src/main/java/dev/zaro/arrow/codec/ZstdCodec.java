@@ -9,8 +9,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * {@code zstd}: one or more zstd frames, decoded by zstd-jni on buffer addresses. A frame
- * checksum, when present, is verified by libzstd.
+ * {@code zstd}: one or more zstd frames, decoded by zstd-jni on buffer addresses. A frame checksum,
+ * when present, is verified by libzstd.
  */
 public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCodec {
 
@@ -23,8 +23,8 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   }
 
   /**
-   * An upper bound on what {@code compressedSize} bytes of zstd can decode to: at most 128 KiB
-   * per 4-byte RLE block. A frame header declaring more lies, and is refused before anything is
+   * An upper bound on what {@code compressedSize} bytes of zstd can decode to: at most 128 KiB per
+   * 4-byte RLE block. A frame header declaring more lies, and is refused before anything is
    * allocated.
    */
   public static long maxDecodedSize(long compressedSize) {
@@ -47,7 +47,8 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
 
   /** With a scratch: one zstd context per worker, reused (creating one per chunk costs ~30 us). */
   @Override
-  public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
+  public boolean decodeInto(
+      ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
     long length = encoded.writerIndex();
     if (scratch == null || size > Integer.MAX_VALUE || length > Integer.MAX_VALUE) {
       return decodeInto(encoded, target, offset, size);
@@ -58,11 +59,18 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     ZstdDecompressCtx ctx = scratch.state(ZstdDecompressCtx.class, ZstdDecompressCtx::new);
     int n;
     try {
-      n = ctx.decompressDirectByteBuffer(target.nioBuffer(offset, (int) size), 0, (int) size,
-          encoded.nioBuffer(0, (int) length), 0, (int) length);
+      n =
+          ctx.decompressDirectByteBuffer(
+              target.nioBuffer(offset, (int) size),
+              0,
+              (int) size,
+              encoded.nioBuffer(0, (int) length),
+              0,
+              (int) length);
     } catch (ZstdException e) {
       if (e.getErrorCode() == Zstd.errDstSizeTooSmall()) {
-        throw new CodecException("codec zstd: data decompresses to more than the expected " + size + " bytes");
+        throw new CodecException(
+            "codec zstd: data decompresses to more than the expected " + size + " bytes");
       }
       throw new CodecException("codec zstd: " + e.getMessage(), e);
     }
@@ -73,17 +81,22 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   }
 
   /**
-   * A read that needs only bytes before {@code to}: decodes the stream's prefix and stops
-   * (zstd cannot skip ahead, so {@code from} does not help). Not for chunks written with
-   * frame checksums, which are verified only at the end of a frame, nor when the prefix is most
-   * of the chunk or less than a zstd block (128 KiB) would be skipped: the one-shot decode is
-   * faster then.
+   * A read that needs only bytes before {@code to}: decodes the stream's prefix and stops (zstd
+   * cannot skip ahead, so {@code from} does not help). Not for chunks written with frame checksums,
+   * which are verified only at the end of a frame, nor when the prefix is most of the chunk or less
+   * than a zstd block (128 KiB) would be skipped: the one-shot decode is faster then.
    */
   @Override
-  public boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
+  public boolean decodeRange(
+      ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
     long length = encoded.writerIndex();
-    if (checksum || scratch == null || to * 4 > size * 3 || size - to < MAX_BLOCK || size > Integer.MAX_VALUE
-        || length > Integer.MAX_VALUE || length == 0) {
+    if (checksum
+        || scratch == null
+        || to * 4 > size * 3
+        || size - to < MAX_BLOCK
+        || size > Integer.MAX_VALUE
+        || length > Integer.MAX_VALUE
+        || length == 0) {
       return false;
     }
     if (to == 0) {
@@ -97,10 +110,12 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
         int before = src.position() + dst.position();
         boolean frameDone = ctx.decompressDirectByteBufferStream(dst, src);
         if (frameDone && !src.hasRemaining() && dst.hasRemaining()) {
-          throw new CodecException("codec zstd: data ends after " + dst.position() + " bytes, expected " + size);
+          throw new CodecException(
+              "codec zstd: data ends after " + dst.position() + " bytes, expected " + size);
         }
         if (src.position() + dst.position() == before) {
-          throw new CodecException("codec zstd: data is truncated (ended after " + dst.position() + " bytes)");
+          throw new CodecException(
+              "codec zstd: data is truncated (ended after " + dst.position() + " bytes)");
         }
       }
     } catch (ZstdException e) {
@@ -127,18 +142,28 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     long length = encoded.writerIndex();
     long guess = frameContentSize(encoded);
     if (guess > maxDecodedSize(length)) {
-      throw new CodecException("codec zstd: frame declares " + guess + " decoded bytes, more than " + length
-          + " bytes of zstd data can hold (at most " + maxDecodedSize(length) + ")");
+      throw new CodecException(
+          "codec zstd: frame declares "
+              + guess
+              + " decoded bytes, more than "
+              + length
+              + " bytes of zstd data can hold (at most "
+              + maxDecodedSize(length)
+              + ")");
     }
     // a corrupt stream can ask for more room whatever it gets: the output never grows past what
     // the data can hold
     long max = Math.min(OutputBuffer.MAX_UNKNOWN_SIZE, maxDecodedSize(length));
-    long capacity = guess >= 0 ? Math.min(guess, max) : Math.min(Math.max(length * 4, 1 << 16), max);
+    long capacity =
+        guess >= 0 ? Math.min(guess, max) : Math.min(Math.max(length * 4, 1 << 16), max);
     while (true) {
       ArrowBuf out = allocator.buffer(capacity);
       try {
-        long n = Zstd.decompressUnsafe(out.memoryAddress(), capacity, encoded.memoryAddress(), length);
-        if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall() && capacity < max) {
+        long n =
+            Zstd.decompressUnsafe(out.memoryAddress(), capacity, encoded.memoryAddress(), length);
+        if (Zstd.isError(n)
+            && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()
+            && capacity < max) {
           out.close();
           capacity = Math.min(max, Math.max(capacity * 2, 1 << 16));
           continue;
@@ -154,7 +179,8 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   }
 
   @Override
-  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+  public boolean decodeStreaming(
+      ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
     long length = encoded.writerIndex();
     int windowSize = (int) Math.min(window.capacity(), Integer.MAX_VALUE - 8) / unit * unit;
     if (length == 0 || length > Integer.MAX_VALUE || windowSize < unit) {
@@ -164,14 +190,16 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     java.nio.ByteBuffer dst = window.nioBuffer(0, windowSize);
     long position = 0;
     int carry = 0;
-    try (com.github.luben.zstd.ZstdDecompressCtx ctx = new com.github.luben.zstd.ZstdDecompressCtx()) {
+    try (com.github.luben.zstd.ZstdDecompressCtx ctx =
+        new com.github.luben.zstd.ZstdDecompressCtx()) {
       while (true) {
         dst.limit(windowSize).position(carry);
         int srcBefore = src.position();
         boolean frameDone = ctx.decompressDirectByteBufferStream(dst, src);
         int filled = dst.position();
         if (position + filled > decodedSize) {
-          throw new CodecException("codec zstd: data decompresses to more than the expected " + decodedSize + " bytes");
+          throw new CodecException(
+              "codec zstd: data decompresses to more than the expected " + decodedSize + " bytes");
         }
         int deliver = filled - filled % unit;
         if (deliver > 0) {
@@ -187,17 +215,20 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
           break;
         }
         if (!inputLeft && filled < windowSize && !frameDone) {
-          throw new CodecException("codec zstd: data is truncated (ended after " + (position + carry) + " bytes)");
+          throw new CodecException(
+              "codec zstd: data is truncated (ended after " + (position + carry) + " bytes)");
         }
         if (src.position() == srcBefore && filled == carry && !frameDone) {
-          throw new CodecException("codec zstd: decoder made no progress at input byte " + srcBefore);
+          throw new CodecException(
+              "codec zstd: decoder made no progress at input byte " + srcBefore);
         }
       }
     } catch (com.github.luben.zstd.ZstdException e) {
       throw new CodecException("codec zstd: " + e.getMessage(), e);
     }
     if (position + carry != decodedSize) {
-      throw new CodecException("codec zstd: decoded " + (position + carry) + " bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec zstd: decoded " + (position + carry) + " bytes, expected " + decodedSize);
     }
     return true;
   }
@@ -218,7 +249,8 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     }
     long n = Zstd.decompressUnsafe(dst, capacity, encoded.memoryAddress(), length);
     if (Zstd.isError(n) && Zstd.getErrorCode(n) == Zstd.errDstSizeTooSmall()) {
-      throw new CodecException("codec zstd: data decompresses to more than the expected " + capacity + " bytes");
+      throw new CodecException(
+          "codec zstd: data decompresses to more than the expected " + capacity + " bytes");
     }
     return check(n);
   }

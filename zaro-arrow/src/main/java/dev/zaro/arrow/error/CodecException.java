@@ -11,7 +11,11 @@ public class CodecException extends ZaroException {
   }
 
   public CodecException(String message, Throwable cause) {
-    super(cause instanceof ZaroException z && z.kind() != ErrorKind.INTERNAL ? z.kind() : ErrorKind.CORRUPT, message,
+    super(
+        cause instanceof ZaroException z && z.kind() != ErrorKind.INTERNAL
+            ? z.kind()
+            : ErrorKind.CORRUPT,
+        message,
         cause);
   }
 

@@ -1,9 +1,9 @@
 package dev.zaro.arrow.error;
 
 /**
- * What kind of failure a {@link ZaroException} is, as data: servers map it to their status
- * codes (Flight: NOT_FOUND, INVALID_ARGUMENT, INTERNAL...) and callers branch on it, never on a
- * message's text.
+ * What kind of failure a {@link ZaroException} is, as data: servers map it to their status codes
+ * (Flight: NOT_FOUND, INVALID_ARGUMENT, INTERNAL...) and callers branch on it, never on a message's
+ * text.
  */
 public enum ErrorKind {
   /** No node (group or array) at the requested path. */

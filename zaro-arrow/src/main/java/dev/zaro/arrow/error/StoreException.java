@@ -11,7 +11,11 @@ public class StoreException extends ZaroException {
   }
 
   public StoreException(String message, Throwable cause) {
-    super(cause instanceof ZaroException z && z.kind() != ErrorKind.INTERNAL ? z.kind() : ErrorKind.IO, message,
+    super(
+        cause instanceof ZaroException z && z.kind() != ErrorKind.INTERNAL
+            ? z.kind()
+            : ErrorKind.IO,
+        message,
         cause);
   }
 

@@ -1,9 +1,9 @@
 package dev.zaro.arrow.error;
 
 /**
- * The one unchecked base of every error zaro raises on purpose. Messages name what
- * went wrong and where: the store key, the metadata field, the codec, the chunk index;
- * {@link #kind()} says what kind of failure it is, as data.
+ * The one unchecked base of every error zaro raises on purpose. Messages name what went wrong and
+ * where: the store key, the metadata field, the codec, the chunk index; {@link #kind()} says what
+ * kind of failure it is, as data.
  */
 public class ZaroException extends RuntimeException {
   private final ErrorKind kind;

@@ -4,11 +4,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One read's concurrency budget: {@code parallelism} threads (the caller and its helpers on
- * {@code executor}), split between chunks and work inside a chunk. A thread running a chunk
- * holds one unit ({@link #enter()}/{@link #exit()}); work inside a chunk (a shard's inner
- * chunks, a blosc chunk's blocks) may use only the {@link #idle()} rest, because more runnable
- * threads than cores would leave a read waiting for a preempted helper. Thread-safe.
+ * One read's concurrency budget: {@code parallelism} threads (the caller and its helpers on {@code
+ * executor}), split between chunks and work inside a chunk. A thread running a chunk holds one unit
+ * ({@link #enter()}/{@link #exit()}); work inside a chunk (a shard's inner chunks, a blosc chunk's
+ * blocks) may use only the {@link #idle()} rest, because more runnable threads than cores would
+ * leave a read waiting for a preempted helper. Thread-safe.
  */
 public final class Budget {
   private final Executor executor;

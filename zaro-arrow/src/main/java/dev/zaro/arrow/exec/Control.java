@@ -5,13 +5,12 @@ import dev.zaro.arrow.error.ZaroException;
 import java.util.function.BooleanSupplier;
 
 /**
- * What a caller steers a running read with, in one place: cancellation (checked before every
- * task), a deadline, and progress (told after every task). Immutable; thread-safe if its
- * parts are.
+ * What a caller steers a running read with, in one place: cancellation (checked before every task),
+ * a deadline, and progress (told after every task). Immutable; thread-safe if its parts are.
  *
  * @param cancelled true once the caller gives up (a client hung up, a query was cancelled)
- * @param deadlineNanos {@link System#nanoTime()} after which the read fails, or
- *     {@link Long#MAX_VALUE} for none
+ * @param deadlineNanos {@link System#nanoTime()} after which the read fails, or {@link
+ *     Long#MAX_VALUE} for none
  * @param progress told {@code (done, total)} after each task, from worker threads
  */
 public record Control(BooleanSupplier cancelled, long deadlineNanos, Progress progress) {
@@ -20,7 +19,7 @@ public record Control(BooleanSupplier cancelled, long deadlineNanos, Progress pr
   /** Progress of a run of tasks; must be thread-safe. */
   @FunctionalInterface
   public interface Progress {
-    Progress NONE = (done, total) -> { };
+    Progress NONE = (done, total) -> {};
 
     void done(long done, long total);
   }

@@ -16,12 +16,12 @@ import java.util.function.IntConsumer;
  * docs/ARCHITECTURE.md, "Threads").
  *
  * <ul>
- *   <li>The caller always works itself, so nested use on a busy (or the same) pool cannot
- *       deadlock: helpers that start late find nothing left.
- *   <li>It returns as soon as every task has finished; it never waits for a helper that woke up
- *       too late to find work (on a loaded machine that wake-up takes milliseconds).
- *   <li>The first failure cancels the rest (tasks not started are skipped) and is rethrown;
- *       {@link Control} adds caller cancellation, a deadline and progress.
+ *   <li>The caller always works itself, so nested use on a busy (or the same) pool cannot deadlock:
+ *       helpers that start late find nothing left.
+ *   <li>It returns as soon as every task has finished; it never waits for a helper that woke up too
+ *       late to find work (on a loaded machine that wake-up takes milliseconds).
+ *   <li>The first failure cancels the rest (tasks not started are skipped) and is rethrown; {@link
+ *       Control} adds caller cancellation, a deadline and progress.
  * </ul>
  */
 public final class WorkRunner {
@@ -48,34 +48,35 @@ public final class WorkRunner {
     AtomicInteger done = new AtomicInteger();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Object finished = new Object();
-    Runnable pull = () -> {
-      int i;
-      while ((i = next.getAndIncrement()) < n) {
-        boolean ran = false;
-        try {
-          if (failure.get() == null) {
-            control.check();
-            task.accept(i);
-            ran = true;
+    Runnable pull =
+        () -> {
+          int i;
+          while ((i = next.getAndIncrement()) < n) {
+            boolean ran = false;
+            try {
+              if (failure.get() == null) {
+                control.check();
+                task.accept(i);
+                ran = true;
+              }
+            } catch (Throwable t) {
+              failure.compareAndSet(null, t);
+            }
+            int finishedNow = done.incrementAndGet();
+            if (ran) {
+              try {
+                control.progress().done(finishedNow, n);
+              } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+              }
+            }
+            if (finishedNow == n) {
+              synchronized (finished) {
+                finished.notifyAll();
+              }
+            }
           }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-        int finishedNow = done.incrementAndGet();
-        if (ran) {
-          try {
-            control.progress().done(finishedNow, n);
-          } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-          }
-        }
-        if (finishedNow == n) {
-          synchronized (finished) {
-            finished.notifyAll();
-          }
-        }
-      }
-    };
+        };
     int started = executor == null ? 0 : Math.min(helpers, n - 1);
     for (int h = 0; h < started; h++) {
       try {
@@ -92,7 +93,8 @@ public final class WorkRunner {
           finished.wait();
         } catch (InterruptedException e) {
           interrupted = true;
-          failure.compareAndSet(null, new ZaroException(ErrorKind.INTERNAL, "the read was interrupted"));
+          failure.compareAndSet(
+              null, new ZaroException(ErrorKind.INTERNAL, "the read was interrupted"));
         }
       }
     }

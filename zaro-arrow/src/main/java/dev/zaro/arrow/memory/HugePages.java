@@ -6,15 +6,16 @@ import java.util.Locale;
 
 /**
  * Asks Linux to back large fresh buffers with transparent huge pages ({@code madvise(...,
- * MADV_HUGEPAGE)}), as numpy does for its arrays. A read writes every byte of its output once,
- * and with 4 KiB pages the first touch of each page is a page fault: for a 256 MiB output that
- * is 65,536 faults, about 120 ms of kernel time on this project's benchmark machine, half of a
- * whole read. With 2 MiB pages it is 128. Only advice: where it is unavailable (other operating
- * systems, THP set to "never", {@code -Dzaro.hugepages=false}) nothing happens.
+ * MADV_HUGEPAGE)}), as numpy does for its arrays. A read writes every byte of its output once, and
+ * with 4 KiB pages the first touch of each page is a page fault: for a 256 MiB output that is
+ * 65,536 faults, about 120 ms of kernel time on this project's benchmark machine, half of a whole
+ * read. With 2 MiB pages it is 128. Only advice: where it is unavailable (other operating systems,
+ * THP set to "never", {@code -Dzaro.hugepages=false}) nothing happens.
  */
 public final class HugePages {
   /** Buffers smaller than this are left alone. */
   public static final long MIN_BYTES = 4L << 20;
+
   private static final long HUGE_PAGE = 2L << 20;
   private static final int MADV_HUGEPAGE = 14;
   private static final Function MADVISE = load();
@@ -28,7 +29,7 @@ public final class HugePages {
     }
     try {
       return Function.getFunction("c", "madvise");
-    } catch (Throwable e) {  // no JNA native library for this platform: no advice
+    } catch (Throwable e) { // no JNA native library for this platform: no advice
       return null;
     }
   }

@@ -8,8 +8,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * An array's metadata, one model for Zarr v2 and v3 (v2's compressor and filters become a
- * codec chain, order F a transpose).
+ * An array's metadata, one model for Zarr v2 and v3 (v2's compressor and filters become a codec
+ * chain, order F a transpose).
  *
  * @param shape the array shape (empty for a 0-d array)
  * @param chunkShape the regular chunk grid's chunk shape, same rank as {@code shape}; for a
@@ -31,24 +31,41 @@ public record ArrayMetadata(
     implements NodeMetadata {
 
   /** An array on the regular grid of {@code chunkShape}. */
-  public ArrayMetadata(int zarrFormat, long[] shape, DataType dataType, int[] chunkShape,
-      ChunkKeyEncoding chunkKeyEncoding, FillValue fillValue, List<CodecSpec> codecs, List<String> dimensionNames,
+  public ArrayMetadata(
+      int zarrFormat,
+      long[] shape,
+      DataType dataType,
+      int[] chunkShape,
+      ChunkKeyEncoding chunkKeyEncoding,
+      FillValue fillValue,
+      List<CodecSpec> codecs,
+      List<String> dimensionNames,
       JsonNode attributes) {
-    this(zarrFormat, shape, dataType, chunkShape, chunkKeyEncoding, fillValue, codecs, dimensionNames, attributes,
+    this(
+        zarrFormat,
+        shape,
+        dataType,
+        chunkShape,
+        chunkKeyEncoding,
+        fillValue,
+        codecs,
+        dimensionNames,
+        attributes,
         ChunkGrid.regular(chunkShape, shape));
   }
 
   public ArrayMetadata {
     if (chunkGrid.rank() != shape.length) {
-      throw new IllegalArgumentException("a chunk grid of rank " + chunkGrid.rank() + " for shape "
-          + Arrays.toString(shape));
+      throw new IllegalArgumentException(
+          "a chunk grid of rank " + chunkGrid.rank() + " for shape " + Arrays.toString(shape));
     }
     shape = shape.clone();
     chunkShape = chunkShape.clone();
     codecs = List.copyOf(codecs);
-    dimensionNames = dimensionNames == null
-        ? Collections.nCopies(shape.length, null)
-        : Collections.unmodifiableList(new ArrayList<>(dimensionNames));
+    dimensionNames =
+        dimensionNames == null
+            ? Collections.nCopies(shape.length, null)
+            : Collections.unmodifiableList(new ArrayList<>(dimensionNames));
     attributes = attributes == null ? JsonNodeFactory.instance.objectNode() : attributes.deepCopy();
   }
 
@@ -60,13 +77,14 @@ public record ArrayMetadata(
   /**
    * The chunk shape of a regular grid (every chunk's stored shape).
    *
-   * @throws IllegalStateException for a rectilinear grid, whose chunks differ: use
-   *     {@link #chunkGrid()}
+   * @throws IllegalStateException for a rectilinear grid, whose chunks differ: use {@link
+   *     #chunkGrid()}
    */
   @Override
   public int[] chunkShape() {
     if (!chunkGrid.isRegular()) {
-      throw new IllegalStateException("the array has a rectilinear chunk grid; its chunks have no one shape");
+      throw new IllegalStateException(
+          "the array has a rectilinear chunk grid; its chunks have no one shape");
     }
     return chunkShape.clone();
   }
@@ -126,8 +144,16 @@ public record ArrayMetadata(
 
   @Override
   public String toString() {
-    return "ArrayMetadata[zarr v" + zarrFormat + ", " + dataType + " " + Arrays.toString(shape)
-        + ", chunks " + chunkGrid + ", codecs "
-        + codecs.stream().map(CodecSpec::name).toList() + "]";
+    return "ArrayMetadata[zarr v"
+        + zarrFormat
+        + ", "
+        + dataType
+        + " "
+        + Arrays.toString(shape)
+        + ", chunks "
+        + chunkGrid
+        + ", codecs "
+        + codecs.stream().map(CodecSpec::name).toList()
+        + "]";
   }
 }

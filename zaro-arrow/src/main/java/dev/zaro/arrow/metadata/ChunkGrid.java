@@ -5,10 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * An array's chunk grid, one {@link Dim} per dimension: the v3 {@code regular} grid (v2's
- * {@code chunks} too) or the {@code rectilinear} grid of zarr-extensions, whose chunks have their
- * own edge lengths along each dimension. Each dimension is kept as runs of equal edges (never
- * expanded), so a run-length encoded dimension of a trillion chunks costs one entry. Immutable.
+ * An array's chunk grid, one {@link Dim} per dimension: the v3 {@code regular} grid (v2's {@code
+ * chunks} too) or the {@code rectilinear} grid of zarr-extensions, whose chunks have their own edge
+ * lengths along each dimension. Each dimension is kept as runs of equal edges (never expanded), so
+ * a run-length encoded dimension of a trillion chunks costs one entry. Immutable.
  */
 public final class ChunkGrid {
   private final List<Dim> dims;
@@ -74,8 +74,10 @@ public final class ChunkGrid {
     private final long size;
     private final long[] edges;
     private final long[] counts;
+
     /** Array index where run r starts, and the first chunk of run r. */
     private final long[] runStart;
+
     private final long[] runChunk;
     private final long chunkCount;
 
@@ -110,17 +112,19 @@ public final class ChunkGrid {
     /**
      * A dimension of {@code size} from runs of edges.
      *
-     * @throws IllegalArgumentException if an edge or count is below 1, an edge exceeds
-     *     {@code Integer.MAX_VALUE}, or the edges do not cover {@code size}
+     * @throws IllegalArgumentException if an edge or count is below 1, an edge exceeds {@code
+     *     Integer.MAX_VALUE}, or the edges do not cover {@code size}
      */
     public static Dim of(long size, long[] edges, long[] counts) {
       if (edges.length != counts.length) {
-        throw new IllegalArgumentException(edges.length + " edges for " + counts.length + " counts");
+        throw new IllegalArgumentException(
+            edges.length + " edges for " + counts.length + " counts");
       }
       long covered = 0;
       for (int r = 0; r < edges.length; r++) {
         if (edges[r] < 1 || edges[r] > Integer.MAX_VALUE) {
-          throw new IllegalArgumentException("edge length " + edges[r] + " is not between 1 and " + Integer.MAX_VALUE);
+          throw new IllegalArgumentException(
+              "edge length " + edges[r] + " is not between 1 and " + Integer.MAX_VALUE);
         }
         if (counts[r] < 1) {
           throw new IllegalArgumentException("run count " + counts[r] + " is below 1");
@@ -128,8 +132,8 @@ public final class ChunkGrid {
         covered = satAdd(covered, satMul(edges[r], counts[r]));
       }
       if (covered < size) {
-        throw new IllegalArgumentException("the edge lengths add up to " + covered + ", short of the dimension's "
-            + size);
+        throw new IllegalArgumentException(
+            "the edge lengths add up to " + covered + ", short of the dimension's " + size);
       }
       return new Dim(size, edges.clone(), counts.clone());
     }
@@ -221,7 +225,9 @@ public final class ChunkGrid {
     }
   }
 
-  /** Per dimension, the edges as zarr.json writes them: an integer, or edges and [edge, count] runs. */
+  /**
+   * Per dimension, the edges as zarr.json writes them: an integer, or edges and [edge, count] runs.
+   */
   public List<Object> describe() {
     return dims.stream().map(Dim::describe).toList();
   }

@@ -8,10 +8,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The metadata of a whole hierarchy in one document: v2 {@code .zmetadata}
- * ({@code {"zarr_consolidated_format": 1, "metadata": {"a/.zarray": {...}, ...}}}) or the
- * v3 root group's inline {@code consolidated_metadata}
- * ({@code {"kind": "inline", "must_understand": false, "metadata": {"a": node doc, ...}}}).
+ * The metadata of a whole hierarchy in one document: v2 {@code .zmetadata} ({@code
+ * {"zarr_consolidated_format": 1, "metadata": {"a/.zarray": {...}, ...}}}) or the v3 root group's
+ * inline {@code consolidated_metadata} ({@code {"kind": "inline", "must_understand": false,
+ * "metadata": {"a": node doc, ...}}}).
  *
  * <p>Entries are parsed when asked for, so one broken node does not hide the others.
  *
@@ -41,15 +41,16 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
         return V3Metadata.parse(node);
       }
       return node.key().endsWith(V2Metadata.ZARRAY + IN_ZMETADATA)
-          ? V2Metadata.parseArray(node, attrs) : V2Metadata.parseGroup(node, attrs);
+          ? V2Metadata.parseArray(node, attrs)
+          : V2Metadata.parseGroup(node, attrs);
     }
   }
 
   private static final String IN_ZMETADATA = " (in " + V2Metadata.ZMETADATA + ")";
 
   /**
-   * The inline consolidated metadata of a v3 root group document, if it has any of kind
-   * {@code inline}.
+   * The inline consolidated metadata of a v3 root group document, if it has any of kind {@code
+   * inline}.
    */
   public static Optional<ConsolidatedMetadata> v3Inline(JsonDocument root) {
     JsonNode consolidated = root.optional("consolidated_metadata");
@@ -57,22 +58,30 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
       return Optional.empty();
     }
     if (!consolidated.isObject()) {
-      throw root.error("consolidated_metadata", "must be an object or null, not " + JsonDocument.describe(consolidated));
+      throw root.error(
+          "consolidated_metadata",
+          "must be an object or null, not " + JsonDocument.describe(consolidated));
     }
     if (!"inline".equals(consolidated.path("kind").asText(null))) {
       return Optional.empty();
     }
     JsonNode metadata = consolidated.get("metadata");
     if (metadata == null || !metadata.isObject()) {
-      throw root.error("consolidated_metadata", "'metadata' must be an object of node documents, not "
-          + (metadata == null ? "missing" : JsonDocument.describe(metadata)));
+      throw root.error(
+          "consolidated_metadata",
+          "'metadata' must be an object of node documents, not "
+              + (metadata == null ? "missing" : JsonDocument.describe(metadata)));
     }
     Map<String, Entry> entries = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
       String path = strip(e.getKey());
       if (!e.getValue().isObject()) {
-        throw root.error("consolidated_metadata", "the document of '" + e.getKey() + "' must be an object, not "
-            + JsonDocument.describe(e.getValue()));
+        throw root.error(
+            "consolidated_metadata",
+            "the document of '"
+                + e.getKey()
+                + "' must be an object, not "
+                + JsonDocument.describe(e.getValue()));
       }
       if (path.isEmpty()) {
         continue;
@@ -88,36 +97,52 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     JsonDocument doc = JsonDocument.parse(key, json);
     int format = doc.requiredInt("zarr_consolidated_format");
     if (format != 1) {
-      throw doc.error("zarr_consolidated_format", "is " + format + "; zaro reads consolidated format 1");
+      throw doc.error(
+          "zarr_consolidated_format", "is " + format + "; zaro reads consolidated format 1");
     }
     JsonNode metadata = doc.required("metadata");
     if (!metadata.isObject()) {
-      throw doc.error("metadata", "must be an object of metadata documents, not " + JsonDocument.describe(metadata));
+      throw doc.error(
+          "metadata",
+          "must be an object of metadata documents, not " + JsonDocument.describe(metadata));
     }
     Map<String, ObjectNode> nodes = new TreeMap<>();
     Map<String, ObjectNode> attrs = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
       String k = strip(e.getKey());
       String name = k.substring(k.lastIndexOf('/') + 1);
-      if (!name.equals(V2Metadata.ZARRAY) && !name.equals(V2Metadata.ZGROUP) && !name.equals(V2Metadata.ZATTRS)) {
+      if (!name.equals(V2Metadata.ZARRAY)
+          && !name.equals(V2Metadata.ZGROUP)
+          && !name.equals(V2Metadata.ZATTRS)) {
         continue;
       }
       JsonNode value = e.getValue();
       if (value.isTextual()) {
-        value = JsonDocument.parse(k + IN_ZMETADATA, value.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8))
-            .root();
+        value =
+            JsonDocument.parse(
+                    k + IN_ZMETADATA,
+                    value.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .root();
       }
       if (!value.isObject()) {
-        throw doc.error("metadata", "the document '" + e.getKey() + "' must be an object, not "
-            + JsonDocument.describe(value));
+        throw doc.error(
+            "metadata",
+            "the document '"
+                + e.getKey()
+                + "' must be an object, not "
+                + JsonDocument.describe(value));
       }
-      String path = k.length() == name.length() ? "" : k.substring(0, k.length() - name.length() - 1);
+      String path =
+          k.length() == name.length() ? "" : k.substring(0, k.length() - name.length() - 1);
       if (name.equals(V2Metadata.ZATTRS)) {
         attrs.put(path, (ObjectNode) value);
       } else {
         nodes.put(path + "/" + name, (ObjectNode) value);
-        if (nodes.containsKey(path + "/" + V2Metadata.ZARRAY) && nodes.containsKey(path + "/" + V2Metadata.ZGROUP)) {
-          throw doc.error("metadata", "'" + (path.isEmpty() ? "/" : path) + "' has both a .zarray and a .zgroup");
+        if (nodes.containsKey(path + "/" + V2Metadata.ZARRAY)
+            && nodes.containsKey(path + "/" + V2Metadata.ZGROUP)) {
+          throw doc.error(
+              "metadata",
+              "'" + (path.isEmpty() ? "/" : path) + "' has both a .zarray and a .zgroup");
         }
       }
     }
@@ -129,8 +154,12 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
       String nodeKey = path.isEmpty() ? name : path + "/" + name;
       String attrsKey = path.isEmpty() ? V2Metadata.ZATTRS : path + "/" + V2Metadata.ZATTRS;
       ObjectNode a = attrs.get(path);
-      entries.put(path, new Entry(2, JsonDocument.of(nodeKey + IN_ZMETADATA, n.getValue()),
-          a == null ? null : JsonDocument.of(attrsKey + IN_ZMETADATA, a)));
+      entries.put(
+          path,
+          new Entry(
+              2,
+              JsonDocument.of(nodeKey + IN_ZMETADATA, n.getValue()),
+              a == null ? null : JsonDocument.of(attrsKey + IN_ZMETADATA, a)));
     }
     return new ConsolidatedMetadata(key, entries);
   }

@@ -4,18 +4,19 @@ import dev.zaro.arrow.error.MetadataException;
 import java.util.Map;
 
 /**
- * A Zarr element type, normalized over v2 and v3. Elements are stored in memory as
- * {@link #byteSize()} little-endian bytes (bool as one byte 0/1, complex as real then
- * imaginary, raw {@code r<N>} as its N/8 bytes).
+ * A Zarr element type, normalized over v2 and v3. Elements are stored in memory as {@link
+ * #byteSize()} little-endian bytes (bool as one byte 0/1, complex as real then imaginary, raw
+ * {@code r<N>} as its N/8 bytes).
  *
  * @param kind what the bytes mean
  * @param bits the element width in bits
  * @param name the v3 name ({@code "int16"}, {@code "r24"}, {@code "numpy.datetime64"}, ...)
- * @param unit the time unit of datetime and timedelta types ({@code "s"}, {@code "ms"},
- *     {@code "us"}, {@code "ns"}), else null
+ * @param unit the time unit of datetime and timedelta types ({@code "s"}, {@code "ms"}, {@code
+ *     "us"}, {@code "ns"}), else null
  * @param fields the fields of a {@link Kind#STRUCT}, in element order; empty for other kinds
  */
-public record DataType(Kind kind, int bits, String name, String unit, java.util.List<StructField> fields) {
+public record DataType(
+    Kind kind, int bits, String name, String unit, java.util.List<StructField> fields) {
 
   public DataType {
     fields = fields == null ? java.util.List.of() : java.util.List.copyOf(fields);
@@ -45,11 +46,15 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
     STRING,
     /** Variable-length bytes; in a slab each element is a 16-byte reference (see VarHeap). */
     BYTES,
-    /** Fixed-length UTF-32 text (v3 fixed_length_utf32, numpy U): NUL-padded little-endian code points. */
+    /**
+     * Fixed-length UTF-32 text (v3 fixed_length_utf32, numpy U): NUL-padded little-endian code
+     * points.
+     */
     FIXED_UTF32,
     /**
      * A record of named fields at fixed byte offsets (v3 {@code struct}, v2 structured dtypes):
-     * each element is {@link #byteSize()} bytes, each field's value in its own layout at its offset.
+     * each element is {@link #byteSize()} bytes, each field's value in its own layout at its
+     * offset.
      */
     STRUCT
   }
@@ -109,12 +114,26 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
         throw new MetadataException(where + ": struct field '" + f.name() + "' appears twice");
       }
       if (f.type().isVariableLength()) {
-        throw new MetadataException(where + ": struct field '" + f.name() + "' has the variable-length type "
-            + f.type() + "; struct fields need a fixed size");
+        throw new MetadataException(
+            where
+                + ": struct field '"
+                + f.name()
+                + "' has the variable-length type "
+                + f.type()
+                + "; struct fields need a fixed size");
       }
       if (f.offset() < 0 || (long) f.offset() + f.byteSize() > itemSize) {
-        throw new MetadataException(where + ": struct field '" + f.name() + "' (bytes " + f.offset() + ".."
-            + ((long) f.offset() + f.byteSize()) + ") reaches past the item size of " + itemSize + " bytes");
+        throw new MetadataException(
+            where
+                + ": struct field '"
+                + f.name()
+                + "' (bytes "
+                + f.offset()
+                + ".."
+                + ((long) f.offset() + f.byteSize())
+                + ") reaches past the item size of "
+                + itemSize
+                + " bytes");
       }
     }
     java.util.List<StructField> byOffset = new java.util.ArrayList<>(fields);
@@ -123,25 +142,38 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
       StructField a = byOffset.get(i - 1);
       StructField b = byOffset.get(i);
       if (a.offset() + a.byteSize() > b.offset() && a.byteSize() > 0 && b.byteSize() > 0) {
-        throw new MetadataException(where + ": struct fields '" + a.name() + "' (bytes " + a.offset() + ".."
-            + (a.offset() + a.byteSize()) + ") and '" + b.name() + "' (bytes " + b.offset() + ".."
-            + (b.offset() + b.byteSize()) + ") overlap");
+        throw new MetadataException(
+            where
+                + ": struct fields '"
+                + a.name()
+                + "' (bytes "
+                + a.offset()
+                + ".."
+                + (a.offset() + a.byteSize())
+                + ") and '"
+                + b.name()
+                + "' (bytes "
+                + b.offset()
+                + ".."
+                + (b.offset() + b.byteSize())
+                + ") overlap");
       }
     }
     return new DataType(Kind.STRUCT, Math.multiplyExact(8, itemSize), "struct", null, fields);
   }
 
   /**
-   * Integer types narrower than a byte (zarr-extensions int2, int4, uint2, uint4): stored one
-   * value a byte, in the low bits (the bytes codec ignores the upper ones); zaro reads them as
-   * int8/uint8 with the upper bits sign-extended or cleared.
+   * Integer types narrower than a byte (zarr-extensions int2, int4, uint2, uint4): stored one value
+   * a byte, in the low bits (the bytes codec ignores the upper ones); zaro reads them as int8/uint8
+   * with the upper bits sign-extended or cleared.
    */
-  private static final Map<String, Integer> NARROW_INT_BITS = Map.of("int2", 2, "int4", 4, "uint2", 2, "uint4", 4);
+  private static final Map<String, Integer> NARROW_INT_BITS =
+      Map.of("int2", 2, "int4", 4, "uint2", 2, "uint4", 4);
 
   /**
    * Bits of a value that carry meaning: 2 or 4 for int2/int4/uint2/uint4, 4 or 6 for the
-   * float4/float6 bit patterns, else {@link #bits()}. The bytes codec stores a narrow value in
-   * the low bits of one byte and ignores the rest.
+   * float4/float6 bit patterns, else {@link #bits()}. The bytes codec stores a narrow value in the
+   * low bits of one byte and ignores the rest.
    */
   public int valueBits() {
     if (kind == Kind.INT || kind == Kind.UINT) {
@@ -172,8 +204,8 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
   }
 
   /**
-   * A stored byte of a narrow type ({@link #valueBits()} below 8) as zaro holds it: the value
-   * bits, sign-extended for int2/int4, the upper bits cleared otherwise.
+   * A stored byte of a narrow type ({@link #valueBits()} below 8) as zaro holds it: the value bits,
+   * sign-extended for int2/int4, the upper bits cleared otherwise.
    */
   public byte canonicalByte(byte stored) {
     int shift = 32 - valueBits();
@@ -191,13 +223,15 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
   /** Text of {@code chars} UTF-32 code points per element. */
   public static DataType fixedUtf32(int chars) {
     if (chars < 1) {
-      throw new IllegalArgumentException("fixed_length_utf32 needs at least one character, not " + chars);
+      throw new IllegalArgumentException(
+          "fixed_length_utf32 needs at least one character, not " + chars);
     }
     return new DataType(Kind.FIXED_UTF32, 32 * chars, "fixed_length_utf32");
   }
 
   /** v3 {@code string} (with the vlen-utf8 codec). */
   public static final DataType STRING = new DataType(Kind.STRING, 128, "string");
+
   /** v3 {@code bytes} (with the vlen-bytes codec). */
   public static final DataType BYTES = new DataType(Kind.BYTES, 128, "bytes");
 
@@ -223,7 +257,8 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
 
   private static void checkUnit(String unit) {
     if (!TIME_UNITS.contains(unit)) {
-      throw new IllegalArgumentException("time unit '" + unit + "' is not one of " + new java.util.TreeSet<>(TIME_UNITS));
+      throw new IllegalArgumentException(
+          "time unit '" + unit + "' is not one of " + new java.util.TreeSet<>(TIME_UNITS));
     }
   }
 
@@ -265,7 +300,8 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
   /** The raw type {@code r<bits>}; bits must be a positive multiple of 8. */
   public static DataType raw(int bits) {
     if (bits <= 0 || bits % 8 != 0) {
-      throw new IllegalArgumentException("raw data types need a positive multiple of 8 bits, not " + bits);
+      throw new IllegalArgumentException(
+          "raw data types need a positive multiple of 8 bits, not " + bits);
     }
     return new DataType(Kind.RAW, bits, "r" + bits);
   }
@@ -294,25 +330,36 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
       if (bits % 8 == 0) {
         return raw(bits);
       }
-      throw new MetadataException(where + ": raw data type '" + name
-          + "' must have a multiple of 8 bits");
+      throw new MetadataException(
+          where + ": raw data type '" + name + "' must have a multiple of 8 bits");
     }
-    throw new MetadataException(dev.zaro.arrow.error.ErrorKind.UNSUPPORTED, where + ": unknown data type '" + name + "' (known: "
-        + String.join(", ", new java.util.TreeSet<>(CORE.keySet())) + ", "
-        + String.join(", ", new java.util.TreeSet<>(NARROW_INT_BITS.keySet())) + ", r<bits>, struct, and as bit patterns only: "
-        + String.join(", ", MiniFloat.names()) + ")");
+    throw new MetadataException(
+        dev.zaro.arrow.error.ErrorKind.UNSUPPORTED,
+        where
+            + ": unknown data type '"
+            + name
+            + "' (known: "
+            + String.join(", ", new java.util.TreeSet<>(CORE.keySet()))
+            + ", "
+            + String.join(", ", new java.util.TreeSet<>(NARROW_INT_BITS.keySet()))
+            + ", r<bits>, struct, and as bit patterns only: "
+            + String.join(", ", MiniFloat.names())
+            + ")");
   }
 
   /**
-   * The floating-point format of a type zaro reads only as its bit patterns ({@code bfloat16},
-   * the {@code float8_*}, {@code float6_*} and {@code float4_*} types): such a type has kind
-   * {@link Kind#UINT} of its width rounded up to whole bytes, and a read needs the caller's
-   * consent ({@code ZaroOptions.withFallbackTypes}). A struct answers for its first such field
-   * (at any depth), since reading it reads that field. Empty for every other type.
+   * The floating-point format of a type zaro reads only as its bit patterns ({@code bfloat16}, the
+   * {@code float8_*}, {@code float6_*} and {@code float4_*} types): such a type has kind {@link
+   * Kind#UINT} of its width rounded up to whole bytes, and a read needs the caller's consent
+   * ({@code ZaroOptions.withFallbackTypes}). A struct answers for its first such field (at any
+   * depth), since reading it reads that field. Empty for every other type.
    */
   public java.util.Optional<MiniFloat> fallbackFormat() {
     if (kind == Kind.STRUCT) {
-      return fields.stream().map(f -> f.type().fallbackFormat()).flatMap(java.util.Optional::stream).findFirst();
+      return fields.stream()
+          .map(f -> f.type().fallbackFormat())
+          .flatMap(java.util.Optional::stream)
+          .findFirst();
     }
     return kind == Kind.UINT ? MiniFloat.named(name) : java.util.Optional.empty();
   }
@@ -323,8 +370,8 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
   }
 
   /**
-   * Bytes per byte-swapped unit: half the element for complex, 1 for raw and bool; for a struct
-   * 1 when no field has multi-byte values, else 0 (its fields swap each by their own unit).
+   * Bytes per byte-swapped unit: half the element for complex, 1 for raw and bool; for a struct 1
+   * when no field has multi-byte values, else 0 (its fields swap each by their own unit).
    */
   public int swapUnit() {
     return switch (kind) {
@@ -339,7 +386,9 @@ public record DataType(Kind kind, int bits, String name, String unit, java.util.
   @Override
   public String toString() {
     if (kind == Kind.STRUCT) {
-      return "struct{" + String.join(", ", fields.stream().map(StructField::toString).toList()) + "}";
+      return "struct{"
+          + String.join(", ", fields.stream().map(StructField::toString).toList())
+          + "}";
     }
     return unit == null ? name : name + "[" + unit + "]";
   }

@@ -9,8 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The fill value of an array as the bytes of one element in zaro's in-memory layout
- * (little endian; see {@link DataType}).
+ * The fill value of an array as the bytes of one element in zaro's in-memory layout (little endian;
+ * see {@link DataType}).
  */
 public final class FillValue {
   private final byte[] element;
@@ -41,11 +41,10 @@ public final class FillValue {
   }
 
   /**
-   * Parses a v3 {@code fill_value}: a bool literal, an integer, a float number or
-   * {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"}, {@code "0x..."} raw bits, a
-   * complex {@code [re, im]} pair, a byte list for raw types, an object of the fields' fill
-   * values for a struct (or, as legacy {@code structured} arrays have it, base64 of the packed
-   * little-endian element).
+   * Parses a v3 {@code fill_value}: a bool literal, an integer, a float number or {@code "NaN"},
+   * {@code "Infinity"}, {@code "-Infinity"}, {@code "0x..."} raw bits, a complex {@code [re, im]}
+   * pair, a byte list for raw types, an object of the fields' fill values for a struct (or, as
+   * legacy {@code structured} arrays have it, base64 of the packed little-endian element).
    *
    * @param where the key and field, for the error message
    */
@@ -55,18 +54,25 @@ public final class FillValue {
     }
     if (type.kind() == DataType.Kind.STRING) {
       if (!node.isTextual()) {
-        throw new MetadataException(where + ": fill_value for string must be a string, not " + node);
+        throw new MetadataException(
+            where + ": fill_value for string must be a string, not " + node);
       }
       return new FillValue(node.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       if (!node.isTextual()) {
-        throw new MetadataException(where + ": fill_value for " + type + " must be a string, not " + node);
+        throw new MetadataException(
+            where + ": fill_value for " + type + " must be a string, not " + node);
       }
       int[] codePoints = node.textValue().codePoints().toArray();
       if (codePoints.length > type.byteSize() / 4) {
-        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' is longer than "
-            + type.byteSize() / 4 + " characters");
+        throw new MetadataException(
+            where
+                + ": fill_value '"
+                + node.textValue()
+                + "' is longer than "
+                + type.byteSize() / 4
+                + " characters");
       }
       ByteBuffer b = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
       for (int c : codePoints) {
@@ -85,14 +91,18 @@ public final class FillValue {
       if (node.isArray()) {
         byte[] b = new byte[node.size()];
         for (int i = 0; i < b.length; i++) {
-          if (!node.get(i).isIntegralNumber() || node.get(i).intValue() < 0 || node.get(i).intValue() > 255) {
-            throw new MetadataException(where + ": fill_value byte " + node.get(i) + " is not in 0..255");
+          if (!node.get(i).isIntegralNumber()
+              || node.get(i).intValue() < 0
+              || node.get(i).intValue() > 255) {
+            throw new MetadataException(
+                where + ": fill_value byte " + node.get(i) + " is not in 0..255");
           }
           b[i] = (byte) node.get(i).intValue();
         }
         return new FillValue(b);
       }
-      throw new MetadataException(where + ": fill_value for bytes must be base64 text or a byte list, not " + node);
+      throw new MetadataException(
+          where + ": fill_value for bytes must be base64 text or a byte list, not " + node);
     }
     if (type.kind() == DataType.Kind.STRUCT) {
       return new FillValue(structBytes(node, type, where));
@@ -106,7 +116,8 @@ public final class FillValue {
     switch (type.kind()) {
       case BOOL -> {
         if (!node.isBoolean()) {
-          throw new MetadataException(where + ": fill_value for bool must be true or false, not " + node);
+          throw new MetadataException(
+              where + ": fill_value for bool must be true or false, not " + node);
         }
         out.put((byte) (node.booleanValue() ? 1 : 0));
       }
@@ -117,14 +128,19 @@ public final class FillValue {
         } else if (node.isIntegralNumber() && node.canConvertToLong()) {
           out.putLong(node.longValue());
         } else {
-          throw new MetadataException(where + ": fill_value for " + type + " must be an integer or \"NaT\", not " + node);
+          throw new MetadataException(
+              where + ": fill_value for " + type + " must be an integer or \"NaT\", not " + node);
         }
       }
       case FLOAT -> putFloat(out, node, type.byteSize(), type, where);
       case COMPLEX -> {
         if (!node.isArray() || node.size() != 2) {
-          throw new MetadataException(where + ": fill_value for " + type
-              + " must be a [real, imaginary] pair, not " + node);
+          throw new MetadataException(
+              where
+                  + ": fill_value for "
+                  + type
+                  + " must be a [real, imaginary] pair, not "
+                  + node);
         }
         putFloat(out, node.get(0), type.byteSize() / 2, type, where);
         putFloat(out, node.get(1), type.byteSize() / 2, type, where);
@@ -132,11 +148,20 @@ public final class FillValue {
       case STRING, BYTES, FIXED_UTF32, STRUCT -> throw new IllegalStateException("handled above");
       case RAW -> {
         if (!node.isArray() || node.size() != type.byteSize()) {
-          throw new MetadataException(where + ": fill_value for " + type + " must be a list of "
-              + type.byteSize() + " byte values, not " + node);
+          throw new MetadataException(
+              where
+                  + ": fill_value for "
+                  + type
+                  + " must be a list of "
+                  + type.byteSize()
+                  + " byte values, not "
+                  + node);
         }
         for (JsonNode b : node) {
-          if (!b.canConvertToInt() || !b.isIntegralNumber() || b.intValue() < 0 || b.intValue() > 255) {
+          if (!b.canConvertToInt()
+              || !b.isIntegralNumber()
+              || b.intValue() < 0
+              || b.intValue() > 255) {
             throw new MetadataException(where + ": fill_value byte " + b + " is not in 0..255");
           }
           out.put((byte) b.intValue());
@@ -154,22 +179,32 @@ public final class FillValue {
       try {
         b = java.util.Base64.getDecoder().decode(node.textValue());
       } catch (IllegalArgumentException e) {
-        throw new MetadataException(where + ": fill_value for a struct must be an object of field values"
-            + " (or base64 of the element), not " + node);
+        throw new MetadataException(
+            where
+                + ": fill_value for a struct must be an object of field values"
+                + " (or base64 of the element), not "
+                + node);
       }
       if (b.length != element.length) {
-        throw new MetadataException(where + ": fill_value holds " + b.length + " bytes (base64), the struct "
-            + element.length);
+        throw new MetadataException(
+            where
+                + ": fill_value holds "
+                + b.length
+                + " bytes (base64), the struct "
+                + element.length);
       }
-      type.forEachValue(0, (value, at) -> {
-        if (value.valueBits() < value.bits()) {
-          b[at] = value.canonicalByte(b[at]);
-        }
-      });
+      type.forEachValue(
+          0,
+          (value, at) -> {
+            if (value.valueBits() < value.bits()) {
+              b[at] = value.canonicalByte(b[at]);
+            }
+          });
       return b;
     }
     if (!node.isObject()) {
-      throw new MetadataException(where + ": fill_value for a struct must be an object of field values, not " + node);
+      throw new MetadataException(
+          where + ": fill_value for a struct must be an object of field values, not " + node);
     }
     java.util.Set<String> names = new java.util.HashSet<>();
     for (DataType.StructField f : type.fields()) {
@@ -177,24 +212,34 @@ public final class FillValue {
       JsonNode value = node.get(f.name());
       String at = where + ", struct field '" + f.name() + "'";
       if (value == null) {
-        throw new MetadataException(at + ": missing from the fill_value (a struct's fill_value names every field)");
+        throw new MetadataException(
+            at + ": missing from the fill_value (a struct's fill_value names every field)");
       }
       List<JsonNode> values = new java.util.ArrayList<>();
       flatten(value, f.shape().size(), values, at);
       if (values.size() != f.count()) {
-        throw new MetadataException(at + ": fill_value needs " + f.count() + " values for shape " + f.shape()
-            + ", not " + value);
+        throw new MetadataException(
+            at
+                + ": fill_value needs "
+                + f.count()
+                + " values for shape "
+                + f.shape()
+                + ", not "
+                + value);
       }
       for (int i = 0; i < values.size(); i++) {
         byte[] b = parse(values.get(i), f.type(), at).element;
         System.arraycopy(b, 0, element, f.offset() + i * f.type().byteSize(), b.length);
       }
     }
-    node.fieldNames().forEachRemaining(n -> {
-      if (!names.contains(n)) {
-        throw new MetadataException(where + ": fill_value names '" + n + "', which is not a field of " + type);
-      }
-    });
+    node.fieldNames()
+        .forEachRemaining(
+            n -> {
+              if (!names.contains(n)) {
+                throw new MetadataException(
+                    where + ": fill_value names '" + n + "', which is not a field of " + type);
+              }
+            });
     return element;
   }
 
@@ -205,7 +250,8 @@ public final class FillValue {
       return;
     }
     if (!node.isArray()) {
-      throw new MetadataException(where + ": fill_value of a subarray field must be a list, not " + node);
+      throw new MetadataException(
+          where + ": fill_value of a subarray field must be a list, not " + node);
     }
     node.forEach(n -> flatten(n, depth - 1, out, where));
   }
@@ -214,17 +260,23 @@ public final class FillValue {
     BigInteger value;
     if (node.isIntegralNumber()) {
       value = node.bigIntegerValue();
-    } else if (node.isNumber() && node.doubleValue() == Math.rint(node.doubleValue())
+    } else if (node.isNumber()
+        && node.doubleValue() == Math.rint(node.doubleValue())
         && !Double.isInfinite(node.doubleValue())) {
       value = node.decimalValue().toBigIntegerExact();
     } else {
-      throw new MetadataException(where + ": fill_value for " + type + " must be an integer, not " + node);
+      throw new MetadataException(
+          where + ": fill_value for " + type + " must be an integer, not " + node);
     }
     int bits = type.valueBits();
-    BigInteger min = type.kind() == DataType.Kind.INT ? BigInteger.ONE.shiftLeft(bits - 1).negate() : BigInteger.ZERO;
-    BigInteger max = type.kind() == DataType.Kind.INT
-        ? BigInteger.ONE.shiftLeft(bits - 1).subtract(BigInteger.ONE)
-        : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
+    BigInteger min =
+        type.kind() == DataType.Kind.INT
+            ? BigInteger.ONE.shiftLeft(bits - 1).negate()
+            : BigInteger.ZERO;
+    BigInteger max =
+        type.kind() == DataType.Kind.INT
+            ? BigInteger.ONE.shiftLeft(bits - 1).subtract(BigInteger.ONE)
+            : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
     if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
       throw new MetadataException(where + ": fill_value " + value + " does not fit in " + type);
     }
@@ -234,17 +286,32 @@ public final class FillValue {
     }
   }
 
-  private static void putFloat(ByteBuffer out, JsonNode node, int width, DataType type, String where) {
+  private static void putFloat(
+      ByteBuffer out, JsonNode node, int width, DataType type, String where) {
     if (node.isTextual() && node.textValue().startsWith("0x")) {
       String hex = node.textValue().substring(2);
       if (hex.length() != width * 2 || !hex.matches("[0-9a-fA-F]+")) {
-        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' for " + type
-            + " must be 0x followed by " + width * 2 + " hex digits");
+        throw new MetadataException(
+            where
+                + ": fill_value '"
+                + node.textValue()
+                + "' for "
+                + type
+                + " must be 0x followed by "
+                + width * 2
+                + " hex digits");
       }
       long bits = Long.parseUnsignedLong(hex, 16);
       if (type.valueBits() < 8 * width && bits >>> type.valueBits() != 0) {
-        throw new MetadataException(where + ": fill_value '" + node.textValue() + "' for " + type
-            + " has bits set above its " + type.valueBits() + " value bits");
+        throw new MetadataException(
+            where
+                + ": fill_value '"
+                + node.textValue()
+                + "' for "
+                + type
+                + " has bits set above its "
+                + type.valueBits()
+                + " value bits");
       }
       for (int i = 0; i < width; i++) {
         out.put((byte) (bits >>> (8 * i)));
@@ -255,21 +322,34 @@ public final class FillValue {
     if (node.isNumber()) {
       value = node.doubleValue();
     } else if (node.isTextual()) {
-      value = switch (node.textValue()) {
-        case "NaN" -> Double.NaN;
-        case "Infinity" -> Double.POSITIVE_INFINITY;
-        case "-Infinity" -> Double.NEGATIVE_INFINITY;
-        default -> throw new MetadataException(where + ": fill_value '" + node.textValue()
-            + "' for " + type + " is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"");
-      };
+      value =
+          switch (node.textValue()) {
+            case "NaN" -> Double.NaN;
+            case "Infinity" -> Double.POSITIVE_INFINITY;
+            case "-Infinity" -> Double.NEGATIVE_INFINITY;
+            default ->
+                throw new MetadataException(
+                    where
+                        + ": fill_value '"
+                        + node.textValue()
+                        + "' for "
+                        + type
+                        + " is not a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"");
+          };
     } else {
-      throw new MetadataException(where + ": fill_value for " + type + " must be a number, not " + node);
+      throw new MetadataException(
+          where + ": fill_value for " + type + " must be a number, not " + node);
     }
     java.util.Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
       if (!format.get().hasSpecialValues() && !Double.isFinite(value)) {
-        throw new MetadataException(where + ": fill_value " + node + " for " + type
-            + " is not a number it has (it has no infinities and no NaN)");
+        throw new MetadataException(
+            where
+                + ": fill_value "
+                + node
+                + " for "
+                + type
+                + " is not a number it has (it has no infinities and no NaN)");
       }
       int bits = format.get().encode(value);
       for (int i = 0; i < width; i++) {

@@ -7,19 +7,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.MetadataException;
 
 /**
- * A metadata JSON object read from one store key, with typed field access whose errors name
- * the key and the field.
+ * A metadata JSON object read from one store key, with typed field access whose errors name the key
+ * and the field.
  */
 public final class JsonDocument {
   /**
    * The one mapper every metadata document and reference file is parsed with: shared and
-   * thread-safe (no feature changes after construction). It accepts the non-finite numbers
-   * {@code NaN}, {@code Infinity} and {@code -Infinity} that Python's json module writes bare
-   * (zarr-python 2 attributes, xarray's NaN-valued {@code valid_min}); they parse as doubles.
+   * thread-safe (no feature changes after construction). It accepts the non-finite numbers {@code
+   * NaN}, {@code Infinity} and {@code -Infinity} that Python's json module writes bare (zarr-python
+   * 2 attributes, xarray's NaN-valued {@code valid_min}); they parse as doubles.
    */
-  public static final ObjectMapper MAPPER = com.fasterxml.jackson.databind.json.JsonMapper.builder()
-      .enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-      .build();
+  public static final ObjectMapper MAPPER =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder()
+          .enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+          .build();
 
   private final String key;
   private final ObjectNode root;
@@ -35,10 +36,18 @@ public final class JsonDocument {
     try {
       node = MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
-      throw new MetadataException("key '" + key + "' is not valid JSON: " + e.getOriginalMessage()
-          + (e.getLocation() != null
-              ? " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"
-              : ""));
+      throw new MetadataException(
+          "key '"
+              + key
+              + "' is not valid JSON: "
+              + e.getOriginalMessage()
+              + (e.getLocation() != null
+                  ? " (line "
+                      + e.getLocation().getLineNr()
+                      + ", column "
+                      + e.getLocation().getColumnNr()
+                      + ")"
+                  : ""));
     } catch (java.io.IOException e) {
       throw new MetadataException("key '" + key + "' cannot be read as JSON: " + e.getMessage(), e);
     }
@@ -46,8 +55,12 @@ public final class JsonDocument {
       throw new MetadataException("key '" + key + "' is empty: expected a JSON object");
     }
     if (!node.isObject()) {
-      throw new MetadataException("key '" + key + "' holds a JSON " + node.getNodeType().toString().toLowerCase()
-          + ", expected an object");
+      throw new MetadataException(
+          "key '"
+              + key
+              + "' holds a JSON "
+              + node.getNodeType().toString().toLowerCase()
+              + ", expected an object");
     }
     return new JsonDocument(key, (ObjectNode) node);
   }
@@ -120,7 +133,8 @@ public final class JsonDocument {
     for (int i = 0; i < out.length; i++) {
       JsonNode e = node.get(i);
       if (!e.isIntegralNumber() || !e.canConvertToLong() || e.longValue() < min) {
-        throw error(field, "element " + i + " must be an integer >= " + min + ", not " + describe(e));
+        throw error(
+            field, "element " + i + " must be an integer >= " + min + ", not " + describe(e));
       }
       out[i] = e.longValue();
     }

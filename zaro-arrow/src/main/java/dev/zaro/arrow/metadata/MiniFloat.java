@@ -4,10 +4,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A binary floating-point format of at most 16 bits (IEEE binary16, bfloat16, the float8
- * families of ml_dtypes), described by its field widths, exponent bias and how it spells
- * infinity and NaN. Converts doubles to its bit patterns with one correct rounding (to nearest,
- * ties to even), as numpy and ml_dtypes do.
+ * A binary floating-point format of at most 16 bits (IEEE binary16, bfloat16, the float8 families
+ * of ml_dtypes), described by its field widths, exponent bias and how it spells infinity and NaN.
+ * Converts doubles to its bit patterns with one correct rounding (to nearest, ties to even), as
+ * numpy and ml_dtypes do.
  *
  * @param name the Zarr v3 data type name
  * @param exponentBits exponent field width
@@ -23,7 +23,9 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     IEEE,
     /** "fn" (finite): no infinities; all-ones exponent and mantissa is NaN; signed zeros. */
     FINITE,
-    /** "fnuz" (finite, unsigned zero): no infinities, no negative zero; NaN is the sign bit alone. */
+    /**
+     * "fnuz" (finite, unsigned zero): no infinities, no negative zero; NaN is the sign bit alone.
+     */
     FINITE_UNSIGNED_ZERO,
     /**
      * The OCP MX 4- and 6-bit formats ("fn" without NaN): every pattern is a finite number, signed
@@ -40,21 +42,24 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
    * The formats zaro knows by v3 name, besides float16: bfloat16, the float8 types and the OCP MX
    * float6/float4 types of zarr-extensions (stored one value a byte, in the low bits).
    */
-  private static final Map<String, MiniFloat> NAMED = java.util.stream.Stream.of(
-      BFLOAT16,
-      new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
-      new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
-      new MiniFloat("float8_e4m3fnuz", 4, 3, 8, Style.FINITE_UNSIGNED_ZERO),
-      new MiniFloat("float8_e4m3b11fnuz", 4, 3, 11, Style.FINITE_UNSIGNED_ZERO),
-      new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO),
-      new MiniFloat("float8_e4m3", 4, 3, 7, Style.IEEE),
-      new MiniFloat("float8_e3m4", 3, 4, 3, Style.IEEE),
-      new MiniFloat("float6_e2m3fn", 2, 3, 1, Style.EXTENDED),
-      new MiniFloat("float6_e3m2fn", 3, 2, 3, Style.EXTENDED),
-      new MiniFloat("float4_e2m1fn", 2, 1, 1, Style.EXTENDED))
-      .collect(java.util.stream.Collectors.toUnmodifiableMap(MiniFloat::name, f -> f));
+  private static final Map<String, MiniFloat> NAMED =
+      java.util.stream.Stream.of(
+              BFLOAT16,
+              new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
+              new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
+              new MiniFloat("float8_e4m3fnuz", 4, 3, 8, Style.FINITE_UNSIGNED_ZERO),
+              new MiniFloat("float8_e4m3b11fnuz", 4, 3, 11, Style.FINITE_UNSIGNED_ZERO),
+              new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO),
+              new MiniFloat("float8_e4m3", 4, 3, 7, Style.IEEE),
+              new MiniFloat("float8_e3m4", 3, 4, 3, Style.IEEE),
+              new MiniFloat("float6_e2m3fn", 2, 3, 1, Style.EXTENDED),
+              new MiniFloat("float6_e3m2fn", 3, 2, 3, Style.EXTENDED),
+              new MiniFloat("float4_e2m1fn", 2, 1, 1, Style.EXTENDED))
+          .collect(java.util.stream.Collectors.toUnmodifiableMap(MiniFloat::name, f -> f));
 
-  /** The format called {@code name} in Zarr v3 (bfloat16, float8_e4m3fn, ...), other than float16. */
+  /**
+   * The format called {@code name} in Zarr v3 (bfloat16, float8_e4m3fn, ...), other than float16.
+   */
   public static Optional<MiniFloat> named(String name) {
     return Optional.ofNullable(NAMED.get(name));
   }
@@ -69,7 +74,9 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     return 1 + exponentBits + mantissaBits;
   }
 
-  /** The bit pattern nearest to {@code d}: overflow gives infinity (IEEE) or NaN (finite formats). */
+  /**
+   * The bit pattern nearest to {@code d}: overflow gives infinity (IEEE) or NaN (finite formats).
+   */
   public int encode(double d) {
     long raw = Double.doubleToRawLongBits(d);
     int sign = raw < 0 ? 1 << (exponentBits + mantissaBits) : 0;
@@ -78,8 +85,11 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     if (Double.isNaN(d)) {
       long payload = raw & 0xfffffffffffffL;
       return switch (style) {
-        case IEEE -> sign | maxExponentField << mantissaBits | 1 << (mantissaBits - 1)
-            | (int) (payload >>> (52 - mantissaBits)) & mantissaMask;
+        case IEEE ->
+            sign
+                | maxExponentField << mantissaBits
+                | 1 << (mantissaBits - 1)
+                | (int) (payload >>> (52 - mantissaBits)) & mantissaMask;
         case FINITE -> sign | maxExponentField << mantissaBits | mantissaMask;
         case FINITE_UNSIGNED_ZERO, EXTENDED -> nanUnsignedZero();
       };
@@ -128,7 +138,10 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     };
   }
 
-  /** Whether the format has patterns for infinity or NaN (the OCP MX float4/float6 types have neither). */
+  /**
+   * Whether the format has patterns for infinity or NaN (the OCP MX float4/float6 types have
+   * neither).
+   */
   public boolean hasSpecialValues() {
     return style != Style.EXTENDED;
   }

@@ -4,24 +4,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.error.MetadataException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Parses Zarr v2 {@code .zarray}, {@code .zgroup} and {@code .zattrs} documents into the same
- * model as v3 (as zarrs does): the compressor and filters become a codec chain, order F a
- * {@code transpose}, {@code dimension_separator} a {@code v2} chunk key encoding, and xarray's
- * {@code _ARRAY_DIMENSIONS} attribute the dimension names.
+ * Parses Zarr v2 {@code .zarray}, {@code .zgroup} and {@code .zattrs} documents into the same model
+ * as v3 (as zarrs does): the compressor and filters become a codec chain, order F a {@code
+ * transpose}, {@code dimension_separator} a {@code v2} chunk key encoding, and xarray's {@code
+ * _ARRAY_DIMENSIONS} attribute the dimension names.
  *
  * <p>The chain, in v3 order: {@code transpose} (order F: the stored chunk is the F-order layout,
- * which every numcodecs filter sees as a flat sequence), the filters in list order (array
- * filters as {@code numcodecs.<id>} array-to-array codecs), {@code bytes} with the byte order of
- * the dtype the filters end on, the byte filters ({@code numcodecs.shuffle}, the checksums,
- * {@code numcodecs.base64}: they work on bytes), then the
- * compressor: {@code gzip}, {@code zstd} and {@code blosc} become the v3 codecs of those names,
- * anything else {@code numcodecs.<id>} with the numcodecs configuration (without its {@code id}).
+ * which every numcodecs filter sees as a flat sequence), the filters in list order (array filters
+ * as {@code numcodecs.<id>} array-to-array codecs), {@code bytes} with the byte order of the dtype
+ * the filters end on, the byte filters ({@code numcodecs.shuffle}, the checksums, {@code
+ * numcodecs.base64}: they work on bytes), then the compressor: {@code gzip}, {@code zstd} and
+ * {@code blosc} become the v3 codecs of those names, anything else {@code numcodecs.<id>} with the
+ * numcodecs configuration (without its {@code id}).
  */
 public final class V2Metadata {
   private V2Metadata() {}
@@ -41,13 +40,19 @@ public final class V2Metadata {
   /**
    * Parses an array's {@code .zarray} (at {@code key}) and its {@code .zattrs} (null when absent).
    */
-  public static ArrayMetadata parseArray(String key, byte[] zarray, String attrsKey, byte[] zattrs) {
-    return parseArray(JsonDocument.parse(key, zarray), zattrs == null ? null : JsonDocument.parse(attrsKey, zattrs));
+  public static ArrayMetadata parseArray(
+      String key, byte[] zarray, String attrsKey, byte[] zattrs) {
+    return parseArray(
+        JsonDocument.parse(key, zarray),
+        zattrs == null ? null : JsonDocument.parse(attrsKey, zattrs));
   }
 
   /** Parses a group's {@code .zgroup} and its {@code .zattrs} (null when absent). */
-  public static GroupMetadata parseGroup(String key, byte[] zgroup, String attrsKey, byte[] zattrs) {
-    return parseGroup(JsonDocument.parse(key, zgroup), zattrs == null ? null : JsonDocument.parse(attrsKey, zattrs));
+  public static GroupMetadata parseGroup(
+      String key, byte[] zgroup, String attrsKey, byte[] zattrs) {
+    return parseGroup(
+        JsonDocument.parse(key, zgroup),
+        zattrs == null ? null : JsonDocument.parse(attrsKey, zattrs));
   }
 
   public static GroupMetadata parseGroup(JsonDocument doc, JsonDocument attrs) {
@@ -58,8 +63,13 @@ public final class V2Metadata {
   private static void checkFormat(JsonDocument doc) {
     int format = doc.requiredInt("zarr_format");
     if (format != 2) {
-      throw doc.error("zarr_format", "is " + format + "; a " + (doc.key().endsWith(ZGROUP) ? ZGROUP : ZARRAY)
-          + " document must have zarr_format 2");
+      throw doc.error(
+          "zarr_format",
+          "is "
+              + format
+              + "; a "
+              + (doc.key().endsWith(ZGROUP) ? ZGROUP : ZARRAY)
+              + " document must have zarr_format 2");
     }
   }
 
@@ -84,39 +94,59 @@ public final class V2Metadata {
     char separator = separator(doc);
     List<CodecSpec> codecs = codecs(doc, dtype, shape.length, order.equals("F"));
     ObjectNode attributes = attrs == null ? null : attrs.root();
-    return new ArrayMetadata(2, shape, type, chunks, new ChunkKeyEncoding.V2Encoding(separator), fill, codecs,
-        dimensionNames(attributes, shape.length), attributes);
+    return new ArrayMetadata(
+        2,
+        shape,
+        type,
+        chunks,
+        new ChunkKeyEncoding.V2Encoding(separator),
+        fill,
+        codecs,
+        dimensionNames(attributes, shape.length),
+        attributes);
   }
 
   /**
-   * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8}
-   * or {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes), or {@code json2} or
-   * {@code msgpack2} (text only): the object codec becomes the array-to-bytes codec, the compressor follows it. Or text stored as codes by
-   * {@code categorize}: an array-to-array codec before {@code bytes} on the codes.
+   * An object array ({@code "|O"}) whose object codec, the first filter, is {@code vlen-utf8} or
+   * {@code vlen-bytes} (what zarr-python 2 writes for strings and bytes), or {@code json2} or
+   * {@code msgpack2} (text only): the object codec becomes the array-to-bytes codec, the compressor
+   * follows it. Or text stored as codes by {@code categorize}: an array-to-array codec before
+   * {@code bytes} on the codes.
    */
-  private static ArrayMetadata parseObjectArray(JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
+  private static ArrayMetadata parseObjectArray(
+      JsonDocument doc, JsonDocument attrs, long[] shape, int[] chunks) {
     JsonNode filters = doc.optional("filters");
-    JsonNode objectCodec = filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
+    JsonNode objectCodec =
+        filters != null && filters.isArray() && filters.size() > 0 ? filters.get(0) : null;
     String id = objectCodec == null ? null : objectCodec.path("id").asText(null);
-    if (id == null || !(id.equals("vlen-utf8") || id.equals("vlen-bytes") || id.equals("categorize")
-        || id.equals("json2") || id.equals("msgpack2"))) {
-      throw doc.error("filters", "an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or"
-          + " categorize as its object codec (first filter); found " + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
+    if (id == null
+        || !(id.equals("vlen-utf8")
+            || id.equals("vlen-bytes")
+            || id.equals("categorize")
+            || id.equals("json2")
+            || id.equals("msgpack2"))) {
+      throw doc.error(
+          "filters",
+          "an object (\"|O\") array needs vlen-utf8, vlen-bytes, json2, msgpack2 or"
+              + " categorize as its object codec (first filter); found "
+              + (objectCodec == null ? "none" : JsonDocument.describe(objectCodec)));
     }
     if (filters.size() > 1) {
       throw doc.error("filters", "filters after the object codec " + id + " are not supported");
     }
     DataType type = id.equals("vlen-bytes") ? DataType.BYTES : DataType.STRING;
     JsonNode fillNode = doc.required("fill_value");
-    FillValue fill = fillNode.isNull() || (fillNode.isNumber() && fillNode.doubleValue() == 0)
-        ? new FillValue(new byte[0])
-        : FillValue.parse(fillNode, type, doc.where("fill_value"));
+    FillValue fill =
+        fillNode.isNull() || (fillNode.isNumber() && fillNode.doubleValue() == 0)
+            ? new FillValue(new byte[0])
+            : FillValue.parse(fillNode, type, doc.where("fill_value"));
     String order = doc.requiredString("order");
     if (!order.equals("C") && !order.equals("F")) {
       throw doc.error("order", "must be \"C\" or \"F\", not \"" + order + "\"");
     }
     List<CodecSpec> codecs = new ArrayList<>();
-    // json2/msgpack2 with order F: zarr-python 2 writes the chunk's values in logical (C) order but reads
+    // json2/msgpack2 with order F: zarr-python 2 writes the chunk's values in logical (C) order but
+    // reads
     // that sequence as F order (it flattens the decoded chunk, then reshapes it in the array's
     // order); zaro reads what zarr-python reads
     if (order.equals("F") && shape.length > 1) {
@@ -124,15 +154,22 @@ public final class V2Metadata {
       for (int d = shape.length - 1; d >= 0; d--) {
         reversed.add(d);
       }
-      codecs.add(new CodecSpec("transpose", JsonNodeFactory.instance.objectNode().set("order", reversed)));
+      codecs.add(
+          new CodecSpec("transpose", JsonNodeFactory.instance.objectNode().set("order", reversed)));
     }
     int itemSize = 1;
     if (id.equals("categorize")) {
       ObjectNode config = withoutId(objectCodec);
-      NumpyDtype codes = filterType(doc, "filters", 0, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
+      NumpyDtype codes =
+          filterType(
+              doc, "filters", 0, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
       codecs.add(new CodecSpec("numcodecs.categorize", config));
-      codecs.add(new CodecSpec("bytes", JsonNodeFactory.instance.objectNode()
-          .put("endian", codes.bigEndian() ? "big" : "little")));
+      codecs.add(
+          new CodecSpec(
+              "bytes",
+              JsonNodeFactory.instance
+                  .objectNode()
+                  .put("endian", codes.bigEndian() ? "big" : "little")));
       itemSize = codes.dataType().byteSize();
     } else if (id.equals("json2") || id.equals("msgpack2")) {
       codecs.add(new CodecSpec("numcodecs." + id, withoutId(objectCodec)));
@@ -144,8 +181,16 @@ public final class V2Metadata {
       codecs.add(compressor(doc, compressor, itemSize));
     }
     ObjectNode attributes = attrs == null ? null : attrs.root();
-    return new ArrayMetadata(2, shape, type, chunks, new ChunkKeyEncoding.V2Encoding(separator(doc)), fill, codecs,
-        dimensionNames(attributes, shape.length), attributes);
+    return new ArrayMetadata(
+        2,
+        shape,
+        type,
+        chunks,
+        new ChunkKeyEncoding.V2Encoding(separator(doc)),
+        fill,
+        codecs,
+        dimensionNames(attributes, shape.length),
+        attributes);
   }
 
   private static int[] chunks(JsonDocument doc, int rank) {
@@ -169,7 +214,9 @@ public final class V2Metadata {
       return NumpyDtype.parseStructured(node, doc.where("dtype"));
     }
     if (!node.isTextual()) {
-      throw doc.error("dtype", "must be a numpy type string such as \"<f8\", not " + JsonDocument.describe(node));
+      throw doc.error(
+          "dtype",
+          "must be a numpy type string such as \"<f8\", not " + JsonDocument.describe(node));
     }
     return numpy(doc, "dtype", node.textValue());
   }
@@ -184,21 +231,27 @@ public final class V2Metadata {
 
   /**
    * v2 fill values: null (no fill value; zaro reads uninitialized chunks as zeros), a number,
-   * "NaN", "Infinity", "-Infinity", a [real, imaginary] pair for complex, true/false (or a
-   * number) for bool.
+   * "NaN", "Infinity", "-Infinity", a [real, imaginary] pair for complex, true/false (or a number)
+   * for bool.
    */
   private static FillValue fillValue(JsonDocument doc, DataType type) {
     JsonNode node = doc.required("fill_value");
     if (node.isNull()) {
       return FillValue.zero(type);
     }
-    if ((type.kind() == DataType.Kind.FIXED_UTF32 || type.kind() == DataType.Kind.STRUCT) && node.isNumber()
+    if ((type.kind() == DataType.Kind.FIXED_UTF32 || type.kind() == DataType.Kind.STRUCT)
+        && node.isNumber()
         && node.doubleValue() == 0) {
       return FillValue.zero(type);
     }
     if (type.kind() == DataType.Kind.STRUCT && !node.isTextual()) {
-      throw doc.error("fill_value", "must be base64 of one element (" + type.byteSize() + " bytes) for a structured"
-          + " dtype, not " + JsonDocument.describe(node));
+      throw doc.error(
+          "fill_value",
+          "must be base64 of one element ("
+              + type.byteSize()
+              + " bytes) for a structured"
+              + " dtype, not "
+              + JsonDocument.describe(node));
     }
     if (type.kind() == DataType.Kind.RAW) {
       // |S<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy does
@@ -206,8 +259,12 @@ public final class V2Metadata {
         return FillValue.zero(type);
       }
       if (!node.isTextual()) {
-        throw doc.error("fill_value", "must be base64 text for " + NumpyDtype.typestrOf(type) + ", not "
-            + JsonDocument.describe(node));
+        throw doc.error(
+            "fill_value",
+            "must be base64 text for "
+                + NumpyDtype.typestrOf(type)
+                + ", not "
+                + JsonDocument.describe(node));
       }
       byte[] bytes;
       try {
@@ -216,38 +273,53 @@ public final class V2Metadata {
         throw doc.error("fill_value", "'" + node.textValue() + "' is not base64");
       }
       if (bytes.length > type.byteSize()) {
-        throw doc.error("fill_value", "holds " + bytes.length + " bytes, more than the " + type.byteSize()
-            + " of " + NumpyDtype.typestrOf(type));
+        throw doc.error(
+            "fill_value",
+            "holds "
+                + bytes.length
+                + " bytes, more than the "
+                + type.byteSize()
+                + " of "
+                + NumpyDtype.typestrOf(type));
       }
       return new FillValue(java.util.Arrays.copyOf(bytes, type.byteSize()));
     }
-    if ((type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA) && node.isNumber()
+    if ((type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA)
+        && node.isNumber()
         && !node.isIntegralNumber()) {
       throw doc.error("fill_value", "must be an integer or \"NaT\" for " + type + ", not " + node);
     }
     if (type.kind() == DataType.Kind.BOOL && node.isNumber()) {
       return new FillValue(new byte[] {(byte) (node.doubleValue() != 0 ? 1 : 0)});
     }
-    if ((type.kind() == DataType.Kind.FLOAT || type.kind() == DataType.Kind.COMPLEX) && node.isTextual()
+    if ((type.kind() == DataType.Kind.FLOAT || type.kind() == DataType.Kind.COMPLEX)
+        && node.isTextual()
         && node.textValue().startsWith("0x")) {
-      throw doc.error("fill_value", "'" + node.textValue() + "' is not a v2 fill value for " + type
-          + " (a number, \"NaN\", \"Infinity\" or \"-Infinity\")");
+      throw doc.error(
+          "fill_value",
+          "'"
+              + node.textValue()
+              + "' is not a v2 fill value for "
+              + type
+              + " (a number, \"NaN\", \"Infinity\" or \"-Infinity\")");
     }
     return FillValue.parse(node, type, doc.where("fill_value"));
   }
 
   /** A big-endian struct element (a v2 base64 fill value) with every value turned little endian. */
   private static byte[] littleEndian(byte[] element, DataType type) {
-    type.forEachValue(0, (value, at) -> {
-      int unit = value.swapUnit();
-      for (int u = 0; unit > 1 && u < value.byteSize(); u += unit) {
-        for (int i = 0; i < unit / 2; i++) {
-          byte x = element[at + u + i];
-          element[at + u + i] = element[at + u + unit - 1 - i];
-          element[at + u + unit - 1 - i] = x;
-        }
-      }
-    });
+    type.forEachValue(
+        0,
+        (value, at) -> {
+          int unit = value.swapUnit();
+          for (int u = 0; unit > 1 && u < value.byteSize(); u += unit) {
+            for (int i = 0; i < unit / 2; i++) {
+              byte x = element[at + u + i];
+              element[at + u + i] = element[at + u + unit - 1 - i];
+              element[at + u + unit - 1 - i] = x;
+            }
+          }
+        });
     return element;
   }
 
@@ -257,12 +329,15 @@ public final class V2Metadata {
       return '.';
     }
     if (!node.isTextual() || !(node.textValue().equals(".") || node.textValue().equals("/"))) {
-      throw doc.error("dimension_separator", "must be \".\" or \"/\", not " + JsonDocument.describe(node));
+      throw doc.error(
+          "dimension_separator", "must be \".\" or \"/\", not " + JsonDocument.describe(node));
     }
     return node.textValue().charAt(0);
   }
 
-  /** The {@code _ARRAY_DIMENSIONS} names when they are a list of {@code rank} strings, else none. */
+  /**
+   * The {@code _ARRAY_DIMENSIONS} names when they are a list of {@code rank} strings, else none.
+   */
   private static List<String> dimensionNames(ObjectNode attributes, int rank) {
     JsonNode names = attributes == null ? null : attributes.get(ARRAY_DIMENSIONS);
     if (names == null || !names.isArray() || names.size() != rank) {
@@ -278,7 +353,8 @@ public final class V2Metadata {
     return out;
   }
 
-  private static List<CodecSpec> codecs(JsonDocument doc, NumpyDtype dtype, int rank, boolean fortran) {
+  private static List<CodecSpec> codecs(
+      JsonDocument doc, NumpyDtype dtype, int rank, boolean fortran) {
     JsonNodeFactory f = JsonNodeFactory.instance;
     List<CodecSpec> arrayCodecs = new ArrayList<>();
     List<CodecSpec> byteCodecs = new ArrayList<>();
@@ -292,8 +368,10 @@ public final class V2Metadata {
     NumpyDtype current = dtype;
     JsonNode filters = doc.optional("filters");
     if (filters != null && !filters.isArray()) {
-      throw doc.error("filters", "must be a list of numcodecs filter objects or null, not "
-          + JsonDocument.describe(filters));
+      throw doc.error(
+          "filters",
+          "must be a list of numcodecs filter objects or null, not "
+              + JsonDocument.describe(filters));
     }
     String byteFilter = null;
     for (int i = 0; filters != null && i < filters.size(); i++) {
@@ -310,21 +388,40 @@ public final class V2Metadata {
         continue;
       }
       if (byteFilter != null) {
-        throw doc.error(field, "filter " + i + " (" + id + ") comes after the byte filter " + byteFilter
-            + "; zaro reads byte filters only after every array filter");
+        throw doc.error(
+            field,
+            "filter "
+                + i
+                + " ("
+                + id
+                + ") comes after the byte filter "
+                + byteFilter
+                + "; zaro reads byte filters only after every array filter");
       }
-      current = switch (id) {
-        case "delta", "fixedscaleoffset", "quantize" -> filterType(doc, field, i, id, config, "astype",
-            filterType(doc, field, i, id, config, "dtype", current));
-        case "astype" -> filterType(doc, field, i, id, config, "encode_dtype", current);
-        case "categorize" -> filterType(doc, field, i, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
-        case "packbits" -> new NumpyDtype(DataType.UINT8, false);
-        default -> current;
-      };
+      current =
+          switch (id) {
+            case "delta", "fixedscaleoffset", "quantize" ->
+                filterType(
+                    doc,
+                    field,
+                    i,
+                    id,
+                    config,
+                    "astype",
+                    filterType(doc, field, i, id, config, "dtype", current));
+            case "astype" -> filterType(doc, field, i, id, config, "encode_dtype", current);
+            case "categorize" ->
+                filterType(
+                    doc, field, i, id, config, "astype", new NumpyDtype(DataType.UINT8, false));
+            case "packbits" -> new NumpyDtype(DataType.UINT8, false);
+            default -> current;
+          };
       arrayCodecs.add(new CodecSpec("numcodecs." + id, config));
     }
     List<CodecSpec> codecs = new ArrayList<>(arrayCodecs);
-    codecs.add(new CodecSpec("bytes", f.objectNode().put("endian", current.bigEndian() ? "big" : "little")));
+    codecs.add(
+        new CodecSpec(
+            "bytes", f.objectNode().put("endian", current.bigEndian() ? "big" : "little")));
     codecs.addAll(byteCodecs);
     JsonNode compressor = doc.required("compressor");
     if (!compressor.isNull()) {
@@ -334,26 +431,44 @@ public final class V2Metadata {
   }
 
   /** The dtype a filter's {@code field} names (the current one when absent), checked. */
-  private static NumpyDtype filterType(JsonDocument doc, String field, int i, String id, ObjectNode config,
-      String typeField, NumpyDtype current) {
+  private static NumpyDtype filterType(
+      JsonDocument doc,
+      String field,
+      int i,
+      String id,
+      ObjectNode config,
+      String typeField,
+      NumpyDtype current) {
     JsonNode node = config.get(typeField);
     if (node == null || node.isNull()) {
       return current;
     }
     if (!node.isTextual()) {
-      throw doc.error(field, "filter " + i + " (" + id + "): '" + typeField + "' must be a numpy type string,"
-          + " not " + JsonDocument.describe(node));
+      throw doc.error(
+          field,
+          "filter "
+              + i
+              + " ("
+              + id
+              + "): '"
+              + typeField
+              + "' must be a numpy type string,"
+              + " not "
+              + JsonDocument.describe(node));
     }
     try {
       return NumpyDtype.parse(node.textValue());
     } catch (IllegalArgumentException e) {
-      throw doc.error(field, "filter " + i + " (" + id + "): '" + typeField + "': " + e.getMessage());
+      throw doc.error(
+          field, "filter " + i + " (" + id + "): '" + typeField + "': " + e.getMessage());
     }
   }
 
   private static String codecId(JsonDocument doc, String field, String what, JsonNode codec) {
     if (!codec.isObject() || !codec.path("id").isTextual()) {
-      throw doc.error(field, what + " must be an object with a string \"id\", not " + JsonDocument.describe(codec));
+      throw doc.error(
+          field,
+          what + " must be an object with a string \"id\", not " + JsonDocument.describe(codec));
     }
     return codec.get("id").textValue();
   }
@@ -369,14 +484,20 @@ public final class V2Metadata {
     ObjectNode config = withoutId(compressor);
     JsonNodeFactory f = JsonNodeFactory.instance;
     return switch (id) {
-      case "gzip" -> new CodecSpec("gzip", f.objectNode().put("level",
-          intField(doc, config, id, "level", 1, Set.of("level"))));
+      case "gzip" ->
+          new CodecSpec(
+              "gzip",
+              f.objectNode().put("level", intField(doc, config, id, "level", 1, Set.of("level"))));
       case "zstd" -> {
-        ObjectNode v3 = f.objectNode().put("level", intField(doc, config, id, "level", 0, Set.of("level", "checksum")));
+        ObjectNode v3 =
+            f.objectNode()
+                .put("level", intField(doc, config, id, "level", 0, Set.of("level", "checksum")));
         JsonNode checksum = config.get("checksum");
         if (checksum != null && !checksum.isNull()) {
           if (!checksum.isBoolean()) {
-            throw doc.error("compressor", "zstd: 'checksum' must be true or false, not " + JsonDocument.describe(checksum));
+            throw doc.error(
+                "compressor",
+                "zstd: 'checksum' must be true or false, not " + JsonDocument.describe(checksum));
           }
           v3.put("checksum", checksum.booleanValue());
         }
@@ -387,20 +508,36 @@ public final class V2Metadata {
     };
   }
 
-  private static int intField(JsonDocument doc, ObjectNode config, String id, String field, int defaultValue,
+  private static int intField(
+      JsonDocument doc,
+      ObjectNode config,
+      String id,
+      String field,
+      int defaultValue,
       Set<String> known) {
-    config.fieldNames().forEachRemaining(name -> {
-      if (!known.contains(name)) {
-        throw doc.error("compressor", id + ": unknown field '" + name + "' (known: id, " + String.join(", ",
-            new java.util.TreeSet<>(known)) + ")");
-      }
-    });
+    config
+        .fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!known.contains(name)) {
+                throw doc.error(
+                    "compressor",
+                    id
+                        + ": unknown field '"
+                        + name
+                        + "' (known: id, "
+                        + String.join(", ", new java.util.TreeSet<>(known))
+                        + ")");
+              }
+            });
     JsonNode node = config.get(field);
     if (node == null || node.isNull()) {
       return defaultValue;
     }
     if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw doc.error("compressor", id + ": '" + field + "' must be an integer, not " + JsonDocument.describe(node));
+      throw doc.error(
+          "compressor",
+          id + ": '" + field + "' must be an integer, not " + JsonDocument.describe(node));
     }
     return node.intValue();
   }
@@ -411,19 +548,24 @@ public final class V2Metadata {
     ObjectNode v3 = JsonNodeFactory.instance.objectNode();
     JsonNode cname = config.get("cname");
     if (cname != null && !cname.isNull() && !cname.isTextual()) {
-      throw doc.error("compressor", "blosc: 'cname' must be a string, not " + JsonDocument.describe(cname));
+      throw doc.error(
+          "compressor", "blosc: 'cname' must be a string, not " + JsonDocument.describe(cname));
     }
     v3.put("cname", cname == null || cname.isNull() ? "lz4" : cname.textValue());
     v3.put("clevel", intField(doc, config, "blosc", "clevel", 5, known));
     int shuffle = intField(doc, config, "blosc", "shuffle", 1, known);
     int typesize = intField(doc, config, "blosc", "typesize", Math.max(1, itemSize), known);
-    v3.put("shuffle", switch (shuffle) {
-      case 0 -> "noshuffle";
-      case 1 -> "shuffle";
-      case 2 -> "bitshuffle";
-      case -1 -> itemSize == 1 ? "bitshuffle" : "shuffle";
-      default -> throw doc.error("compressor", "blosc: 'shuffle' must be 0, 1, 2 or -1, not " + shuffle);
-    });
+    v3.put(
+        "shuffle",
+        switch (shuffle) {
+          case 0 -> "noshuffle";
+          case 1 -> "shuffle";
+          case 2 -> "bitshuffle";
+          case -1 -> itemSize == 1 ? "bitshuffle" : "shuffle";
+          default ->
+              throw doc.error(
+                  "compressor", "blosc: 'shuffle' must be 0, 1, 2 or -1, not " + shuffle);
+        });
     v3.put("typesize", typesize);
     v3.put("blocksize", intField(doc, config, "blosc", "blocksize", 0, known));
     return v3;

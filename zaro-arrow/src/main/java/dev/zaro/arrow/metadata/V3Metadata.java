@@ -15,8 +15,18 @@ public final class V3Metadata {
   private static final Set<String> GROUP_FIELDS =
       Set.of("zarr_format", "node_type", "attributes", "consolidated_metadata");
   private static final Set<String> ARRAY_FIELDS =
-      Set.of("zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
-          "fill_value", "codecs", "attributes", "dimension_names", "storage_transformers");
+      Set.of(
+          "zarr_format",
+          "node_type",
+          "shape",
+          "data_type",
+          "chunk_grid",
+          "chunk_key_encoding",
+          "fill_value",
+          "codecs",
+          "attributes",
+          "dimension_names",
+          "storage_transformers");
 
   /** Parses the document stored at {@code key}. */
   public static NodeMetadata parse(String key, byte[] json) {
@@ -26,13 +36,15 @@ public final class V3Metadata {
   public static NodeMetadata parse(JsonDocument doc) {
     int format = doc.requiredInt("zarr_format");
     if (format != 3) {
-      throw doc.error("zarr_format", "is " + format + "; a zarr.json document must have zarr_format 3");
+      throw doc.error(
+          "zarr_format", "is " + format + "; a zarr.json document must have zarr_format 3");
     }
     String nodeType = doc.requiredString("node_type");
     return switch (nodeType) {
       case "group" -> parseGroup(doc);
       case "array" -> parseArray(doc);
-      default -> throw doc.error("node_type", "must be \"array\" or \"group\", not \"" + nodeType + "\"");
+      default ->
+          throw doc.error("node_type", "must be \"array\" or \"group\", not \"" + nodeType + "\"");
     };
   }
 
@@ -60,8 +72,10 @@ public final class V3Metadata {
       JsonNode value = field.getValue();
       JsonNode mustUnderstand = value.isObject() ? value.get("must_understand") : null;
       if (mustUnderstand == null || !mustUnderstand.isBoolean() || mustUnderstand.booleanValue()) {
-        throw doc.error(field.getKey(), "is an extension zaro does not understand (only fields that are"
-            + " objects with \"must_understand\": false may be ignored)");
+        throw doc.error(
+            field.getKey(),
+            "is an extension zaro does not understand (only fields that are"
+                + " objects with \"must_understand\": false may be ignored)");
       }
     }
   }
@@ -77,15 +91,25 @@ public final class V3Metadata {
     List<String> dimensionNames = dimensionNames(doc, shape.length);
     JsonNode transformers = doc.optional("storage_transformers");
     if (transformers != null && (!transformers.isArray() || transformers.size() > 0)) {
-      throw doc.error("storage_transformers", "zaro supports no storage transformers, found "
-          + JsonDocument.describe(transformers));
+      throw doc.error(
+          "storage_transformers",
+          "zaro supports no storage transformers, found " + JsonDocument.describe(transformers));
     }
     int[] chunkShape = new int[shape.length];
     for (int d = 0; d < shape.length; d++) {
       chunkShape[d] = grid.dim(d).maxLength();
     }
-    return new ArrayMetadata(3, shape, dataType, chunkShape, encoding, fill, codecs, dimensionNames,
-        attributes(doc), grid);
+    return new ArrayMetadata(
+        3,
+        shape,
+        dataType,
+        chunkShape,
+        encoding,
+        fill,
+        codecs,
+        dimensionNames,
+        attributes(doc),
+        grid);
   }
 
   private static DataType dataType(JsonDocument doc) {
@@ -108,16 +132,26 @@ public final class V3Metadata {
         String unit = config.path("unit").asText("");
         int scale = config.path("scale_factor").asInt(1);
         if (!DataType.TIME_UNITS.contains(unit) || scale != 1) {
-          throw new MetadataException(where + ": " + name + " with unit '" + unit + "' and scale_factor " + scale
-              + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
+          throw new MetadataException(
+              where
+                  + ": "
+                  + name
+                  + " with unit '"
+                  + unit
+                  + "' and scale_factor "
+                  + scale
+                  + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
         }
         return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
       }
       if (name.equals("fixed_length_utf32")) {
         JsonNode length = node.path("configuration").path("length_bytes");
         if (!length.isIntegralNumber() || length.intValue() < 4 || length.intValue() % 4 != 0) {
-          throw new MetadataException(where + ": fixed_length_utf32 needs configuration.length_bytes, a positive"
-              + " multiple of 4, not " + length);
+          throw new MetadataException(
+              where
+                  + ": fixed_length_utf32 needs configuration.length_bytes, a positive"
+                  + " multiple of 4, not "
+                  + length);
         }
         return DataType.fixedUtf32(length.intValue() / 4);
       }
@@ -126,7 +160,8 @@ public final class V3Metadata {
       }
       return DataType.ofV3Name(name, where);
     }
-    throw new MetadataException(where + ": must be a data type name, not " + JsonDocument.describe(node));
+    throw new MetadataException(
+        where + ": must be a data type name, not " + JsonDocument.describe(node));
   }
 
   /**
@@ -135,8 +170,10 @@ public final class V3Metadata {
    */
   private static DataType struct(JsonNode fields, boolean legacy, String where) {
     if (!fields.isArray() || fields.isEmpty()) {
-      throw new MetadataException(where + ": a struct needs configuration.fields, a non-empty list, not "
-          + JsonDocument.describe(fields));
+      throw new MetadataException(
+          where
+              + ": a struct needs configuration.fields, a non-empty list, not "
+              + JsonDocument.describe(fields));
     }
     List<DataType.StructField> out = new ArrayList<>();
     int offset = 0;
@@ -152,13 +189,19 @@ public final class V3Metadata {
         type = field.path("data_type");
       }
       if (!name.isTextual() || type.isMissingNode()) {
-        throw new MetadataException(where + ": struct field " + i + " must be {\"name\": ..., \"data_type\": ...},"
-            + " not " + JsonDocument.describe(field));
+        throw new MetadataException(
+            where
+                + ": struct field "
+                + i
+                + " must be {\"name\": ..., \"data_type\": ...},"
+                + " not "
+                + JsonDocument.describe(field));
       }
       DataType fieldType = dataType(type, where + ", struct field '" + name.textValue() + "'");
       out.add(new DataType.StructField(name.textValue(), fieldType, offset, List.of()));
       if ((long) offset + fieldType.byteSize() > 1 << 24) {
-        throw new MetadataException(where + ": a struct element of more than " + (1 << 24) + " bytes");
+        throw new MetadataException(
+            where + ": a struct element of more than " + (1 << 24) + " bytes");
       }
       offset += fieldType.byteSize();
     }
@@ -169,14 +212,17 @@ public final class V3Metadata {
     int rank = shape.length;
     JsonNode grid = doc.required("chunk_grid");
     if (!grid.isObject() || !grid.path("name").isTextual()) {
-      throw doc.error("chunk_grid", "must be an object with a \"name\", not " + JsonDocument.describe(grid));
+      throw doc.error(
+          "chunk_grid", "must be an object with a \"name\", not " + JsonDocument.describe(grid));
     }
     String name = grid.get("name").textValue();
     if (name.equals("rectilinear")) {
       return rectilinear(doc, grid.path("configuration"), shape);
     }
     if (!name.equals("regular")) {
-      throw doc.error("chunk_grid", "grid \"" + name + "\" is not supported (\"regular\" and \"rectilinear\" are)");
+      throw doc.error(
+          "chunk_grid",
+          "grid \"" + name + "\" is not supported (\"regular\" and \"rectilinear\" are)");
     }
     JsonNode chunkShape = grid.path("configuration").path("chunk_shape");
     if (chunkShape.isMissingNode()) {
@@ -184,7 +230,8 @@ public final class V3Metadata {
     }
     long[] chunks = doc.longs(chunkShape, "chunk_grid.configuration.chunk_shape", 1);
     if (chunks.length != rank) {
-      throw doc.error("chunk_grid", "chunk_shape has " + chunks.length + " dimensions but shape has " + rank);
+      throw doc.error(
+          "chunk_grid", "chunk_shape has " + chunks.length + " dimensions but shape has " + rank);
     }
     int[] out = new int[rank];
     for (int d = 0; d < rank; d++) {
@@ -203,16 +250,27 @@ public final class V3Metadata {
   private static ChunkGrid rectilinear(JsonDocument doc, JsonNode config, long[] shape) {
     String field = "chunk_grid.configuration";
     if (!config.isObject()) {
-      throw doc.error(field, "must be an object with \"kind\" and \"chunk_shapes\", not " + JsonDocument.describe(config));
+      throw doc.error(
+          field,
+          "must be an object with \"kind\" and \"chunk_shapes\", not "
+              + JsonDocument.describe(config));
     }
     if (!"inline".equals(config.path("kind").asText(null))) {
-      throw doc.error(field + ".kind", "rectilinear grids of kind " + JsonDocument.describe(config.path("kind"))
-          + " are not supported (only \"inline\")");
+      throw doc.error(
+          field + ".kind",
+          "rectilinear grids of kind "
+              + JsonDocument.describe(config.path("kind"))
+              + " are not supported (only \"inline\")");
     }
     JsonNode shapes = config.path("chunk_shapes");
     if (!shapes.isArray() || shapes.size() != shape.length) {
-      throw doc.error(field + ".chunk_shapes", "must be a list of " + shape.length + " entries (one per dimension),"
-          + " not " + JsonDocument.describe(shapes));
+      throw doc.error(
+          field + ".chunk_shapes",
+          "must be a list of "
+              + shape.length
+              + " entries (one per dimension),"
+              + " not "
+              + JsonDocument.describe(shapes));
     }
     List<ChunkGrid.Dim> dims = new java.util.ArrayList<>();
     for (int d = 0; d < shape.length; d++) {
@@ -227,21 +285,31 @@ public final class V3Metadata {
           JsonNode e = entry.get(i);
           if (e.isArray()) {
             if (e.size() != 2) {
-              throw doc.error(where + "[" + i + "]", "a run must be [edge, count], not " + JsonDocument.describe(e));
+              throw doc.error(
+                  where + "[" + i + "]",
+                  "a run must be [edge, count], not " + JsonDocument.describe(e));
             }
-            runs.add(new long[] {positive(doc, where + "[" + i + "][0]", e.get(0)),
-                positive(doc, where + "[" + i + "][1]", e.get(1))});
+            runs.add(
+                new long[] {
+                  positive(doc, where + "[" + i + "][0]", e.get(0)),
+                  positive(doc, where + "[" + i + "][1]", e.get(1))
+                });
           } else {
             runs.add(new long[] {positive(doc, where + "[" + i + "]", e), 1});
           }
         }
       } else {
-        throw doc.error(where, "must be an integer or a non-empty list of edges and [edge, count] runs, not "
-            + JsonDocument.describe(entry));
+        throw doc.error(
+            where,
+            "must be an integer or a non-empty list of edges and [edge, count] runs, not "
+                + JsonDocument.describe(entry));
       }
       try {
-        dims.add(ChunkGrid.Dim.of(shape[d], runs.stream().mapToLong(r -> r[0]).toArray(),
-            runs.stream().mapToLong(r -> r[1]).toArray()));
+        dims.add(
+            ChunkGrid.Dim.of(
+                shape[d],
+                runs.stream().mapToLong(r -> r[0]).toArray(),
+                runs.stream().mapToLong(r -> r[1]).toArray()));
       } catch (IllegalArgumentException e) {
         throw doc.error(where, e.getMessage() + " (shape[" + d + "] = " + shape[d] + ")");
       }
@@ -259,29 +327,36 @@ public final class V3Metadata {
   private static ChunkKeyEncoding chunkKeyEncoding(JsonDocument doc) {
     JsonNode node = doc.required("chunk_key_encoding");
     if (!node.isObject() || !node.path("name").isTextual()) {
-      throw doc.error("chunk_key_encoding", "must be an object with a \"name\", not "
-          + JsonDocument.describe(node));
+      throw doc.error(
+          "chunk_key_encoding",
+          "must be an object with a \"name\", not " + JsonDocument.describe(node));
     }
     String name = node.get("name").textValue();
     JsonNode separatorNode = node.path("configuration").path("separator");
     String defaultSeparator = name.equals("v2") ? "." : "/";
-    String separator = separatorNode.isMissingNode() ? defaultSeparator : separatorNode.asText(null);
-    if (separator == null || !separatorNode.isMissingNode() && !separatorNode.isTextual()
+    String separator =
+        separatorNode.isMissingNode() ? defaultSeparator : separatorNode.asText(null);
+    if (separator == null
+        || !separatorNode.isMissingNode() && !separatorNode.isTextual()
         || !(separator.equals("/") || separator.equals("."))) {
-      throw doc.error("chunk_key_encoding", "separator must be \"/\" or \".\", not " + separatorNode);
+      throw doc.error(
+          "chunk_key_encoding", "separator must be \"/\" or \".\", not " + separatorNode);
     }
     return switch (name) {
       case "default" -> new ChunkKeyEncoding.DefaultEncoding(separator.charAt(0));
       case "v2" -> new ChunkKeyEncoding.V2Encoding(separator.charAt(0));
-      default -> throw doc.error("chunk_key_encoding", "encoding \"" + name
-          + "\" is not supported (only \"default\" and \"v2\")");
+      default ->
+          throw doc.error(
+              "chunk_key_encoding",
+              "encoding \"" + name + "\" is not supported (only \"default\" and \"v2\")");
     };
   }
 
   /** Parses a list of codec objects (also used for nested chains such as sharding's). */
   public static List<CodecSpec> codecs(JsonDocument doc, String field, JsonNode list) {
     if (!list.isArray() || list.isEmpty()) {
-      throw doc.error(field, "must be a non-empty list of codecs, not " + JsonDocument.describe(list));
+      throw doc.error(
+          field, "must be a non-empty list of codecs, not " + JsonDocument.describe(list));
     }
     List<CodecSpec> codecs = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
@@ -291,13 +366,23 @@ public final class V3Metadata {
       } else if (codec.isObject() && codec.path("name").isTextual()) {
         JsonNode config = codec.get("configuration");
         if (config != null && !config.isObject()) {
-          throw doc.error(field, "codec " + i + " (" + codec.get("name").textValue()
-              + "): configuration must be an object, not " + JsonDocument.describe(config));
+          throw doc.error(
+              field,
+              "codec "
+                  + i
+                  + " ("
+                  + codec.get("name").textValue()
+                  + "): configuration must be an object, not "
+                  + JsonDocument.describe(config));
         }
         codecs.add(new CodecSpec(codec.get("name").textValue(), config));
       } else {
-        throw doc.error(field, "codec " + i + " must be an object with a \"name\", not "
-            + JsonDocument.describe(codec));
+        throw doc.error(
+            field,
+            "codec "
+                + i
+                + " must be an object with a \"name\", not "
+                + JsonDocument.describe(codec));
       }
     }
     return codecs;
@@ -309,8 +394,9 @@ public final class V3Metadata {
       return null;
     }
     if (!node.isArray() || node.size() != rank) {
-      throw doc.error("dimension_names", "must be a list of " + rank + " names (or nulls), not "
-          + JsonDocument.describe(node));
+      throw doc.error(
+          "dimension_names",
+          "must be a list of " + rank + " names (or nulls), not " + JsonDocument.describe(node));
     }
     List<String> names = new ArrayList<>();
     for (JsonNode n : node) {
@@ -319,7 +405,9 @@ public final class V3Metadata {
       } else if (n.isTextual()) {
         names.add(n.textValue());
       } else {
-        throw doc.error("dimension_names", "each name must be a string or null, not " + JsonDocument.describe(n));
+        throw doc.error(
+            "dimension_names",
+            "each name must be a string or null, not " + JsonDocument.describe(n));
       }
     }
     return names;

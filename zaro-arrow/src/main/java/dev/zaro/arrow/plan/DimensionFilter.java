@@ -17,24 +17,31 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Index ranges per dimension, narrowed by predicates on the table layout's dimension columns:
- * coordinate values, CF times as timestamps, or the int64 index where a dimension has no
- * coordinate array. A predicate becomes a range only through a monotone column (increasing or
- * decreasing, no NaN); one it cannot turn into a range (non-monotone coordinates, an unknown
- * column, a literal of the wrong kind) narrows nothing, so an engine that keeps applying every
- * predicate itself stays correct. Narrowing only ever shrinks: the ranges are a superset of the
- * rows that match. Not thread-safe; cheap to make.
+ * coordinate values, CF times as timestamps, or the int64 index where a dimension has no coordinate
+ * array. A predicate becomes a range only through a monotone column (increasing or decreasing, no
+ * NaN); one it cannot turn into a range (non-monotone coordinates, an unknown column, a literal of
+ * the wrong kind) narrows nothing, so an engine that keeps applying every predicate itself stays
+ * correct. Narrowing only ever shrinks: the ranges are a superset of the rows that match. Not
+ * thread-safe; cheap to make.
  */
 public final class DimensionFilter {
   /** A comparison {@code column OP value}. */
   public enum Op {
-    EQ, LT, LE, GT, GE
+    EQ,
+    LT,
+    LE,
+    GT,
+    GE
   }
 
   private final List<DimensionColumn> columns;
   private final long[] shape;
+
   /** Per dimension, the array indices {@code [lo, hi)} that can still match. */
   private final long[] lo;
+
   private final long[] hi;
+
   /** Per dimension: 1 non-decreasing, -1 non-increasing, 0 neither, 2 not yet known. */
   private final int[] order;
 
@@ -44,7 +51,8 @@ public final class DimensionFilter {
    */
   public DimensionFilter(List<DimensionColumn> columns, long[] shape) {
     if (columns.size() != shape.length) {
-      throw new IllegalArgumentException(columns.size() + " columns for " + shape.length + " dimensions");
+      throw new IllegalArgumentException(
+          columns.size() + " columns for " + shape.length + " dimensions");
     }
     this.columns = List.copyOf(columns);
     this.shape = shape.clone();
@@ -57,7 +65,8 @@ public final class DimensionFilter {
   /** Every index of the array at {@code path}; its columns as {@link Zaro#readTable} makes them. */
   public static DimensionFilter of(Zaro zaro, String path, TableOptions options) {
     try (BufferAllocator allocator = new RootAllocator()) {
-      return new DimensionFilter(zaro.dimensionColumns(path, options, allocator), zaro.meta(path).shape());
+      return new DimensionFilter(
+          zaro.dimensionColumns(path, options, allocator), zaro.meta(path).shape());
     }
   }
 
@@ -74,8 +83,8 @@ public final class DimensionFilter {
   /**
    * Narrows by {@code column op value}.
    *
-   * @param value a {@link Number}; for a timestamp column also an {@link Instant}, a
-   *     {@link LocalDateTime} or {@link LocalDate} (UTC), or epoch microseconds as a Number
+   * @param value a {@link Number}; for a timestamp column also an {@link Instant}, a {@link
+   *     LocalDateTime} or {@link LocalDate} (UTC), or epoch microseconds as a Number
    * @return this
    */
   public DimensionFilter restrict(String column, Op op, Object value) {
@@ -92,11 +101,26 @@ public final class DimensionFilter {
     long from;
     long to;
     switch (op) {
-      case EQ -> { from = ge; to = gt; }
-      case LT -> { from = 0; to = ge; }
-      case LE -> { from = 0; to = gt; }
-      case GT -> { from = gt; to = n; }
-      default -> { from = ge; to = n; }
+      case EQ -> {
+        from = ge;
+        to = gt;
+      }
+      case LT -> {
+        from = 0;
+        to = ge;
+      }
+      case LE -> {
+        from = 0;
+        to = gt;
+      }
+      case GT -> {
+        from = gt;
+        to = n;
+      }
+      default -> {
+        from = ge;
+        to = n;
+      }
     }
     if (order[d] < 0) {
       // decreasing: the same positions counted from the other end
@@ -117,7 +141,9 @@ public final class DimensionFilter {
   /** Narrows by {@code column IN (values)} to the hull of the values' ranges. */
   public DimensionFilter restrictIn(String column, Collection<?> values) {
     DimensionColumn c = column(column);
-    if (c == null || !monotone(c) || values.stream().anyMatch(v -> key(c, v) == null || key(c, v).isNaN())) {
+    if (c == null
+        || !monotone(c)
+        || values.stream().anyMatch(v -> key(c, v) == null || key(c, v).isNaN())) {
       return this;
     }
     int d = c.dim();
@@ -163,7 +189,8 @@ public final class DimensionFilter {
       Selection.Dim s = base.dims().get(d);
       // selected indices start + k * step, k < count, that fall in [lo, hi)
       long k0 = lo[d] <= s.start() ? 0 : (lo[d] - s.start() + s.step() - 1) / s.step();
-      long k1 = hi[d] <= s.start() ? 0 : Math.min(s.count(), (hi[d] - 1 - s.start()) / s.step() + 1);
+      long k1 =
+          hi[d] <= s.start() ? 0 : Math.min(s.count(), (hi[d] - 1 - s.start()) / s.step() + 1);
       long count = empty ? 0 : Math.max(0, k1 - k0);
       long start = count == 0 ? s.start() : s.start() + k0 * s.step();
       dims.add(new Selection.Dim(start, s.step(), count, s.dropped()));
@@ -223,7 +250,8 @@ public final class DimensionFilter {
         return (double) ChronoUnit.MICROS.between(Instant.EPOCH, t.toInstant(ZoneOffset.UTC));
       }
       if (value instanceof LocalDate t) {
-        return (double) ChronoUnit.MICROS.between(Instant.EPOCH, t.atStartOfDay().toInstant(ZoneOffset.UTC));
+        return (double)
+            ChronoUnit.MICROS.between(Instant.EPOCH, t.atStartOfDay().toInstant(ZoneOffset.UTC));
       }
     }
     return value instanceof Number number ? number.doubleValue() : null;

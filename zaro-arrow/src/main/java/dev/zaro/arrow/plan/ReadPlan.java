@@ -9,15 +9,15 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * A read planned arithmetically and lazily over an array's chunk grid (its shards, when the
- * array is sharded: the outer grid is what the store holds as objects). No list of every chunk
- * is ever built: a plan keeps the selection and the grid, and counts, cuts and walks them with
- * integer arithmetic, so an array of ten million chunks yields its first piece at once.
+ * A read planned arithmetically and lazily over an array's chunk grid (its shards, when the array
+ * is sharded: the outer grid is what the store holds as objects). No list of every chunk is ever
+ * built: a plan keeps the selection and the grid, and counts, cuts and walks them with integer
+ * arithmetic, so an array of ten million chunks yields its first piece at once.
  *
- * <p>Split policies sit on top: {@link #split(long)} cuts by decoded bytes (Flight endpoints,
- * Spark partitions); {@link #pieces(long)} yields the same pieces one at a time. Every piece is
- * itself a {@link Selection} of the array, so it serializes as its {@link Selection#canonical()}
- * text and plans again on the other side. See docs/ARCHITECTURE.md, "One read plan".
+ * <p>Split policies sit on top: {@link #split(long)} cuts by decoded bytes (Flight endpoints, Spark
+ * partitions); {@link #pieces(long)} yields the same pieces one at a time. Every piece is itself a
+ * {@link Selection} of the array, so it serializes as its {@link Selection#canonical()} text and
+ * plans again on the other side. See docs/ARCHITECTURE.md, "One read plan".
  */
 public final class ReadPlan {
   private final ArrayMetadata metadata;
@@ -27,8 +27,13 @@ public final class ReadPlan {
 
   private ReadPlan(ArrayMetadata metadata, Selection selection) {
     if (selection.dims().size() != metadata.rank()) {
-      throw new IllegalArgumentException("selection '" + selection + "' has " + selection.dims().size()
-          + " dimensions; the array has " + metadata.rank());
+      throw new IllegalArgumentException(
+          "selection '"
+              + selection
+              + "' has "
+              + selection.dims().size()
+              + " dimensions; the array has "
+              + metadata.rank());
     }
     this.metadata = metadata;
     this.selection = selection;
@@ -59,7 +64,9 @@ public final class ReadPlan {
     return Math.multiplyExact(selection.size(), itemSize);
   }
 
-  /** Chunks (shards, for a sharded array) the selection touches: a product of per-dimension counts. */
+  /**
+   * Chunks (shards, for a sharded array) the selection touches: a product of per-dimension counts.
+   */
   public long chunkCount() {
     long n = 1;
     for (int d = 0; d < counts.length; d++) {
@@ -91,8 +98,8 @@ public final class ReadPlan {
   }
 
   /**
-   * The first selected index of dimension {@code d} after {@code k} that lies in another chunk
-   * than index {@code k} does (or the dimension's count).
+   * The first selected index of dimension {@code d} after {@code k} that lies in another chunk than
+   * index {@code k} does (or the dimension's count).
    */
   long nextBoundary(int d, long k) {
     Selection.Dim dim = selection.dims().get(d);
@@ -105,11 +112,10 @@ public final class ReadPlan {
   }
 
   /**
-   * Cuts the plan into pieces of about {@code targetBytes} decoded bytes each, on chunk
-   * boundaries, in C order; together they cover the selection exactly once. A piece never cuts
-   * a chunk, so a chunk larger than the target is a piece of its own. Pieces are as coarse as
-   * the target allows: whole runs of the first dimension's chunks when they fit, else the next
-   * dimension is cut too.
+   * Cuts the plan into pieces of about {@code targetBytes} decoded bytes each, on chunk boundaries,
+   * in C order; together they cover the selection exactly once. A piece never cuts a chunk, so a
+   * chunk larger than the target is a piece of its own. Pieces are as coarse as the target allows:
+   * whole runs of the first dimension's chunks when they fit, else the next dimension is cut too.
    *
    * @return the pieces; an empty selection gives none
    */
@@ -120,18 +126,18 @@ public final class ReadPlan {
   }
 
   /**
-   * Cuts the plan along its first dimension only, every other dimension whole: the policy of
-   * the tensor layout's row groups (Flight endpoints, streamed blocks). A piece holds whole runs
-   * of the first dimension's chunks while they fit {@code targetBytes}, and at most
-   * {@code maxRows} indices of that dimension: only a chunk run longer than {@code maxRows} is cut
-   * inside a chunk. A selection whose first dimension is dropped (or a 0-d one) is one piece.
+   * Cuts the plan along its first dimension only, every other dimension whole: the policy of the
+   * tensor layout's row groups (Flight endpoints, streamed blocks). A piece holds whole runs of the
+   * first dimension's chunks while they fit {@code targetBytes}, and at most {@code maxRows}
+   * indices of that dimension: only a chunk run longer than {@code maxRows} is cut inside a chunk.
+   * A selection whose first dimension is dropped (or a 0-d one) is one piece.
    *
    * @return the pieces in order; an empty selection gives one empty piece
    */
   public List<Selection> splitFirst(long targetBytes, long maxRows) {
     if (targetBytes < 1 || maxRows < 1) {
-      throw new IllegalArgumentException("target bytes and rows must be positive, not " + targetBytes + ", "
-          + maxRows);
+      throw new IllegalArgumentException(
+          "target bytes and rows must be positive, not " + targetBytes + ", " + maxRows);
     }
     List<Selection> out = new ArrayList<>();
     if (counts.length == 0 || selection.dims().get(0).dropped() || selection.size() == 0) {
@@ -174,8 +180,10 @@ public final class ReadPlan {
     private final int rank = counts.length;
     private final long[] from = new long[rank];
     private final long[] to = new long[rank];
+
     /** Bytes of one selected index of dimension d with every later dimension whole. */
     private final long[] sliceBytes = new long[rank + 1];
+
     private int depth = -1;
     private boolean done;
 
@@ -193,12 +201,16 @@ public final class ReadPlan {
       }
     }
 
-    /** Starts dimension d at selected index k; cuts deeper while one chunk run exceeds the target. */
+    /**
+     * Starts dimension d at selected index k; cuts deeper while one chunk run exceeds the target.
+     */
     private void descend(int d, long k) {
       while (true) {
         from[d] = k;
         long run = nextBoundary(d, k);
-        if (d < rank - 1 && saturatingMultiply(saturatingMultiply(run - k, prefix(d)), sliceBytes[d + 1]) > target) {
+        if (d < rank - 1
+            && saturatingMultiply(saturatingMultiply(run - k, prefix(d)), sliceBytes[d + 1])
+                > target) {
           to[d] = run;
           d++;
           k = 0;

@@ -80,9 +80,10 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
     return raw * (scaleFactor == null ? 1 : scaleFactor) + (addOffset == null ? 0 : addOffset);
   }
 
-  private static final Pattern TIME_UNITS = Pattern.compile(
-      "\\s*(days?|hours?|minutes?|seconds?|milliseconds?|microseconds?|d|h|hr|min|s|sec|ms|us)\\s+since\\s+(.+?)\\s*",
-      Pattern.CASE_INSENSITIVE);
+  private static final Pattern TIME_UNITS =
+      Pattern.compile(
+          "\\s*(days?|hours?|minutes?|seconds?|milliseconds?|microseconds?|d|h|hr|min|s|sec|ms|us)\\s+since\\s+(.+?)\\s*",
+          Pattern.CASE_INSENSITIVE);
 
   /** A CF time axis: value v means epoch microseconds {@code epochMicros + v * unitMicros}. */
   record TimeUnits(long unitMicros, long epochMicros) {
@@ -108,14 +109,15 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
     if (!m.matches()) {
       return Optional.empty();
     }
-    long unit = switch (m.group(1).toLowerCase(Locale.ROOT)) {
-      case "day", "days", "d" -> 86_400_000_000L;
-      case "hour", "hours", "h", "hr" -> 3_600_000_000L;
-      case "minute", "minutes", "min" -> 60_000_000L;
-      case "second", "seconds", "s", "sec" -> 1_000_000L;
-      case "millisecond", "milliseconds", "ms" -> 1_000L;
-      default -> 1L;
-    };
+    long unit =
+        switch (m.group(1).toLowerCase(Locale.ROOT)) {
+          case "day", "days", "d" -> 86_400_000_000L;
+          case "hour", "hours", "h", "hr" -> 3_600_000_000L;
+          case "minute", "minutes", "min" -> 60_000_000L;
+          case "second", "seconds", "s", "sec" -> 1_000_000L;
+          case "millisecond", "milliseconds", "ms" -> 1_000L;
+          default -> 1L;
+        };
     return parseEpoch(m.group(2)).map(epoch -> new TimeUnits(unit, epoch));
   }
 
@@ -127,7 +129,8 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
     t = t.replaceAll("T+$", "");
     try {
       if (!t.contains("T")) {
-        return Optional.of(LocalDate.parse(t).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1_000_000L);
+        return Optional.of(
+            LocalDate.parse(t).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1_000_000L);
       }
       if (t.endsWith("Z") || t.matches(".*[+-]\\d\\d:?\\d\\d$")) {
         OffsetDateTime odt = OffsetDateTime.parse(t.replaceAll("([+-]\\d\\d)(\\d\\d)$", "$1:$2"));

@@ -5,17 +5,16 @@ import dev.zaro.arrow.arrow.ArrowTypes;
 import dev.zaro.arrow.metadata.DataType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Optional;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
- * One dimension column of the table layout: the int64 index, or the values of the dimension's
- * 1-D coordinate array (copied to the heap once), or CF times as epoch microseconds. The one
- * place that decides what a dimension column holds: the table layout writes it, and
- * {@code plan.DimensionFilter} compares predicates against it.
+ * One dimension column of the table layout: the int64 index, or the values of the dimension's 1-D
+ * coordinate array (copied to the heap once), or CF times as epoch microseconds. The one place that
+ * decides what a dimension column holds: the table layout writes it, and {@code
+ * plan.DimensionFilter} compares predicates against it.
  */
 public final class DimensionColumn {
   /** What the column holds. */
@@ -35,7 +34,8 @@ public final class DimensionColumn {
   private final long[] times;
   private final DataType type;
 
-  private DimensionColumn(int dim, Field field, int width, byte[] values, long[] times, DataType type) {
+  private DimensionColumn(
+      int dim, Field field, int width, byte[] values, long[] times, DataType type) {
     this.dim = dim;
     this.field = field;
     this.width = width;
@@ -46,18 +46,24 @@ public final class DimensionColumn {
 
   /** The index column of dimension {@code dim}. */
   public static DimensionColumn index(int dim, String name) {
-    return new DimensionColumn(dim, new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null), 8,
-        null, null, null);
+    return new DimensionColumn(
+        dim,
+        new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null),
+        8,
+        null,
+        null,
+        null);
   }
 
   /**
-   * The column of dimension {@code dim} from its coordinate array, or the index column when
-   * {@code coordinate} is null or of a type no column can hold (bool, complex).
+   * The column of dimension {@code dim} from its coordinate array, or the index column when {@code
+   * coordinate} is null or of a type no column can hold (bool, complex).
    *
    * @param attributes the coordinate array's attributes (CF time units)
    * @param cf whether CF times become timestamps
    */
-  public static DimensionColumn of(int dim, String name, Slab coordinate, JsonNode attributes, boolean cf) {
+  public static DimensionColumn of(
+      int dim, String name, Slab coordinate, JsonNode attributes, boolean cf) {
     if (coordinate == null) {
       return index(dim, name);
     }
@@ -73,10 +79,11 @@ public final class DimensionColumn {
       long[] times = new long[(int) coordinate.elementCount()];
       ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
       for (int i = 0; i < times.length; i++) {
-        double v = switch (type.kind()) {
-          case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
-          default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
-        };
+        double v =
+            switch (type.kind()) {
+              case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
+              default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
+            };
         times[i] = units.toMicros(v);
       }
       return new DimensionColumn(dim, field, 8, null, times, type);
@@ -85,22 +92,26 @@ public final class DimensionColumn {
   }
 
   /**
-   * The field of a dimension column whose coordinate array has {@code type} and
-   * {@code attributes}, from metadata alone (no values read); null when the column is the
-   * index instead (a type no column can hold: bool, complex, text, narrow or bit-pattern types).
+   * The field of a dimension column whose coordinate array has {@code type} and {@code attributes},
+   * from metadata alone (no values read); null when the column is the index instead (a type no
+   * column can hold: bool, complex, text, narrow or bit-pattern types).
    */
   public static Field field(String name, DataType type, JsonNode attributes, boolean cf) {
-    boolean orderable = switch (type.kind()) {
-      case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
-      default -> false;
-    };
+    boolean orderable =
+        switch (type.kind()) {
+          case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
+          default -> false;
+        };
     if (!orderable || type.fallbackFormat().isPresent() || type.bits() < 8) {
       return null;
     }
-    boolean numeric = type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT
-        || type.kind() == DataType.Kind.FLOAT;
+    boolean numeric =
+        type.kind() == DataType.Kind.INT
+            || type.kind() == DataType.Kind.UINT
+            || type.kind() == DataType.Kind.FLOAT;
     if (cf && numeric && type.bits() >= 32 && CfConventions.timeUnits(attributes).isPresent()) {
-      return new Field(name, FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null);
+      return new Field(
+          name, FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null);
     }
     return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
@@ -142,9 +153,8 @@ public final class DimensionColumn {
   }
 
   /**
-   * The column's value at array index {@code i} as a number for ordering: the index itself,
-   * epoch microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose
-   * precision).
+   * The column's value at array index {@code i} as a number for ordering: the index itself, epoch
+   * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision).
    */
   public double valueAt(long i) {
     switch (kind()) {
@@ -156,26 +166,29 @@ public final class DimensionColumn {
         ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
         int at = (int) (i * width);
         return switch (type.kind()) {
-          case FLOAT -> switch (type.bits()) {
-            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
-            case 32 -> b.getFloat(at);
-            default -> b.getDouble(at);
-          };
-          case UINT -> switch (type.bits()) {
-            case 8 -> b.get(at) & 0xff;
-            case 16 -> b.getShort(at) & 0xffff;
-            case 32 -> b.getInt(at) & 0xffffffffL;
-            default -> {
-              long v = b.getLong(at);
-              yield v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
-            }
-          };
-          default -> switch (type.bits()) {
-            case 8 -> b.get(at);
-            case 16 -> b.getShort(at);
-            case 32 -> b.getInt(at);
-            default -> (double) b.getLong(at);
-          };
+          case FLOAT ->
+              switch (type.bits()) {
+                case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
+                case 32 -> b.getFloat(at);
+                default -> b.getDouble(at);
+              };
+          case UINT ->
+              switch (type.bits()) {
+                case 8 -> b.get(at) & 0xff;
+                case 16 -> b.getShort(at) & 0xffff;
+                case 32 -> b.getInt(at) & 0xffffffffL;
+                default -> {
+                  long v = b.getLong(at);
+                  yield v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
+                }
+              };
+          default ->
+              switch (type.bits()) {
+                case 8 -> b.get(at);
+                case 16 -> b.getShort(at);
+                case 32 -> b.getInt(at);
+                default -> (double) b.getLong(at);
+              };
         };
     }
   }

@@ -21,15 +21,15 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The nodes of a Zarr v3 or v2 hierarchy in a store: metadata is read once per node and cached.
  *
- * <p>A node is v3 when it has a {@code zarr.json}, v2 when it has a {@code .zarray} or
- * {@code .zgroup} (with its {@code .zattrs}). Groups with no metadata document of their own
- * but with nodes below them (v3 implicit groups) are tolerated.
+ * <p>A node is v3 when it has a {@code zarr.json}, v2 when it has a {@code .zarray} or {@code
+ * .zgroup} (with its {@code .zattrs}). Groups with no metadata document of their own but with nodes
+ * below them (v3 implicit groups) are tolerated.
  *
- * <p>Consolidated metadata is used when the root has it: the inline
- * {@code consolidated_metadata} of a v3 root {@code zarr.json}, or a v2 {@code .zmetadata}. The
- * whole hierarchy is then known from that one document: listing it and opening any node it
- * names read nothing else (no store listing). Nodes it does not name are still looked up in
- * the store. Without consolidated metadata the hierarchy is found by listing the store.
+ * <p>Consolidated metadata is used when the root has it: the inline {@code consolidated_metadata}
+ * of a v3 root {@code zarr.json}, or a v2 {@code .zmetadata}. The whole hierarchy is then known
+ * from that one document: listing it and opening any node it names read nothing else (no store
+ * listing). Nodes it does not name are still looked up in the store. Without consolidated metadata
+ * the hierarchy is found by listing the store.
  */
 public final class Hierarchy {
   static final String V3_METADATA = "zarr.json";
@@ -38,12 +38,16 @@ public final class Hierarchy {
   private final Map<String, NodeMetadata> cache = new ConcurrentHashMap<>();
   private final Map<String, String> unreadable = new ConcurrentHashMap<>();
   private final Object rootLock = new Object();
+
   /** Set once the root has been probed (under rootLock). */
   private volatile boolean rootProbed;
+
   /** The consolidated metadata, or null when the root has none. */
   private volatile ConsolidatedMetadata consolidated;
+
   /** The root's metadata error, rethrown when the root is asked for. */
   private volatile RuntimeException rootError;
+
   /** The format the root was found in (2 or 3), tried first for other nodes; 0 when unknown. */
   private volatile int format;
 
@@ -87,8 +91,8 @@ public final class Hierarchy {
   }
 
   /**
-   * Reads the root once: {@code zarr.json} (with any inline consolidated metadata), else
-   * {@code .zmetadata}, else {@code .zarray} / {@code .zgroup}.
+   * Reads the root once: {@code zarr.json} (with any inline consolidated metadata), else {@code
+   * .zmetadata}, else {@code .zarray} / {@code .zgroup}.
    */
   private void probeRoot() {
     if (rootProbed) {
@@ -115,10 +119,12 @@ public final class Hierarchy {
               cache.put("", root.parse());
             }
           } else {
-            loadV2("").ifPresent(root -> {
-              format = 2;
-              cache.put("", root);
-            });
+            loadV2("")
+                .ifPresent(
+                    root -> {
+                      format = 2;
+                      cache.put("", root);
+                    });
           }
         }
       } catch (MetadataException e) {
@@ -152,14 +158,23 @@ public final class Hierarchy {
         return implicitGroup();
       }
     }
-    String tried = "no key '" + StoreKeys.join(path, V3_METADATA) + "', '" + StoreKeys.join(path, V2Metadata.ZARRAY)
-        + "' or '" + StoreKeys.join(path, V2Metadata.ZGROUP) + "'";
-    throw new NodeNotFoundException(path.isEmpty()
-        ? "no Zarr hierarchy in " + store.describe() + " (" + tried + ")"
-        : "no array or group at '/" + path + "' in " + store.describe() + " (" + tried + ")");
+    String tried =
+        "no key '"
+            + StoreKeys.join(path, V3_METADATA)
+            + "', '"
+            + StoreKeys.join(path, V2Metadata.ZARRAY)
+            + "' or '"
+            + StoreKeys.join(path, V2Metadata.ZGROUP)
+            + "'";
+    throw new NodeNotFoundException(
+        path.isEmpty()
+            ? "no Zarr hierarchy in " + store.describe() + " (" + tried + ")"
+            : "no array or group at '/" + path + "' in " + store.describe() + " (" + tried + ")");
   }
 
-  /** The node whose own metadata document is at {@code path} (the hierarchy's format tried first). */
+  /**
+   * The node whose own metadata document is at {@code path} (the hierarchy's format tried first).
+   */
   private Optional<NodeMetadata> loadExplicit(String path) {
     return format == 2 ? loadV2(path).or(() -> loadV3(path)) : loadV3(path).or(() -> loadV2(path));
   }
@@ -179,20 +194,24 @@ public final class Hierarchy {
     String arrayKey = StoreKeys.join(path, V2Metadata.ZARRAY);
     Optional<byte[]> array = store.getBytes(arrayKey);
     if (array.isPresent()) {
-      return Optional.of(V2Metadata.parseArray(arrayKey, array.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+      return Optional.of(
+          V2Metadata.parseArray(
+              arrayKey, array.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
     }
     String groupKey = StoreKeys.join(path, V2Metadata.ZGROUP);
     Optional<byte[]> group = store.getBytes(groupKey);
     if (group.isPresent()) {
-      return Optional.of(V2Metadata.parseGroup(groupKey, group.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+      return Optional.of(
+          V2Metadata.parseGroup(
+              groupKey, group.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
     }
     return Optional.empty();
   }
 
   /**
-   * Every node, parents before children, in path order. A node whose metadata zaro cannot read
-   * (an unsupported data type, say) is left out rather than failing the whole listing; see
-   * {@link #unreadable()}. The root's own errors still fail.
+   * Every node, parents before children, in path order. A node whose metadata zaro cannot read (an
+   * unsupported data type, say) is left out rather than failing the whole listing; see {@link
+   * #unreadable()}. The root's own errors still fail.
    */
   public List<Node> list() {
     probeRoot();
@@ -204,12 +223,13 @@ public final class Hierarchy {
     } else {
       // chunks live below arrays: a store with directories need not walk them
       try (var keys = store.list("", this::holdsArray)) {
-        keys.forEach(k -> {
-          String p = nodePath(k);
-          if (p != null) {
-            paths.put(p, true);
-          }
-        });
+        keys.forEach(
+            k -> {
+              String p = nodePath(k);
+              if (p != null) {
+                paths.put(p, true);
+              }
+            });
       }
     }
     for (String p : new ArrayList<>(paths.keySet())) {
@@ -247,8 +267,8 @@ public final class Hierarchy {
 
   /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */
   /**
-   * Whether directory {@code dir} is an array (v2 .zarray or v3 array zarr.json). The metadata
-   * read to find out is kept, so the listing does not read it again.
+   * Whether directory {@code dir} is an array (v2 .zarray or v3 array zarr.json). The metadata read
+   * to find out is kept, so the listing does not read it again.
    */
   private boolean holdsArray(String dir) {
     NodeMetadata node = cache.get(dir);
@@ -256,7 +276,7 @@ public final class Hierarchy {
       try {
         node = loadExplicit(dir).orElse(null);
       } catch (RuntimeException e) {
-        return false;  // unreadable here: walk it, and the listing reports the node as it always did
+        return false; // unreadable here: walk it, and the listing reports the node as it always did
       }
       if (node == null) {
         return false;

@@ -6,8 +6,8 @@ public enum MissingChunks {
   FILL,
   /**
    * The read fails with a {@link dev.zaro.arrow.error.ErrorKind#MISSING_CHUNK} error naming the
-   * chunk's key (zarr-python 3.2's reader option of the same meaning). Inner chunks that a
-   * shard's index marks absent are not store keys and still read as the fill value.
+   * chunk's key (zarr-python 3.2's reader option of the same meaning). Inner chunks that a shard's
+   * index marks absent are not store keys and still read as the fill value.
    */
   ERROR
 }

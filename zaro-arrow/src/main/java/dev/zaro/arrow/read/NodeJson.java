@@ -57,9 +57,15 @@ public final class NodeJson {
     }
     ObjectNode encoding = json.putObject("chunk_key_encoding");
     if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DefaultEncoding d) {
-      encoding.put("name", "default").putObject("configuration").put("separator", String.valueOf(d.separator()));
+      encoding
+          .put("name", "default")
+          .putObject("configuration")
+          .put("separator", String.valueOf(d.separator()));
     } else if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.V2Encoding v) {
-      encoding.put("name", "v2").putObject("configuration").put("separator", String.valueOf(v.separator()));
+      encoding
+          .put("name", "v2")
+          .putObject("configuration")
+          .put("separator", String.valueOf(v.separator()));
     }
     json.set("fill_value", fillValue(a.fillValue(), a.dataType()));
     ArrayNode codecs = json.putArray("codecs");
@@ -103,18 +109,24 @@ public final class NodeJson {
     var f = JsonDocument.MAPPER.getNodeFactory();
     return switch (type.kind()) {
       case BOOL -> f.booleanNode(b.get() != 0);
-      case INT -> f.numberNode(switch (type.bits()) {
-        case 8 -> (long) b.get();
-        case 16 -> (long) b.getShort();
-        case 32 -> (long) b.getInt();
-        default -> b.getLong();
-      });
+      case INT ->
+          f.numberNode(
+              switch (type.bits()) {
+                case 8 -> (long) b.get();
+                case 16 -> (long) b.getShort();
+                case 32 -> (long) b.getInt();
+                default -> b.getLong();
+              });
       case UINT -> f.numberNode(new BigInteger(1, reverse(fill.bytes())));
       case FLOAT -> floatNode(b, type.byteSize());
-      case COMPLEX -> f.arrayNode().add(floatNode(b, type.byteSize() / 2)).add(floatNode(b, type.byteSize() / 2));
+      case COMPLEX ->
+          f.arrayNode()
+              .add(floatNode(b, type.byteSize() / 2))
+              .add(floatNode(b, type.byteSize() / 2));
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
       case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
-      case FIXED_UTF32 -> f.textNode(dev.zaro.arrow.arrow.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
+      case FIXED_UTF32 ->
+          f.textNode(dev.zaro.arrow.arrow.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);
@@ -126,8 +138,11 @@ public final class NodeJson {
           ArrayNode values = f.arrayNode();
           for (int i = 0; i < field.count(); i++) {
             int at = field.offset() + i * field.type().byteSize();
-            values.add(fillValue(new FillValue(java.util.Arrays.copyOfRange(element, at, at + field.type().byteSize())),
-                field.type()));
+            values.add(
+                fillValue(
+                    new FillValue(
+                        java.util.Arrays.copyOfRange(element, at, at + field.type().byteSize())),
+                    field.type()));
           }
           fields.set(field.name(), field.shape().isEmpty() ? values.get(0) : values);
         }
@@ -144,11 +159,12 @@ public final class NodeJson {
   }
 
   private static JsonNode floatNode(ByteBuffer b, int width) {
-    double v = switch (width) {
-      case 2 -> HalfFloat.toFloat(b.getShort());
-      case 4 -> b.getFloat();
-      default -> b.getDouble();
-    };
+    double v =
+        switch (width) {
+          case 2 -> HalfFloat.toFloat(b.getShort());
+          case 4 -> b.getFloat();
+          default -> b.getDouble();
+        };
     var f = JsonDocument.MAPPER.getNodeFactory();
     if (Double.isNaN(v)) {
       return f.textNode("NaN");

@@ -7,14 +7,15 @@ import java.util.function.BooleanSupplier;
 /**
  * How a read runs.
  *
- * @param progress told after every chunk; called from worker threads, so it must be
- *     thread-safe; may be {@link Progress#NONE}
+ * @param progress told after every chunk; called from worker threads, so it must be thread-safe;
+ *     may be {@link Progress#NONE}
  * @param stats where the read counts chunks and bytes, or null not to count
  * @param cancelled checked before every chunk: once true, the read stops with an error
- * @param deadlineNanos {@link System#nanoTime()} after which the read fails, or
- *     {@link Long#MAX_VALUE} for none
+ * @param deadlineNanos {@link System#nanoTime()} after which the read fails, or {@link
+ *     Long#MAX_VALUE} for none
  */
-public record ReadOptions(Progress progress, ReadStats stats, BooleanSupplier cancelled, long deadlineNanos) {
+public record ReadOptions(
+    Progress progress, ReadStats stats, BooleanSupplier cancelled, long deadlineNanos) {
   public static final ReadOptions DEFAULT = new ReadOptions(Progress.NONE);
 
   public ReadOptions(Progress progress) {
@@ -48,7 +49,7 @@ public record ReadOptions(Progress progress, ReadStats stats, BooleanSupplier ca
   /** Chunk-level progress of a read. */
   @FunctionalInterface
   public interface Progress {
-    Progress NONE = (done, total) -> { };
+    Progress NONE = (done, total) -> {};
 
     void chunksDone(long done, long total);
   }

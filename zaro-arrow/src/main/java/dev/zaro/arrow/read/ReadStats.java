@@ -3,9 +3,9 @@ package dev.zaro.arrow.read;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What reads cost, counted as they run: pass one in {@link ReadOptions#withStats} and read it
- * after (or during) the reads; one instance may collect many reads (a query, a Spark task).
- * Thread-safe; counting is a few uncontended adds per chunk.
+ * What reads cost, counted as they run: pass one in {@link ReadOptions#withStats} and read it after
+ * (or during) the reads; one instance may collect many reads (a query, a Spark task). Thread-safe;
+ * counting is a few uncontended adds per chunk.
  */
 public final class ReadStats {
   private final LongAdder chunksDecoded = new LongAdder();
@@ -56,7 +56,16 @@ public final class ReadStats {
 
   @Override
   public String toString() {
-    return "ReadStats[chunks decoded " + chunksDecoded() + ", missing " + chunksMissing() + ", requests "
-        + requests() + ", bytes fetched " + bytesFetched() + ", bytes decoded " + bytesDecoded() + "]";
+    return "ReadStats[chunks decoded "
+        + chunksDecoded()
+        + ", missing "
+        + chunksMissing()
+        + ", requests "
+        + requests()
+        + ", bytes fetched "
+        + bytesFetched()
+        + ", bytes decoded "
+        + bytesDecoded()
+        + "]";
   }
 }

@@ -6,11 +6,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A numpy-style selection over an array: per dimension {@code start:stop}, {@code :},
- * {@code start:stop:step} or an integer index (which drops the dimension); {@code ...} stands
- * for as many {@code :} as needed, and missing trailing entries are {@code :}. Negative indices
- * count from the end. Unlike numpy, explicit bounds outside the dimension are an error rather
- * than silently clamped, and steps must be positive.
+ * A numpy-style selection over an array: per dimension {@code start:stop}, {@code :}, {@code
+ * start:stop:step} or an integer index (which drops the dimension); {@code ...} stands for as many
+ * {@code :} as needed, and missing trailing entries are {@code :}. Negative indices count from the
+ * end. Unlike numpy, explicit bounds outside the dimension are an error rather than silently
+ * clamped, and steps must be positive.
  *
  * @param text the selection as written
  * @param dims one entry per array dimension
@@ -64,12 +64,23 @@ public record Selection(String text, List<Dim> dims) {
   }
 
   private static SelectionException tooMany(String text, int n, long[] shape) {
-    return new SelectionException("selection '" + text + "' has " + n + " entries but the array has "
-        + shape.length + " dimension" + (shape.length == 1 ? "" : "s") + " (shape " + Arrays.toString(shape) + ")");
+    return new SelectionException(
+        "selection '"
+            + text
+            + "' has "
+            + n
+            + " entries but the array has "
+            + shape.length
+            + " dimension"
+            + (shape.length == 1 ? "" : "s")
+            + " (shape "
+            + Arrays.toString(shape)
+            + ")");
   }
 
   private static Dim parseDim(String text, String entry, int d, long size) {
-    String where = "selection '" + text + "', dimension " + d + " ('" + entry + "', size " + size + ")";
+    String where =
+        "selection '" + text + "', dimension " + d + " ('" + entry + "', size " + size + ")";
     if (entry.isEmpty()) {
       throw new SelectionException(where + ": empty entry; use ':' for the whole dimension");
     }
@@ -144,14 +155,20 @@ public record Selection(String text, List<Dim> dims) {
       if (dim.dropped()) {
         sb.append(dim.start());
       } else {
-        sb.append(dim.start()).append(':').append(dim.start() + dim.count() * dim.step()
-            - (dim.count() == 0 ? 0 : dim.step() - 1)).append(':').append(dim.step());
+        sb.append(dim.start())
+            .append(':')
+            .append(
+                dim.start() + dim.count() * dim.step() - (dim.count() == 0 ? 0 : dim.step() - 1))
+            .append(':')
+            .append(dim.step());
       }
     }
     return sb.toString();
   }
 
-  /** The same selection restricted to selected indices {@code [from, from + count)} of dimension 0. */
+  /**
+   * The same selection restricted to selected indices {@code [from, from + count)} of dimension 0.
+   */
   public Selection restrictFirst(long from, long count) {
     Dim first = dims.get(0);
     if (first.dropped() || from < 0 || count < 0 || from + count > first.count()) {

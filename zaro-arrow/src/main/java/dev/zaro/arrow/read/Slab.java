@@ -7,23 +7,29 @@ import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
- * The result of a read: the selected elements in one C-order, little-endian buffer (see
- * {@link DataType} for the element layout), with the result shape. The slab owns its buffer
- * and releases it on {@link #close()}; vectors built from it (see
- * {@code dev.zaro.arrow.arrow.SlabVectors}) hold their own reference, so they stay valid
- * after the slab is closed.
+ * The result of a read: the selected elements in one C-order, little-endian buffer (see {@link
+ * DataType} for the element layout), with the result shape. The slab owns its buffer and releases
+ * it on {@link #close()}; vectors built from it (see {@code dev.zaro.arrow.arrow.SlabVectors}) hold
+ * their own reference, so they stay valid after the slab is closed.
  *
- * <p>Variable-length types (string, bytes) hold one 16-byte reference per element in
- * {@code data} (address and length, see {@link VarHeap}); the bytes live in {@code heap}.
+ * <p>Variable-length types (string, bytes) hold one 16-byte reference per element in {@code data}
+ * (address and length, see {@link VarHeap}); the bytes live in {@code heap}.
  *
  * @param name the array's node name ({@code data} for a root array)
  * @param dimensionNames one name per result dimension
  * @param heap the element bytes of variable-length types, else null
  */
-public record Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data,
-    VarHeap heap) implements AutoCloseable {
+public record Slab(
+    String name,
+    DataType dataType,
+    long[] shape,
+    List<String> dimensionNames,
+    ArrowBuf data,
+    VarHeap heap)
+    implements AutoCloseable {
 
-  public Slab(String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data) {
+  public Slab(
+      String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data) {
     this(name, dataType, shape, dimensionNames, data, null);
   }
 

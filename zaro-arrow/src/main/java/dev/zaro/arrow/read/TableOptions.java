@@ -6,12 +6,12 @@ import java.util.List;
 /**
  * How the table layout is built.
  *
- * @param cf apply CF conventions (scale_factor/add_offset unpacking, _FillValue and
- *     missing_value as nulls, CF time coordinates as timestamps); false gives the stored values
+ * @param cf apply CF conventions (scale_factor/add_offset unpacking, _FillValue and missing_value
+ *     as nulls, CF time coordinates as timestamps); false gives the stored values
  * @param batchRows upper bound of rows per record batch (and of elements read at once)
  * @param columns the columns to produce, by their table-layout names, kept in layout order; null
- *     for every column. Columns left out are never generated, and without the value column no
- *     chunk is read at all.
+ *     for every column. Columns left out are never generated, and without the value column no chunk
+ *     is read at all.
  */
 public record TableOptions(boolean cf, long batchRows, List<String> columns) {
   public static final TableOptions DEFAULT = new TableOptions(true, 1 << 20);

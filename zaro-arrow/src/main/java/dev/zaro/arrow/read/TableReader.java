@@ -1,6 +1,5 @@
 package dev.zaro.arrow.read;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.arrow.ArrowTypes;
 import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
@@ -8,9 +7,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -21,26 +18,25 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected element in C order, one column
- * per (kept) dimension, then the value column (for a struct, one column per field, named
- * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
+ * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected
+ * element in C order, one column per (kept) dimension, then the value column (for a struct, one
+ * column per field, named {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
  * elements at a time, so any array streams in bounded memory.
  *
- * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D
- * array named like the dimension and as long as it, else the int64 index. With CF conventions
- * on, integer values with {@code scale_factor}/{@code add_offset} unpack to float64,
- * {@code _FillValue}/{@code missing_value} become nulls, and a coordinate with CF time
- * {@code units} becomes a microsecond timestamp column.
+ * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D array
+ * named like the dimension and as long as it, else the int64 index. With CF conventions on, integer
+ * values with {@code scale_factor}/{@code add_offset} unpack to float64, {@code _FillValue}/{@code
+ * missing_value} become nulls, and a coordinate with CF time {@code units} becomes a microsecond
+ * timestamp column.
  *
- * <p>Batches loaded into {@link #getVectorSchemaRoot()} are owned by this reader; the value
- * column shares the read's buffer where no conversion is needed.
+ * <p>Batches loaded into {@link #getVectorSchemaRoot()} are owned by this reader; the value column
+ * shares the read's buffer where no conversion is needed.
  */
 public final class TableReader extends ArrowReader {
   private final ZarrArray array;
@@ -50,17 +46,23 @@ public final class TableReader extends ArrowReader {
   private final List<DimensionColumn> dimColumns = new ArrayList<>();
   private final CfConventions cf;
   private final Field valueField;
+
   /** The plan's blocks: whole chunk runs of the first dimension, in C order. */
   private final java.util.Iterator<Selection> blocks;
+
   /** The block being emitted, its values, and the rows of it emitted so far. */
   private Selection block;
+
   private Slab current;
   private long blockRows;
   private long currentRow;
+
   /** A struct array's value columns, one per field (else empty: the one {@link #valueField}). */
   private final List<Field> fieldColumns = new ArrayList<>();
+
   /** The indices of the struct field columns the projection keeps. */
   private final List<Integer> keptFields = new ArrayList<>();
+
   /** False when the projection leaves every value column out: then no chunk is read. */
   private final boolean readValues;
 
@@ -68,8 +70,13 @@ public final class TableReader extends ArrowReader {
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
    *     them; those of dropped dimensions are left out of the table
    */
-  public TableReader(ZarrArray array, Selection selection, List<DimensionColumn> columns, TableOptions options,
-      ReadOptions readOptions, BufferAllocator allocator) {
+  public TableReader(
+      ZarrArray array,
+      Selection selection,
+      List<DimensionColumn> columns,
+      TableOptions options,
+      ReadOptions readOptions,
+      BufferAllocator allocator) {
     super(allocator);
     this.array = array;
     this.selection = selection;
@@ -77,16 +84,28 @@ public final class TableReader extends ArrowReader {
     this.readOptions = readOptions;
     ArrayMetadata meta = array.metadata();
     if (meta.dataType().kind() == DataType.Kind.COMPLEX) {
-      throw new ZaroException("array '/" + array.path() + "': the table layout does not support complex"
-          + " values yet; use the tensor layout");
+      throw new ZaroException(
+          "array '/"
+              + array.path()
+              + "': the table layout does not support complex"
+              + " values yet; use the tensor layout");
     }
-    this.cf = options.cf() && !meta.dataType().isVariableLength() && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
-        && meta.dataType().kind() != DataType.Kind.STRUCT
-        ? CfConventions.of(meta.attributes()) : new CfConventions(null, null, List.of());
+    this.cf =
+        options.cf()
+                && !meta.dataType().isVariableLength()
+                && meta.dataType().kind() != DataType.Kind.FIXED_UTF32
+                && meta.dataType().kind() != DataType.Kind.STRUCT
+            ? CfConventions.of(meta.attributes())
+            : new CfConventions(null, null, List.of());
     if (meta.dataType().fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
-      throw new ZaroException("array '/" + array.path() + "' has CF attributes (scale_factor, add_offset,"
-          + " _FillValue, missing_value) but its " + meta.dataType() + " values are read as bit patterns,"
-          + " to which they cannot apply; read it raw (--raw)");
+      throw new ZaroException(
+          "array '/"
+              + array.path()
+              + "' has CF attributes (scale_factor, add_offset,"
+              + " _FillValue, missing_value) but its "
+              + meta.dataType()
+              + " values are read as bit patterns,"
+              + " to which they cannot apply; read it raw (--raw)");
     }
     for (int d = 0; d < meta.rank(); d++) {
       if (!selection.dims().get(d).dropped()) {
@@ -103,25 +122,40 @@ public final class TableReader extends ArrowReader {
     this.readValues = project(options.columns());
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
-    long rowBytes = Math.max(1, selection.dims().isEmpty() || selection.dims().get(0).count() == 0 ? 1
-        : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
-    this.blocks = dev.zaro.arrow.plan.ReadPlan.of(array, selection)
-        .splitFirst(Math.max(1, options.batchRows() * meta.dataType().byteSize()),
-            Math.max(1, Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize()) / rowBytes))
-        .iterator();
+    long rowBytes =
+        Math.max(
+            1,
+            selection.dims().isEmpty() || selection.dims().get(0).count() == 0
+                ? 1
+                : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
+    this.blocks =
+        dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+            .splitFirst(
+                Math.max(1, options.batchRows() * meta.dataType().byteSize()),
+                Math.max(
+                    1,
+                    Math.max(BLOCK_BYTES, options.batchRows() * meta.dataType().byteSize())
+                        / rowBytes))
+            .iterator();
   }
 
   /**
-   * The value column(s) of the table layout of {@code array}, from metadata alone: one column
-   * named after the array (float64 when CF unpacking applies, nullable when CF masks do), or one
-   * per field of a struct array, named {@code <array>.<field>}.
+   * The value column(s) of the table layout of {@code array}, from metadata alone: one column named
+   * after the array (float64 when CF unpacking applies, nullable when CF masks do), or one per
+   * field of a struct array, named {@code <array>.<field>}.
    */
   public static List<Field> valueFields(ZarrArray array, TableOptions options) {
     DataType type = array.metadata().dataType();
-    boolean cfApplies = options.cf() && !type.isVariableLength() && type.kind() != DataType.Kind.FIXED_UTF32
-        && type.kind() != DataType.Kind.STRUCT;
-    return valueFields(array, cfApplies ? CfConventions.of(array.metadata().attributes())
-        : new CfConventions(null, null, List.of()));
+    boolean cfApplies =
+        options.cf()
+            && !type.isVariableLength()
+            && type.kind() != DataType.Kind.FIXED_UTF32
+            && type.kind() != DataType.Kind.STRUCT;
+    return valueFields(
+        array,
+        cfApplies
+            ? CfConventions.of(array.metadata().attributes())
+            : new CfConventions(null, null, List.of()));
   }
 
   private static List<Field> valueFields(ZarrArray array, CfConventions cf) {
@@ -133,11 +167,16 @@ public final class TableReader extends ArrowReader {
       }
       return out;
     }
-    ArrowType valueType = cf.packed()
-        ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
-        : ArrowTypes.valueType(type);
-    out.add(new Field(array.name(), new FieldType(cf.masks(), valueType, null,
-        dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(type)), null));
+    ArrowType valueType =
+        cf.packed()
+            ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
+            : ArrowTypes.valueType(type);
+    out.add(
+        new Field(
+            array.name(),
+            new FieldType(
+                cf.masks(), valueType, null, dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(type)),
+            null));
     return out;
   }
 
@@ -149,8 +188,8 @@ public final class TableReader extends ArrowReader {
   static final long BLOCK_BYTES = 256L << 20;
 
   /**
-   * Keeps only the dimension and struct field columns named in {@code columns} (null: all); true
-   * if a value column is kept.
+   * Keeps only the dimension and struct field columns named in {@code columns} (null: all); true if
+   * a value column is kept.
    */
   private boolean project(List<String> columns) {
     List<String> values = new ArrayList<>();
@@ -172,8 +211,14 @@ public final class TableReader extends ArrowReader {
     all.addAll(values);
     for (String c : columns) {
       if (!all.contains(c)) {
-        throw new ZaroException("array '/" + array.path() + "' has no table column '" + c + "' (its columns: "
-            + String.join(", ", all) + ")");
+        throw new ZaroException(
+            "array '/"
+                + array.path()
+                + "' has no table column '"
+                + c
+                + "' (its columns: "
+                + String.join(", ", all)
+                + ")");
       }
     }
     dimColumns.removeIf(c -> !columns.contains(c.field().getName()));
@@ -215,14 +260,17 @@ public final class TableReader extends ArrowReader {
     }
     long rows = Math.min(options.batchRows(), blockRows - currentRow);
     try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
-         ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
+        ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
       loadRecordBatch(record);
     }
     currentRow += rows;
     return true;
   }
 
-  /** Rows {@code [first, first + rows)} of the current block, in C order ({@code slab} null: no values). */
+  /**
+   * Rows {@code [first, first + rows)} of the current block, in C order ({@code slab} null: no
+   * values).
+   */
   private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
@@ -235,8 +283,12 @@ public final class TableReader extends ArrowReader {
       for (int i : keptFields) {
         FieldVector column = fieldColumns.get(i).createVector(allocator);
         vectors.add(column);
-        StructVectors.fill(column, slab.dataType().fields().get(i),
-            slab.data().memoryAddress() + first * slab.dataType().byteSize(), rows, slab.dataType().byteSize());
+        StructVectors.fill(
+            column,
+            slab.dataType().fields().get(i),
+            slab.data().memoryAddress() + first * slab.dataType().byteSize(),
+            rows,
+            slab.dataType().byteSize());
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -246,9 +298,9 @@ public final class TableReader extends ArrowReader {
   }
 
   /**
-   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at
-   * position {@code (r / inner) % count} of the column's dimension, inner being the product of
-   * the later dimensions' counts; walked with counters, no division per row.
+   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at position
+   * {@code (r / inner) % count} of the column's dimension, inner being the product of the later
+   * dimensions' counts; walked with counters, no division per row.
    */
   private FieldVector dimVector(DimensionColumn c, long first, long rows) {
     int d = c.dim();
@@ -319,8 +371,12 @@ public final class TableReader extends ArrowReader {
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
-        dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), first, rows, type.byteSize());
+        dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32(
+            (org.apache.arrow.vector.BaseVariableWidthVector) vector,
+            slab.data(),
+            first,
+            rows,
+            type.byteSize());
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -329,8 +385,8 @@ public final class TableReader extends ArrowReader {
     }
     if (type.isVariableLength()) {
       try {
-        dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth((org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(), first, rows);
+        dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth(
+            (org.apache.arrow.vector.BaseVariableWidthVector) vector, slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -362,7 +418,9 @@ public final class TableReader extends ArrowReader {
         try {
           long src = slab.data().memoryAddress() + first * type.byteSize();
           int size = type.byteSize();
-          for (long i = 0; i < rows && (validity != null || type.kind() == DataType.Kind.BOOL); i++) {
+          for (long i = 0;
+              i < rows && (validity != null || type.kind() == DataType.Kind.BOOL);
+              i++) {
             if (type.kind() == DataType.Kind.BOOL) {
               if (MemoryUtil.getByte(src + i) != 0) {
                 long a = data.memoryAddress() + (i >>> 3);
@@ -381,7 +439,8 @@ public final class TableReader extends ArrowReader {
               MemoryUtil.putByte(a, (byte) (MemoryUtil.getByte(a) | (1 << (i & 7))));
             }
             if (unpack) {
-              MemoryUtil.putLong(data.memoryAddress() + i * 8,
+              MemoryUtil.putLong(
+                  data.memoryAddress() + i * 8,
                   Double.doubleToRawLongBits(missing ? Double.NaN : cf.unpack(raw)));
             }
           }
@@ -407,23 +466,26 @@ public final class TableReader extends ArrowReader {
   private static double rawValue(long address, DataType type) {
     return switch (type.kind()) {
       case BOOL -> MemoryUtil.getByte(address);
-      case INT -> switch (type.bits()) {
-        case 8 -> MemoryUtil.getByte(address);
-        case 16 -> MemoryUtil.getShort(address);
-        case 32 -> MemoryUtil.getInt(address);
-        default -> (double) MemoryUtil.getLong(address);
-      };
-      case UINT -> switch (type.bits()) {
-        case 8 -> MemoryUtil.getByte(address) & 0xff;
-        case 16 -> MemoryUtil.getShort(address) & 0xffff;
-        case 32 -> MemoryUtil.getInt(address) & 0xffffffffL;
-        default -> unsignedLong(MemoryUtil.getLong(address));
-      };
-      case FLOAT -> switch (type.bits()) {
-        case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(MemoryUtil.getShort(address));
-        case 32 -> Float.intBitsToFloat(MemoryUtil.getInt(address));
-        default -> Double.longBitsToDouble(MemoryUtil.getLong(address));
-      };
+      case INT ->
+          switch (type.bits()) {
+            case 8 -> MemoryUtil.getByte(address);
+            case 16 -> MemoryUtil.getShort(address);
+            case 32 -> MemoryUtil.getInt(address);
+            default -> (double) MemoryUtil.getLong(address);
+          };
+      case UINT ->
+          switch (type.bits()) {
+            case 8 -> MemoryUtil.getByte(address) & 0xff;
+            case 16 -> MemoryUtil.getShort(address) & 0xffff;
+            case 32 -> MemoryUtil.getInt(address) & 0xffffffffL;
+            default -> unsignedLong(MemoryUtil.getLong(address));
+          };
+      case FLOAT ->
+          switch (type.bits()) {
+            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(MemoryUtil.getShort(address));
+            case 32 -> Float.intBitsToFloat(MemoryUtil.getInt(address));
+            default -> Double.longBitsToDouble(MemoryUtil.getLong(address));
+          };
       default -> Double.NaN;
     };
   }

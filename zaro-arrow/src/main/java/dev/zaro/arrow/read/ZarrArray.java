@@ -6,8 +6,8 @@ import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.ScratchPool;
-import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.StoreException;
@@ -15,59 +15,77 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * An array opened for reading: its metadata and its codec chain, resolved once. Reads
- * allocate the output once, never pre-fill it, and decode every chunk into its own disjoint
- * region of it on a bounded number of workers. Thread-safe.
+ * An array opened for reading: its metadata and its codec chain, resolved once. Reads allocate the
+ * output once, never pre-fill it, and decode every chunk into its own disjoint region of it on a
+ * bounded number of workers. Thread-safe.
  */
 public final class ZarrArray {
   private final Store store;
   private final String path;
   private final ArrayMetadata metadata;
+
   /** The chain of the first chunk's shape (every chunk's, on a regular grid). */
   private final CodecChain chain;
+
   /** Chains resolved per chunk shape (one entry on a regular grid; rectilinear grids add more). */
-  private final java.util.Map<List<Integer>, Resolved> resolved = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<List<Integer>, Resolved> resolved =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private final CodecRegistry registry;
 
   /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
   private record Resolved(CodecChain chain, ShardReader shardReader) {}
+
   private final Executor executor;
   private final int parallelism;
+
   /** Reused decode buffers, or null for a fresh scratch per read. */
   private final ScratchPool scratchPool;
+
   /** Chunk fetches in flight for a remote store (workers that fetch, then decode), else 0. */
   private final int ioConcurrency;
+
   private final MissingChunks missingChunks;
+
   /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
   private final java.util.concurrent.Semaphore decodeSlots;
 
   /**
-   * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in
-   *     flight at once
+   * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in flight
+   *     at once
    */
-  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
-      Executor executor, int parallelism) {
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism) {
     this(store, path, metadata, registry, executor, parallelism, null);
   }
 
-  /** @param scratchPool decode buffers to reuse across reads (not closed here), or null */
-  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
-      Executor executor, int parallelism, ScratchPool scratchPool) {
+  /**
+   * @param scratchPool decode buffers to reuse across reads (not closed here), or null
+   */
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism,
+      ScratchPool scratchPool) {
     this(store, path, metadata, registry, executor, parallelism, scratchPool, 0);
   }
 
@@ -76,14 +94,40 @@ public final class ZarrArray {
    *     fetched at once by as many workers on {@code executor}, while decoding stays limited to
    *     {@code parallelism} threads; 0 for local stores
    */
-  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
-      Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency) {
-    this(store, path, metadata, registry, executor, parallelism, scratchPool, ioConcurrency, MissingChunks.FILL);
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism,
+      ScratchPool scratchPool,
+      int ioConcurrency) {
+    this(
+        store,
+        path,
+        metadata,
+        registry,
+        executor,
+        parallelism,
+        scratchPool,
+        ioConcurrency,
+        MissingChunks.FILL);
   }
 
-  /** @param missingChunks what reads do with chunks absent from the store */
-  public ZarrArray(Store store, String path, ArrayMetadata metadata, CodecRegistry registry,
-      Executor executor, int parallelism, ScratchPool scratchPool, int ioConcurrency, MissingChunks missingChunks) {
+  /**
+   * @param missingChunks what reads do with chunks absent from the store
+   */
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism,
+      ScratchPool scratchPool,
+      int ioConcurrency,
+      MissingChunks missingChunks) {
     this.missingChunks = missingChunks;
     this.scratchPool = scratchPool;
     this.ioConcurrency = ioConcurrency;
@@ -99,19 +143,35 @@ public final class ZarrArray {
 
   /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
   private Resolved resolve(int[] shape) {
-    return resolved.computeIfAbsent(Arrays.stream(shape).boxed().toList(), k -> {
-      CodecChain c;
-      try {
-        c = CodecChain.resolve(metadata.codecs(), new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
-            registry);
-      } catch (CodecException e) {
-        throw new MetadataException("array '" + displayPath() + "' in " + store.describe() + ": "
-            + (metadata.chunkGrid().isRegular() ? "" : "chunks of shape " + Arrays.toString(shape) + ": ")
-            + e.getMessage(), e);
-      }
-      return new Resolved(c, c.partialReader().map(codec -> new ShardReader(store, codec, scratchPool))
-          .orElse(null));
-    });
+    return resolved.computeIfAbsent(
+        Arrays.stream(shape).boxed().toList(),
+        k -> {
+          CodecChain c;
+          try {
+            c =
+                CodecChain.resolve(
+                    metadata.codecs(),
+                    new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
+                    registry);
+          } catch (CodecException e) {
+            throw new MetadataException(
+                "array '"
+                    + displayPath()
+                    + "' in "
+                    + store.describe()
+                    + ": "
+                    + (metadata.chunkGrid().isRegular()
+                        ? ""
+                        : "chunks of shape " + Arrays.toString(shape) + ": ")
+                    + e.getMessage(),
+                e);
+          }
+          return new Resolved(
+              c,
+              c.partialReader()
+                  .map(codec -> new ShardReader(store, codec, scratchPool))
+                  .orElse(null));
+        });
   }
 
   public ArrayMetadata metadata() {
@@ -165,13 +225,20 @@ public final class ZarrArray {
     long tasks = 1;
     for (int d = 0; d < rank; d++) {
       Selection.Dim dim = selection.dims().get(d);
-      List<ChunkPart> p = ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
+      List<ChunkPart> p =
+          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
       parts.add(p);
       tasks *= p.size();
     }
     if (tasks > Integer.MAX_VALUE) {
-      throw new ZaroException("selection '" + selection + "' of array '" + displayPath() + "' touches "
-          + tasks + " chunks; read it in parts");
+      throw new ZaroException(
+          "selection '"
+              + selection
+              + "' of array '"
+              + displayPath()
+              + "' touches "
+              + tasks
+              + " chunks; read it in parts");
     }
     ArrowBuf out = allocator.buffer(outBytes);
     dev.zaro.arrow.memory.HugePages.advise(out.memoryAddress(), outBytes);
@@ -179,12 +246,26 @@ public final class ZarrArray {
     try {
       out.writerIndex(outBytes);
       long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
-      byte[] fill = heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
+      byte[] fill =
+          heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
       // scratch comes from a child of the caller's allocator, so the caller's limit covers it
-      try (BufferAllocator scratch = allocator.newChildAllocator("zaro scratch " + displayPath(), 0,
-          allocator.getLimit())) {
-        runChunks(new Target(out, itemSize, stride, step, parts, heap, fill, new Budget(executor, parallelism),
-            options.stats(), scratch), (int) tasks, allocator, options);
+      try (BufferAllocator scratch =
+          allocator.newChildAllocator("zaro scratch " + displayPath(), 0, allocator.getLimit())) {
+        runChunks(
+            new Target(
+                out,
+                itemSize,
+                stride,
+                step,
+                parts,
+                heap,
+                fill,
+                new Budget(executor, parallelism),
+                options.stats(),
+                scratch),
+            (int) tasks,
+            allocator,
+            options);
       }
       List<String> names = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
@@ -206,32 +287,48 @@ public final class ZarrArray {
    * Where one read's chunks go: the output, its strides, the per-dimension chunk parts; and how
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
    */
-  private record Target(ArrowBuf out, int itemSize, long[] stride, long[] step, List<List<ChunkPart>> parts,
-      VarHeap heap, byte[] fill, Budget budget, ReadStats stats, BufferAllocator scratch) {}
+  private record Target(
+      ArrowBuf out,
+      int itemSize,
+      long[] stride,
+      long[] step,
+      List<List<ChunkPart>> parts,
+      VarHeap heap,
+      byte[] fill,
+      Budget budget,
+      ReadStats stats,
+      BufferAllocator scratch) {}
 
   /**
-   * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or
-   * {@code ioConcurrency - 1}) workers, through the one {@link WorkRunner}. A worker holds a
-   * scratch only while it runs a task, so nothing of a read is in use once the read returns.
+   * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or {@code
+   * ioConcurrency - 1}) workers, through the one {@link WorkRunner}. A worker holds a scratch only
+   * while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
     int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
     try {
-      WorkRunner.run(tasks, t -> {
-        Scratch scratch = scratchPool != null ? scratchPool.borrow(target.scratch(), target.budget())
-            : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
-        target.budget().enter();
-        try {
-          readChunk(target, t, allocator, scratch);
-        } finally {
-          target.budget().exit();
-          if (scratchPool != null) {
-            scratchPool.release(scratch);
-          } else {
-            scratch.close();
-          }
-        }
-      }, executor, workers - 1, options.control());
+      WorkRunner.run(
+          tasks,
+          t -> {
+            Scratch scratch =
+                scratchPool != null
+                    ? scratchPool.borrow(target.scratch(), target.budget())
+                    : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
+            target.budget().enter();
+            try {
+              readChunk(target, t, allocator, scratch);
+            } finally {
+              target.budget().exit();
+              if (scratchPool != null) {
+                scratchPool.release(scratch);
+              } else {
+                scratch.close();
+              }
+            }
+          },
+          executor,
+          workers - 1,
+          options.control());
     } catch (Error e) {
       throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
     }
@@ -259,8 +356,17 @@ public final class ZarrArray {
     Resolved r = resolve(chunkShape);
     CodecChain chain = r.chain();
     ShardReader shardReader = r.shardReader();
-    SlabView view = new SlabView(target.out(), offset, target.itemSize(), chunkShape, start,
-        target.step(), count, stride, target.heap());
+    SlabView view =
+        new SlabView(
+            target.out(),
+            offset,
+            target.itemSize(),
+            chunkShape,
+            start,
+            target.step(),
+            count,
+            stride,
+            target.heap());
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
@@ -294,7 +400,8 @@ public final class ZarrArray {
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }
-    // a chunk whose codec splits (blosc blocks) may use this read's idle threads (scratch.helpers())
+    // a chunk whose codec splits (blosc blocks) may use this read's idle threads
+    // (scratch.helpers())
     try (ArrowBuf buf = encoded.get()) {
       if (target.stats() != null) {
         target.stats().fetched(buf.readableBytes());
@@ -316,8 +423,15 @@ public final class ZarrArray {
    * Chunks of a fixed stored size (uncompressed): read straight into place when the chunk is a
    * contiguous region of the output and needs no decoding, else into the worker's scratch.
    */
-  private void readFixedSize(String key, long[] chunkIndex, SlabView view, long size, Target target,
-      CodecChain chain, BufferAllocator allocator, Scratch scratch) {
+  private void readFixedSize(
+      String key,
+      long[] chunkIndex,
+      SlabView view,
+      long size,
+      Target target,
+      CodecChain chain,
+      BufferAllocator allocator,
+      Scratch scratch) {
     boolean direct = chain.isPlain() && view.isWholeContiguous();
     ArrowBuf into = direct ? view.target() : scratch.buffer(size);
     long at = direct ? view.offset() : 0;
@@ -337,9 +451,16 @@ public final class ZarrArray {
       target.stats().decoded(1, view.byteSize());
     }
     if (n.getAsLong() != size) {
-      java.util.List<dev.zaro.arrow.codec.Codec> codecs = chain.codecs();   // the last one reads the stored bytes
-      throw new CodecException(context(key, chunkIndex) + "codec " + codecs.get(codecs.size() - 1).name()
-          + ": chunk has " + n.getAsLong() + " bytes, expected " + size);
+      java.util.List<dev.zaro.arrow.codec.Codec> codecs =
+          chain.codecs(); // the last one reads the stored bytes
+      throw new CodecException(
+          context(key, chunkIndex)
+              + "codec "
+              + codecs.get(codecs.size() - 1).name()
+              + ": chunk has "
+              + n.getAsLong()
+              + " bytes, expected "
+              + size);
     }
     if (!direct) {
       ArrowBuf encoded = into.slice(0, size);
@@ -358,14 +479,23 @@ public final class ZarrArray {
       target.stats().missing(view.byteSize());
     }
     if (missingChunks == MissingChunks.ERROR) {
-      throw new StoreException(dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK, context(key, chunkIndex)
-          + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
-          + " fill value)");
+      throw new StoreException(
+          dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK,
+          context(key, chunkIndex)
+              + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
+              + " fill value)");
     }
   }
 
   private String context(String key, long[] chunkIndex) {
-    return "array '" + displayPath() + "', chunk " + Arrays.toString(chunkIndex) + " (key '" + key
-        + "' in " + store.describe() + "): ";
+    return "array '"
+        + displayPath()
+        + "', chunk "
+        + Arrays.toString(chunkIndex)
+        + " (key '"
+        + key
+        + "' in "
+        + store.describe()
+        + "): ";
   }
 }

@@ -46,7 +46,13 @@ public sealed interface ByteRange {
     public long[] resolve(long size) {
       if (offset + length > size) {
         throw new IllegalArgumentException(
-            "bytes " + offset + ".." + (offset + length) + " lie past the end (" + size + " bytes)");
+            "bytes "
+                + offset
+                + ".."
+                + (offset + length)
+                + " lie past the end ("
+                + size
+                + " bytes)");
       }
       return new long[] {offset, length};
     }

@@ -15,8 +15,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * A store on a local file system: key {@code a/b/c} is the file {@code root/a/b/c}. Reads
- * are positional reads straight into the target ArrowBuf.
+ * A store on a local file system: key {@code a/b/c} is the file {@code root/a/b/c}. Reads are
+ * positional reads straight into the target ArrowBuf.
  */
 public final class FileStore implements Store {
   private final Path root;
@@ -45,7 +45,10 @@ public final class FileStore implements Store {
     T read(FileChannel channel, long position, long length) throws IOException;
   }
 
-  /** Opens the key's file, resolves {@code range} against its size, and hands both to {@code reader}. */
+  /**
+   * Opens the key's file, resolves {@code range} against its size, and hands both to {@code
+   * reader}.
+   */
   private <T> Optional<T> readRange(String key, ByteRange range, RangeRead<T> reader) {
     Path file = resolve(key);
     if (!Files.isRegularFile(file)) {
@@ -56,8 +59,15 @@ public final class FileStore implements Store {
       try {
         offsetLength = range.resolve(channel.size());
       } catch (IllegalArgumentException e) {
-        throw new StoreException("cannot read " + range + " of key '" + key + "' in "
-            + describe() + ": " + e.getMessage());
+        throw new StoreException(
+            "cannot read "
+                + range
+                + " of key '"
+                + key
+                + "' in "
+                + describe()
+                + ": "
+                + e.getMessage());
       }
       return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
     } catch (NoSuchFileException e) {
@@ -69,38 +79,61 @@ public final class FileStore implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return readRange(key, range, (channel, position, length) -> {
-      if (length > Integer.MAX_VALUE) {
-        throw new StoreException("key '" + key + "' in " + describe() + " is " + length
-            + " bytes; single reads over 2 GiB are not supported");
-      }
-      ArrowBuf buf = allocator.buffer(length);
-      dev.zaro.arrow.memory.HugePages.advise(buf.memoryAddress(), length);
-      try {
-        readFully(channel, buf, 0, position, (int) length, key);
-        buf.writerIndex(length);
-        return buf;
-      } catch (RuntimeException | IOException e) {
-        buf.close();
-        throw e;
-      }
-    });
+    return readRange(
+        key,
+        range,
+        (channel, position, length) -> {
+          if (length > Integer.MAX_VALUE) {
+            throw new StoreException(
+                "key '"
+                    + key
+                    + "' in "
+                    + describe()
+                    + " is "
+                    + length
+                    + " bytes; single reads over 2 GiB are not supported");
+          }
+          ArrowBuf buf = allocator.buffer(length);
+          dev.zaro.arrow.memory.HugePages.advise(buf.memoryAddress(), length);
+          try {
+            readFully(channel, buf, 0, position, (int) length, key);
+            buf.writerIndex(length);
+            return buf;
+          } catch (RuntimeException | IOException e) {
+            buf.close();
+            throw e;
+          }
+        });
   }
 
   @Override
-  public java.util.OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
-    Optional<Long> n = readRange(key, range, (channel, position, length) -> {
-      if (length > capacity || length > Integer.MAX_VALUE) {
-        throw new StoreException("key '" + key + "' in " + describe() + " holds " + length
-            + " bytes, more than the " + capacity + " expected");
-      }
-      readFully(channel, target, offset, position, (int) length, key);
-      return length;
-    });
+  public java.util.OptionalLong getInto(
+      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+    Optional<Long> n =
+        readRange(
+            key,
+            range,
+            (channel, position, length) -> {
+              if (length > capacity || length > Integer.MAX_VALUE) {
+                throw new StoreException(
+                    "key '"
+                        + key
+                        + "' in "
+                        + describe()
+                        + " holds "
+                        + length
+                        + " bytes, more than the "
+                        + capacity
+                        + " expected");
+              }
+              readFully(channel, target, offset, position, (int) length, key);
+              return length;
+            });
     return n.map(java.util.OptionalLong::of).orElse(java.util.OptionalLong.empty());
   }
 
-  private void readFully(FileChannel channel, ArrowBuf buf, long bufOffset, long position, int length, String key)
+  private void readFully(
+      FileChannel channel, ArrowBuf buf, long bufOffset, long position, int length, String key)
       throws IOException {
     if (length == 0) {
       return;
@@ -110,8 +143,8 @@ public final class FileStore implements Store {
     while (target.hasRemaining()) {
       int n = channel.read(target, pos);
       if (n < 0) {
-        throw new StoreException("key '" + key + "' in " + describe()
-            + " ended early: it shrank while being read");
+        throw new StoreException(
+            "key '" + key + "' in " + describe() + " ended early: it shrank while being read");
       }
       pos += n;
     }
@@ -145,27 +178,31 @@ public final class FileStore implements Store {
     }
     java.util.List<String> keys = new java.util.ArrayList<>();
     try {
-      Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
-        @Override
-        public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a)
-            throws IOException {
-          if (!d.equals(root) && skipBelow.test(key(d))) {
-            try (Stream<Path> files = Files.list(d)) {
-              files.filter(Files::isRegularFile).forEach(f -> keys.add(key(f)));
+      Files.walkFileTree(
+          dir,
+          new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(
+                Path d, java.nio.file.attribute.BasicFileAttributes a) throws IOException {
+              if (!d.equals(root) && skipBelow.test(key(d))) {
+                try (Stream<Path> files = Files.list(d)) {
+                  files.filter(Files::isRegularFile).forEach(f -> keys.add(key(f)));
+                }
+                return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+              }
+              return java.nio.file.FileVisitResult.CONTINUE;
             }
-            return java.nio.file.FileVisitResult.SKIP_SUBTREE;
-          }
-          return java.nio.file.FileVisitResult.CONTINUE;
-        }
 
-        @Override
-        public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
-          if (Files.isRegularFile(f)) {  // follows a symbolic link to a file, as listings always did
-            keys.add(key(f));
-          }
-          return java.nio.file.FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public java.nio.file.FileVisitResult visitFile(
+                Path f, java.nio.file.attribute.BasicFileAttributes a) {
+              if (Files.isRegularFile(
+                  f)) { // follows a symbolic link to a file, as listings always did
+                keys.add(key(f));
+              }
+              return java.nio.file.FileVisitResult.CONTINUE;
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

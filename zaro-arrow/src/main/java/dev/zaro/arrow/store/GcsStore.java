@@ -21,13 +21,13 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * Public Google Cloud Storage data: {@code gs://bucket/prefix} read over HTTPS from {@code
  * https://storage.googleapis.com/bucket/prefix/} (an {@link HttpStore}, so ranges, retries and
- * timeouts behave the same), listed through the JSON API ({@code /storage/v1/b/BUCKET/o}). A
- * bucket that refuses anonymous listing falls back to the keys consolidated metadata names.
+ * timeouts behave the same), listed through the JSON API ({@code /storage/v1/b/BUCKET/o}). A bucket
+ * that refuses anonymous listing falls back to the keys consolidated metadata names.
  *
  * <p>The endpoint is {@code https://storage.googleapis.com} unless the system property {@value
- * #ENDPOINT_PROPERTY} or the environment variable {@value #ENDPOINT_ENV} names another (a
- * local emulator or test server). Requests are anonymous; for private data pass an {@code
- * Authorization} header through {@link HttpStore.Options#withHeaders}.
+ * #ENDPOINT_PROPERTY} or the environment variable {@value #ENDPOINT_ENV} names another (a local
+ * emulator or test server). Requests are anonymous; for private data pass an {@code Authorization}
+ * header through {@link HttpStore.Options#withHeaders}.
  */
 public final class GcsStore implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.gcs.endpoint";
@@ -73,16 +73,23 @@ public final class GcsStore implements Store {
   }
 
   public GcsStore(String endpoint, String bucket, String prefix, HttpStore.Options options) {
-    this.endpoint = endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+    this.endpoint =
+        endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     this.bucket = bucket;
     this.prefix = StoreKeys.stripSlashes(prefix);
     String name = "gs://" + bucket + (this.prefix.isEmpty() ? "" : "/" + this.prefix);
     URI base;
     try {
-      base = new URI(this.endpoint + "/" + HttpStore.encodePath(bucket)
-          + (this.prefix.isEmpty() ? "" : "/" + HttpStore.encodePath(this.prefix)) + "/");
+      base =
+          new URI(
+              this.endpoint
+                  + "/"
+                  + HttpStore.encodePath(bucket)
+                  + (this.prefix.isEmpty() ? "" : "/" + HttpStore.encodePath(this.prefix))
+                  + "/");
     } catch (java.net.URISyntaxException e) {
-      throw new StoreException("store '" + name + "': bad endpoint '" + endpoint + "': " + e.getMessage());
+      throw new StoreException(
+          "store '" + name + "': bad endpoint '" + endpoint + "': " + e.getMessage());
     }
     this.http = new HttpStore(base, options, name + " (" + base + ")");
   }
@@ -93,13 +100,14 @@ public final class GcsStore implements Store {
   }
 
   @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return http.getAsync(key, range, allocator, executor);
   }
 
   @Override
-  public OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+  public OptionalLong getInto(
+      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
     return http.getInto(key, range, target, offset, capacity);
   }
 
@@ -116,10 +124,18 @@ public final class GcsStore implements Store {
     List<String> keys = new ArrayList<>();
     String pageToken = null;
     do {
-      URI url = URI.create(endpoint + "/storage/v1/b/" + URLEncoder.encode(bucket, StandardCharsets.UTF_8)
-          + "/o?prefix=" + URLEncoder.encode(objectPrefix, StandardCharsets.UTF_8)
-          + "&fields=" + URLEncoder.encode("items(name),nextPageToken", StandardCharsets.UTF_8)
-          + (pageToken == null ? "" : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
+      URI url =
+          URI.create(
+              endpoint
+                  + "/storage/v1/b/"
+                  + URLEncoder.encode(bucket, StandardCharsets.UTF_8)
+                  + "/o?prefix="
+                  + URLEncoder.encode(objectPrefix, StandardCharsets.UTF_8)
+                  + "&fields="
+                  + URLEncoder.encode("items(name),nextPageToken", StandardCharsets.UTF_8)
+                  + (pageToken == null
+                      ? ""
+                      : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
       HttpResponse<byte[]> r = http.fetch(url, "listing of '" + keyPrefix + "'");
       if (r.statusCode() == 401 || r.statusCode() == 403) {
         // listing refused (a public bucket readable without list rights): nothing to list;
@@ -127,15 +143,29 @@ public final class GcsStore implements Store {
         return Stream.empty();
       }
       if (r.statusCode() != 200) {
-        throw new StoreException("cannot list '" + keyPrefix + "' in " + describe() + ": HTTP "
-            + r.statusCode() + " from " + url);
+        throw new StoreException(
+            "cannot list '"
+                + keyPrefix
+                + "' in "
+                + describe()
+                + ": HTTP "
+                + r.statusCode()
+                + " from "
+                + url);
       }
       JsonNode page;
       try {
         page = JSON.readTree(r.body());
       } catch (IOException e) {
-        throw new StoreException("cannot list '" + keyPrefix + "' in " + describe() + ": the listing from "
-            + url + " is not JSON: " + e.getMessage());
+        throw new StoreException(
+            "cannot list '"
+                + keyPrefix
+                + "' in "
+                + describe()
+                + ": the listing from "
+                + url
+                + " is not JSON: "
+                + e.getMessage());
       }
       for (JsonNode item : page.path("items")) {
         String name = item.path("name").asText("");
@@ -143,13 +173,15 @@ public final class GcsStore implements Store {
           keys.add(name.substring(strip));
         }
       }
-      pageToken = page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
+      pageToken =
+          page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
     } while (pageToken != null);
     return keys.stream().filter(GcsStore::isKey).sorted();
   }
 
   private static boolean isKey(String key) {
-    return !key.startsWith("/") && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
+    return !key.startsWith("/")
+        && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
   }
 
   @Override

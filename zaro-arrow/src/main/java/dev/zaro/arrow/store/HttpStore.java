@@ -1,7 +1,5 @@
 package dev.zaro.arrow.store;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import java.io.IOException;
@@ -12,13 +10,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -36,26 +30,26 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string
- * in the base URL, such as a signature, is kept on every request). Built on the JDK's
- * {@link HttpClient}: one shared client, so connections are reused across stores, and
- * {@link #getAsync} keeps many requests in flight without a thread each.
+ * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
+ * the base URL, such as a signature, is kept on every request). Built on the JDK's {@link
+ * HttpClient}: one shared client, so connections are reused across stores, and {@link #getAsync}
+ * keeps many requests in flight without a thread each.
  *
  * <ul>
- *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code
- *       bytes=-n}). A {@code 206} reply must carry the {@code Content-Range} asked for; a
- *       server that ignores {@code Range} and sends the whole value ({@code 200}) is sliced.
+ *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
+ *       {@code 206} reply must carry the {@code Content-Range} asked for; a server that ignores
+ *       {@code Range} and sends the whole value ({@code 200}) is sliced.
  *   <li>{@code 404}/{@code 410} mean absent; {@code 401}/{@code 403} are errors naming the URL.
  *   <li>{@code 5xx}, {@code 429}, timeouts and broken connections are retried with exponential
- *       backoff and jitter, a bounded number of times ({@code Retry-After} is honoured up to
- *       the longest backoff).
- *   <li>Every attempt has a deadline covering the headers and the whole body, so a server
- *       that hangs gives an error, never a hang.
+ *       backoff and jitter, a bounded number of times ({@code Retry-After} is honoured up to the
+ *       longest backoff).
+ *   <li>Every attempt has a deadline covering the headers and the whole body, so a server that
+ *       hangs gives an error, never a hang.
  * </ul>
  *
  * <p>HTTP cannot list a directory: {@link #capabilities()} says so and {@link #list} returns
- * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by
- * {@code read.Hierarchy} with {@code metadata.ConsolidatedMetadata}), or its paths must be known.
+ * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by {@code
+ * read.Hierarchy} with {@code metadata.ConsolidatedMetadata}), or its paths must be known.
  */
 public final class HttpStore implements Store {
   /**
@@ -66,10 +60,21 @@ public final class HttpStore implements Store {
    * @param maxBackoff the longest wait between attempts
    * @param headers sent with every request (for example {@code Authorization})
    */
-  public record Options(Duration requestTimeout, Duration connectTimeout, int maxAttempts,
-      Duration initialBackoff, Duration maxBackoff, Map<String, String> headers) {
-    public static final Options DEFAULT = new Options(Duration.ofSeconds(30), Duration.ofSeconds(10), 5,
-        Duration.ofMillis(100), Duration.ofSeconds(5), Map.of());
+  public record Options(
+      Duration requestTimeout,
+      Duration connectTimeout,
+      int maxAttempts,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Map<String, String> headers) {
+    public static final Options DEFAULT =
+        new Options(
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            5,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(5),
+            Map.of());
 
     public Options {
       if (maxAttempts < 1) {
@@ -87,12 +92,15 @@ public final class HttpStore implements Store {
     }
 
     public Options withHeaders(Map<String, String> extra) {
-      return new Options(requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, extra);
+      return new Options(
+          requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, extra);
     }
   }
 
-  private static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+  private static final Pattern CONTENT_RANGE =
+      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static volatile HttpClient sharedClient;
+
   /** Request deadlines and retry delays: light work only, never blocking. */
   private static final ScheduledThreadPoolExecutor TIMER = timer();
 
@@ -111,18 +119,24 @@ public final class HttpStore implements Store {
     this(base, options, null);
   }
 
-  /** @param name how {@link #describe} names the store (for example a gs:// URL), or null */
+  /**
+   * @param name how {@link #describe} names the store (for example a gs:// URL), or null
+   */
   public HttpStore(URI base, Options options, String name) {
     String scheme = base.getScheme();
-    if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
         || base.getRawAuthority() == null) {
       throw new StoreException("not an http(s) URL: '" + base + "'");
     }
-    String path = base.getRawPath() == null || base.getRawPath().isEmpty() ? "/" : base.getRawPath();
+    String path =
+        base.getRawPath() == null || base.getRawPath().isEmpty() ? "/" : base.getRawPath();
     if (!path.endsWith("/")) {
       path += "/";
     }
-    this.base = URI.create(scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
+    this.base =
+        URI.create(
+            scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
     this.query = base.getRawQuery();
     this.options = options;
     this.client = sharedClient(options.connectTimeout());
@@ -147,11 +161,14 @@ public final class HttpStore implements Store {
   }
 
   private static ScheduledThreadPoolExecutor timer() {
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "zaro-http-timer");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "zaro-http-timer");
+              t.setDaemon(true);
+              return t;
+            });
     timer.setRemoveOnCancelPolicy(true);
     return timer;
   }
@@ -190,7 +207,8 @@ public final class HttpStore implements Store {
       return CompletableFuture.failedFuture(e);
     }
     if (isEmptyRange(range)) {
-      return send(request(url, null, true), key, url).thenCompose(r -> emptyRange(key, url, range, r, allocator));
+      return send(request(url, null, true), key, url)
+          .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
     return send(request(url, rangeHeader(range), false), key, url)
         .thenApply(r -> toBuffer(key, url, range, r, allocator));
@@ -199,35 +217,52 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
-    return await(send(request(url, null, false), key, url).thenApply(r -> {
-      if (absent(r)) {
-        return Optional.<byte[]>empty();
-      }
-      checkStatus(key, url, r);
-      return Optional.of(r.body());
-    }), key);
+    return await(
+        send(request(url, null, false), key, url)
+            .thenApply(
+                r -> {
+                  if (absent(r)) {
+                    return Optional.<byte[]>empty();
+                  }
+                  checkStatus(key, url, r);
+                  return Optional.of(r.body());
+                }),
+        key);
   }
 
   @Override
-  public OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+  public OptionalLong getInto(
+      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
     URI url = url(key);
     if (isEmptyRange(range)) {
       Optional<ArrowBuf> empty = get(key, range, target.getReferenceManager().getAllocator());
       empty.ifPresent(ArrowBuf::close);
       return empty.isPresent() ? OptionalLong.of(0) : OptionalLong.empty();
     }
-    return await(send(request(url, rangeHeader(range), false), key, url).thenApply(r -> {
-      if (absent(r)) {
-        return OptionalLong.empty();
-      }
-      long[] slice = slice(key, url, range, r);
-      if (slice[1] > capacity) {
-        throw new StoreException("key '" + key + "' (" + url + ") holds " + slice[1]
-            + " bytes, more than the " + capacity + " expected");
-      }
-      target.setBytes(offset, r.body(), (int) slice[0], (int) slice[1]);
-      return OptionalLong.of(slice[1]);
-    }), key);
+    return await(
+        send(request(url, rangeHeader(range), false), key, url)
+            .thenApply(
+                r -> {
+                  if (absent(r)) {
+                    return OptionalLong.empty();
+                  }
+                  long[] slice = slice(key, url, range, r);
+                  if (slice[1] > capacity) {
+                    throw new StoreException(
+                        "key '"
+                            + key
+                            + "' ("
+                            + url
+                            + ") holds "
+                            + slice[1]
+                            + " bytes, more than the "
+                            + capacity
+                            + " expected");
+                  }
+                  target.setBytes(offset, r.body(), (int) slice[0], (int) slice[1]);
+                  return OptionalLong.of(slice[1]);
+                }),
+        key);
   }
 
   /**
@@ -275,62 +310,87 @@ public final class HttpStore implements Store {
     return attempt(request, key, url, 1);
   }
 
-  private CompletableFuture<HttpResponse<byte[]>> attempt(HttpRequest request, String key, URI url, int n) {
+  private CompletableFuture<HttpResponse<byte[]>> attempt(
+      HttpRequest request, String key, URI url, int n) {
     CompletableFuture<HttpResponse<byte[]>> response =
         client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
     AtomicBoolean timedOut = new AtomicBoolean();
     long timeoutMillis = options.requestTimeout().toMillis();
-    ScheduledFuture<?> watchdog = TIMER.schedule(() -> {
-      if (!response.isDone()) {
-        timedOut.set(true);
-        response.cancel(true);
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
-    return response.handle((r, error) -> {
-      watchdog.cancel(false);
-      Throwable cause = unwrap(error);
-      boolean retriable;
-      String problem;
-      if (cause == null) {
-        int status = r.statusCode();
-        retriable = status == 429 || status >= 500;
-        problem = "HTTP " + status;
-      } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
-        retriable = true;
-        problem = "no complete reply within " + timeoutMillis + " ms";
-      } else if (cause instanceof IOException) {
-        retriable = true;
-        problem = String.valueOf(cause);
-      } else if (cause instanceof CancellationException) {
-        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
-            new StoreException("request for key '" + key + "' (" + url + ") was cancelled", cause));
-      } else {
-        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
-            new StoreException("cannot read key '" + key + "' (" + url + "): " + cause, cause));
-      }
-      if (!retriable) {
-        return CompletableFuture.completedFuture(r);
-      }
-      if (n >= options.maxAttempts()) {
-        if (cause == null) {
-          return CompletableFuture.completedFuture(r); // the caller reports the status
-        }
-        return CompletableFuture.<HttpResponse<byte[]>>failedFuture(new StoreException("cannot read key '" + key
-            + "' (" + url + "): " + problem + " (" + n + (n == 1 ? " attempt)" : " attempts)"), cause));
-      }
-      long delay = backoffMillis(n, r);
-      CompletableFuture<HttpResponse<byte[]>> retry = new CompletableFuture<>();
-      TIMER.schedule(() -> {
-        attempt(request, key, url, n + 1).whenComplete((rr, e) -> {
-          if (e != null) {
-            retry.completeExceptionally(e);
-          } else {
-            retry.complete(rr);
-          }
-        });
-      }, delay, TimeUnit.MILLISECONDS);
-      return retry;
-    }).thenCompose(f -> f);
+    ScheduledFuture<?> watchdog =
+        TIMER.schedule(
+            () -> {
+              if (!response.isDone()) {
+                timedOut.set(true);
+                response.cancel(true);
+              }
+            },
+            timeoutMillis,
+            TimeUnit.MILLISECONDS);
+    return response
+        .handle(
+            (r, error) -> {
+              watchdog.cancel(false);
+              Throwable cause = unwrap(error);
+              boolean retriable;
+              String problem;
+              if (cause == null) {
+                int status = r.statusCode();
+                retriable = status == 429 || status >= 500;
+                problem = "HTTP " + status;
+              } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
+                retriable = true;
+                problem = "no complete reply within " + timeoutMillis + " ms";
+              } else if (cause instanceof IOException) {
+                retriable = true;
+                problem = String.valueOf(cause);
+              } else if (cause instanceof CancellationException) {
+                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                    new StoreException(
+                        "request for key '" + key + "' (" + url + ") was cancelled", cause));
+              } else {
+                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                    new StoreException(
+                        "cannot read key '" + key + "' (" + url + "): " + cause, cause));
+              }
+              if (!retriable) {
+                return CompletableFuture.completedFuture(r);
+              }
+              if (n >= options.maxAttempts()) {
+                if (cause == null) {
+                  return CompletableFuture.completedFuture(r); // the caller reports the status
+                }
+                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                    new StoreException(
+                        "cannot read key '"
+                            + key
+                            + "' ("
+                            + url
+                            + "): "
+                            + problem
+                            + " ("
+                            + n
+                            + (n == 1 ? " attempt)" : " attempts)"),
+                        cause));
+              }
+              long delay = backoffMillis(n, r);
+              CompletableFuture<HttpResponse<byte[]>> retry = new CompletableFuture<>();
+              TIMER.schedule(
+                  () -> {
+                    attempt(request, key, url, n + 1)
+                        .whenComplete(
+                            (rr, e) -> {
+                              if (e != null) {
+                                retry.completeExceptionally(e);
+                              } else {
+                                retry.complete(rr);
+                              }
+                            });
+                  },
+                  delay,
+                  TimeUnit.MILLISECONDS);
+              return retry;
+            })
+        .thenCompose(f -> f);
   }
 
   private long backoffMillis(int attempt, HttpResponse<byte[]> response) {
@@ -352,7 +412,8 @@ public final class HttpStore implements Store {
   }
 
   private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -384,22 +445,43 @@ public final class HttpStore implements Store {
       return;
     }
     if (status == 401 || status == 403) {
-      throw new StoreException("access denied (HTTP " + status + ") to " + url + " (key '" + key
-          + "' in " + name + "): the URL needs credentials or is not public");
+      throw new StoreException(
+          "access denied (HTTP "
+              + status
+              + ") to "
+              + url
+              + " (key '"
+              + key
+              + "' in "
+              + name
+              + "): the URL needs credentials or is not public");
     }
     if (status == 416) {
-      throw new StoreException("cannot read key '" + key + "' (" + url
-          + "): the range lies past the end of the value (HTTP 416)");
+      throw new StoreException(
+          "cannot read key '"
+              + key
+              + "' ("
+              + url
+              + "): the range lies past the end of the value (HTTP 416)");
     }
     if (status == 429 || status >= 500) {
-      throw new StoreException("cannot read key '" + key + "' (" + url + "): HTTP " + status + " after "
-          + options.maxAttempts() + (options.maxAttempts() == 1 ? " attempt" : " attempts"));
+      throw new StoreException(
+          "cannot read key '"
+              + key
+              + "' ("
+              + url
+              + "): HTTP "
+              + status
+              + " after "
+              + options.maxAttempts()
+              + (options.maxAttempts() == 1 ? " attempt" : " attempts"));
     }
-    throw new StoreException("cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
+    throw new StoreException(
+        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
   }
 
-  private Optional<ArrowBuf> toBuffer(String key, URI url, ByteRange range, HttpResponse<byte[]> r,
-      BufferAllocator allocator) {
+  private Optional<ArrowBuf> toBuffer(
+      String key, URI url, ByteRange range, HttpResponse<byte[]> r, BufferAllocator allocator) {
     if (absent(r)) {
       return Optional.empty();
     }
@@ -417,23 +499,39 @@ public final class HttpStore implements Store {
     if (r.statusCode() == 200) {
       long declared = r.headers().firstValueAsLong("Content-Length").orElse(body.length);
       if (declared != body.length) {
-        throw new StoreException("key '" + key + "' (" + url + "): the reply was truncated: " + body.length
-            + " of " + declared + " bytes");
+        throw new StoreException(
+            "key '"
+                + key
+                + "' ("
+                + url
+                + "): the reply was truncated: "
+                + body.length
+                + " of "
+                + declared
+                + " bytes");
       }
       return resolve(key, url, range, body.length);
     }
     String header = r.headers().firstValue("Content-Range").orElse(null);
     Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
     if (m == null || !m.matches()) {
-      throw new StoreException("key '" + key + "' (" + url + "): a partial reply (HTTP 206) with "
-          + (header == null ? "no Content-Range" : "a malformed Content-Range '" + header + "'"));
+      throw new StoreException(
+          "key '"
+              + key
+              + "' ("
+              + url
+              + "): a partial reply (HTTP 206) with "
+              + (header == null
+                  ? "no Content-Range"
+                  : "a malformed Content-Range '" + header + "'"));
     }
     long first = Long.parseLong(m.group(1));
     long last = Long.parseLong(m.group(2));
     long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
     long got = last - first + 1;
     if (got < 0 || (total >= 0 && last >= total)) {
-      throw new StoreException("key '" + key + "' (" + url + "): an invalid Content-Range '" + header + "'");
+      throw new StoreException(
+          "key '" + key + "' (" + url + "): an invalid Content-Range '" + header + "'");
     }
     boolean ok;
     if (range instanceof ByteRange.FromStart f) {
@@ -450,12 +548,28 @@ public final class HttpStore implements Store {
       ok = first == 0 && total == got;
     }
     if (!ok) {
-      throw new StoreException("key '" + key + "' (" + url + "): asked for " + range
-          + " but the server replied with Content-Range '" + header + "'");
+      throw new StoreException(
+          "key '"
+              + key
+              + "' ("
+              + url
+              + "): asked for "
+              + range
+              + " but the server replied with Content-Range '"
+              + header
+              + "'");
     }
     if (body.length != got) {
-      throw new StoreException("key '" + key + "' (" + url + "): the reply was truncated: " + body.length
-          + " of " + got + " bytes");
+      throw new StoreException(
+          "key '"
+              + key
+              + "' ("
+              + url
+              + "): the reply was truncated: "
+              + body.length
+              + " of "
+              + got
+              + " bytes");
     }
     return new long[] {0, got};
   }
@@ -464,25 +578,35 @@ public final class HttpStore implements Store {
     try {
       return range.resolve(size);
     } catch (IllegalArgumentException e) {
-      throw new StoreException("cannot read " + range + " of key '" + key + "' (" + url + "): " + e.getMessage());
+      throw new StoreException(
+          "cannot read " + range + " of key '" + key + "' (" + url + "): " + e.getMessage());
     }
   }
 
   private StoreException pastTheEnd(String key, URI url, ByteRange range, long size) {
-    return new StoreException("cannot read " + range + " of key '" + key + "' (" + url
-        + "): the value has only " + size + " bytes");
+    return new StoreException(
+        "cannot read "
+            + range
+            + " of key '"
+            + key
+            + "' ("
+            + url
+            + "): the value has only "
+            + size
+            + " bytes");
   }
 
   /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
-  private CompletableFuture<Optional<ArrowBuf>> emptyRange(String key, URI url, ByteRange range,
-      HttpResponse<byte[]> head, BufferAllocator allocator) {
+  private CompletableFuture<Optional<ArrowBuf>> emptyRange(
+      String key, URI url, ByteRange range, HttpResponse<byte[]> head, BufferAllocator allocator) {
     if (absent(head)) {
       return CompletableFuture.completedFuture(Optional.empty());
     }
     checkStatus(key, url, head);
     OptionalLong length = head.headers().firstValueAsLong("Content-Length");
     if (length.isEmpty()) {
-      return send(request(url, null, false), key, url).thenApply(r -> toBuffer(key, url, range, r, allocator));
+      return send(request(url, null, false), key, url)
+          .thenApply(r -> toBuffer(key, url, range, r, allocator));
     }
     resolve(key, url, range, length.getAsLong());
     ArrowBuf buf = allocator.buffer(0);
@@ -494,11 +618,14 @@ public final class HttpStore implements Store {
     StringBuilder sb = new StringBuilder(key.length() + 8);
     for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
       int c = b & 0xff;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
           || "-._~/!$&'()*+,;=:@".indexOf(c) >= 0) {
         sb.append((char) c);
       } else {
-        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+        sb.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
             .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
       }
     }

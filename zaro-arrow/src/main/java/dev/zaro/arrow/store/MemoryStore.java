@@ -54,7 +54,14 @@ public final class MemoryStore implements Store {
       offsetLength = range.resolve(value.length);
     } catch (IllegalArgumentException e) {
       throw new StoreException(
-          "cannot read " + range + " of key '" + key + "' in " + describe() + ": " + e.getMessage());
+          "cannot read "
+              + range
+              + " of key '"
+              + key
+              + "' in "
+              + describe()
+              + ": "
+              + e.getMessage());
     }
     ArrowBuf buf = allocator.buffer(offsetLength[1]);
     buf.setBytes(0, value, (int) offsetLength[0], (int) offsetLength[1]);

@@ -10,12 +10,13 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * The one place that merges nearby byte ranges of one stored value into fewer requests: ranges
  * closer than {@link #MAX_GAP} join one request of at most {@link #MAX_REQUEST} bytes (a lone
- * larger range is its own request). {@link Store#getRanges} uses it for every store; callers
- * (shard readers, reference stores) never coalesce themselves.
+ * larger range is its own request). {@link Store#getRanges} uses it for every store; callers (shard
+ * readers, reference stores) never coalesce themselves.
  */
 public final class RangeCoalescer {
   /** Ranges this close are fetched together: cheaper than a second request on any store. */
   public static final long MAX_GAP = 64 << 10;
+
   /** Upper bound of one merged request. */
   public static final long MAX_REQUEST = 16 << 20;
 
@@ -61,20 +62,30 @@ public final class RangeCoalescer {
    * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
    *     the key is absent
    */
-  public static Optional<List<ArrowBuf>> fetch(Store store, String key, List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  public static Optional<List<ArrowBuf>> fetch(
+      Store store, String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     ArrowBuf[] out = new ArrowBuf[ranges.size()];
     try {
       for (Group g : plan(ranges, MAX_GAP, MAX_REQUEST)) {
-        Optional<ArrowBuf> fetched = store.get(key, ByteRange.of(g.offset(), g.length()), allocator);
+        Optional<ArrowBuf> fetched =
+            store.get(key, ByteRange.of(g.offset(), g.length()), allocator);
         if (fetched.isEmpty()) {
           closeAll(out);
           return Optional.empty();
         }
         try (ArrowBuf buf = fetched.get()) {
           if (buf.writerIndex() < g.length()) {
-            throw new dev.zaro.arrow.error.StoreException("key '" + key + "' in " + store.describe() + ": asked for "
-                + g.length() + " bytes at " + g.offset() + ", got " + buf.writerIndex());
+            throw new dev.zaro.arrow.error.StoreException(
+                "key '"
+                    + key
+                    + "' in "
+                    + store.describe()
+                    + ": asked for "
+                    + g.length()
+                    + " bytes at "
+                    + g.offset()
+                    + ", got "
+                    + buf.writerIndex());
           }
           for (int m : g.members()) {
             ByteRange.FromStart r = ranges.get(m);

@@ -27,11 +27,10 @@ import java.util.zip.GZIPInputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
-
 /**
  * A kerchunk reference set seen as a store ({@code reference+json://PATH-or-URL}): each key is
- * inline text, inline {@code base64:} bytes, a whole target file ({@code [url]}) or a byte range
- * of one ({@code [url, offset, length]}). Version 0 (a flat object of references) and version 1
+ * inline text, inline {@code base64:} bytes, a whole target file ({@code [url]}) or a byte range of
+ * one ({@code [url, offset, length]}). Version 0 (a flat object of references) and version 1
  * ({@code templates}, {@code gen} expansion, {@code refs}) are read; a gzip-compressed file is
  * unpacked.
  *
@@ -40,28 +39,30 @@ import org.apache.arrow.memory.BufferAllocator;
  * against the reference file's location. Each target directory is opened once, as a store, and
  * reads go through it (so HTTP targets get ranges, retries and concurrent requests).
  *
- * <p>Safety: a reference file that came over the network may not point at local files, and
- * keys with {@code ..}, {@code .} or a leading {@code /} are refused, so a reference file never
- * makes zaro read outside where the user pointed it.
+ * <p>Safety: a reference file that came over the network may not point at local files, and keys
+ * with {@code ..}, {@code .} or a leading {@code /} are refused, so a reference file never makes
+ * zaro read outside where the user pointed it.
  */
 public final class ReferenceStore implements Store {
   /** The most references one {@code gen} entry may expand to. */
   static final long MAX_GEN = 50_000_000L;
+
   private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
 
   private final String name;
   private final NavigableMap<String, Reference> refs;
   private final ReferenceTargets targets;
 
-  private ReferenceStore(String name, NavigableMap<String, Reference> refs, String baseLocation, boolean remote) {
+  private ReferenceStore(
+      String name, NavigableMap<String, Reference> refs, String baseLocation, boolean remote) {
     this.name = name;
     this.refs = refs;
     this.targets = new ReferenceTargets(name, baseLocation, remote);
   }
 
   /**
-   * Opens the reference file at {@code location}: a local path, {@code file://} URL, or a
-   * remote URL ({@code http(s)://}, {@code gs://}, {@code s3://}, ...).
+   * Opens the reference file at {@code location}: a local path, {@code file://} URL, or a remote
+   * URL ({@code http(s)://}, {@code gs://}, {@code s3://}, ...).
    */
   public static ReferenceStore open(String location) {
     String name = "reference+json://" + location;
@@ -76,7 +77,8 @@ public final class ReferenceStore implements Store {
       } catch (NoSuchFileException e) {
         throw new StoreException("store '" + name + "': no such reference file: " + file);
       } catch (IOException e) {
-        throw new StoreException("store '" + name + "': cannot read the reference file " + file + ": " + e, e);
+        throw new StoreException(
+            "store '" + name + "': cannot read the reference file " + file + ": " + e, e);
       }
       Path dir = file.getParent();
       return parse(doc, name, dir == null ? null : dir.toString() + "/", false);
@@ -96,11 +98,17 @@ public final class ReferenceStore implements Store {
     }
     byte[] doc;
     try (Store dir = Stores.open(parent + query)) {
-      doc = dir.getBytes(ReferenceTargets.decode(file)).orElseThrow(() ->
-          new StoreException("store '" + name + "': no such reference file: " + location));
+      doc =
+          dir.getBytes(ReferenceTargets.decode(file))
+              .orElseThrow(
+                  () ->
+                      new StoreException(
+                          "store '" + name + "': no such reference file: " + location));
     } catch (StoreException e) {
-      throw e.getMessage().startsWith("store '" + name + "'") ? e
-          : new StoreException("store '" + name + "': cannot read the reference file: " + e.getMessage(), e);
+      throw e.getMessage().startsWith("store '" + name + "'")
+          ? e
+          : new StoreException(
+              "store '" + name + "': cannot read the reference file: " + e.getMessage(), e);
     }
     return parse(doc, name, parent, true);
   }
@@ -113,12 +121,14 @@ public final class ReferenceStore implements Store {
    *     {@code /}), or null if relative urls are refused
    * @param remote whether the document came over the network (local targets are then refused)
    */
-  public static ReferenceStore parse(byte[] document, String name, String baseLocation, boolean remote) {
+  public static ReferenceStore parse(
+      byte[] document, String name, String baseLocation, boolean remote) {
     JsonNode root;
     try {
       root = JSON.readTree(maybeGunzip(document));
     } catch (IOException e) {
-      throw new StoreException("store '" + name + "': the reference file is not valid JSON: " + e.getMessage());
+      throw new StoreException(
+          "store '" + name + "': the reference file is not valid JSON: " + e.getMessage());
     }
     if (root == null || !root.isObject()) {
       throw new StoreException("store '" + name + "': the reference file is not a JSON object");
@@ -135,7 +145,8 @@ public final class ReferenceStore implements Store {
       }
       for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
         var e = it.next();
-        templates.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString());
+        templates.put(
+            e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString());
       }
       JsonNode gen = root.path("gen");
       if (!gen.isMissingNode() && !gen.isArray()) {
@@ -146,12 +157,17 @@ public final class ReferenceStore implements Store {
       }
       JsonNode r = root.path("refs");
       if (!r.isObject()) {
-        throw new StoreException("store '" + name + "': a version 1 reference file needs a 'refs' object");
+        throw new StoreException(
+            "store '" + name + "': a version 1 reference file needs a 'refs' object");
       }
       addRefs(r, templates, refs, name);
     } else {
-      throw new StoreException("store '" + name + "': unsupported reference format version " + version
-          + " (versions 0 and 1 are read)");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': unsupported reference format version "
+              + version
+              + " (versions 0 and 1 are read)");
     }
     return new ReferenceStore(name, refs, baseLocation, remote);
   }
@@ -165,7 +181,10 @@ public final class ReferenceStore implements Store {
     return doc;
   }
 
-  private static void addRefs(JsonNode object, Map<String, Object> templates, NavigableMap<String, Reference> refs,
+  private static void addRefs(
+      JsonNode object,
+      Map<String, Object> templates,
+      NavigableMap<String, Reference> refs,
       String name) {
     for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
       var e = it.next();
@@ -176,26 +195,38 @@ public final class ReferenceStore implements Store {
 
   private static String checkedKey(String key, String name) {
     if (key.isEmpty() || key.startsWith("/") || key.indexOf('\\') >= 0 || key.indexOf('\0') >= 0) {
-      throw new StoreException("store '" + name + "': refusing key '" + key
-          + "': keys are relative, '/'-separated paths");
+      throw new StoreException(
+          "store '"
+              + name
+              + "': refusing key '"
+              + key
+              + "': keys are relative, '/'-separated paths");
     }
     for (String segment : key.split("/", -1)) {
       if (segment.equals("..") || segment.equals(".")) {
-        throw new StoreException("store '" + name + "': refusing key '" + key + "': '" + segment
-            + "' segments could read outside the store");
+        throw new StoreException(
+            "store '"
+                + name
+                + "': refusing key '"
+                + key
+                + "': '"
+                + segment
+                + "' segments could read outside the store");
       }
     }
     return key;
   }
 
-  private static Reference ref(String key, JsonNode value, Map<String, Object> templates, String name) {
+  private static Reference ref(
+      String key, JsonNode value, Map<String, Object> templates, String name) {
     if (value.isTextual()) {
       String text = value.asText();
       if (text.startsWith("base64:")) {
         try {
           return new Reference.Inline(Base64.getDecoder().decode(text.substring(7).trim()));
         } catch (IllegalArgumentException e) {
-          throw new StoreException("store '" + name + "': key '" + key + "' has invalid base64: " + e.getMessage());
+          throw new StoreException(
+              "store '" + name + "': key '" + key + "' has invalid base64: " + e.getMessage());
         }
       }
       return new Reference.Inline(text.getBytes(StandardCharsets.UTF_8));
@@ -215,8 +246,14 @@ public final class ReferenceStore implements Store {
       long length = integer(value.get(2), key, "length", name);
       return new Reference.Part(url, offset, length);
     }
-    throw new StoreException("store '" + name + "': key '" + key + "' is malformed: expected a string, [url] or "
-        + "[url, offset, length], found " + abbreviate(value.toString()));
+    throw new StoreException(
+        "store '"
+            + name
+            + "': key '"
+            + key
+            + "' is malformed: expected a string, [url] or "
+            + "[url, offset, length], found "
+            + abbreviate(value.toString()));
   }
 
   private static long integer(JsonNode n, String key, String what, String name) {
@@ -226,10 +263,12 @@ public final class ReferenceStore implements Store {
     } else if (n.isNumber() && n.asDouble() == Math.rint(n.asDouble())) {
       v = (long) n.asDouble();
     } else {
-      throw new StoreException("store '" + name + "': key '" + key + "' has a non-integer " + what + ": " + n);
+      throw new StoreException(
+          "store '" + name + "': key '" + key + "' has a non-integer " + what + ": " + n);
     }
     if (v < 0) {
-      throw new StoreException("store '" + name + "': key '" + key + "' has a negative " + what + ": " + v);
+      throw new StoreException(
+          "store '" + name + "': key '" + key + "' has a negative " + what + ": " + v);
     }
     return v;
   }
@@ -242,15 +281,24 @@ public final class ReferenceStore implements Store {
     }
   }
 
-  private static void expandGen(JsonNode g, int index, Map<String, Object> templates, NavigableMap<String, Reference> refs,
+  private static void expandGen(
+      JsonNode g,
+      int index,
+      Map<String, Object> templates,
+      NavigableMap<String, Reference> refs,
       String name) {
     String where = "gen entry " + index;
-    if (!g.isObject() || !g.path("key").isTextual() || !g.path("url").isTextual() || !g.path("dimensions").isObject()) {
-      throw new StoreException("store '" + name + "': " + where + " needs 'key', 'url' and 'dimensions'");
+    if (!g.isObject()
+        || !g.path("key").isTextual()
+        || !g.path("url").isTextual()
+        || !g.path("dimensions").isObject()) {
+      throw new StoreException(
+          "store '" + name + "': " + where + " needs 'key', 'url' and 'dimensions'");
     }
     boolean ranged = g.has("offset") || g.has("length");
     if (ranged && !(g.has("offset") && g.has("length"))) {
-      throw new StoreException("store '" + name + "': " + where + " has an offset or a length but not both");
+      throw new StoreException(
+          "store '" + name + "': " + where + " has an offset or a length but not both");
     }
     List<String> names = new ArrayList<>();
     List<List<Object>> values = new ArrayList<>();
@@ -258,14 +306,16 @@ public final class ReferenceStore implements Store {
     for (Iterator<Map.Entry<String, JsonNode>> it = g.get("dimensions").fields(); it.hasNext(); ) {
       var e = it.next();
       names.add(e.getKey());
-      List<Object> vs = dimensionValues(e.getValue(), where + ", dimension '" + e.getKey() + "'", name);
+      List<Object> vs =
+          dimensionValues(e.getValue(), where + ", dimension '" + e.getKey() + "'", name);
       values.add(vs);
       total *= Math.max(1, vs.size());
       if (vs.isEmpty()) {
         total = 0;
       }
       if (total > MAX_GEN) {
-        throw new StoreException("store '" + name + "': " + where + " expands to more than " + MAX_GEN + " references");
+        throw new StoreException(
+            "store '" + name + "': " + where + " expands to more than " + MAX_GEN + " references");
       }
     }
     String keyT = g.get("key").asText();
@@ -282,8 +332,11 @@ public final class ReferenceStore implements Store {
       String url = render(urlT, vars, key, name);
       Reference ref;
       if (ranged) {
-        ref = new Reference.Part(url, genInteger(render(offT, vars, key, name), key, "offset", name),
-            genInteger(render(lenT, vars, key, name), key, "length", name));
+        ref =
+            new Reference.Part(
+                url,
+                genInteger(render(offT, vars, key, name), key, "offset", name),
+                genInteger(render(lenT, vars, key, name), key, "length", name));
       } else {
         ref = new Reference.Whole(url);
       }
@@ -305,7 +358,8 @@ public final class ReferenceStore implements Store {
       }
       return text.contains(".") || text.contains("e") ? (long) d : Long.parseLong(text.trim());
     } catch (NumberFormatException e) {
-      throw new StoreException("store '" + name + "': key '" + key + "' has an invalid " + what + " '" + text + "'");
+      throw new StoreException(
+          "store '" + name + "': key '" + key + "' has an invalid " + what + " '" + text + "'");
     }
   }
 
@@ -313,12 +367,16 @@ public final class ReferenceStore implements Store {
     List<Object> out = new ArrayList<>();
     if (dim.isArray()) {
       for (JsonNode v : dim) {
-        out.add(v.isIntegralNumber() ? (Object) v.asLong() : v.isNumber() ? (Object) v.asDouble() : v.asText());
+        out.add(
+            v.isIntegralNumber()
+                ? (Object) v.asLong()
+                : v.isNumber() ? (Object) v.asDouble() : v.asText());
       }
       return out;
     }
     if (!dim.isObject() || !dim.path("stop").isIntegralNumber()) {
-      throw new StoreException("store '" + name + "': " + where + " must be a list or {start?, stop, step?}");
+      throw new StoreException(
+          "store '" + name + "': " + where + " must be a list or {start?, stop, step?}");
     }
     long start = dim.path("start").asLong(0);
     long stop = dim.get("stop").asLong();
@@ -332,7 +390,8 @@ public final class ReferenceStore implements Store {
     // stop - start overflows a long for far-apart bounds, but as an unsigned number it is exact
     long last = Long.divideUnsigned(stop - start - 1, step);
     if (Long.compareUnsigned(last, MAX_GEN) >= 0) {
-      throw new StoreException("store '" + name + "': " + where + " has more than " + MAX_GEN + " values");
+      throw new StoreException(
+          "store '" + name + "': " + where + " has more than " + MAX_GEN + " values");
     }
     for (long i = 0; i <= last; i++) {
       out.add(start + i * step);
@@ -357,14 +416,14 @@ public final class ReferenceStore implements Store {
   }
 
   @Override
-  public Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  public Optional<java.util.List<ArrowBuf>> getRanges(
+      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return targets.findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return targets.findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
@@ -372,7 +431,6 @@ public final class ReferenceStore implements Store {
   public Optional<byte[]> getBytes(String key) {
     return targets.findBytes(key, reference(key));
   }
-
 
   @Override
   public Stream<String> list(String prefix) {

@@ -19,11 +19,11 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Reads what kerchunk references point at, for {@link ReferenceStore} (JSON) and the Parquet
- * reference store: resolves target urls (relative ones against the reference set's location),
- * opens each target directory once as a store, and reads byte ranges of target files through it.
+ * reference store: resolves target urls (relative ones against the reference set's location), opens
+ * each target directory once as a store, and reads byte ranges of target files through it.
  *
- * <p>A reference set that came over the network may not read local files: {@link #get} refuses
- * them with a clear error. A missing target is an error (the key exists in the references).
+ * <p>A reference set that came over the network may not read local files: {@link #get} refuses them
+ * with a clear error. A missing target is an error (the key exists in the references).
  */
 public final class ReferenceTargets implements AutoCloseable {
   /** What a key refers to. */
@@ -49,11 +49,15 @@ public final class ReferenceTargets implements AutoCloseable {
   private record Target(Store store, String key, String url) {}
 
   private final String name;
+
   /** Where relative urls resolve from: a directory path or URL ending with '/', or null. */
   private final String baseLocation;
+
   private final boolean remote;
+
   /** Where {@link Reference.Stored} keys live; null if there is no such store. */
   private final Store home;
+
   private final Map<String, Target> targets = new ConcurrentHashMap<>();
   private final Map<String, Store> directories = new ConcurrentHashMap<>();
 
@@ -68,8 +72,7 @@ public final class ReferenceTargets implements AutoCloseable {
   }
 
   /**
-   * @param home the store {@link Reference.Stored} keys are read from (not closed by this), or
-   *     null
+   * @param home the store {@link Reference.Stored} keys are read from (not closed by this), or null
    */
   public ReferenceTargets(String name, String baseLocation, boolean remote, Store home) {
     this.name = name;
@@ -133,8 +136,14 @@ public final class ReferenceTargets implements AutoCloseable {
       return url;
     }
     if (baseLocation == null) {
-      throw new StoreException("key '" + key + "' in " + name + " has the relative url '" + url
-          + "' but the reference file's location is unknown");
+      throw new StoreException(
+          "key '"
+              + key
+              + "' in "
+              + name
+              + " has the relative url '"
+              + url
+              + "' but the reference file's location is unknown");
     }
     if (isLocal(baseLocation)) {
       return Path.of(baseLocation).resolve(url).normalize().toString();
@@ -145,7 +154,10 @@ public final class ReferenceTargets implements AutoCloseable {
       while (path.startsWith("/../")) {
         path = path.substring(3); // RFC 3986: '..' above the root is dropped
       }
-      return resolved.getScheme() + "://" + resolved.getRawAuthority() + path
+      return resolved.getScheme()
+          + "://"
+          + resolved.getRawAuthority()
+          + path
           + (resolved.getRawQuery() == null ? "" : "?" + resolved.getRawQuery());
     }
     // bucket-style URLs: join and fold '..' without leaving the bucket
@@ -174,20 +186,36 @@ public final class ReferenceTargets implements AutoCloseable {
     String abs = absolute(url, key);
     if (isLocal(abs)) {
       if (remote) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to the local file '" + url
-            + "': a reference file from the network may not read local files");
+        throw new StoreException(
+            "key '"
+                + key
+                + "' in "
+                + name
+                + " refers to the local file '"
+                + url
+                + "': a reference file from the network may not read local files");
       }
       Path file = localPath(abs).toAbsolutePath().normalize();
       Path dir = file.getParent();
       if (dir == null || file.getFileName() == null) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to '" + url + "', which is not a file");
+        throw new StoreException(
+            "key '" + key + "' in " + name + " refers to '" + url + "', which is not a file");
       }
       Store store;
       try {
         store = directories.computeIfAbsent("file:" + dir, d -> new FileStore(dir));
       } catch (StoreException e) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to '" + file
-            + "', which does not exist (" + e.getMessage() + ")", e);
+        throw new StoreException(
+            "key '"
+                + key
+                + "' in "
+                + name
+                + " refers to '"
+                + file
+                + "', which does not exist ("
+                + e.getMessage()
+                + ")",
+            e);
       }
       t = new Target(store, file.getFileName().toString(), file.toString());
     } else {
@@ -200,7 +228,8 @@ public final class ReferenceTargets implements AutoCloseable {
       }
       int slash = withoutQuery.lastIndexOf('/');
       if (slash < withoutQuery.indexOf("://") + 3 || slash == withoutQuery.length() - 1) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
+        throw new StoreException(
+            "key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
       }
       String dirUrl = withoutQuery.substring(0, slash + 1) + query;
       String file = decode(withoutQuery.substring(slash + 1));
@@ -208,7 +237,8 @@ public final class ReferenceTargets implements AutoCloseable {
       try {
         store = directories.computeIfAbsent(dirUrl, Stores::open);
       } catch (ZaroException e) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to '" + abs + "': " + e.getMessage(), e);
+        throw new StoreException(
+            "key '" + key + "' in " + name + " refers to '" + abs + "': " + e.getMessage(), e);
       }
       t = new Target(store, file, abs);
     }
@@ -241,8 +271,11 @@ public final class ReferenceTargets implements AutoCloseable {
    * shifted into the target and read through the target store's own {@code getRanges}, so they
    * coalesce there; the caller closes each buffer.
    */
-  public Optional<java.util.List<ArrowBuf>> findRanges(String key, Reference ref,
-      java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+  public Optional<java.util.List<ArrowBuf>> findRanges(
+      String key,
+      Reference ref,
+      java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator) {
     if (ref == null) {
       return Optional.empty();
     }
@@ -259,8 +292,8 @@ public final class ReferenceTargets implements AutoCloseable {
       return Optional.of(out);
     }
     Target t = targetOf(key, ref);
-    java.util.List<ByteRange.FromStart> inTarget = ranges.stream()
-        .map(r -> (ByteRange.FromStart) targetRange(key, ref, r)).toList();
+    java.util.List<ByteRange.FromStart> inTarget =
+        ranges.stream().map(r -> (ByteRange.FromStart) targetRange(key, ref, r)).toList();
     Optional<java.util.List<ArrowBuf>> got;
     try {
       got = t.store().getRanges(t.key(), inTarget, allocator);
@@ -271,8 +304,8 @@ public final class ReferenceTargets implements AutoCloseable {
   }
 
   /** Asynchronous {@link #get}, through the target store's own {@code getAsync}. */
-  public CompletableFuture<ArrowBuf> getAsync(String key, Reference ref, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<ArrowBuf> getAsync(
+      String key, Reference ref, ByteRange range, BufferAllocator allocator, Executor executor) {
     Target t;
     ByteRange inTarget;
     try {
@@ -284,16 +317,23 @@ public final class ReferenceTargets implements AutoCloseable {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return t.store().getAsync(t.key(), inTarget, allocator, executor).handle((buf, error) -> {
-      if (error != null) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        throw targetError(key, t, cause);
-      }
-      return buf.orElseThrow(() -> missingTarget(key, t));
-    });
+    return t.store()
+        .getAsync(t.key(), inTarget, allocator, executor)
+        .handle(
+            (buf, error) -> {
+              if (error != null) {
+                Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause()
+                        : error;
+                throw targetError(key, t, cause);
+              }
+              return buf.orElseThrow(() -> missingTarget(key, t));
+            });
   }
 
-  private ArrowBuf inline(String key, Reference.Inline inline, ByteRange range, BufferAllocator allocator) {
+  private ArrowBuf inline(
+      String key, Reference.Inline inline, ByteRange range, BufferAllocator allocator) {
     long[] ol = resolve(key, range, inline.bytes().length);
     ArrowBuf buf = allocator.buffer(ol[1]);
     buf.setBytes(0, inline.bytes(), (int) ol[0], (int) ol[1]);
@@ -304,7 +344,8 @@ public final class ReferenceTargets implements AutoCloseable {
   private Target targetOf(String key, Reference ref) {
     if (ref instanceof Reference.Stored s) {
       if (home == null) {
-        throw new StoreException("key '" + key + "' in " + name + " refers to a key of a store it was not given");
+        throw new StoreException(
+            "key '" + key + "' in " + name + " refers to a key of a store it was not given");
       }
       String where = home.describe();
       return new Target(home, s.key(), where + (where.endsWith("/") ? "" : "/") + s.key());
@@ -327,28 +368,40 @@ public final class ReferenceTargets implements AutoCloseable {
     try {
       return range.resolve(size);
     } catch (IllegalArgumentException e) {
-      throw new StoreException("cannot read " + range + " of key '" + key + "' in " + name + ": " + e.getMessage());
+      throw new StoreException(
+          "cannot read " + range + " of key '" + key + "' in " + name + ": " + e.getMessage());
     }
   }
 
   private StoreException targetError(String key, Target t, Throwable e) {
-    return new StoreException("key '" + key + "' in " + name + " (" + t.url() + "): " + e.getMessage(), e);
+    return new StoreException(
+        "key '" + key + "' in " + name + " (" + t.url() + "): " + e.getMessage(), e);
   }
 
   private StoreException missingTarget(String key, Target t) {
-    return new StoreException("key '" + key + "' in " + name + " refers to '" + t.url() + "', which does not exist");
+    return new StoreException(
+        "key '" + key + "' in " + name + " refers to '" + t.url() + "', which does not exist");
   }
 
-  // ---- the Store contract for a key whose reference may be absent, shared by reference stores ----
+  // ---- the Store contract for a key whose reference may be absent, shared by reference stores
+  // ----
 
-  /** {@link Store#get} for a key with reference {@code ref} (null: absent); the caller closes the buffer. */
-  public Optional<ArrowBuf> find(String key, Reference ref, ByteRange range, BufferAllocator allocator) {
+  /**
+   * {@link Store#get} for a key with reference {@code ref} (null: absent); the caller closes the
+   * buffer.
+   */
+  public Optional<ArrowBuf> find(
+      String key, Reference ref, ByteRange range, BufferAllocator allocator) {
     return ref == null ? Optional.empty() : Optional.of(get(key, ref, range, allocator));
   }
 
   /** {@link Store#getAsync}: looks the reference up (which may fail) and fetches it. */
-  public CompletableFuture<Optional<ArrowBuf>> findAsync(String key, java.util.function.Supplier<Reference> lookup,
-      ByteRange range, BufferAllocator allocator, Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> findAsync(
+      String key,
+      java.util.function.Supplier<Reference> lookup,
+      ByteRange range,
+      BufferAllocator allocator,
+      Executor executor) {
     Reference ref;
     try {
       ref = lookup.get();

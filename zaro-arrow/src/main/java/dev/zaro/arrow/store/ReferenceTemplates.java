@@ -3,11 +3,10 @@ package dev.zaro.arrow.store;
 import java.util.Map;
 
 /**
- * The small part of Jinja that kerchunk references use: {@code {{expr}}} in keys, urls,
- * offsets and lengths, where {@code expr} is a variable (a template or a {@code gen}
- * dimension), an integer or a quoted string, combined with {@code + - * / // %} and
- * parentheses. Integers stay integers except under {@code /}, which gives a float as in
- * Python ({@code 10/2} renders as {@code 5.0}).
+ * The small part of Jinja that kerchunk references use: {@code {{expr}}} in keys, urls, offsets and
+ * lengths, where {@code expr} is a variable (a template or a {@code gen} dimension), an integer or
+ * a quoted string, combined with {@code + - * / // %} and parentheses. Integers stay integers
+ * except under {@code /}, which gives a float as in Python ({@code 10/2} renders as {@code 5.0}).
  */
 final class ReferenceTemplates {
   private ReferenceTemplates() {}

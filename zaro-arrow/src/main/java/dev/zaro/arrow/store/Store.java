@@ -8,8 +8,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * A key-value store holding a Zarr hierarchy. Keys use {@code /} separators and never
- * start with {@code /}. Implementations are thread-safe.
+ * A key-value store holding a Zarr hierarchy. Keys use {@code /} separators and never start with
+ * {@code /}. Implementations are thread-safe.
  */
 public interface Store extends AutoCloseable {
 
@@ -17,8 +17,8 @@ public interface Store extends AutoCloseable {
    * Reads a value, or part of it.
    *
    * @return empty if the key is absent; otherwise a buffer the caller owns (closes)
-   * @throws dev.zaro.arrow.error.StoreException if the key exists but cannot be read, or the
-   *     range lies outside the value
+   * @throws dev.zaro.arrow.error.StoreException if the key exists but cannot be read, or the range
+   *     lies outside the value
    */
   Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator);
 
@@ -34,7 +34,8 @@ public interface Store extends AutoCloseable {
    * @throws dev.zaro.arrow.error.StoreException if the value does not fit in {@code capacity}
    *     bytes, or cannot be read
    */
-  default java.util.OptionalLong getInto(String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
+  default java.util.OptionalLong getInto(
+      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
     Optional<ArrowBuf> value = get(key, range, target.getReferenceManager().getAllocator());
     if (value.isEmpty()) {
       return java.util.OptionalLong.empty();
@@ -42,8 +43,16 @@ public interface Store extends AutoCloseable {
     try (ArrowBuf buf = value.get()) {
       long n = buf.writerIndex();
       if (n > capacity) {
-        throw new dev.zaro.arrow.error.StoreException("key '" + key + "' in " + describe() + " holds " + n
-            + " bytes, more than the " + capacity + " expected");
+        throw new dev.zaro.arrow.error.StoreException(
+            "key '"
+                + key
+                + "' in "
+                + describe()
+                + " holds "
+                + n
+                + " bytes, more than the "
+                + capacity
+                + " expected");
       }
       target.setBytes(offset, buf, 0, n);
       return java.util.OptionalLong.of(n);
@@ -51,14 +60,14 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * Reads several ranges of one value, nearby ones merged into one request by
-   * {@link RangeCoalescer} (the one coalescer: no caller merges ranges itself).
+   * Reads several ranges of one value, nearby ones merged into one request by {@link
+   * RangeCoalescer} (the one coalescer: no caller merges ranges itself).
    *
    * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
    *     the key is absent
    */
-  default Optional<java.util.List<ArrowBuf>> getRanges(String key, java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  default Optional<java.util.List<ArrowBuf>> getRanges(
+      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return RangeCoalescer.fetch(this, key, ranges, allocator);
   }
 
@@ -66,8 +75,8 @@ public interface Store extends AutoCloseable {
   Optional<byte[]> getBytes(String key);
 
   /**
-   * Asynchronous {@link #get}; remote stores override this to keep many requests in flight.
-   * The caller owns (closes) the buffer the future completes with.
+   * Asynchronous {@link #get}; remote stores override this to keep many requests in flight. The
+   * caller owns (closes) the buffer the future completes with.
    */
   default CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
@@ -75,24 +84,24 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store
-   * that cannot list (see {@link StoreCapabilities#listable()}) returns none.
+   * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store that
+   * cannot list (see {@link StoreCapabilities#listable()}) returns none.
    */
   Stream<String> list(String prefix);
 
   /**
-   * {@link #list(String)}, told that the keys inside the subdirectories of a directory {@code
-   * d} (a key prefix ending before a '/') are not wanted when {@code skipBelow.test(d)}: a store
-   * with real directories does not walk them. The keys directly in {@code d} are still listed.
-   * Only a hint: a store may list everything (the default does), callers must tolerate both.
+   * {@link #list(String)}, told that the keys inside the subdirectories of a directory {@code d} (a
+   * key prefix ending before a '/') are not wanted when {@code skipBelow.test(d)}: a store with
+   * real directories does not walk them. The keys directly in {@code d} are still listed. Only a
+   * hint: a store may list everything (the default does), callers must tolerate both.
    */
   default Stream<String> list(String prefix, java.util.function.Predicate<String> skipBelow) {
     return list(prefix);
   }
 
   /**
-   * What this store can do (listing, ranged reads, latency); readers plan by it. The default
-   * is a remote, listable store with ranged reads.
+   * What this store can do (listing, ranged reads, latency); readers plan by it. The default is a
+   * remote, listable store with ranged reads.
    */
   default StoreCapabilities capabilities() {
     return StoreCapabilities.REMOTE;

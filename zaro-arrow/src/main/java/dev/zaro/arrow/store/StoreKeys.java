@@ -14,13 +14,23 @@ public final class StoreKeys {
    */
   public static String checked(String key, Store store) {
     if (key.startsWith("/") || key.indexOf('\\') >= 0 || key.indexOf('\0') >= 0) {
-      throw new StoreException("refusing key '" + key + "' in " + store.describe()
-          + ": keys are relative, '/'-separated paths");
+      throw new StoreException(
+          "refusing key '"
+              + key
+              + "' in "
+              + store.describe()
+              + ": keys are relative, '/'-separated paths");
     }
     for (String segment : key.split("/", -1)) {
       if (segment.equals("..") || segment.equals(".")) {
-        throw new StoreException("refusing key '" + key + "' in " + store.describe()
-            + ": '" + segment + "' segments could read outside the store");
+        throw new StoreException(
+            "refusing key '"
+                + key
+                + "' in "
+                + store.describe()
+                + ": '"
+                + segment
+                + "' segments could read outside the store");
       }
     }
     return key;

@@ -5,8 +5,8 @@ import java.util.Set;
 /**
  * Opens stores for URI schemes that live outside zaro-arrow (for example {@code s3://} in the
  * zaro-s3 module), found with {@link java.util.ServiceLoader}: a module lists its provider in
- * {@code META-INF/services/dev.zaro.arrow.store.StoreProvider}, and {@link Stores#open} uses
- * it for the schemes it does not handle itself. zaro-arrow itself needs no cloud SDK.
+ * {@code META-INF/services/dev.zaro.arrow.store.StoreProvider}, and {@link Stores#open} uses it for
+ * the schemes it does not handle itself. zaro-arrow itself needs no cloud SDK.
  */
 public interface StoreProvider {
   /** The schemes handled, lower case, without {@code ://} (for example {@code "s3"}). */

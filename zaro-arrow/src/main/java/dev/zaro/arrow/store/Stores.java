@@ -52,16 +52,27 @@ public final class Stores {
         return provider.open(location);
       }
     }
-    String module = switch (scheme) {
-      case "s3" -> "zaro-s3";
-      case "reference+parquet" -> "zaro-parquet";
-      default -> null;
-    };
+    String module =
+        switch (scheme) {
+          case "s3" -> "zaro-s3";
+          case "reference+parquet" -> "zaro-parquet";
+          default -> null;
+        };
     if (module != null) {
-      throw new StoreException("store '" + location + "': " + scheme + ":// stores need the " + module
-          + " module on the class path");
+      throw new StoreException(
+          "store '"
+              + location
+              + "': "
+              + scheme
+              + ":// stores need the "
+              + module
+              + " module on the class path");
     }
-    throw new StoreException("store '" + location + "': unknown scheme '" + scheme
-        + "' (use a local path, file://, http(s)://, s3://, gs://, reference+json://, reference+parquet:// or icechunk://)");
+    throw new StoreException(
+        "store '"
+            + location
+            + "': unknown scheme '"
+            + scheme
+            + "' (use a local path, file://, http(s)://, s3://, gs://, reference+json://, reference+parquet:// or icechunk://)");
   }
 }

@@ -9,10 +9,10 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
-import dev.zaro.arrow.read.ReadOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -28,47 +28,55 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Struct arrays as Arrow vectors, value by value: every leaf of the tensor layout's Struct
- * column and of the table layout's per-field columns equals the value in the slab's bytes
- * (which FixtureReadTest checks byte for byte against numpy's). Stores: testdata/dtypes (v3
- * struct, numpy) and testdata/v2structured (zarr-python 2).
+ * Struct arrays as Arrow vectors, value by value: every leaf of the tensor layout's Struct column
+ * and of the table layout's per-field columns equals the value in the slab's bytes (which
+ * FixtureReadTest checks byte for byte against numpy's). Stores: testdata/dtypes (v3 struct, numpy)
+ * and testdata/v2structured (zarr-python 2).
  */
 class StructVectorsTest extends AllocatorTest {
 
   @ParameterizedTest(name = "{0} [{1}]")
-  @CsvSource(delimiter = '|', value = {
-      "dtypes/stores/struct.zarr              | ''",
-      "dtypes/stores/struct.zarr              | 1:6:2, 1:4",
-      "dtypes/stores/struct_big_endian.zarr   | 2:6, 4",
-      "dtypes/stores/structured_legacy.zarr   | 3:",
-      "v2structured/stores/basic.zarr         | :, 2:5",
-      "v2structured/stores/rich.zarr          | ''",
-      "v2structured/stores/rich.zarr          | 5",
-      "v2structured/stores/aligned_order_f.zarr | 1:4, ::2",
-      "v2structured/stores/big_endian.zarr    | ''"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "dtypes/stores/struct.zarr              | ''",
+        "dtypes/stores/struct.zarr              | 1:6:2, 1:4",
+        "dtypes/stores/struct_big_endian.zarr   | 2:6, 4",
+        "dtypes/stores/structured_legacy.zarr   | 3:",
+        "v2structured/stores/basic.zarr         | :, 2:5",
+        "v2structured/stores/rich.zarr          | ''",
+        "v2structured/stores/rich.zarr          | 5",
+        "v2structured/stores/aligned_order_f.zarr | 1:4, ::2",
+        "v2structured/stores/big_endian.zarr    | ''"
+      })
   void tensorAndTableLayoutsHoldTheSlabValues(String store, String selection) throws Exception {
     try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve(store).toString());
-         Slab slab = zaro.read("/", selection, allocator);
-         FieldVector column = SlabVectors.tensor(slab)) {
+        Slab slab = zaro.read("/", selection, allocator);
+        FieldVector column = SlabVectors.tensor(slab)) {
       DataType type = slab.dataType();
       ByteBuffer bytes = bytes(slab);
       long[] shape = slab.shape();
       assertEquals(SlabVectors.rows(slab), column.getValueCount());
       StructVector values;
       if (shape.length >= 2) {
-        FixedSizeListVector list = assertInstanceOf(FixedSizeListVector.class, column, "a FixedSizeList of Struct");
-        assertEquals(slab.elementCount() / shape[0], ((ArrowType.FixedSizeList) list.getField().getType()).getListSize());
+        FixedSizeListVector list =
+            assertInstanceOf(FixedSizeListVector.class, column, "a FixedSizeList of Struct");
+        assertEquals(
+            slab.elementCount() / shape[0],
+            ((ArrowType.FixedSizeList) list.getField().getType()).getListSize());
         values = (StructVector) list.getDataVector();
       } else {
         values = assertInstanceOf(StructVector.class, column, "a Struct column");
       }
-      assertEquals(type.fields().stream().map(DataType.StructField::name).toList(),
+      assertEquals(
+          type.fields().stream().map(DataType.StructField::name).toList(),
           values.getField().getChildren().stream().map(f -> f.getName()).toList());
       for (int i = 0; i < slab.elementCount(); i++) {
         check(values, i, type, bytes, i * type.byteSize(), "element " + i);
       }
 
-      try (TableReader table = zaro.readTable("/", selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT)) {
+      try (TableReader table =
+          zaro.readTable("/", selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT)) {
         VectorSchemaRoot root = table.getVectorSchemaRoot();
         List<String> names = root.getSchema().getFields().stream().map(f -> f.getName()).toList();
         List<String> want = new ArrayList<>(names.subList(0, shape.length));
@@ -78,8 +86,13 @@ class StructVectorsTest extends AllocatorTest {
         while (table.loadNextBatch()) {
           for (int r = 0; r < root.getRowCount(); r++, row++) {
             for (DataType.StructField f : type.fields()) {
-              checkField(root.getVector("data." + f.name()), r, f, bytes,
-                  (int) (row * type.byteSize() + f.offset()), "row " + row);
+              checkField(
+                  root.getVector("data." + f.name()),
+                  r,
+                  f,
+                  bytes,
+                  (int) (row * type.byteSize() + f.offset()),
+                  "row " + row);
             }
           }
         }
@@ -87,14 +100,27 @@ class StructVectorsTest extends AllocatorTest {
       }
       // projected to the last field alone: the same values, no other value column
       DataType.StructField last = type.fields().get(type.fields().size() - 1);
-      try (TableReader table = zaro.readTable("/", selection, allocator,
-          TableOptions.DEFAULT.withColumns(List.of("data." + last.name())), ReadOptions.DEFAULT)) {
+      try (TableReader table =
+          zaro.readTable(
+              "/",
+              selection,
+              allocator,
+              TableOptions.DEFAULT.withColumns(List.of("data." + last.name())),
+              ReadOptions.DEFAULT)) {
         VectorSchemaRoot root = table.getVectorSchemaRoot();
-        assertEquals(List.of("data." + last.name()), root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+        assertEquals(
+            List.of("data." + last.name()),
+            root.getSchema().getFields().stream().map(f -> f.getName()).toList());
         long row = 0;
         while (table.loadNextBatch()) {
           for (int r = 0; r < root.getRowCount(); r++, row++) {
-            checkField(root.getVector(0), r, last, bytes, (int) (row * type.byteSize() + last.offset()), "row " + row);
+            checkField(
+                root.getVector(0),
+                r,
+                last,
+                bytes,
+                (int) (row * type.byteSize() + last.offset()),
+                "row " + row);
           }
         }
         assertEquals(slab.elementCount(), row);
@@ -108,14 +134,21 @@ class StructVectorsTest extends AllocatorTest {
     return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
   }
 
-  private static void checkField(FieldVector v, int index, DataType.StructField f, ByteBuffer bytes, int at,
-      String where) {
+  private static void checkField(
+      FieldVector v, int index, DataType.StructField f, ByteBuffer bytes, int at, String where) {
     checkList(v, index, f.type(), f.shape(), 0, bytes, at, where + "." + f.name());
   }
 
   /** A subarray field: one FixedSizeList per dimension, values in C order. */
-  private static void checkList(FieldVector v, int index, DataType type, List<Integer> shape, int d, ByteBuffer bytes,
-      int at, String where) {
+  private static void checkList(
+      FieldVector v,
+      int index,
+      DataType type,
+      List<Integer> shape,
+      int d,
+      ByteBuffer bytes,
+      int at,
+      String where) {
     if (d == shape.size()) {
       check(v, index, type, bytes, at, where);
       return;
@@ -128,11 +161,20 @@ class StructVectorsTest extends AllocatorTest {
     FixedSizeListVector list = assertInstanceOf(FixedSizeListVector.class, v, where);
     assertEquals(k, ((ArrowType.FixedSizeList) list.getField().getType()).getListSize(), where);
     for (int m = 0; m < k; m++) {
-      checkList(list.getDataVector(), index * k + m, type, shape, d + 1, bytes, at + m * inner, where + "[" + m + "]");
+      checkList(
+          list.getDataVector(),
+          index * k + m,
+          type,
+          shape,
+          d + 1,
+          bytes,
+          at + m * inner,
+          where + "[" + m + "]");
     }
   }
 
-  private static void check(FieldVector v, int index, DataType type, ByteBuffer bytes, int at, String where) {
+  private static void check(
+      FieldVector v, int index, DataType type, ByteBuffer bytes, int at, String where) {
     assertTrue(index < v.getValueCount(), where);
     switch (type.kind()) {
       case STRUCT -> {
@@ -156,15 +198,18 @@ class StructVectorsTest extends AllocatorTest {
         assertEquals(text.toString(), ((VarCharVector) v).getObject(index).toString(), where);
       }
       default -> {
-        assertEquals(SlabVectors.fieldMetadata(type), v.getField().getMetadata().isEmpty() ? null
-            : v.getField().getMetadata(), where);
+        assertEquals(
+            SlabVectors.fieldMetadata(type),
+            v.getField().getMetadata().isEmpty() ? null : v.getField().getMetadata(),
+            where);
         rawEquals(v, index, type.byteSize(), bytes, at, where);
       }
     }
   }
 
   /** A fixed-width value: its bytes in the vector's data buffer equal the slab's. */
-  private static void rawEquals(FieldVector v, int index, int width, ByteBuffer bytes, int at, String where) {
+  private static void rawEquals(
+      FieldVector v, int index, int width, ByteBuffer bytes, int at, String where) {
     byte[] got = new byte[width];
     v.getDataBuffer().getBytes((long) index * width, got);
     byte[] want = new byte[width];

@@ -17,9 +17,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The checks every bytes-to-bytes codec passes: data encoded by an independent encoder
- * decodes back exactly (known and unknown size, into place), and truncated, corrupt or
- * wrongly-sized input is a {@link CodecException} naming the codec, never a wrong answer.
+ * The checks every bytes-to-bytes codec passes: data encoded by an independent encoder decodes back
+ * exactly (known and unknown size, into place), and truncated, corrupt or wrongly-sized input is a
+ * {@link CodecException} naming the codec, never a wrong answer.
  */
 public abstract class AbstractBytesCodecTest extends AllocatorTest {
 
@@ -80,7 +80,8 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("payloads")
   void decodesIntoPlaceWhenItCan(String name, byte[] data) throws Exception {
-    try (ArrowBuf in = buf(encode(data)); ArrowBuf target = allocator.buffer(data.length + 16)) {
+    try (ArrowBuf in = buf(encode(data));
+        ArrowBuf target = allocator.buffer(data.length + 16)) {
       target.setOne(0, (int) target.capacity());
       if (codec().decodeInto(in, target, 8, data.length)) {
         byte[] out = new byte[data.length];
@@ -104,9 +105,10 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("payloads")
   void decodesIntoPlaceWithAWorkersScratch(String name, byte[] data) throws Exception {
-    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
-         ArrowBuf target = allocator.buffer(data.length + 16)) {
-      for (int round = 0; round < 2; round++) {  // the second round reuses the decoder state
+    try (Scratch scratch = new Scratch(allocator);
+        ArrowBuf in = buf(encode(data));
+        ArrowBuf target = allocator.buffer(data.length + 16)) {
+      for (int round = 0; round < 2; round++) { // the second round reuses the decoder state
         target.setOne(0, (int) target.capacity());
         if (codec().decodeInto(in, target, 8, data.length, scratch)) {
           byte[] out = new byte[data.length];
@@ -119,13 +121,18 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     }
   }
 
-  /** With idle threads lent (a read with fewer chunks than threads), a codec that splits still decodes right. */
+  /**
+   * With idle threads lent (a read with fewer chunks than threads), a codec that splits still
+   * decodes right.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("payloads")
   void decodesIntoPlaceWithLentThreads(String name, byte[] data) throws Exception {
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
-    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
-         ArrowBuf target = allocator.buffer(data.length + 16)) {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(3);
+    try (Scratch scratch = new Scratch(allocator);
+        ArrowBuf in = buf(encode(data));
+        ArrowBuf target = allocator.buffer(data.length + 16)) {
       scratch.bind(allocator, new dev.zaro.arrow.exec.Budget(pool, 4));
       target.setOne(0, (int) target.capacity());
       if (codec().decodeInto(in, target, 8, data.length, scratch)) {
@@ -139,11 +146,13 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
       if (detectsCorruption() && corrupt.length > 64) {
         corrupt[corrupt.length / 2] ^= 0x5a;
         try (ArrowBuf bad = buf(corrupt)) {
-          assertThrows(CodecException.class, () -> {
-            if (!codec().decodeInto(bad, target, 8, data.length, scratch)) {
-              codec().decode(bad, data.length, allocator).close();
-            }
-          });
+          assertThrows(
+              CodecException.class,
+              () -> {
+                if (!codec().decodeInto(bad, target, 8, data.length, scratch)) {
+                  codec().decode(bad, data.length, allocator).close();
+                }
+              });
         }
       }
     } finally {
@@ -151,14 +160,20 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     }
   }
 
-  /** A codec that decodes part of a stream (blosc: only the blocks a read needs) gets that part right. */
+  /**
+   * A codec that decodes part of a stream (blosc: only the blocks a read needs) gets that part
+   * right.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("payloads")
   void decodesTheRangeAReadNeeds(String name, byte[] data) throws Exception {
     int n = data.length;
-    long[][] ranges = {{0, 0}, {0, 1}, {0, n / 3}, {n / 3, n / 2 + 1}, {n / 2, n}, {n - 1, n}, {0, n}};
-    try (Scratch scratch = new Scratch(allocator); ArrowBuf in = buf(encode(data));
-         ArrowBuf target = allocator.buffer(Math.max(1, n))) {
+    long[][] ranges = {
+      {0, 0}, {0, 1}, {0, n / 3}, {n / 3, n / 2 + 1}, {n / 2, n}, {n - 1, n}, {0, n}
+    };
+    try (Scratch scratch = new Scratch(allocator);
+        ArrowBuf in = buf(encode(data));
+        ArrowBuf target = allocator.buffer(Math.max(1, n))) {
       for (long[] r : ranges) {
         if (r[0] > r[1] || r[1] > n || r[0] < 0) {
           continue;
@@ -167,7 +182,8 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
         if (codec().decodeRange(in, target, n, r[0], r[1], scratch)) {
           byte[] got = new byte[(int) (r[1] - r[0])];
           target.getBytes(r[0], got);
-          assertArrayEquals(Arrays.copyOfRange(data, (int) r[0], (int) r[1]), got, "bytes " + r[0] + ".." + r[1]);
+          assertArrayEquals(
+              Arrays.copyOfRange(data, (int) r[0], (int) r[1]), got, "bytes " + r[0] + ".." + r[1]);
         }
       }
     }
@@ -176,15 +192,18 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
   @Test
   void badInputThroughAWorkersScratchIsAnErrorAndTheScratchStaysUsable() throws Exception {
     byte[] data = new byte[5000];
-    new Random(2).nextBytes(data);  // the payload of truncatedInputIsAnError (blosc has its c-blosc frame)
+    new Random(2)
+        .nextBytes(data); // the payload of truncatedInputIsAnError (blosc has its c-blosc frame)
     byte[] encoded = encode(data);
     try (Scratch scratch = new Scratch(allocator)) {
       try (ArrowBuf in = buf(Arrays.copyOf(encoded, encoded.length / 2))) {
-        assertThrows(CodecException.class, () -> decodeWithScratch(in, data.length, scratch), "truncated");
+        assertThrows(
+            CodecException.class, () -> decodeWithScratch(in, data.length, scratch), "truncated");
       }
       try (ArrowBuf in = buf(encoded)) {
         for (long size : new long[] {data.length - 1, data.length + 1}) {
-          CodecException e = assertThrows(CodecException.class, () -> decodeWithScratch(in, size, scratch));
+          CodecException e =
+              assertThrows(CodecException.class, () -> decodeWithScratch(in, size, scratch));
           assertTrue(e.getMessage().startsWith("codec " + codec().name()), e.getMessage());
         }
         decodeWithScratch(in, data.length, scratch);
@@ -198,7 +217,8 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     new Random(1).nextBytes(data);
     try (ArrowBuf in = buf(encode(data))) {
       for (long size : new long[] {999, 1001, 10}) {
-        CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, size, allocator).close());
+        CodecException e =
+            assertThrows(CodecException.class, () -> codec().decode(in, size, allocator).close());
         assertTrue(e.getMessage().startsWith("codec " + codec().name()), e.getMessage());
       }
     }
@@ -212,8 +232,12 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     for (int cut : new int[] {1, 5, encoded.length / 2, encoded.length - 1}) {
       byte[] truncated = Arrays.copyOf(encoded, encoded.length - cut);
       try (ArrowBuf in = buf(truncated)) {
-        assertThrows(CodecException.class, () -> codec().decode(in, data.length, allocator).close(), "cut " + cut);
-        assertThrows(CodecException.class, () -> codec().decode(in, -1, allocator).close(), "cut " + cut);
+        assertThrows(
+            CodecException.class,
+            () -> codec().decode(in, data.length, allocator).close(),
+            "cut " + cut);
+        assertThrows(
+            CodecException.class, () -> codec().decode(in, -1, allocator).close(), "cut " + cut);
       }
     }
   }
@@ -225,14 +249,18 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
       data[i] = (byte) (i % 251);
     }
     byte[] encoded = encode(data);
-    int[] positions = detectsCorruption()
-        ? new int[] {encoded.length / 3, encoded.length / 2, encoded.length - 2}
-        : new int[] {0, 1, 2};
+    int[] positions =
+        detectsCorruption()
+            ? new int[] {encoded.length / 3, encoded.length / 2, encoded.length - 2}
+            : new int[] {0, 1, 2};
     for (int pos : positions) {
       byte[] corrupt = encoded.clone();
       corrupt[pos] ^= 0x5a;
       try (ArrowBuf in = buf(corrupt)) {
-        assertThrows(CodecException.class, () -> codec().decode(in, data.length, allocator).close(), "byte " + pos);
+        assertThrows(
+            CodecException.class,
+            () -> codec().decode(in, data.length, allocator).close(),
+            "byte " + pos);
       }
     }
   }

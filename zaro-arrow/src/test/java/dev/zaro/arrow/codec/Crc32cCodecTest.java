@@ -22,16 +22,21 @@ class Crc32cCodecTest extends AbstractBytesCodecTest {
   protected byte[] encode(byte[] data) {
     CRC32C crc = new CRC32C();
     crc.update(data);
-    return ByteBuffer.allocate(data.length + 4).order(ByteOrder.LITTLE_ENDIAN)
-        .put(data).putInt((int) crc.getValue()).array();
+    return ByteBuffer.allocate(data.length + 4)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .put(data)
+        .putInt((int) crc.getValue())
+        .array();
   }
 
   /** The CRC-32C check value of "123456789" is 0xE3069283 (RFC 3720, B.4). */
   @Test
   void acceptsTheStandardCheckValue() {
     byte[] data = "123456789".getBytes(StandardCharsets.US_ASCII);
-    byte[] encoded = ByteBuffer.allocate(13).order(ByteOrder.LITTLE_ENDIAN).put(data).putInt(0xE3069283).array();
-    try (ArrowBuf in = buf(encoded); ArrowBuf out = codec().decode(in, 9, allocator)) {
+    byte[] encoded =
+        ByteBuffer.allocate(13).order(ByteOrder.LITTLE_ENDIAN).put(data).putInt(0xE3069283).array();
+    try (ArrowBuf in = buf(encoded);
+        ArrowBuf out = codec().decode(in, 9, allocator)) {
       assertArrayEquals(data, bytes(out));
     }
     encoded[12] ^= 1;

@@ -31,7 +31,8 @@ class GzipCodecTest extends AbstractBytesCodecTest {
     byte[] both = new byte[ea.length + eb.length];
     System.arraycopy(ea, 0, both, 0, ea.length);
     System.arraycopy(eb, 0, both, ea.length, eb.length);
-    try (ArrowBuf in = buf(both); ArrowBuf out = codec().decode(in, a.length + b.length, allocator)) {
+    try (ArrowBuf in = buf(both);
+        ArrowBuf out = codec().decode(in, a.length + b.length, allocator)) {
       assertArrayEquals("first member second member".getBytes(), bytes(out));
     }
   }

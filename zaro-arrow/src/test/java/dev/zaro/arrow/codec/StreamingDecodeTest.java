@@ -38,15 +38,22 @@ class StreamingDecodeTest extends AllocatorTest {
   }
 
   /**
-   * zstep 24 selects planes 3..147 of 173 (most of the chunk: it streams through the window);
-   * zstep 5 selects planes 3..33 (a prefix: zstd decodes just that, gzip the whole chunk).
+   * zstep 24 selects planes 3..147 of 173 (most of the chunk: it streams through the window); zstep
+   * 5 selects planes 3..33 (a prefix: zstd decodes just that, gzip the whole chunk).
    */
   @ParameterizedTest
-  @CsvSource({"complex128, 16, false, zstd, 24", "int16, 2, true, zstd, 24", "float64, 8, false, zstd, 5",
-      "uint8, 1, false, zstd, 24", "complex128, 16, false, gzip, 24", "int16, 2, true, gzip, 24",
-      "int16, 2, false, gzip, 5", "float64, 8, true, zstd, 5"})
-  void stridedViewsOfLargeChunks(String type, int itemSize, boolean bigEndian, String codec, int zstep)
-      throws Exception {
+  @CsvSource({
+    "complex128, 16, false, zstd, 24",
+    "int16, 2, true, zstd, 24",
+    "float64, 8, false, zstd, 5",
+    "uint8, 1, false, zstd, 24",
+    "complex128, 16, false, gzip, 24",
+    "int16, 2, true, gzip, 24",
+    "int16, 2, false, gzip, 5",
+    "float64, 8, true, zstd, 5"
+  })
+  void stridedViewsOfLargeChunks(
+      String type, int itemSize, boolean bigEndian, String codec, int zstep) throws Exception {
     int[] shape = {173, 211, 59};
     long n = (long) shape[0] * shape[1] * shape[2];
     byte[] data = new byte[(int) (n * itemSize)];
@@ -54,17 +61,25 @@ class StreamingDecodeTest extends AllocatorTest {
     byte[] encoded = encode(codec, data);
     DataType dt = DataType.ofV3Name(type, "test");
     String endian = bigEndian ? "big" : "little";
-    CodecChain chain = CodecChain.resolve(List.of(
-        new CodecSpec("bytes", JsonDocument.MAPPER.readTree("{\"endian\":\"" + endian + "\"}")),
-        new CodecSpec(codec, null)), new ChunkSpec(shape, dt, FillValue.zero(dt)), CodecRegistry.defaults());
-    assertTrue(chain.decodedSpec().byteSize() > CodecChain.STREAM_ABOVE || itemSize < 2, "a chunk that streams");
+    CodecChain chain =
+        CodecChain.resolve(
+            List.of(
+                new CodecSpec(
+                    "bytes", JsonDocument.MAPPER.readTree("{\"endian\":\"" + endian + "\"}")),
+                new CodecSpec(codec, null)),
+            new ChunkSpec(shape, dt, FillValue.zero(dt)),
+            CodecRegistry.defaults());
+    assertTrue(
+        chain.decodedSpec().byteSize() > CodecChain.STREAM_ABOVE || itemSize < 2,
+        "a chunk that streams");
     // the selection 3::zstep (7 planes), 1:60, 2:51:7 as starts, steps and counts
     long[] start = {3, 1, 2};
     long[] step = {zstep, 1, 7};
     long[] count = {7, 59, 7};
     long outElements = count[0] * count[1] * count[2];
-    try (ArrowBuf in = allocator.buffer(encoded.length); ArrowBuf out = allocator.buffer(outElements * itemSize);
-         Scratch scratch = new Scratch(allocator)) {
+    try (ArrowBuf in = allocator.buffer(encoded.length);
+        ArrowBuf out = allocator.buffer(outElements * itemSize);
+        Scratch scratch = new Scratch(allocator)) {
       in.setBytes(0, encoded);
       in.writerIndex(encoded.length);
       long[] stride = {count[1] * count[2] * itemSize, count[2] * itemSize, itemSize};
@@ -75,8 +90,11 @@ class StreamingDecodeTest extends AllocatorTest {
       for (long a = 0; a < count[0]; a++) {
         for (long b = 0; b < count[1]; b++) {
           for (long c = 0; c < count[2]; c++, o++) {
-            long src = (((start[0] + a * step[0]) * shape[1] + start[1] + b * step[1]) * shape[2]
-                + start[2] + c * step[2]) * itemSize;
+            long src =
+                (((start[0] + a * step[0]) * shape[1] + start[1] + b * step[1]) * shape[2]
+                        + start[2]
+                        + c * step[2])
+                    * itemSize;
             for (int k = 0; k < itemSize; k++) {
               byte want = data[(int) (src + (swap > 0 ? itemSize - 1 - k : k))];
               assertEquals(want, out.getByte(o * itemSize + k), "element " + o + " byte " + k);

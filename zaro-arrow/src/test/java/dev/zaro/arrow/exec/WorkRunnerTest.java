@@ -26,8 +26,13 @@ class WorkRunnerTest {
   void runsEveryTaskOnceAndReportsProgress() {
     AtomicIntegerArray runs = new AtomicIntegerArray(1000);
     AtomicLong last = new AtomicLong();
-    WorkRunner.run(1000, runs::incrementAndGet, pool, 3,
-        new Control(() -> false, Long.MAX_VALUE, (done, total) -> last.accumulateAndGet(done, Math::max)));
+    WorkRunner.run(
+        1000,
+        runs::incrementAndGet,
+        pool,
+        3,
+        new Control(
+            () -> false, Long.MAX_VALUE, (done, total) -> last.accumulateAndGet(done, Math::max)));
     for (int i = 0; i < 1000; i++) {
       assertEquals(1, runs.get(i), "task " + i);
     }
@@ -37,12 +42,21 @@ class WorkRunnerTest {
   @Test
   void theFirstFailureStopsTheRestAndIsRethrown() {
     AtomicInteger ran = new AtomicInteger();
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> WorkRunner.run(10_000, i -> {
-      ran.incrementAndGet();
-      if (i == 3) {
-        throw new IllegalStateException("task 3");
-      }
-    }, pool, 2, Control.NONE));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                WorkRunner.run(
+                    10_000,
+                    i -> {
+                      ran.incrementAndGet();
+                      if (i == 3) {
+                        throw new IllegalStateException("task 3");
+                      }
+                    },
+                    pool,
+                    2,
+                    Control.NONE));
     assertEquals("task 3", e.getMessage());
     assertTrue(ran.get() < 10_000, "ran " + ran.get());
   }
@@ -51,24 +65,46 @@ class WorkRunnerTest {
   void cancellationAndDeadlinesStopARun() {
     AtomicBoolean cancelled = new AtomicBoolean();
     AtomicInteger ran = new AtomicInteger();
-    assertThrows(ZaroException.class, () -> WorkRunner.run(10_000, i -> {
-      if (ran.incrementAndGet() == 5) {
-        cancelled.set(true);
-      }
-    }, pool, 2, new Control(cancelled::get, Long.MAX_VALUE, Control.Progress.NONE)));
+    assertThrows(
+        ZaroException.class,
+        () ->
+            WorkRunner.run(
+                10_000,
+                i -> {
+                  if (ran.incrementAndGet() == 5) {
+                    cancelled.set(true);
+                  }
+                },
+                pool,
+                2,
+                new Control(cancelled::get, Long.MAX_VALUE, Control.Progress.NONE)));
     assertTrue(ran.get() < 10_000);
-    ZaroException late = assertThrows(ZaroException.class, () -> WorkRunner.run(3, i -> { }, null, 0,
-        new Control(() -> false, System.nanoTime() - 1, Control.Progress.NONE)));
+    ZaroException late =
+        assertThrows(
+            ZaroException.class,
+            () ->
+                WorkRunner.run(
+                    3,
+                    i -> {},
+                    null,
+                    0,
+                    new Control(() -> false, System.nanoTime() - 1, Control.Progress.NONE)));
     assertTrue(late.getMessage().contains("deadline"), late.getMessage());
   }
 
-  /** Nested runs on a one-thread pool whose thread is busy still finish: the caller works itself. */
+  /**
+   * Nested runs on a one-thread pool whose thread is busy still finish: the caller works itself.
+   */
   @Test
   void nestedRunsOnABusyPoolDoNotDeadlock() {
     ExecutorService one = Executors.newSingleThreadExecutor();
     try {
       AtomicInteger inner = new AtomicInteger();
-      WorkRunner.run(4, i -> WorkRunner.run(5, j -> inner.incrementAndGet(), one, 1, Control.NONE), one, 1,
+      WorkRunner.run(
+          4,
+          i -> WorkRunner.run(5, j -> inner.incrementAndGet(), one, 1, Control.NONE),
+          one,
+          1,
           Control.NONE);
       assertEquals(20, inner.get());
     } finally {

@@ -7,9 +7,9 @@ import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NodeMetadata;
 
 /**
- * Consolidated metadata on any bytes: a v2 {@code .zmetadata} and a v3 root {@code zarr.json}
- * with inline {@code consolidated_metadata}. Every entry is then parsed on its own (one broken
- * entry must not hide the others) and its codec chain built, as opening a hierarchy does.
+ * Consolidated metadata on any bytes: a v2 {@code .zmetadata} and a v3 root {@code zarr.json} with
+ * inline {@code consolidated_metadata}. Every entry is then parsed on its own (one broken entry
+ * must not hide the others) and its codec chain built, as opening a hierarchy does.
  */
 class ConsolidatedMetadataFuzzTest {
 
@@ -20,19 +20,22 @@ class ConsolidatedMetadataFuzzTest {
 
   @FuzzTest
   void v3(byte[] json) {
-    FuzzChecks.run(() -> ConsolidatedMetadata.v3Inline(JsonDocument.parse("zarr.json", json))
-        .ifPresent(ConsolidatedMetadataFuzzTest::entries));
+    FuzzChecks.run(
+        () ->
+            ConsolidatedMetadata.v3Inline(JsonDocument.parse("zarr.json", json))
+                .ifPresent(ConsolidatedMetadataFuzzTest::entries));
   }
 
   private static void entries(ConsolidatedMetadata consolidated) {
     for (String path : consolidated.entries().keySet()) {
       consolidated.hasDescendants(path);
-      FuzzChecks.run(() -> {
-        NodeMetadata node = consolidated.entries().get(path).parse();
-        if (node instanceof ArrayMetadata array) {
-          FuzzChecks.resolve(array);
-        }
-      });
+      FuzzChecks.run(
+          () -> {
+            NodeMetadata node = consolidated.entries().get(path).parse();
+            if (node instanceof ArrayMetadata array) {
+              FuzzChecks.resolve(array);
+            }
+          });
     }
   }
 }

@@ -8,8 +8,8 @@ import dev.zaro.arrow.metadata.V3Metadata;
 import java.util.Arrays;
 
 /**
- * Zarr v3 {@code zarr.json} and v2 {@code .zarray}/{@code .zgroup} (+ {@code .zattrs}) documents
- * on any bytes, as far as a reader takes them before touching chunks: the parsed metadata and the
+ * Zarr v3 {@code zarr.json} and v2 {@code .zarray}/{@code .zgroup} (+ {@code .zattrs}) documents on
+ * any bytes, as far as a reader takes them before touching chunks: the parsed metadata and the
  * codec chain built from it (every codec's configuration parser, sharding's nested chains).
  */
 class MetadataFuzzTest {
@@ -17,12 +17,13 @@ class MetadataFuzzTest {
   /** One {@code zarr.json}. */
   @FuzzTest
   void v3(byte[] json) {
-    FuzzChecks.run(() -> {
-      NodeMetadata node = V3Metadata.parse("zarr.json", json);
-      if (node instanceof ArrayMetadata array) {
-        FuzzChecks.resolve(array);
-      }
-    });
+    FuzzChecks.run(
+        () -> {
+          NodeMetadata node = V3Metadata.parse("zarr.json", json);
+          if (node instanceof ArrayMetadata array) {
+            FuzzChecks.resolve(array);
+          }
+        });
   }
 
   /**
@@ -37,10 +38,11 @@ class MetadataFuzzTest {
     }
     byte[] node = Arrays.copyOf(input, nul);
     byte[] attrs = nul < input.length ? Arrays.copyOfRange(input, nul + 1, input.length) : null;
-    FuzzChecks.run(() -> {
-      ArrayMetadata array = V2Metadata.parseArray(".zarray", node, ".zattrs", attrs);
-      FuzzChecks.resolve(array);
-    });
+    FuzzChecks.run(
+        () -> {
+          ArrayMetadata array = V2Metadata.parseArray(".zarray", node, ".zattrs", attrs);
+          FuzzChecks.resolve(array);
+        });
     FuzzChecks.run(() -> V2Metadata.parseGroup(".zgroup", node, ".zattrs", attrs));
   }
 }

@@ -30,13 +30,16 @@ class LenientJsonTest extends AllocatorTest {
   @ValueSource(strings = {"consolidated", "unconsolidated", "reference"})
   void nonFiniteTokensParseAsDoubles(String how) throws IOException {
     Path lenient = Fixtures.testdata().resolve("lenient");
-    String location = switch (how) {
-      case "consolidated" -> lenient.resolve("stores/attrs.zarr").toString();
-      case "unconsolidated" -> copyWithout(lenient.resolve("stores/attrs.zarr"), ".zmetadata").toString();
-      default -> "reference+json://" + lenient.resolve("refs/attrs.json");
-    };
-    ByteBuffer want = ByteBuffer.wrap(Files.readAllBytes(lenient.resolve("expected/attrs.bin")))
-        .order(ByteOrder.LITTLE_ENDIAN);
+    String location =
+        switch (how) {
+          case "consolidated" -> lenient.resolve("stores/attrs.zarr").toString();
+          case "unconsolidated" ->
+              copyWithout(lenient.resolve("stores/attrs.zarr"), ".zmetadata").toString();
+          default -> "reference+json://" + lenient.resolve("refs/attrs.json");
+        };
+    ByteBuffer want =
+        ByteBuffer.wrap(Files.readAllBytes(lenient.resolve("expected/attrs.bin")))
+            .order(ByteOrder.LITTLE_ENDIAN);
     try (Zaro zaro = Zaro.open(location)) {
       JsonNode attrs = zaro.meta("v").attributes();
       assertTrue(Double.isNaN(attrs.get("valid_min").doubleValue()), attrs.toString());

@@ -21,8 +21,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MiniFloatTest {
 
   static Stream<Arguments> formats() throws IOException {
-    JsonNode oracle = JsonDocument.MAPPER.readTree(
-        Files.readAllBytes(Fixtures.testdata().resolve("fallback").resolve("conversions.json")));
+    JsonNode oracle =
+        JsonDocument.MAPPER.readTree(
+            Files.readAllBytes(
+                Fixtures.testdata().resolve("fallback").resolve("conversions.json")));
     List<Arguments> out = new ArrayList<>();
     for (Map.Entry<String, JsonNode> e : oracle.properties()) {
       out.add(Arguments.of(e.getKey(), e.getValue()));
@@ -33,16 +35,18 @@ class MiniFloatTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("formats")
   void encodesLikeMlDtypes(String name, JsonNode cases) {
-    MiniFloat format = name.equals("float16") ? MiniFloat.BINARY16 : MiniFloat.named(name).orElseThrow();
+    MiniFloat format =
+        name.equals("float16") ? MiniFloat.BINARY16 : MiniFloat.named(name).orElseThrow();
     int checked = 0;
     for (JsonNode c : cases) {
       String text = c.get(0).asText();
-      double value = switch (text) {
-        case "NaN" -> Double.NaN;
-        case "Infinity" -> Double.POSITIVE_INFINITY;
-        case "-Infinity" -> Double.NEGATIVE_INFINITY;
-        default -> Double.parseDouble(text);
-      };
+      double value =
+          switch (text) {
+            case "NaN" -> Double.NaN;
+            case "Infinity" -> Double.POSITIVE_INFINITY;
+            case "-Infinity" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(text);
+          };
       assertEquals(c.get(1).intValue(), format.encode(value), () -> name + " of " + text);
       checked++;
     }
@@ -51,7 +55,8 @@ class MiniFloatTest {
       for (JsonNode c : cases) {
         String text = c.get(0).asText();
         if (!text.equals("NaN") && !text.contains("Infinity")) {
-          assertEquals((short) c.get(1).intValue(), HalfFloat.fromDouble(Double.parseDouble(text)), text);
+          assertEquals(
+              (short) c.get(1).intValue(), HalfFloat.fromDouble(Double.parseDouble(text)), text);
         }
       }
     }

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class V3MetadataTest {
-  static final String ARRAY = """
+  static final String ARRAY =
+      """
       {"zarr_format": 3, "node_type": "array", "shape": [10, 20], "data_type": "float32",
        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4, 5]}},
        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
@@ -32,7 +33,9 @@ class V3MetadataTest {
 
   /** ARRAY with one field replaced (or removed when value is null). */
   static String with(String field, String value) {
-    var node = (com.fasterxml.jackson.databind.node.ObjectNode) JsonDocument.parse("x", ARRAY.getBytes()).root();
+    var node =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            JsonDocument.parse("x", ARRAY.getBytes()).root();
     if (value == null) {
       node.remove(field);
     } else {
@@ -57,14 +60,19 @@ class V3MetadataTest {
     assertEquals("dim_1", a.dimensionName(1));
     assertEquals(List.of("bytes", "zstd"), a.codecs().stream().map(CodecSpec::name).toList());
     assertEquals("K", a.attributes().get("units").asText());
-    assertEquals(Float.NaN, ByteBuffer.wrap(a.fillValue().bytes()).order(ByteOrder.LITTLE_ENDIAN).getFloat());
+    assertEquals(
+        Float.NaN,
+        ByteBuffer.wrap(a.fillValue().bytes()).order(ByteOrder.LITTLE_ENDIAN).getFloat());
   }
 
   @Test
   void parsesGroupsAndToleratesOptionalExtensions() {
-    GroupMetadata g = assertInstanceOf(GroupMetadata.class, parse(
-        "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{\"a\":1},"
-            + "\"consolidated_metadata\":null,\"ext\":{\"must_understand\":false,\"x\":1}}"));
+    GroupMetadata g =
+        assertInstanceOf(
+            GroupMetadata.class,
+            parse(
+                "{\"zarr_format\":3,\"node_type\":\"group\",\"attributes\":{\"a\":1},"
+                    + "\"consolidated_metadata\":null,\"ext\":{\"must_understand\":false,\"x\":1}}"));
     assertEquals(1, g.attributes().get("a").asInt());
     assertInstanceOf(ArrayMetadata.class, parse(with("zaro_ext", "{\"must_understand\": false}")));
   }
@@ -84,37 +92,41 @@ class V3MetadataTest {
 
   /** Each bad document gives an error naming the key and the field. */
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-      "shape as string      | shape             | \"10\"                 | shape",
-      "negative shape       | shape             | [10, -1]               | shape",
-      "missing shape        | shape             |                        | is missing",
-      "unknown data type    | data_type         | \"float128\"           | unknown data type 'float128'",
-      "odd raw type         | data_type         | \"r7\"                 | multiple of 8",
-      "data type number     | data_type         | 5                      | data_type",
-      "grid rank            | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}} | chunk_shape has 1 dimensions",
-      "zero chunk           | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4,0]}} | chunk_shape",
-      "unknown grid         | chunk_grid        | {\"name\":\"hexagonal\"} | not supported",
-      "rectilinear no config | chunk_grid       | {\"name\":\"rectilinear\"} | \"kind\" and \"chunk_shapes\"",
-      "rectilinear kind     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"file\",\"chunk_shapes\":[5,5]}} | only \"inline\"",
-      "rectilinear rank     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5]}} | list of 2 entries",
-      "rectilinear short    | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,5],5]}} | add up to 9, short of the dimension's 10",
-      "rectilinear short rle | chunk_grid       | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5,[[6,3]]]}} | chunk_shapes[1]",
-      "rectilinear zero     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,0,6],5]}} | chunk_shapes[0][1]",
-      "rectilinear bad run  | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[[4,1,1]],5]}} | [edge, count]",
-      "rectilinear text     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[\"5\",5]}} | chunk_shapes[0]",
-      "bad encoding         | chunk_key_encoding | {\"name\":\"fancy\"}   | not supported",
-      "bad separator        | chunk_key_encoding | {\"name\":\"default\",\"configuration\":{\"separator\":\"-\"}} | separator",
-      "fill value text      | fill_value        | \"hot\"                | 'hot'",
-      "fill value missing   | fill_value        |                        | is missing",
-      "empty codecs         | codecs            | []                     | non-empty list",
-      "codec without name   | codecs            | [{\"configuration\":{}}] | codec 0",
-      "dimension names size | dimension_names   | [\"y\"]                | list of 2 names",
-      "attributes list      | attributes        | [1]                    | must be an object",
-      "transformers         | storage_transformers | [{\"name\":\"x\"}]  | storage transformers",
-      "must understand      | fancy_extension   | {\"must_understand\":true} | does not understand",
-      "plain extension      | fancy_extension   | 1                      | does not understand",
-      "zarr format 2        | zarr_format       | 2                      | zarr_format 3",
-      "node type            | node_type         | \"table\"              | node_type"})
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      value = {
+        "shape as string      | shape             | \"10\"                 | shape",
+        "negative shape       | shape             | [10, -1]               | shape",
+        "missing shape        | shape             |                        | is missing",
+        "unknown data type    | data_type         | \"float128\"           | unknown data type 'float128'",
+        "odd raw type         | data_type         | \"r7\"                 | multiple of 8",
+        "data type number     | data_type         | 5                      | data_type",
+        "grid rank            | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}} | chunk_shape has 1 dimensions",
+        "zero chunk           | chunk_grid        | {\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4,0]}} | chunk_shape",
+        "unknown grid         | chunk_grid        | {\"name\":\"hexagonal\"} | not supported",
+        "rectilinear no config | chunk_grid       | {\"name\":\"rectilinear\"} | \"kind\" and \"chunk_shapes\"",
+        "rectilinear kind     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"file\",\"chunk_shapes\":[5,5]}} | only \"inline\"",
+        "rectilinear rank     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5]}} | list of 2 entries",
+        "rectilinear short    | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,5],5]}} | add up to 9, short of the dimension's 10",
+        "rectilinear short rle | chunk_grid       | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[5,[[6,3]]]}} | chunk_shapes[1]",
+        "rectilinear zero     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[4,0,6],5]}} | chunk_shapes[0][1]",
+        "rectilinear bad run  | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[[[4,1,1]],5]}} | [edge, count]",
+        "rectilinear text     | chunk_grid        | {\"name\":\"rectilinear\",\"configuration\":{\"kind\":\"inline\",\"chunk_shapes\":[\"5\",5]}} | chunk_shapes[0]",
+        "bad encoding         | chunk_key_encoding | {\"name\":\"fancy\"}   | not supported",
+        "bad separator        | chunk_key_encoding | {\"name\":\"default\",\"configuration\":{\"separator\":\"-\"}} | separator",
+        "fill value text      | fill_value        | \"hot\"                | 'hot'",
+        "fill value missing   | fill_value        |                        | is missing",
+        "empty codecs         | codecs            | []                     | non-empty list",
+        "codec without name   | codecs            | [{\"configuration\":{}}] | codec 0",
+        "dimension names size | dimension_names   | [\"y\"]                | list of 2 names",
+        "attributes list      | attributes        | [1]                    | must be an object",
+        "transformers         | storage_transformers | [{\"name\":\"x\"}]  | storage transformers",
+        "must understand      | fancy_extension   | {\"must_understand\":true} | does not understand",
+        "plain extension      | fancy_extension   | 1                      | does not understand",
+        "zarr format 2        | zarr_format       | 2                      | zarr_format 3",
+        "node type            | node_type         | \"table\"              | node_type"
+      })
   void badFieldsAreNamed(String name, String field, String value, String message) {
     MetadataException e = assertThrows(MetadataException.class, () -> parse(with(field, value)));
     assertTrue(e.getMessage().contains("a/zarr.json"), e.getMessage());
@@ -124,14 +136,19 @@ class V3MetadataTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-      "{\"zarr_format\": 3, | not valid JSON",
-      "``                  | empty",
-      "[1, 2]              | expected an object",
-      "{\"zarr_format\": 3 | not valid JSON"})
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      value = {
+        "{\"zarr_format\": 3, | not valid JSON",
+        "``                  | empty",
+        "[1, 2]              | expected an object",
+        "{\"zarr_format\": 3 | not valid JSON"
+      })
   void malformedOrTruncatedDocuments(String text, String message) {
     MetadataException e = assertThrows(MetadataException.class, () -> parse(text));
-    assertTrue(e.getMessage().contains("a/zarr.json") && e.getMessage().contains(message), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("a/zarr.json") && e.getMessage().contains(message), e.getMessage());
   }
 
   @Test

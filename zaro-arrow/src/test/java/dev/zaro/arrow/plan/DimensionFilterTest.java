@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /** Dimension ranges against brute force over the sample's coordinates and random predicates. */
 class DimensionFilterTest extends AllocatorTest {
 
-  private static final String SAMPLE = Fixtures.testdata().resolve("sample/climate.zarr").toString();
+  private static final String SAMPLE =
+      Fixtures.testdata().resolve("sample/climate.zarr").toString();
 
   /** Every row a predicate keeps lies inside the range; the range is exactly the matching rows. */
   @Test
@@ -36,20 +37,24 @@ class DimensionFilterTest extends AllocatorTest {
         long[] range = filter.range(d);
         for (long i = 0; i < shape[d]; i++) {
           double x = c.valueAt(i);
-          boolean match = switch (op) {
-            case EQ -> x == v;
-            case LT -> x < v;
-            case LE -> x <= v;
-            case GT -> x > v;
-            case GE -> x >= v;
-          };
-          assertEquals(match, i >= range[0] && i < range[1], c.name() + " " + op + " " + v + " at " + i);
+          boolean match =
+              switch (op) {
+                case EQ -> x == v;
+                case LT -> x < v;
+                case LE -> x <= v;
+                case GT -> x > v;
+                case GE -> x >= v;
+              };
+          assertEquals(
+              match, i >= range[0] && i < range[1], c.name() + " " + op + " " + v + " at " + i);
         }
       }
     }
   }
 
-  /** CF time coordinates compare with dates; lat (decreasing in the sample or not) works both ways. */
+  /**
+   * CF time coordinates compare with dates; lat (decreasing in the sample or not) works both ways.
+   */
   @Test
   void timesAndSelections() {
     try (Zaro zaro = Zaro.open(SAMPLE)) {
@@ -59,20 +64,30 @@ class DimensionFilterTest extends AllocatorTest {
       long[] shape = zaro.meta("t2m").shape();
       // the third time value as a LocalDateTime
       long micros = (long) time.valueAt(2);
-      LocalDateTime third = LocalDateTime.ofEpochSecond(micros / 1_000_000, 0, java.time.ZoneOffset.UTC);
-      filter.restrict("time", DimensionFilter.Op.GE, third).restrictIn("time", List.of(third,
-          LocalDateTime.ofEpochSecond((long) time.valueAt(5) / 1_000_000, 0, java.time.ZoneOffset.UTC)));
+      LocalDateTime third =
+          LocalDateTime.ofEpochSecond(micros / 1_000_000, 0, java.time.ZoneOffset.UTC);
+      filter
+          .restrict("time", DimensionFilter.Op.GE, third)
+          .restrictIn(
+              "time",
+              List.of(
+                  third,
+                  LocalDateTime.ofEpochSecond(
+                      (long) time.valueAt(5) / 1_000_000, 0, java.time.ZoneOffset.UTC)));
       assertEquals(2, filter.range(0)[0]);
       assertEquals(6, filter.range(0)[1]);
       Selection narrowed = filter.apply(Selection.parse("1:9:2", shape));
       assertEquals("3:6:2, 0:" + shape[1] + ":1, 0:" + shape[2] + ":1", narrowed.canonical());
       // an unknown column or a non-numeric literal narrows nothing
-      DimensionFilter none = DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT)
-          .restrict("nope", DimensionFilter.Op.EQ, 1).restrict("lat", DimensionFilter.Op.EQ, "x");
+      DimensionFilter none =
+          DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT)
+              .restrict("nope", DimensionFilter.Op.EQ, 1)
+              .restrict("lat", DimensionFilter.Op.EQ, "x");
       assertEquals(Selection.all(shape).canonical(), none.apply(Selection.all(shape)).canonical());
       // contradictory ranges: empty
-      DimensionFilter empty = DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT.withCf(false))
-          .restrict("lon", DimensionFilter.Op.LT, -1e9);
+      DimensionFilter empty =
+          DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT.withCf(false))
+              .restrict("lon", DimensionFilter.Op.LT, -1e9);
       assertTrue(empty.isEmpty());
       assertEquals(0, empty.apply(Selection.all(shape)).size());
     }

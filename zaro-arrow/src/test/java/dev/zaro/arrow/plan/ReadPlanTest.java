@@ -15,19 +15,29 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** ReadPlan against brute force: random shapes, chunkings, selections and byte targets. */
 class ReadPlanTest {
 
   static ArrayMetadata array(long[] shape, int[] chunks, DataType type) {
-    return new ArrayMetadata(3, shape, type, chunks, new ChunkKeyEncoding.DefaultEncoding('/'), FillValue.zero(type),
-        List.of(), null, null);
+    return new ArrayMetadata(
+        3,
+        shape,
+        type,
+        chunks,
+        new ChunkKeyEncoding.DefaultEncoding('/'),
+        FillValue.zero(type),
+        List.of(),
+        null,
+        null);
   }
 
-  /** Every selected element once, in C order; pieces never cut a chunk; sizes bounded by the target. */
+  /**
+   * Every selected element once, in C order; pieces never cut a chunk; sizes bounded by the target.
+   */
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
   void piecesCoverTheSelectionOnceOnChunkBoundaries(int seed) {
@@ -53,14 +63,24 @@ class ReadPlanTest {
       ReadPlan plan = ReadPlan.of(meta, selection);
       long target = 2 + random.nextInt(200);
       List<Selection> pieces = plan.split(target);
-      String where = "shape " + java.util.Arrays.toString(shape) + " chunks " + java.util.Arrays.toString(chunks)
-          + " selection '" + text + "' target " + target;
+      String where =
+          "shape "
+              + java.util.Arrays.toString(shape)
+              + " chunks "
+              + java.util.Arrays.toString(chunks)
+              + " selection '"
+              + text
+              + "' target "
+              + target;
 
       // brute force: the selection's elements in C order
       List<List<Long>> want = elements(selection);
       List<List<Long>> got = new ArrayList<>();
       for (Selection piece : pieces) {
-        assertEquals(piece, Selection.parse(piece.canonical(), shape), where + ": canonical text of " + piece);
+        assertEquals(
+            piece,
+            Selection.parse(piece.canonical(), shape),
+            where + ": canonical text of " + piece);
         List<List<Long>> e = elements(piece);
         assertTrue(!e.isEmpty(), where + ": empty piece " + piece);
         got.addAll(e);
@@ -68,8 +88,9 @@ class ReadPlanTest {
         long bytes = e.size() * 2L;
         if (bytes > target) {
           // larger than the target only when it is a single chunk run of its deepest cut dimension
-          assertTrue(singleChunkRunsOrWhole(piece, selection, chunks), where + ": piece " + piece + " has "
-              + bytes + " bytes");
+          assertTrue(
+              singleChunkRunsOrWhole(piece, selection, chunks),
+              where + ": piece " + piece + " has " + bytes + " bytes");
         }
       }
       // C order across pieces = the pieces concatenated equal the selection's C order, once each
@@ -122,15 +143,16 @@ class ReadPlanTest {
 
   private static List<List<Long>> sorted(List<List<Long>> xs) {
     List<List<Long>> out = new ArrayList<>(xs);
-    out.sort((a, b) -> {
-      for (int i = 0; i < a.size(); i++) {
-        int c = Long.compare(a.get(i), b.get(i));
-        if (c != 0) {
-          return c;
-        }
-      }
-      return 0;
-    });
+    out.sort(
+        (a, b) -> {
+          for (int i = 0; i < a.size(); i++) {
+            int c = Long.compare(a.get(i), b.get(i));
+            if (c != 0) {
+              return c;
+            }
+          }
+          return 0;
+        });
     return out;
   }
 
@@ -166,7 +188,9 @@ class ReadPlanTest {
     Selection all = Selection.all(meta.shape());
     for (Selection piece : ReadPlan.of(meta, all).split(200)) {
       long bytes = piece.size() * 2;
-      assertTrue(bytes <= 200 || singleChunkRunsOrWhole(piece, all, new int[] {2, 2, 2}), piece + ": " + bytes);
+      assertTrue(
+          bytes <= 200 || singleChunkRunsOrWhole(piece, all, new int[] {2, 2, 2}),
+          piece + ": " + bytes);
     }
   }
 
@@ -174,25 +198,48 @@ class ReadPlanTest {
   @Test
   void rectilinearSplitsOnRealEdges() {
     long[] shape = {10, 7};
-    ChunkGrid grid = ChunkGrid.rectilinear(List.of(ChunkGrid.Dim.of(10, new long[] {3, 5, 2}, new long[] {1, 1, 1}),
-        ChunkGrid.Dim.of(7, new long[] {4}, new long[] {2})));
-    ArrayMetadata meta = new ArrayMetadata(3, shape, DataType.INT32, new int[] {5, 4},
-        new ChunkKeyEncoding.DefaultEncoding('/'), FillValue.zero(DataType.INT32), List.of(), null, null, grid);
+    ChunkGrid grid =
+        ChunkGrid.rectilinear(
+            List.of(
+                ChunkGrid.Dim.of(10, new long[] {3, 5, 2}, new long[] {1, 1, 1}),
+                ChunkGrid.Dim.of(7, new long[] {4}, new long[] {2})));
+    ArrayMetadata meta =
+        new ArrayMetadata(
+            3,
+            shape,
+            DataType.INT32,
+            new int[] {5, 4},
+            new ChunkKeyEncoding.DefaultEncoding('/'),
+            FillValue.zero(DataType.INT32),
+            List.of(),
+            null,
+            null,
+            grid);
     ReadPlan plan = ReadPlan.of(meta, Selection.parse("1:10", shape));
-    assertEquals(List.of("1:3:1, 0:7:1", "3:8:1, 0:7:1", "8:10:1, 0:7:1"),
+    assertEquals(
+        List.of("1:3:1, 0:7:1", "3:8:1, 0:7:1", "8:10:1, 0:7:1"),
         plan.splitFirst(1, Long.MAX_VALUE).stream().map(Selection::canonical).toList());
-    assertEquals(List.of("1:3:1, 0:4:1", "1:3:1, 4:7:1", "3:8:1, 0:4:1", "3:8:1, 4:7:1", "8:10:1, 0:4:1",
-        "8:10:1, 4:7:1"), plan.split(1).stream().map(Selection::canonical).toList());
+    assertEquals(
+        List.of(
+            "1:3:1, 0:4:1",
+            "1:3:1, 4:7:1",
+            "3:8:1, 0:4:1",
+            "3:8:1, 4:7:1",
+            "8:10:1, 0:4:1",
+            "8:10:1, 4:7:1"),
+        plan.split(1).stream().map(Selection::canonical).toList());
     assertEquals(6, plan.chunkCount());
     // rows cap: a 5-row chunk run cut at 2 rows
-    assertEquals(List.of("1:3:1, 0:7:1", "3:5:1, 0:7:1", "5:7:1, 0:7:1", "7:8:1, 0:7:1", "8:10:1, 0:7:1"),
+    assertEquals(
+        List.of("1:3:1, 0:7:1", "3:5:1, 0:7:1", "5:7:1, 0:7:1", "7:8:1, 0:7:1", "8:10:1, 0:7:1"),
         plan.splitFirst(Long.MAX_VALUE, 2).stream().map(Selection::canonical).toList());
   }
 
   /** Ten million chunks: the first piece comes at once, and counting needs no list. */
   @Test
   void tenMillionChunksPlanLazily() {
-    ArrayMetadata meta = array(new long[] {10_000, 1_000, 1_000}, new int[] {1, 10, 100}, DataType.FLOAT32);
+    ArrayMetadata meta =
+        array(new long[] {10_000, 1_000, 1_000}, new int[] {1, 10, 100}, DataType.FLOAT32);
     ReadPlan plan = ReadPlan.of(meta, Selection.all(meta.shape()));
     assertEquals(10_000_000L * 100 / 100, plan.chunkCount() / 1);
     Iterator<Selection> pieces = plan.pieces(128L << 20);
@@ -212,8 +259,14 @@ class ReadPlanTest {
     ReadPlan plan = ReadPlan.of(meta, Selection.parse("5:95", meta.shape()));
     // one chunk row is 10 x 40 x 8 = 3200 bytes; a 7000-byte target takes two rows
     List<String> got = plan.split(7000).stream().map(Selection::canonical).toList();
-    assertEquals(List.of("5:20:1, 0:40:1", "20:40:1, 0:40:1", "40:60:1, 0:40:1", "60:80:1, 0:40:1",
-        "80:95:1, 0:40:1"), got);
+    assertEquals(
+        List.of(
+            "5:20:1, 0:40:1",
+            "20:40:1, 0:40:1",
+            "40:60:1, 0:40:1",
+            "60:80:1, 0:40:1",
+            "80:95:1, 0:40:1"),
+        got);
     assertEquals(1, plan.split(Long.MAX_VALUE).size());
   }
 }

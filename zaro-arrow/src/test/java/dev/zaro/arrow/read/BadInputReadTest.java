@@ -24,16 +24,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Broken chunks and metadata in a 4x4 int32 array of 2x2 chunks: every error names the array,
- * the chunk index and key, and the codec; nothing leaks (the allocator is checked after each
- * test); missing chunks read as the fill value.
+ * Broken chunks and metadata in a 4x4 int32 array of 2x2 chunks: every error names the array, the
+ * chunk index and key, and the codec; nothing leaks (the allocator is checked after each test);
+ * missing chunks read as the fill value.
  */
 class BadInputReadTest extends AllocatorTest {
 
   static String meta(String codecs) {
     return "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4,4],\"data_type\":\"int32\","
         + "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[2,2]}},"
-        + "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,\"codecs\":" + codecs + "}";
+        + "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,\"codecs\":"
+        + codecs
+        + "}";
   }
 
   static final String BYTES = "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}";
@@ -57,7 +59,11 @@ class BadInputReadTest extends AllocatorTest {
   static byte[] withCrc(byte[] data) {
     CRC32C crc = new CRC32C();
     crc.update(data);
-    return ByteBuffer.allocate(data.length + 4).order(ByteOrder.LITTLE_ENDIAN).put(data).putInt((int) crc.getValue()).array();
+    return ByteBuffer.allocate(data.length + 4)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .put(data)
+        .putInt((int) crc.getValue())
+        .array();
   }
 
   private <T extends ZaroException> T readFails(Class<T> type, MemoryStore store, String path) {
@@ -74,9 +80,12 @@ class BadInputReadTest extends AllocatorTest {
 
   @Test
   void missingChunksReadAsTheFillValue() {
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]"))
-        .put("a/c/1/1", chunk(1, 2, 3, 4));
-    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults()); Slab slab = zaro.read("a", "", allocator)) {
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta("[" + BYTES + "]"))
+            .put("a/c/1/1", chunk(1, 2, 3, 4));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+        Slab slab = zaro.read("a", "", allocator)) {
       int[] want = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 1, 2, 7, 7, 3, 4};
       for (int i = 0; i < 16; i++) {
         assertEquals(want[i], slab.data().getInt(i * 4L), "element " + i);
@@ -86,10 +95,13 @@ class BadInputReadTest extends AllocatorTest {
 
   @Test
   void aChunkOfTheWrongSize() {
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]"))
-        .put("a/c/0/1", chunk(1, 2, 3));
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta("[" + BYTES + "]"))
+            .put("a/c/0/1", chunk(1, 2, 3));
     CodecException e = readFails(CodecException.class, store, "a");
-    assertNames(e, "array '/a'", "chunk [0, 1]", "key 'a/c/0/1'", "codec bytes", "12 bytes, expected 16");
+    assertNames(
+        e, "array '/a'", "chunk [0, 1]", "key 'a/c/0/1'", "codec bytes", "12 bytes, expected 16");
   }
 
   @Test
@@ -97,9 +109,13 @@ class BadInputReadTest extends AllocatorTest {
     byte[] good = gzip(chunk(1, 2, 3, 4));
     byte[] bad = good.clone();
     bad[bad.length - 6] ^= 0x40;
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"gzip\"}]"))
-        .put("a/c/0/0", good).put("a/c/1/0", bad);
-    assertNames(readFails(CodecException.class, store, "a"), "chunk [1, 0]", "key 'a/c/1/0'", "codec gzip");
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"gzip\"}]"))
+            .put("a/c/0/0", good)
+            .put("a/c/1/0", bad);
+    assertNames(
+        readFails(CodecException.class, store, "a"), "chunk [1, 0]", "key 'a/c/1/0'", "codec gzip");
   }
 
   @Test
@@ -107,8 +123,10 @@ class BadInputReadTest extends AllocatorTest {
     byte[] bad = Zstd.compress(chunk(1, 2, 3, 4));
     bad[bad.length / 2] ^= 0x7f;
     byte[] truncated = java.util.Arrays.copyOf(Zstd.compress(chunk(5, 6, 7, 8)), 5);
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"zstd\"}]"))
-        .put("a/c/0/0", truncated);
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"zstd\"}]"))
+            .put("a/c/0/0", truncated);
     assertNames(readFails(CodecException.class, store, "a"), "chunk [0, 0]", "codec zstd");
   }
 
@@ -116,23 +134,32 @@ class BadInputReadTest extends AllocatorTest {
   void crc32cMismatch() {
     byte[] bad = withCrc(chunk(1, 2, 3, 4));
     bad[0] ^= 1;
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"crc32c\"}]"))
-        .put("a/c/0/0", withCrc(chunk(1, 2, 3, 4))).put("a/c/1/1", bad);
-    assertNames(readFails(CodecException.class, store, "a"), "chunk [1, 1]", "key 'a/c/1/1'", "codec crc32c",
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"crc32c\"}]"))
+            .put("a/c/0/0", withCrc(chunk(1, 2, 3, 4)))
+            .put("a/c/1/1", bad);
+    assertNames(
+        readFails(CodecException.class, store, "a"),
+        "chunk [1, 1]",
+        "key 'a/c/1/1'",
+        "codec crc32c",
         "checksum mismatch");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "[{\"name\":\"lzma9000\"}]",
-      "[{\"name\":\"zstd\"}]",
-      "[" + BYTES + "," + BYTES + "]",
-      "[" + BYTES + ",{\"name\":\"transpose\",\"configuration\":{\"order\":[1,0]}}]",
-      "[{\"name\":\"transpose\",\"configuration\":{\"order\":[0,0]}}," + BYTES + "]",
-      "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"middle\"}}]",
-      "[{\"name\":\"bytes\"}]",
-      "[" + BYTES + ",{\"name\":\"gzip\",\"configuration\":{\"level\":\"max\"}}]",
-      "[" + BYTES + ",{\"name\":\"zstd\",\"configuration\":{\"level\":3,\"speed\":1}}]"})
+  @ValueSource(
+      strings = {
+        "[{\"name\":\"lzma9000\"}]",
+        "[{\"name\":\"zstd\"}]",
+        "[" + BYTES + "," + BYTES + "]",
+        "[" + BYTES + ",{\"name\":\"transpose\",\"configuration\":{\"order\":[1,0]}}]",
+        "[{\"name\":\"transpose\",\"configuration\":{\"order\":[0,0]}}," + BYTES + "]",
+        "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"middle\"}}]",
+        "[{\"name\":\"bytes\"}]",
+        "[" + BYTES + ",{\"name\":\"gzip\",\"configuration\":{\"level\":\"max\"}}]",
+        "[" + BYTES + ",{\"name\":\"zstd\",\"configuration\":{\"level\":3,\"speed\":1}}]"
+      })
   void badCodecChainsAreRefusedWhenTheArrayOpens(String codecs) {
     MemoryStore store = new MemoryStore().put("a/zarr.json", meta(codecs));
     MetadataException e = readFails(MetadataException.class, store, "a");
@@ -141,22 +168,29 @@ class BadInputReadTest extends AllocatorTest {
 
   @Test
   void missingPathsAndGroupsAreNamed() {
-    MemoryStore store = new MemoryStore().put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
-        .put("g/a/zarr.json", meta("[" + BYTES + "]"));
-    assertNames(readFails(NodeNotFoundException.class, store, "nope/x"), "'/nope/x'", "nope/x/zarr.json");
+    MemoryStore store =
+        new MemoryStore()
+            .put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
+            .put("g/a/zarr.json", meta("[" + BYTES + "]"));
+    assertNames(
+        readFails(NodeNotFoundException.class, store, "nope/x"), "'/nope/x'", "nope/x/zarr.json");
     assertNames(readFails(MetadataException.class, store, "g"), "'/g'", "is a group");
   }
 
   /** One array zaro cannot read does not hide the rest of the hierarchy. */
   @Test
   void listingSkipsUnreadableNodesAndSaysWhy() {
-    MemoryStore store = new MemoryStore().put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
-        .put("good/zarr.json", meta("[" + BYTES + "]"))
-        .put("bad/zarr.json", meta("[" + BYTES + "]").replace("\"int32\"", "\"float128\""));
+    MemoryStore store =
+        new MemoryStore()
+            .put("zarr.json", "{\"zarr_format\":3,\"node_type\":\"group\"}")
+            .put("good/zarr.json", meta("[" + BYTES + "]"))
+            .put("bad/zarr.json", meta("[" + BYTES + "]").replace("\"int32\"", "\"float128\""));
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
       assertEquals(java.util.List.of("", "good"), zaro.list().stream().map(Node::path).toList());
       String why = zaro.hierarchy().unreadable().get("bad");
-      assertTrue(why != null && why.contains("bad/zarr.json") && why.contains("float128"), String.valueOf(why));
+      assertTrue(
+          why != null && why.contains("bad/zarr.json") && why.contains("float128"),
+          String.valueOf(why));
       assertThrows(MetadataException.class, () -> zaro.read("bad", "", allocator));
     }
   }
@@ -165,14 +199,16 @@ class BadInputReadTest extends AllocatorTest {
   void badSelections() {
     MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]"));
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-      SelectionException e = assertThrows(SelectionException.class, () -> zaro.read("a", "0:5", allocator));
+      SelectionException e =
+          assertThrows(SelectionException.class, () -> zaro.read("a", "0:5", allocator));
       assertNames(e, "selection '0:5'", "dimension 0", "stop 5 is out of range");
     }
   }
 
   @Test
   void malformedMetadataIsNamedByKey() {
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]").substring(0, 60));
+    MemoryStore store =
+        new MemoryStore().put("a/zarr.json", meta("[" + BYTES + "]").substring(0, 60));
     assertNames(readFails(MetadataException.class, store, "a"), "a/zarr.json", "not valid JSON");
   }
 }

@@ -12,15 +12,15 @@ import dev.zaro.arrow.arrow.SlabVectors;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.store.MemoryStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import dev.zaro.arrow.store.MemoryStore;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.UInt2Vector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
@@ -37,31 +37,40 @@ class FallbackTypeTest extends AllocatorTest {
   @Test
   void refusedUnlessTheCallerOptsIn() {
     try (Zaro zaro = Zaro.open(BFLOAT16.toString())) {
-      assertEquals("bfloat16", zaro.meta("/").dataType().name(), "metadata opens without the option");
-      MetadataException e = assertThrows(MetadataException.class, () -> zaro.read("/", "", allocator));
-      assertTrue(e.getMessage().contains("data type 'bfloat16'") && e.getMessage().contains("--fallback-types")
-          && e.getMessage().contains("withFallbackTypes") && e.getMessage().contains("bfloat16.zarr"), e.getMessage());
+      assertEquals(
+          "bfloat16", zaro.meta("/").dataType().name(), "metadata opens without the option");
+      MetadataException e =
+          assertThrows(MetadataException.class, () -> zaro.read("/", "", allocator));
+      assertTrue(
+          e.getMessage().contains("data type 'bfloat16'")
+              && e.getMessage().contains("--fallback-types")
+              && e.getMessage().contains("withFallbackTypes")
+              && e.getMessage().contains("bfloat16.zarr"),
+          e.getMessage());
       assertThrows(MetadataException.class, () -> zaro.readTable("/", "", allocator));
     }
   }
 
   @Test
   void bitPatternsWithTheTypeInTheFieldMetadata() {
-    try (Zaro zaro = Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
-         Slab slab = zaro.read("/", "2:5, 1:3", allocator);
-         FieldVector column = SlabVectors.tensor(slab)) {
+    try (Zaro zaro =
+            Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
+        Slab slab = zaro.read("/", "2:5, 1:3", allocator);
+        FieldVector column = SlabVectors.tensor(slab)) {
       assertEquals(DataType.Kind.UINT, slab.dataType().kind());
       assertEquals(16, slab.dataType().bits());
       Field field = column.getField();
-      assertEquals("bfloat16", field.getMetadata().get(SlabVectors.DATA_TYPE_METADATA), field.toString());
+      assertEquals(
+          "bfloat16", field.getMetadata().get(SlabVectors.DATA_TYPE_METADATA), field.toString());
       assertEquals(new ArrowType.Int(16, false), field.getChildren().get(0).getType());
     }
   }
 
   @Test
   void tableLayoutNamesTheTypeToo() throws Exception {
-    try (Zaro zaro = Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
-         TableReader reader = zaro.readTable("/", "0:2, :", allocator)) {
+    try (Zaro zaro =
+            Zaro.open(BFLOAT16.toString(), ZaroOptions.defaults().withFallbackTypes(true));
+        TableReader reader = zaro.readTable("/", "0:2, :", allocator)) {
       Field value = reader.getVectorSchemaRoot().getSchema().findField("data");
       assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"), value.getMetadata());
       assertEquals(new ArrowType.Int(16, false), value.getType());
@@ -71,25 +80,35 @@ class FallbackTypeTest extends AllocatorTest {
   /** A struct with a bit-pattern field needs the same consent; the field then names its type. */
   @Test
   void structFieldsOfBitPatternTypes() {
-    String meta = """
+    String meta =
+        """
         {"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": {"name": "struct", "configuration":
           {"fields": [{"name": "w", "data_type": "bfloat16"}, {"name": "s", "data_type": "float4_e2m1fn"}]}},
          "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
          "chunk_key_encoding": {"name": "default"}, "fill_value": {"w": 1.0, "s": -0.5},
          "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}""";
-    // bfloat16 1.0 = 0x3f80, float4_e2m1fn 3.0 = 0b0101 (junk upper bits 0xa0, which the bytes codec ignores)
-    MemoryStore store = new MemoryStore().put("a/zarr.json", meta)
-        .put("a/c/0", new byte[] {(byte) 0x80, 0x3f, (byte) 0xa5, 0x00, 0x00, 0x01});
+    // bfloat16 1.0 = 0x3f80, float4_e2m1fn 3.0 = 0b0101 (junk upper bits 0xa0, which the bytes
+    // codec ignores)
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta)
+            .put("a/c/0", new byte[] {(byte) 0x80, 0x3f, (byte) 0xa5, 0x00, 0x00, 0x01});
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-      MetadataException e = assertThrows(MetadataException.class, () -> zaro.read("a", "", allocator));
-      assertTrue(e.getMessage().contains("has a struct field of data type 'bfloat16'"), e.getMessage());
+      MetadataException e =
+          assertThrows(MetadataException.class, () -> zaro.read("a", "", allocator));
+      assertTrue(
+          e.getMessage().contains("has a struct field of data type 'bfloat16'"), e.getMessage());
     }
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withFallbackTypes(true));
-         Slab slab = zaro.read("a", "", allocator);
-         FieldVector column = SlabVectors.tensor(slab)) {
+        Slab slab = zaro.read("a", "", allocator);
+        FieldVector column = SlabVectors.tensor(slab)) {
       StructVector struct = (StructVector) column;
-      assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"), struct.getChild("w").getField().getMetadata());
-      assertEquals(Map.of(SlabVectors.DATA_TYPE_METADATA, "float4_e2m1fn"), struct.getChild("s").getField().getMetadata());
+      assertEquals(
+          Map.of(SlabVectors.DATA_TYPE_METADATA, "bfloat16"),
+          struct.getChild("w").getField().getMetadata());
+      assertEquals(
+          Map.of(SlabVectors.DATA_TYPE_METADATA, "float4_e2m1fn"),
+          struct.getChild("s").getField().getMetadata());
       assertEquals(0x3f80, ((UInt2Vector) struct.getChild("w")).get(0));
       assertEquals(0x05, ((UInt1Vector) struct.getChild("s")).get(0));
       assertEquals(0x0000, ((UInt2Vector) struct.getChild("w")).get(1));
@@ -102,11 +121,18 @@ class FallbackTypeTest extends AllocatorTest {
   void cfAttributesOnBitPatternsAreAnError(@TempDir Path dir) throws IOException {
     Path copy = Fixtures.copyTree(BFLOAT16, dir.resolve("bf.zarr"));
     Path meta = copy.resolve("zarr.json");
-    Files.writeString(meta, Files.readString(meta).replace("\"attributes\":{", "\"attributes\":{\"scale_factor\":0.5,"));
+    Files.writeString(
+        meta,
+        Files.readString(meta)
+            .replace("\"attributes\":{", "\"attributes\":{\"scale_factor\":0.5,"));
     try (Zaro zaro = Zaro.open(copy.toString(), ZaroOptions.defaults().withFallbackTypes(true))) {
       ZaroException e = assertThrows(ZaroException.class, () -> zaro.readTable("/", "", allocator));
-      assertTrue(e.getMessage().contains("bit patterns") && e.getMessage().contains("--raw"), e.getMessage());
-      try (TableReader raw = zaro.readTable("/", "", allocator, TableOptions.DEFAULT.withCf(false), ReadOptions.DEFAULT)) {
+      assertTrue(
+          e.getMessage().contains("bit patterns") && e.getMessage().contains("--raw"),
+          e.getMessage());
+      try (TableReader raw =
+          zaro.readTable(
+              "/", "", allocator, TableOptions.DEFAULT.withCf(false), ReadOptions.DEFAULT)) {
         assertTrue(raw.loadNextBatch());
       }
     }

@@ -26,13 +26,14 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every read in testdata/fixtures/cases.json: arrays written by tensorstore, expected values
- * read back by tensorstore (see testdata/generate.py), compared byte for byte.
+ * Every read in testdata/fixtures/cases.json: arrays written by tensorstore, expected values read
+ * back by tensorstore (see testdata/generate.py), compared byte for byte.
  */
 class FixtureReadTest extends AllocatorTest {
 
   static JsonNode cases() throws IOException {
-    return JsonDocument.MAPPER.readTree(Files.readAllBytes(Fixtures.fixtures().resolve("cases.json")));
+    return JsonDocument.MAPPER.readTree(
+        Files.readAllBytes(Fixtures.fixtures().resolve("cases.json")));
   }
 
   /** Every testdata/<set>/cases.json; stores and expected files are relative to its folder. */
@@ -50,11 +51,21 @@ class FixtureReadTest extends AllocatorTest {
       }
       for (JsonNode c : doc.get("cases")) {
         for (JsonNode r : c.get("reads")) {
-          out.add(Arguments.of(dir.getFileName() + "/" + c.get("name").asText() + "[" + r.get("slice").asText() + "]",
-              dir.resolve(c.get("store").asText()).toString(), c.get("path").asText(), c.get("data_type").asText(),
-              r.get("slice").asText(), JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
-              dir.resolve(r.get("expected").asText()).toString(),
-              doc.path("options").path("fallback_types").asBoolean(false)));
+          out.add(
+              Arguments.of(
+                  dir.getFileName()
+                      + "/"
+                      + c.get("name").asText()
+                      + "["
+                      + r.get("slice").asText()
+                      + "]",
+                  dir.resolve(c.get("store").asText()).toString(),
+                  c.get("path").asText(),
+                  c.get("data_type").asText(),
+                  r.get("slice").asText(),
+                  JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+                  dir.resolve(r.get("expected").asText()).toString(),
+                  doc.path("options").path("fallback_types").asBoolean(false)));
         }
       }
     }
@@ -63,16 +74,27 @@ class FixtureReadTest extends AllocatorTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
-  void readsEqualTensorstore(String name, String store, String path, String dataType, String slice,
-      long[] shape, String expected, boolean fallbackTypes) throws IOException {
+  void readsEqualTensorstore(
+      String name,
+      String store,
+      String path,
+      String dataType,
+      String slice,
+      long[] shape,
+      String expected,
+      boolean fallbackTypes)
+      throws IOException {
     if (expected.endsWith(".json")) {
       readsEqualStrings(store, path, slice, shape, expected);
       return;
     }
     byte[] want = Files.readAllBytes(Path.of(expected));
     for (int threads : new int[] {1, 4}) {
-      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads).withFallbackTypes(fallbackTypes));
-           Slab slab = zaro.read(path, slice, allocator)) {
+      try (Zaro zaro =
+              Zaro.open(
+                  store,
+                  ZaroOptions.defaults().withThreads(threads).withFallbackTypes(fallbackTypes));
+          Slab slab = zaro.read(path, slice, allocator)) {
         assertEquals(dataType, slab.dataType().name());
         assertArrayEquals(shape, slab.shape(), "shape");
         byte[] got = new byte[(int) slab.byteSize()];
@@ -83,16 +105,20 @@ class FixtureReadTest extends AllocatorTest {
   }
 
   /** Variable-length values: expected as a JSON list in C order (bytes as latin-1 text). */
-  private void readsEqualStrings(String store, String path, String slice, long[] shape, String expected)
-      throws IOException {
+  private void readsEqualStrings(
+      String store, String path, String slice, long[] shape, String expected) throws IOException {
     List<String> want = new ArrayList<>();
-    JsonDocument.MAPPER.readTree(Files.readAllBytes(Path.of(expected))).forEach(n -> want.add(n.asText()));
+    JsonDocument.MAPPER
+        .readTree(Files.readAllBytes(Path.of(expected)))
+        .forEach(n -> want.add(n.asText()));
     for (int threads : new int[] {1, 4}) {
       try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads));
-           Slab slab = zaro.read(path, slice, allocator)) {
+          Slab slab = zaro.read(path, slice, allocator)) {
         assertArrayEquals(shape, slab.shape(), "shape");
-        java.nio.charset.Charset charset = slab.dataType().kind() != DataType.Kind.BYTES
-            ? java.nio.charset.StandardCharsets.UTF_8 : java.nio.charset.StandardCharsets.ISO_8859_1;
+        java.nio.charset.Charset charset =
+            slab.dataType().kind() != DataType.Kind.BYTES
+                ? java.nio.charset.StandardCharsets.UTF_8
+                : java.nio.charset.StandardCharsets.ISO_8859_1;
         if (slab.dataType().isVariableLength()) {
           List<String> got = new ArrayList<>();
           for (long i = 0; i < slab.elementCount(); i++) {
@@ -105,8 +131,10 @@ class FixtureReadTest extends AllocatorTest {
           assertEquals(want, got);
         }
         try (FieldVector vector = SlabVectors.tensor(slab)) {
-          FieldVector values = vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
-              ? l.getDataVector() : vector;
+          FieldVector values =
+              vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
+                  ? l.getDataVector()
+                  : vector;
           for (int i = 0; i < want.size(); i++) {
             byte[] b = ((org.apache.arrow.vector.BaseVariableWidthVector) values).get(i);
             assertEquals(want.get(i), new String(b, charset), "Arrow value " + i);
@@ -116,30 +144,53 @@ class FixtureReadTest extends AllocatorTest {
     }
   }
 
-  /** The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape (README, "Arrow shapes"). */
+  /**
+   * The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape (README,
+   * "Arrow shapes").
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")
-  void tensorColumnsShareTheSlabBuffer(String name, String store, String path, String dataType, String slice,
-      long[] shape, String expected, boolean fallbackTypes) {
+  void tensorColumnsShareTheSlabBuffer(
+      String name,
+      String store,
+      String path,
+      String dataType,
+      String slice,
+      long[] shape,
+      String expected,
+      boolean fallbackTypes) {
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withFallbackTypes(fallbackTypes));
-         Slab slab = zaro.read(path, slice, allocator);
-         FieldVector vector = SlabVectors.tensor(slab)) {
+        Slab slab = zaro.read(path, slice, allocator);
+        FieldVector vector = SlabVectors.tensor(slab)) {
       long rows = shape.length == 0 ? 1 : shape[0];
       assertEquals(rows, vector.getValueCount());
       ArrayMetadata meta = zaro.meta(path);
-      String nodeName = path.isEmpty() || path.equals("/") ? "data" : path.substring(path.lastIndexOf('/') + 1);
+      String nodeName =
+          path.isEmpty() || path.equals("/") ? "data" : path.substring(path.lastIndexOf('/') + 1);
       assertEquals(nodeName, vector.getName());
       boolean complex = meta.dataType().kind() == DataType.Kind.COMPLEX;
       int valueDims = shape.length + (complex ? 1 : 0);
       boolean tensor = valueDims >= 2 || (shape.length == 0 && complex);
-      assertEquals(tensor && SlabVectors.isTensorValue(meta.dataType()), vector instanceof FixedShapeTensorVector,
+      assertEquals(
+          tensor && SlabVectors.isTensorValue(meta.dataType()),
+          vector instanceof FixedShapeTensorVector,
           vector.getField().toString());
-      boolean converted = meta.dataType().kind() == DataType.Kind.BOOL || meta.dataType().isVariableLength()
-          || meta.dataType().kind() == DataType.Kind.FIXED_UTF32 || meta.dataType().kind() == DataType.Kind.STRUCT;
+      boolean converted =
+          meta.dataType().kind() == DataType.Kind.BOOL
+              || meta.dataType().isVariableLength()
+              || meta.dataType().kind() == DataType.Kind.FIXED_UTF32
+              || meta.dataType().kind() == DataType.Kind.STRUCT;
       if (!converted && slab.byteSize() > 0) {
-        FieldVector values = vector instanceof FixedShapeTensorVector t ? t.getUnderlyingVector().getDataVector()
-            : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l ? l.getDataVector() : vector;
-        assertEquals(slab.data().memoryAddress(), values.getDataBuffer().memoryAddress(), "copied instead of shared");
+        FieldVector values =
+            vector instanceof FixedShapeTensorVector t
+                ? t.getUnderlyingVector().getDataVector()
+                : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
+                    ? l.getDataVector()
+                    : vector;
+        assertEquals(
+            slab.data().memoryAddress(),
+            values.getDataBuffer().memoryAddress(),
+            "copied instead of shared");
       }
     }
   }
@@ -147,7 +198,8 @@ class FixtureReadTest extends AllocatorTest {
   static Stream<Path> hierarchySets() throws IOException {
     try (Stream<Path> dirs = Files.list(Fixtures.testdata())) {
       List<Path> sets = new ArrayList<>();
-      for (Path set : dirs.map(d -> d.resolve("cases.json")).filter(Files::isRegularFile).sorted().toList()) {
+      for (Path set :
+          dirs.map(d -> d.resolve("cases.json")).filter(Files::isRegularFile).sorted().toList()) {
         if (JsonDocument.MAPPER.readTree(Files.readAllBytes(set)).has("hierarchy")) {
           sets.add(set);
         }
@@ -163,11 +215,16 @@ class FixtureReadTest extends AllocatorTest {
     JsonNode h = JsonDocument.MAPPER.readTree(Files.readAllBytes(set)).get("hierarchy");
     Path store = set.getParent().resolve(h.get("store").asText());
     try (Zaro zaro = Zaro.open(store.toString())) {
-      List<String> got = zaro.list().stream()
-          .map(n -> n.path() + ":" + (n.isArray() ? "array" : "group")).toList();
+      List<String> got =
+          zaro.list().stream()
+              .map(n -> n.path() + ":" + (n.isArray() ? "array" : "group"))
+              .toList();
       List<String> want = new ArrayList<>();
       for (JsonNode n : h.get("nodes")) {
-        want.add(dev.zaro.arrow.store.StoreKeys.stripSlashes(n.get("path").asText()) + ":" + n.get("kind").asText());
+        want.add(
+            dev.zaro.arrow.store.StoreKeys.stripSlashes(n.get("path").asText())
+                + ":"
+                + n.get("kind").asText());
       }
       assertEquals(want.stream().sorted().toList(), got.stream().sorted().toList());
       for (JsonNode n : h.get("nodes")) {
@@ -179,11 +236,14 @@ class FixtureReadTest extends AllocatorTest {
       var attrs = h.get("attributes").fields();
       while (attrs.hasNext()) {
         var e = attrs.next();
-        assertEquals(e.getValue(), zaro.node(e.getKey()).attributes(), "attributes of " + e.getKey());
+        assertEquals(
+            e.getValue(), zaro.node(e.getKey()).attributes(), "attributes of " + e.getKey());
       }
       var children = zaro.hierarchy().children("/obs").stream().map(Node::path).sorted().toList();
-      assertTrue(children.isEmpty() || children.stream().allMatch(c -> c.startsWith("obs/")
-          && c.indexOf('/', 4) < 0), children.toString());
+      assertTrue(
+          children.isEmpty()
+              || children.stream().allMatch(c -> c.startsWith("obs/") && c.indexOf('/', 4) < 0),
+          children.toString());
     }
   }
 }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** --missing-chunks error: a read touching an absent chunk (or shard) fails naming its key. */
 class MissingChunksTest extends AllocatorTest {
-  private static final ZaroOptions ERROR = ZaroOptions.defaults().withMissingChunks(MissingChunks.ERROR);
+  private static final ZaroOptions ERROR =
+      ZaroOptions.defaults().withMissingChunks(MissingChunks.ERROR);
 
   @TempDir Path temp;
 
@@ -28,7 +29,8 @@ class MissingChunksTest extends AllocatorTest {
   void absentChunkIsAnErrorNamingItsKey() {
     String store = Fixtures.testdata().resolve("core/stores/sparse_interior.zarr").toString();
     try (Zaro zaro = Zaro.open(store, ERROR)) {
-      StoreException e = assertThrows(StoreException.class, () -> zaro.read("", "6:12, 10:15", allocator).close());
+      StoreException e =
+          assertThrows(StoreException.class, () -> zaro.read("", "6:12, 10:15", allocator).close());
       assertEquals(ErrorKind.MISSING_CHUNK, e.kind());
       assertTrue(e.getMessage().contains("key 'c/1/2'"), e.getMessage());
       // reads of present chunks only still work; so does the default policy
@@ -45,7 +47,8 @@ class MissingChunksTest extends AllocatorTest {
     Path copy = copy(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr"));
     Files.delete(copy.resolve("c/1/2"));
     try (Zaro zaro = Zaro.open(copy.toString(), ERROR)) {
-      StoreException e = assertThrows(StoreException.class, () -> zaro.read("", "", allocator).close());
+      StoreException e =
+          assertThrows(StoreException.class, () -> zaro.read("", "", allocator).close());
       assertEquals(ErrorKind.MISSING_CHUNK, e.kind());
       assertTrue(e.getMessage().contains("c/1/2"), e.getMessage());
       zaro.read("", "0:10, :", allocator).close();

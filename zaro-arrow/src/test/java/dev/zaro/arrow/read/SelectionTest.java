@@ -21,19 +21,22 @@ class SelectionTest {
   }
 
   @ParameterizedTest(name = "''{0}'' -> start {1} step {2} count {3} dropped {4}")
-  @CsvSource(delimiter = ';', value = {
-      ":; 0; 1; 10; false",
-      "2:7; 2; 1; 5; false",
-      "::3; 0; 3; 4; false",
-      "1:10:4; 1; 4; 3; false",
-      "-3:; 7; 1; 3; false",
-      ":-1; 0; 1; 9; false",
-      "-1; 9; 1; 1; true",
-      "4; 4; 1; 1; true",
-      "5:5; 5; 1; 0; false",
-      "7:3; 7; 1; 0; false",
-      "0:10:20; 0; 20; 1; false",
-      "' 3 : 9 : 2 '; 3; 2; 3; false"})
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        ":; 0; 1; 10; false",
+        "2:7; 2; 1; 5; false",
+        "::3; 0; 3; 4; false",
+        "1:10:4; 1; 4; 3; false",
+        "-3:; 7; 1; 3; false",
+        ":-1; 0; 1; 9; false",
+        "-1; 9; 1; 1; true",
+        "4; 4; 1; 1; true",
+        "5:5; 5; 1; 0; false",
+        "7:3; 7; 1; 0; false",
+        "0:10:20; 0; 20; 1; false",
+        "' 3 : 9 : 2 '; 3; 2; 3; false"
+      })
   void parsesLikeNumpy(String text, long start, long step, long count, boolean dropped) {
     assertEquals(new Selection.Dim(start, step, count, dropped), dim(text, 0));
   }
@@ -57,32 +60,41 @@ class SelectionTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = ';', quoteCharacter = '"', value = {
-      "10; index 10 is out of range",
-      "-11; index -11 is out of range",
-      "0:11; stop 11 is out of range",
-      "-12:; start -12 is out of range",
-      "::0; step must be positive",
-      "::-1; step must be positive",
-      "a:b; 'a' is not an integer",
-      "1:2:3:4; expected start:stop",
-      "1.5; '1.5' is not an integer",
-      "0, 0, 0, 0; has 4 entries but the array has 3 dimensions",
-      "..., ...; more than one '...'",
-      "0,,1; empty entry"})
+  @CsvSource(
+      delimiter = ';',
+      quoteCharacter = '"',
+      value = {
+        "10; index 10 is out of range",
+        "-11; index -11 is out of range",
+        "0:11; stop 11 is out of range",
+        "-12:; start -12 is out of range",
+        "::0; step must be positive",
+        "::-1; step must be positive",
+        "a:b; 'a' is not an integer",
+        "1:2:3:4; expected start:stop",
+        "1.5; '1.5' is not an integer",
+        "0, 0, 0, 0; has 4 entries but the array has 3 dimensions",
+        "..., ...; more than one '...'",
+        "0,,1; empty entry"
+      })
   void badSelectionsSayWhatIsWrong(String text, String message) {
-    SelectionException e = assertThrows(SelectionException.class, () -> Selection.parse(text, SHAPE));
+    SelectionException e =
+        assertThrows(SelectionException.class, () -> Selection.parse(text, SHAPE));
     assertTrue(e.getMessage().contains(message), e.getMessage());
     assertTrue(e.getMessage().contains("selection '" + text + "'"), e.getMessage());
   }
 
   @Test
   void chunkPartsCoverTheSelectionInOrder() {
-    // indices 3, 8, 13, 18, 23 with chunks of 10: chunk 0 has 3, 8; chunk 1 has 13, 18; chunk 2 has 23
+    // indices 3, 8, 13, 18, 23 with chunks of 10: chunk 0 has 3, 8; chunk 1 has 13, 18; chunk 2 has
+    // 23
     List<ChunkPart> parts = ChunkPart.split(3, 5, 5, 10);
-    assertEquals(List.of(new ChunkPart(0, 3, 2, 0), new ChunkPart(1, 3, 2, 2), new ChunkPart(2, 3, 1, 4)), parts);
+    assertEquals(
+        List.of(new ChunkPart(0, 3, 2, 0), new ChunkPart(1, 3, 2, 2), new ChunkPart(2, 3, 1, 4)),
+        parts);
     // step larger than the chunk skips chunks: 1, 26, 51 with chunks of 8 -> chunks 0, 3, 6
-    assertEquals(List.of(new ChunkPart(0, 1, 1, 0), new ChunkPart(3, 2, 1, 1), new ChunkPart(6, 3, 1, 2)),
+    assertEquals(
+        List.of(new ChunkPart(0, 1, 1, 0), new ChunkPart(3, 2, 1, 1), new ChunkPart(6, 3, 1, 2)),
         ChunkPart.split(1, 25, 3, 8));
   }
 }

@@ -56,7 +56,9 @@ class ShardingReadTest extends AllocatorTest {
       }
       assertEquals(2, store.gets.get(), "index + inner chunk");
       assertEquals(INDEX_BYTES + entry[1], store.bytes.get());
-      assertTrue(store.bytes.get() < shard.length / 2, store.bytes + " of a " + shard.length + "-byte shard");
+      assertTrue(
+          store.bytes.get() < shard.length / 2,
+          store.bytes + " of a " + shard.length + "-byte shard");
       store.reset();
       try (Slab slab = zaro.read("", "10:15, 16:24", allocator)) {
         assertEquals(40, slab.elementCount());
@@ -81,7 +83,9 @@ class ShardingReadTest extends AllocatorTest {
         assertEquals(1, slab.elementCount());
       }
       assertEquals(3, store.gets.get(), "outer index + inner index + one inner chunk");
-      assertTrue(store.bytes.get() < shard.length / 2, store.bytes + " bytes of a " + shard.length + "-byte shard");
+      assertTrue(
+          store.bytes.get() < shard.length / 2,
+          store.bytes + " bytes of a " + shard.length + "-byte shard");
       store.reset();
       try (Slab slab = zaro.read("", "21:22, 5:6", allocator)) {
         assertEquals(1, slab.elementCount());
@@ -97,8 +101,11 @@ class ShardingReadTest extends AllocatorTest {
     store.put("c/1/1", shard);
     for (String selection : new String[] {"", "12:13, 20:21"}) {
       try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-        CodecException e = assertThrows(CodecException.class, () -> zaro.read("", selection, allocator).close());
-        assertTrue(e.getMessage().contains("chunk [1, 1]") && e.getMessage().contains("key 'c/1/1'"), e.getMessage());
+        CodecException e =
+            assertThrows(CodecException.class, () -> zaro.read("", selection, allocator).close());
+        assertTrue(
+            e.getMessage().contains("chunk [1, 1]") && e.getMessage().contains("key 'c/1/1'"),
+            e.getMessage());
         for (String m : message) {
           assertTrue(e.getMessage().contains(m), "'" + m + "' missing from: " + e.getMessage());
         }
@@ -133,18 +140,23 @@ class ShardingReadTest extends AllocatorTest {
 
   @Test
   void overlappingEntries() throws IOException {
-    assertBrokenShard(s -> {
-      long[][] idx = index(s);
-      setEntry(s, 1, idx[0][0] + 1, idx[1][1]);
-    }, "overlap");
+    assertBrokenShard(
+        s -> {
+          long[][] idx = index(s);
+          setEntry(s, 1, idx[0][0] + 1, idx[1][1]);
+        },
+        "overlap");
   }
 
   @Test
   void corruptInnerChunk() throws IOException {
-    assertBrokenShard(s -> {
-      long[] e = index(s)[1];
-      Arrays.fill(s, (int) e[0], (int) (e[0] + e[1]), (byte) 0x55);
-    }, "inner chunk [0, 1]", "codec zstd");
+    assertBrokenShard(
+        s -> {
+          long[] e = index(s)[1];
+          Arrays.fill(s, (int) e[0], (int) (e[0] + e[1]), (byte) 0x55);
+        },
+        "inner chunk [0, 1]",
+        "codec zstd");
   }
 
   @Test
@@ -153,12 +165,14 @@ class ShardingReadTest extends AllocatorTest {
     byte[] shard = store.getBytes("c/1/1").orElseThrow();
     store.put("c/1/1", Arrays.copyOf(shard, shard.length / 2));
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-      CodecException e = assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
+      CodecException e =
+          assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
       assertTrue(e.getMessage().contains("key 'c/1/1'"), e.getMessage());
     }
     store.put("c/1/1", Arrays.copyOf(shard, 100));
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-      CodecException e = assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
+      CodecException e =
+          assertThrows(CodecException.class, () -> zaro.read("", "", allocator).close());
       assertTrue(e.getMessage().contains("shard index"), e.getMessage());
     }
   }

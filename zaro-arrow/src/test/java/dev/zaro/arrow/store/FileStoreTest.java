@@ -55,7 +55,9 @@ class FileStoreTest extends AbstractStoreTest {
   /** Directories below an array are never walked: a/c/... is left out, a/zarr.json is not. */
   @Test
   void doesNotWalkBelowSkippedDirectories() {
-    assertEquals(List.of("a/zarr.json", "b/x/y/z", "zarr.json"), store.list("", d -> d.equals("a")).toList());
+    assertEquals(
+        List.of("a/zarr.json", "b/x/y/z", "zarr.json"),
+        store.list("", d -> d.equals("a")).toList());
     assertEquals(List.of("a/zarr.json", "zarr.json"), store.list("", d -> true).toList());
   }
 }

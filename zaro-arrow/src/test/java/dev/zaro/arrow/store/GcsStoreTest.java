@@ -41,8 +41,11 @@ class GcsStoreTest extends AbstractStoreTest {
   @Test
   void describesItselfAsAGsUrl() {
     assertTrue(store.describe().startsWith("gs://bucket/pre/fix"), store.describe());
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
-    assertTrue(e.getMessage().contains(server.endpoint() + "/bucket/pre/fix/a/c/0/1"), e.getMessage());
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
+    assertTrue(
+        e.getMessage().contains(server.endpoint() + "/bucket/pre/fix/a/c/0/1"), e.getMessage());
   }
 
   @Test
@@ -68,7 +71,8 @@ class GcsStoreTest extends AbstractStoreTest {
 
   @Test
   void aBucketThatRefusesListingListsNothingButStillReads() {
-    try (GcsStore s = new GcsStore(server.endpoint(), "privatebucket", "data", HttpStoreTest.FAST)) {
+    try (GcsStore s =
+        new GcsStore(server.endpoint(), "privatebucket", "data", HttpStoreTest.FAST)) {
       assertEquals(List.of(), s.list("").toList());
       assertArrayEquals(CONTENTS.get("b/x/y/z"), s.getBytes("b/x/y/z").orElseThrow());
     }

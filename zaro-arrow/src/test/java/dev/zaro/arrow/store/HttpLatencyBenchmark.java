@@ -17,9 +17,9 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 /**
- * Not a test: reads 100 chunks through a loopback HTTP server that adds a fixed latency to
- * every request, with 1 to 32 chunks in flight, and prints the times. With N in flight it should
- * take about 100/N x latency, not 100 x latency.
+ * Not a test: reads 100 chunks through a loopback HTTP server that adds a fixed latency to every
+ * request, with 1 to 32 chunks in flight, and prints the times. With N in flight it should take
+ * about 100/N x latency, not 100 x latency.
  *
  * <pre>
  * mvn -q test-compile -pl zaro-arrow
@@ -40,10 +40,17 @@ public final class HttpLatencyBenchmark {
     Path dir = Files.createTempDirectory("zaro-http-bench");
     Path array = dir.resolve("a");
     Files.createDirectories(array.resolve("c"));
-    Files.writeString(array.resolve("zarr.json"), "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[" + chunks
-        + "," + chunkElements + "],\"data_type\":\"float32\",\"chunk_grid\":{\"name\":\"regular\",\"configuration\":"
-        + "{\"chunk_shape\":[1," + chunkElements + "]}},\"chunk_key_encoding\":{\"name\":\"default\"},"
-        + "\"fill_value\":0,\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]}");
+    Files.writeString(
+        array.resolve("zarr.json"),
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":["
+            + chunks
+            + ","
+            + chunkElements
+            + "],\"data_type\":\"float32\",\"chunk_grid\":{\"name\":\"regular\",\"configuration\":"
+            + "{\"chunk_shape\":[1,"
+            + chunkElements
+            + "]}},\"chunk_key_encoding\":{\"name\":\"default\"},"
+            + "\"fill_value\":0,\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]}");
     for (int i = 0; i < chunks; i++) {
       ByteBuffer b = ByteBuffer.allocate(chunkElements * 4).order(ByteOrder.LITTLE_ENDIAN);
       for (int j = 0; j < chunkElements; j++) {
@@ -52,16 +59,20 @@ public final class HttpLatencyBenchmark {
       Files.createDirectories(array.resolve("c").resolve(Integer.toString(i)));
       Files.write(array.resolve("c").resolve(Integer.toString(i)).resolve("0"), b.array());
     }
-    System.out.printf("%d chunks of %d KiB, %d ms added latency per request, median of %d%n", chunks,
-        chunkElements * 4 / 1024, latency, repeat);
-    System.out.printf("%-28s %8s %10s %12s %10s%n", "path", "inflight", "median_ms", "ideal_ms", "serial_ms");
+    System.out.printf(
+        "%d chunks of %d KiB, %d ms added latency per request, median of %d%n",
+        chunks, chunkElements * 4 / 1024, latency, repeat);
+    System.out.printf(
+        "%-28s %8s %10s %12s %10s%n", "path", "inflight", "median_ms", "ideal_ms", "serial_ms");
     try (TestHttpServer server = new TestHttpServer(dir);
-         BufferAllocator allocator = new RootAllocator()) {
+        BufferAllocator allocator = new RootAllocator()) {
       server.latencyMillis = latency;
       for (int inflight : new int[] {1, 4, 16, 32}) {
         double[] times = new double[repeat];
-        try (Zaro zaro = Zaro.open(server.url("a").toString(),
-            ZaroOptions.defaults().withThreads(2).withIoConcurrency(inflight))) {
+        try (Zaro zaro =
+            Zaro.open(
+                server.url("a").toString(),
+                ZaroOptions.defaults().withThreads(2).withIoConcurrency(inflight))) {
           zaro.meta(""); // metadata fetched once, outside the timing
           for (int r = 0; r < repeat; r++) {
             long t0 = System.nanoTime();
@@ -82,7 +93,8 @@ public final class HttpLatencyBenchmark {
             long t0 = System.nanoTime();
             List<CompletableFuture<Optional<ArrowBuf>>> window = new ArrayList<>();
             for (int i = 0; i < chunks; i++) {
-              window.add(store.getAsync("a/c/" + i + "/0", ByteRange.ALL, allocator, Runnable::run));
+              window.add(
+                  store.getAsync("a/c/" + i + "/0", ByteRange.ALL, allocator, Runnable::run));
               if (window.size() == inflight) {
                 drain(window);
               }
@@ -111,7 +123,12 @@ public final class HttpLatencyBenchmark {
     double[] sorted = times.clone();
     Arrays.sort(sorted);
     double median = sorted[sorted.length / 2];
-    System.out.printf("%-28s %8d %10.1f %12.1f %10d%n", what, inflight, median,
-        Math.ceil((double) chunks / inflight) * latency, (long) chunks * latency);
+    System.out.printf(
+        "%-28s %8d %10.1f %12.1f %10d%n",
+        what,
+        inflight,
+        median,
+        Math.ceil((double) chunks / inflight) * latency,
+        (long) chunks * latency);
   }
 }

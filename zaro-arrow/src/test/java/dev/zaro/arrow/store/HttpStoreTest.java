@@ -28,9 +28,10 @@ class HttpStoreTest extends AbstractStoreTest {
   TestHttpServer server;
 
   /** Fast retries and short deadlines, so fault tests run quickly. */
-  static final HttpStore.Options FAST = HttpStore.Options.DEFAULT
-      .withRetries(4, Duration.ofMillis(10), Duration.ofMillis(50))
-      .withRequestTimeout(Duration.ofMillis(1500));
+  static final HttpStore.Options FAST =
+      HttpStore.Options.DEFAULT
+          .withRetries(4, Duration.ofMillis(10), Duration.ofMillis(50))
+          .withRequestTimeout(Duration.ofMillis(1500));
 
   @Override
   protected Store createStore(Map<String, byte[]> contents) throws Exception {
@@ -78,8 +79,11 @@ class HttpStoreTest extends AbstractStoreTest {
     server.ignoreRange = true;
     byte[] all = CONTENTS.get("a/c/0/0");
     assertArrayEquals(Arrays.copyOfRange(all, 10, 30), get(store, "a/c/0/0", ByteRange.of(10, 20)));
-    assertArrayEquals(Arrays.copyOfRange(all, 90, 100), get(store, "a/c/0/0", ByteRange.suffix(10)));
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
+    assertArrayEquals(
+        Arrays.copyOfRange(all, 90, 100), get(store, "a/c/0/0", ByteRange.suffix(10)));
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
     assertMentions(e, "a/c/0/1", server.url("data/a/c/0/1").toString());
   }
 
@@ -94,8 +98,10 @@ class HttpStoreTest extends AbstractStoreTest {
 
   @Test
   void givesUpAfterABoundedNumberOfAttempts() {
-    server.fault(Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500);
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.ALL, allocator));
+    server.fault(
+        Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500, Fault.ERROR_500);
+    StoreException e =
+        assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.ALL, allocator));
     assertMentions(e, "a/c/0/0", server.url("data/a/c/0/0").toString(), "HTTP 500", "4 attempts");
     assertEquals(4, server.requests.get());
     assertEquals(1, server.pendingFaults());
@@ -104,7 +110,9 @@ class HttpStoreTest extends AbstractStoreTest {
   @Test
   void forbiddenIsAClearErrorNamingTheUrl() {
     try (HttpStore s = new HttpStore(server.url(""), FAST)) {
-      StoreException e = assertThrows(StoreException.class, () -> s.get("private/zarr.json", ByteRange.ALL, allocator));
+      StoreException e =
+          assertThrows(
+              StoreException.class, () -> s.get("private/zarr.json", ByteRange.ALL, allocator));
       assertMentions(e, "access denied (HTTP 403)", server.url("private/zarr.json").toString());
       assertThrows(StoreException.class, () -> s.getBytes("private/zarr.json"));
     }
@@ -113,15 +121,20 @@ class HttpStoreTest extends AbstractStoreTest {
 
   @Test
   void aHangingServerTimesOutWithAClearError() {
-    var opts = FAST.withRequestTimeout(Duration.ofMillis(300)).withRetries(2, Duration.ofMillis(10), Duration.ofMillis(10));
+    var opts =
+        FAST.withRequestTimeout(Duration.ofMillis(300))
+            .withRetries(2, Duration.ofMillis(10), Duration.ofMillis(10));
     try (HttpStore s = new HttpStore(server.url("data"), opts)) {
       server.fault(Fault.HANG, Fault.HANG);
       long t0 = System.nanoTime();
-      StoreException e = assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
       assertMentions(e, "a/c/0/0", "no complete reply within 300 ms", "2 attempts");
       assertTrue(System.nanoTime() - t0 < 5e9, "took " + (System.nanoTime() - t0) / 1e6 + " ms");
       server.fault(Fault.HANG_BODY, Fault.HANG_BODY);
-      e = assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.of(0, 50), allocator));
+      e =
+          assertThrows(
+              StoreException.class, () -> s.get("a/c/0/0", ByteRange.of(0, 50), allocator));
       assertMentions(e, "a/c/0/0", "no complete reply");
       // a hang once, then a reply: the retry succeeds
       server.fault(Fault.HANG_BODY);
@@ -134,14 +147,18 @@ class HttpStoreTest extends AbstractStoreTest {
     server.fault(Fault.TRUNCATE);
     assertArrayEquals(CONTENTS.get("a/c/0/0"), get(store, "a/c/0/0", ByteRange.ALL));
     server.fault(Fault.TRUNCATE, Fault.TRUNCATE, Fault.TRUNCATE, Fault.TRUNCATE);
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(0, 40), allocator));
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(0, 40), allocator));
     assertMentions(e, "a/c/0/0", server.url("data/a/c/0/0").toString());
   }
 
   @Test
   void aWrongContentRangeIsAnError() {
     server.fault(Fault.WRONG_CONTENT_RANGE);
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
     assertMentions(e, "a/c/0/0", "Content-Range 'bytes 11-30/100'", "bytes 10..30");
     server.fault(Fault.WRONG_CONTENT_RANGE);
     assertThrows(StoreException.class, () -> store.get("a/c/0/0", ByteRange.suffix(10), allocator));
@@ -190,7 +207,8 @@ class HttpStoreTest extends AbstractStoreTest {
       target.getBytes(3, out);
       assertArrayEquals(Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 5, 25), out);
       assertTrue(store.getInto("nope", ByteRange.ALL, target, 0, 64).isEmpty());
-      assertThrows(StoreException.class, () -> store.getInto("a/c/0/0", ByteRange.ALL, target, 0, 64));
+      assertThrows(
+          StoreException.class, () -> store.getInto("a/c/0/0", ByteRange.ALL, target, 0, 64));
     }
   }
 
@@ -199,8 +217,10 @@ class HttpStoreTest extends AbstractStoreTest {
     Path root = dir.resolve("www/odd");
     Files.createDirectories(root.resolve("a b"));
     Files.writeString(root.resolve("a b/ü%#?.json"), "odd");
-    try (HttpStore s = new HttpStore(java.net.URI.create(server.url("odd") + "?sig=abc%2F1"), FAST)) {
-      assertEquals("odd", new String(s.getBytes("a b/ü%#?.json").orElseThrow(), StandardCharsets.UTF_8));
+    try (HttpStore s =
+        new HttpStore(java.net.URI.create(server.url("odd") + "?sig=abc%2F1"), FAST)) {
+      assertEquals(
+          "odd", new String(s.getBytes("a b/ü%#?.json").orElseThrow(), StandardCharsets.UTF_8));
       assertTrue(s.url("x/y").toString().endsWith("/odd/x/y?sig=abc%2F1"), s.url("x/y").toString());
     }
   }
@@ -216,11 +236,14 @@ class HttpStoreTest extends AbstractStoreTest {
     assertEquals(List.of(), store.list("").toList());
     Path root = dir.resolve("www/cons");
     Files.createDirectories(root.resolve("t2m"));
-    Files.writeString(root.resolve("zarr.json"), "{\"zarr_format\":3,\"node_type\":\"group\","
-        + "\"consolidated_metadata\":{\"kind\":\"inline\",\"must_understand\":false,\"metadata\":{\"t2m\":"
-        + "{\"zarr_format\":3,\"node_type\":\"group\"}}}}");
+    Files.writeString(
+        root.resolve("zarr.json"),
+        "{\"zarr_format\":3,\"node_type\":\"group\","
+            + "\"consolidated_metadata\":{\"kind\":\"inline\",\"must_understand\":false,\"metadata\":{\"t2m\":"
+            + "{\"zarr_format\":3,\"node_type\":\"group\"}}}}");
     try (dev.zaro.arrow.Zaro zaro = dev.zaro.arrow.Zaro.open(server.url("cons").toString())) {
-      assertEquals(List.of("", "t2m"), zaro.list().stream().map(dev.zaro.arrow.read.Node::path).toList());
+      assertEquals(
+          List.of("", "t2m"), zaro.list().stream().map(dev.zaro.arrow.read.Node::path).toList());
     }
   }
 

@@ -29,10 +29,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The kerchunk fixtures of testdata/kerchunk (HDF5 and NetCDF4-like files written by h5py;
- * references written from h5py's own chunk index by generate_kerchunk.py), over local files
- * and over HTTP: every chunk key returns the file's bytes at h5py's offsets, and those bytes
- * decode (inflate, unshuffle) to the chunk h5py wrote. Once the Zarr v2 reader is there, the
- * arrays read equal to h5py's values.
+ * references written from h5py's own chunk index by generate_kerchunk.py), over local files and
+ * over HTTP: every chunk key returns the file's bytes at h5py's offsets, and those bytes decode
+ * (inflate, unshuffle) to the chunk h5py wrote. Once the Zarr v2 reader is there, the arrays read
+ * equal to h5py's values.
  */
 class KerchunkFixtureTest extends AllocatorTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -68,16 +68,18 @@ class KerchunkFixtureTest extends AllocatorTest {
   }
 
   static String location(String ref, String over) {
-    return "reference+json://" + (over.equals("local") ? dir().resolve(ref).toString() : server.url(ref).toString());
+    return "reference+json://"
+        + (over.equals("local") ? dir().resolve(ref).toString() : server.url(ref).toString());
   }
 
   @ParameterizedTest(name = "{0} over {1}")
   @MethodSource("references")
   void chunkKeysHoldH5pysBytes(String ref, String over) throws Exception {
     JsonNode arrays = manifest().get("references").get(ref).get("arrays");
-    Map<String, byte[]> files = Map.of(
-        "simple", Files.readAllBytes(dir().resolve("data/simple.h5")),
-        "weather", Files.readAllBytes(dir().resolve("data/weather.nc")));
+    Map<String, byte[]> files =
+        Map.of(
+            "simple", Files.readAllBytes(dir().resolve("data/simple.h5")),
+            "weather", Files.readAllBytes(dir().resolve("data/weather.nc")));
     byte[] file = files.get(ref.substring(0, ref.indexOf('.')));
     int checked = 0;
     try (Store store = Stores.open(location(ref, over))) {
@@ -87,14 +89,20 @@ class KerchunkFixtureTest extends AllocatorTest {
         assertEquals(array.getValue().get("shape"), zarray.get("shape"), array.getKey());
         int itemSize = Integer.parseInt(array.getValue().get("dtype").asText().substring(2));
         List<String> chunkKeys = new ArrayList<>();
-        store.list(array.getKey() + "/").filter(k -> !k.substring(k.lastIndexOf('/') + 1).startsWith("."))
+        store
+            .list(array.getKey() + "/")
+            .filter(k -> !k.substring(k.lastIndexOf('/') + 1).startsWith("."))
             .forEach(chunkKeys::add);
         List<String> manifestKeys = new ArrayList<>();
         array.getValue().get("chunks").fieldNames().forEachRemaining(manifestKeys::add);
         if (!array.getValue().get("chunks").isEmpty()) {
-          assertEquals(manifestKeys.stream().sorted().toList(), chunkKeys, "chunk keys of " + array.getKey());
+          assertEquals(
+              manifestKeys.stream().sorted().toList(),
+              chunkKeys,
+              "chunk keys of " + array.getKey());
         }
-        for (var chunk : (Iterable<Map.Entry<String, JsonNode>>) () -> array.getValue().get("chunks").fields()) {
+        for (var chunk :
+            (Iterable<Map.Entry<String, JsonNode>>) () -> array.getValue().get("chunks").fields()) {
           JsonNode m = chunk.getValue();
           int offset = m.get("offset").asInt();
           int size = m.get("size").asInt();
@@ -116,15 +124,18 @@ class KerchunkFixtureTest extends AllocatorTest {
               decoded = unshuffle(decoded, itemSize);
             }
           }
-          assertEquals(m.get("decoded_sha256").asText(), sha256(decoded), "decoded " + chunk.getKey());
+          assertEquals(
+              m.get("decoded_sha256").asText(), sha256(decoded), "decoded " + chunk.getKey());
           checked++;
         }
       }
       JsonNode whole = manifest().get("references").get(ref).get("whole_files");
       if (whole != null) {
         for (var w : (Iterable<Map.Entry<String, JsonNode>>) whole::fields) {
-          assertArrayEquals(Files.readAllBytes(dir().resolve(w.getValue().asText())),
-              store.getBytes(w.getKey()).orElseThrow(), w.getKey());
+          assertArrayEquals(
+              Files.readAllBytes(dir().resolve(w.getValue().asText())),
+              store.getBytes(w.getKey()).orElseThrow(),
+              w.getKey());
         }
       }
     }

@@ -32,7 +32,9 @@ class RangeCoalescerTest {
         for (int m : g.members()) {
           seen[m]++;
           ByteRange.FromStart r = ranges.get(m);
-          assertTrue(r.offset() >= g.offset() && r.offset() + r.length() <= g.offset() + g.length(), r + " in " + g);
+          assertTrue(
+              r.offset() >= g.offset() && r.offset() + r.length() <= g.offset() + g.length(),
+              r + " in " + g);
           if (end != Long.MIN_VALUE) {
             assertTrue(r.offset() - end <= gap, "gap before " + r + " in " + g);
           }
@@ -48,8 +50,11 @@ class RangeCoalescerTest {
 
   @Test
   void nearbyRangesMergeAndFarOnesDoNot() {
-    List<ByteRange.FromStart> ranges = List.of((ByteRange.FromStart) ByteRange.of(0, 10),
-        (ByteRange.FromStart) ByteRange.of(20, 10), (ByteRange.FromStart) ByteRange.of(1000, 5));
+    List<ByteRange.FromStart> ranges =
+        List.of(
+            (ByteRange.FromStart) ByteRange.of(0, 10),
+            (ByteRange.FromStart) ByteRange.of(20, 10),
+            (ByteRange.FromStart) ByteRange.of(1000, 5));
     List<RangeCoalescer.Group> groups = RangeCoalescer.plan(ranges, 10, 1 << 20);
     assertEquals(2, groups.size());
     assertEquals(new RangeCoalescer.Group(0, 30, List.of(0, 1)), groups.get(0));

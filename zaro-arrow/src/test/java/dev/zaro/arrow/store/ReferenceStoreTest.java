@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kerchunk JSON references as a store: every value form, version 0 and 1, relative urls,
- * malformed files, and the safety rules. The fixture files built from HDF5 are in
- * {@link KerchunkFixtureTest}.
+ * Kerchunk JSON references as a store: every value form, version 0 and 1, relative urls, malformed
+ * files, and the safety rules. The fixture files built from HDF5 are in {@link
+ * KerchunkFixtureTest}.
  */
 class ReferenceStoreTest extends AbstractStoreTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -103,21 +103,27 @@ class ReferenceStoreTest extends AbstractStoreTest {
     Files.createDirectories(dir.resolve("d"));
     Files.write(dir.resolve("d/data_0.bin"), data);
     Files.write(dir.resolve("d/data_1.bin"), Arrays.copyOfRange(data, 300, 1000));
-    Path file = write("v1.json", "{'version': 1,"
-        + " 'templates': {'u': 'd/data', 'suffix': '.bin'},"
-        + " 'gen': [{'key': 'g/{{i}}.{{j}}', 'url': '{{u}}_{{j}}{{suffix}}',"
-        + "          'offset': '{{(i + 1) * 100 - j * 50}}', 'length': '{{10 + i}}',"
-        + "          'dimensions': {'i': {'start': 1, 'stop': 7, 'step': 2}, 'j': [0, 1]}},"
-        + "         {'key': 'w/{{name}}', 'url': '{{u}}_{{n}}.bin', 'dimensions': {'name': ['x'], 'n': {'stop': 2}}}],"
-        + " 'refs': {'r/0': ['{{u}}_0{{suffix}}', 3, 4], 'r/t': 'plain', 'r/w': ['{{u}}_1.bin']}}");
+    Path file =
+        write(
+            "v1.json",
+            "{'version': 1,"
+                + " 'templates': {'u': 'd/data', 'suffix': '.bin'},"
+                + " 'gen': [{'key': 'g/{{i}}.{{j}}', 'url': '{{u}}_{{j}}{{suffix}}',"
+                + "          'offset': '{{(i + 1) * 100 - j * 50}}', 'length': '{{10 + i}}',"
+                + "          'dimensions': {'i': {'start': 1, 'stop': 7, 'step': 2}, 'j': [0, 1]}},"
+                + "         {'key': 'w/{{name}}', 'url': '{{u}}_{{n}}.bin', 'dimensions': {'name': ['x'], 'n': {'stop': 2}}}],"
+                + " 'refs': {'r/0': ['{{u}}_0{{suffix}}', 3, 4], 'r/t': 'plain', 'r/w': ['{{u}}_1.bin']}}");
     try (ReferenceStore s = ReferenceStore.open(file.toString())) {
       // i in 1, 3, 5; j in 0, 1
-      assertEquals(List.of("g/1.0", "g/1.1", "g/3.0", "g/3.1", "g/5.0", "g/5.1"), s.list("g/").toList());
+      assertEquals(
+          List.of("g/1.0", "g/1.1", "g/3.0", "g/3.1", "g/5.0", "g/5.1"), s.list("g/").toList());
       for (int i = 1; i < 7; i += 2) {
         for (int j = 0; j < 2; j++) {
           int off = (i + 1) * 100 - j * 50;
           byte[] file0 = j == 0 ? data : Arrays.copyOfRange(data, 300, 1000);
-          assertArrayEquals(Arrays.copyOfRange(file0, off, off + 10 + i), read(s, "g/" + i + "." + j, ByteRange.ALL));
+          assertArrayEquals(
+              Arrays.copyOfRange(file0, off, off + 10 + i),
+              read(s, "g/" + i + "." + j, ByteRange.ALL));
         }
       }
       assertEquals(List.of("w/x"), s.list("w/").toList()); // the last of n wins, as in kerchunk
@@ -129,13 +135,21 @@ class ReferenceStoreTest extends AbstractStoreTest {
     }
   }
 
-  /** Found by ReferenceStoreFuzzTest: ranges near the ends of long overflowed and expanded without end. */
+  /**
+   * Found by ReferenceStoreFuzzTest: ranges near the ends of long overflowed and expanded without
+   * end.
+   */
   @Test
   void genRangesNearTheEndsOfLongExpandExactly() {
-    String doc = "{\"version\": 1, \"refs\": {}, \"gen\": [{\"key\": \"k/{{i}}\", \"url\": \"u\","
-        + " \"dimensions\": {\"i\": {\"start\": " + (Long.MAX_VALUE - 7) + ", \"stop\": " + Long.MAX_VALUE
-        + ", \"step\": 100}}}]}";
-    try (ReferenceStore s = ReferenceStore.parse(doc.getBytes(StandardCharsets.UTF_8), "gen", null, true)) {
+    String doc =
+        "{\"version\": 1, \"refs\": {}, \"gen\": [{\"key\": \"k/{{i}}\", \"url\": \"u\","
+            + " \"dimensions\": {\"i\": {\"start\": "
+            + (Long.MAX_VALUE - 7)
+            + ", \"stop\": "
+            + Long.MAX_VALUE
+            + ", \"step\": 100}}}]}";
+    try (ReferenceStore s =
+        ReferenceStore.parse(doc.getBytes(StandardCharsets.UTF_8), "gen", null, true)) {
       assertEquals(List.of("k/" + (Long.MAX_VALUE - 7)), s.list("").toList());
     }
   }
@@ -145,12 +159,19 @@ class ReferenceStoreTest extends AbstractStoreTest {
     Map<String, Object> vars = Map.of("i", 7L, "u", "s3://b/x", "n", "12");
     assertEquals("s3://b/x_7", ReferenceTemplates.render("{{u}}_{{i}}", vars));
     assertEquals("8000", ReferenceTemplates.render("{{(i + 1) * 1000}}", vars));
-    assertEquals("3 1 -2 3.5 19", ReferenceTemplates.render("{{i // 2}} {{i % 2}} {{ -(i // 3) }} {{i / 2}} {{n + i}}",
-        Map.of("i", 7L, "n", 12L)));
+    assertEquals(
+        "3 1 -2 3.5 19",
+        ReferenceTemplates.render(
+            "{{i // 2}} {{i % 2}} {{ -(i // 3) }} {{i / 2}} {{n + i}}", Map.of("i", 7L, "n", 12L)));
     assertEquals("ab7", ReferenceTemplates.render("{{'a' + \"b\" + i}}", vars));
-    assertThrows(ReferenceTemplates.TemplateException.class, () -> ReferenceTemplates.render("{{nope}}", vars));
-    assertThrows(ReferenceTemplates.TemplateException.class, () -> ReferenceTemplates.render("{{i *}}", vars));
-    assertThrows(ReferenceTemplates.TemplateException.class, () -> ReferenceTemplates.render("{{i", vars));
+    assertThrows(
+        ReferenceTemplates.TemplateException.class,
+        () -> ReferenceTemplates.render("{{nope}}", vars));
+    assertThrows(
+        ReferenceTemplates.TemplateException.class,
+        () -> ReferenceTemplates.render("{{i *}}", vars));
+    assertThrows(
+        ReferenceTemplates.TemplateException.class, () -> ReferenceTemplates.render("{{i", vars));
   }
 
   @Test
@@ -164,7 +185,9 @@ class ReferenceStoreTest extends AbstractStoreTest {
     Path file = dir.resolve("refs.json.gz");
     Files.write(file, gz.toByteArray());
     try (ReferenceStore s = ReferenceStore.open(file.toString())) {
-      assertEquals("{\"zarr_format\":2}", new String(s.getBytes(".zgroup").orElseThrow(), StandardCharsets.UTF_8));
+      assertEquals(
+          "{\"zarr_format\":2}",
+          new String(s.getBytes(".zgroup").orElseThrow(), StandardCharsets.UTF_8));
     }
   }
 
@@ -185,37 +208,59 @@ class ReferenceStoreTest extends AbstractStoreTest {
     bad.put("{'/k': 'x'}", "refusing key '/k'");
     bad.put("{'version': 1, 'refs': {'k': ['{{nope}}']}}", "unknown name 'nope'");
     bad.put("{'version': 1, 'gen': [{'key': 'a', 'url': 'u'}], 'refs': {}}", "gen entry 0 needs");
-    bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'offset': '{{i*}}', 'length': '1',"
-        + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}", "key 'a/0'");
-    bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'offset': '1',"
-        + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}", "an offset or a length but not both");
-    bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u',"
-        + " 'dimensions': {'i': {'stop': 2}, 'j': {'stop': 100000}, 'k': {'stop': 100000}}}], 'refs': {}}",
+    bad.put(
+        "{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'offset': '{{i*}}', 'length': '1',"
+            + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}",
+        "key 'a/0'");
+    bad.put(
+        "{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'offset': '1',"
+            + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}",
+        "an offset or a length but not both");
+    bad.put(
+        "{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u',"
+            + " 'dimensions': {'i': {'stop': 2}, 'j': {'stop': 100000}, 'k': {'stop': 100000}}}], 'refs': {}}",
         "expands to more than");
-    bad.put("{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'dimensions': {'i': {'start': "
-        + Long.MIN_VALUE + ", 'stop': " + Long.MAX_VALUE + "}}}], 'refs': {}}", "has more than");
-    bad.put("{'version': 1, 'gen': [{'key': '../{{i}}', 'url': 'u',"
-        + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}", "refusing key '../0'");
+    bad.put(
+        "{'version': 1, 'gen': [{'key': 'a/{{i}}', 'url': 'u', 'dimensions': {'i': {'start': "
+            + Long.MIN_VALUE
+            + ", 'stop': "
+            + Long.MAX_VALUE
+            + "}}}], 'refs': {}}",
+        "has more than");
+    bad.put(
+        "{'version': 1, 'gen': [{'key': '../{{i}}', 'url': 'u',"
+            + " 'dimensions': {'i': {'stop': 2}}}], 'refs': {}}",
+        "refusing key '../0'");
     int n = 0;
     for (var e : bad.entrySet()) {
       Path file = write("bad" + n++ + ".json", e.getKey());
-      StoreException ex = assertThrows(StoreException.class, () -> ReferenceStore.open(file.toString()), e.getKey());
+      StoreException ex =
+          assertThrows(
+              StoreException.class, () -> ReferenceStore.open(file.toString()), e.getKey());
       assertMentions(ex, e.getValue(), file.toString());
     }
-    StoreException ex = assertThrows(StoreException.class, () -> ReferenceStore.open(dir.resolve("none.json").toString()));
+    StoreException ex =
+        assertThrows(
+            StoreException.class, () -> ReferenceStore.open(dir.resolve("none.json").toString()));
     assertMentions(ex, "no such reference file", "none.json");
   }
 
   @Test
   void missingTargetsAndShortTargetsAreErrorsNamingTheKey() throws Exception {
     Files.write(dir.resolve("ten.bin"), new byte[10]);
-    Path file = write("m.json", "{'gone': ['missing.h5', 0, 10], 'nodir': ['nodir/x.h5'],"
-        + " 'short': ['ten.bin', 5, 10], 'past': ['ten.bin', 20, 1]}");
+    Path file =
+        write(
+            "m.json",
+            "{'gone': ['missing.h5', 0, 10], 'nodir': ['nodir/x.h5'],"
+                + " 'short': ['ten.bin', 5, 10], 'past': ['ten.bin', 20, 1]}");
     try (ReferenceStore s = ReferenceStore.open(file.toString())) {
-      StoreException e = assertThrows(StoreException.class, () -> s.get("gone", ByteRange.ALL, allocator));
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("gone", ByteRange.ALL, allocator));
       assertMentions(e, "key 'gone'", "missing.h5", "does not exist");
-      var async = assertThrows(java.util.concurrent.CompletionException.class,
-          () -> s.getAsync("gone", ByteRange.ALL, allocator, Runnable::run).join());
+      var async =
+          assertThrows(
+              java.util.concurrent.CompletionException.class,
+              () -> s.getAsync("gone", ByteRange.ALL, allocator, Runnable::run).join());
       assertMentions(async.getCause(), "key 'gone'", "missing.h5", "does not exist");
       e = assertThrows(StoreException.class, () -> s.getBytes("nodir"));
       assertMentions(e, "key 'nodir'", "does not exist");
@@ -244,7 +289,8 @@ class ReferenceStoreTest extends AbstractStoreTest {
     Files.write(dir.resolve("remote.json"), JSON.writeValueAsBytes(refs));
     try (Store s = Stores.open("reference+json://" + server.url("remote.json"))) {
       for (String key : List.of("abs", "url")) {
-        StoreException e = assertThrows(StoreException.class, () -> s.get(key, ByteRange.ALL, allocator), key);
+        StoreException e =
+            assertThrows(StoreException.class, () -> s.get(key, ByteRange.ALL, allocator), key);
         assertMentions(e, "key '" + key + "'", "may not read local files");
       }
       // a relative url stays on the server it came from
@@ -256,13 +302,17 @@ class ReferenceStoreTest extends AbstractStoreTest {
     try (Store s = Stores.open("reference+json://" + dir.resolve("remote.json"))) {
       assertArrayEquals("secret".getBytes(StandardCharsets.UTF_8), s.getBytes("abs").orElseThrow());
     }
-    StoreException e = assertThrows(StoreException.class, () -> Stores.open("reference+json://" + server.url("nope.json")));
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> Stores.open("reference+json://" + server.url("nope.json")));
     assertMentions(e, "no such reference file", server.url("nope.json").toString());
   }
 
   @Test
   void keysThatLeaveTheStoreAreRefused() {
-    StoreException e = assertThrows(StoreException.class, () -> store.get("a/../../refs.json", ByteRange.ALL, allocator));
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/../../refs.json", ByteRange.ALL, allocator));
     assertMentions(e, "a/../../refs.json");
   }
 }

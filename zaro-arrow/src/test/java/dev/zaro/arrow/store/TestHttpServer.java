@@ -24,10 +24,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A loopback HTTP server for store tests: serves the files under a directory with RFC 7233
- * Range support (prefix, open-ended and suffix ranges, 416), and injects faults on demand.
- * Paths under {@code private/} answer 403. {@code /storage/v1/b/BUCKET/o?prefix=P} answers like
- * the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
+ * A loopback HTTP server for store tests: serves the files under a directory with RFC 7233 Range
+ * support (prefix, open-ended and suffix ranges, 416), and injects faults on demand. Paths under
+ * {@code private/} answer 403. {@code /storage/v1/b/BUCKET/o?prefix=P} answers like the Google
+ * Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
  */
 public final class TestHttpServer implements AutoCloseable {
   /** What the next request gets instead of a normal reply. */
@@ -57,18 +57,21 @@ public final class TestHttpServer implements AutoCloseable {
   private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "test-http");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "test-http");
+            t.setDaemon(true);
+            return t;
+          });
   private final Path root;
   private final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();
   public final AtomicInteger requests = new AtomicInteger();
   public final AtomicInteger inFlight = new AtomicInteger();
   public final AtomicInteger maxInFlight = new AtomicInteger();
   public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
-  public final List<String> rangeHeaders = java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<String> rangeHeaders =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   public volatile boolean ignoreRange;
   public volatile long latencyMillis;
 
@@ -117,7 +120,8 @@ public final class TestHttpServer implements AutoCloseable {
   }
 
   private void serve(HttpExchange ex) throws IOException, InterruptedException {
-    String path = URLDecoder.decode(ex.getRequestURI().getRawPath(), StandardCharsets.UTF_8).substring(1);
+    String path =
+        URLDecoder.decode(ex.getRequestURI().getRawPath(), StandardCharsets.UTF_8).substring(1);
     String range = ex.getRequestHeaders().getFirst("Range");
     rangeHeaders.add(range == null ? "" : range);
     if (path.startsWith("storage/v1/b/")) {
@@ -132,7 +136,8 @@ public final class TestHttpServer implements AutoCloseable {
       if (fault == Fault.ERROR_503) {
         ex.getResponseHeaders().set("Retry-After", "0");
       }
-      ex.sendResponseHeaders(fault == Fault.ERROR_500 ? 500 : fault == Fault.ERROR_503 ? 503 : 429, -1);
+      ex.sendResponseHeaders(
+          fault == Fault.ERROR_500 ? 500 : fault == Fault.ERROR_503 ? 503 : 429, -1);
       return;
     }
     if (path.startsWith("private/")) {
@@ -174,7 +179,8 @@ public final class TestHttpServer implements AutoCloseable {
       }
       status = 206;
       long shown = fault == Fault.WRONG_CONTENT_RANGE ? first + 1 : first;
-      ex.getResponseHeaders().set("Content-Range", "bytes " + shown + "-" + (shown + last - first) + "/" + size);
+      ex.getResponseHeaders()
+          .set("Content-Range", "bytes " + shown + "-" + (shown + last - first) + "/" + size);
     }
     int length = (int) (last - first + 1);
     if (ex.getRequestMethod().equals("HEAD")) {
@@ -232,8 +238,12 @@ public final class TestHttpServer implements AutoCloseable {
     List<String> names;
     String p = prefix;
     try (Stream<Path> walk = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
-      names = walk.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString().replace('\\', '/'))
-          .filter(n -> n.startsWith(p)).sorted().toList();
+      names =
+          walk.filter(Files::isRegularFile)
+              .map(f -> dir.relativize(f).toString().replace('\\', '/'))
+              .filter(n -> n.startsWith(p))
+              .sorted()
+              .toList();
     }
     StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
     int from = page * 2;

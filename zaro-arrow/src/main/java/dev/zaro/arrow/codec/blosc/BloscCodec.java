@@ -3,10 +3,10 @@ package dev.zaro.arrow.codec.blosc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
-import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.List;
@@ -21,10 +21,10 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * java.util.zip.Inflater}, zstd by zstd-jni; byte- and bit-unshuffle on buffer addresses.
  *
  * <p>Decoding follows the frame's own header (compressor, shuffle, typesize, block size, split
- * streams), never this configuration, which only describes how the data was (or would be)
- * encoded. Every size and offset in the frame is checked against the buffer before memory is
- * read, and a header whose decoded size its compressed data cannot produce is refused before
- * anything is allocated.
+ * streams), never this configuration, which only describes how the data was (or would be) encoded.
+ * Every size and offset in the frame is checked against the buffer before memory is read, and a
+ * header whose decoded size its compressed data cannot produce is refused before anything is
+ * allocated.
  *
  * @param cname the compressor: blosclz, lz4, lz4hc, snappy, zlib or zstd
  * @param clevel compression level 0..9
@@ -36,11 +36,14 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     implements BytesToBytesCodec {
 
   /** The compressor names c-blosc knows. */
-  public static final List<String> CNAMES = List.of("blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd");
+  public static final List<String> CNAMES =
+      List.of("blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd");
 
   /** Shuffle filters, named as in the v3 configuration. */
   public enum Shuffle {
-    NOSHUFFLE, SHUFFLE, BITSHUFFLE;
+    NOSHUFFLE,
+    SHUFFLE,
+    BITSHUFFLE;
 
     /** The v3 configuration name ({@code "bitshuffle"}). */
     public String configName() {
@@ -50,7 +53,12 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
 
   public BloscCodec {
     if (!CNAMES.contains(cname)) {
-      throw new CodecException("codec blosc: unknown cname \"" + cname + "\" (known: " + String.join(", ", CNAMES) + ")");
+      throw new CodecException(
+          "codec blosc: unknown cname \""
+              + cname
+              + "\" (known: "
+              + String.join(", ", CNAMES)
+              + ")");
     }
     if (clevel < 0 || clevel > 9) {
       throw new CodecException("codec blosc: clevel must be 0..9, not " + clevel);
@@ -62,7 +70,8 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
       throw new CodecException("codec blosc: typesize must be positive, not " + typesize);
     }
     if (blocksize < 0) {
-      throw new CodecException("codec blosc: blocksize must be 0 (automatic) or positive, not " + blocksize);
+      throw new CodecException(
+          "codec blosc: blocksize must be 0 (automatic) or positive, not " + blocksize);
     }
   }
 
@@ -75,18 +84,27 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
    * @throws CodecException if a field is unknown or invalid
    */
   public static BloscCodec create(CodecSpec spec, ChunkSpec input) {
-    CodecConfig config = new CodecConfig(spec).only("cname", "clevel", "shuffle", "typesize", "blocksize");
+    CodecConfig config =
+        new CodecConfig(spec).only("cname", "clevel", "shuffle", "typesize", "blocksize");
     int elementSize = Math.max(1, input.dataType().byteSize());
     int typesize = config.intValue("typesize", elementSize);
     String shuffleName = config.string("shuffle", typesize == 1 ? "bitshuffle" : "shuffle");
-    Shuffle shuffle = switch (shuffleName) {
-      case "noshuffle" -> Shuffle.NOSHUFFLE;
-      case "shuffle" -> Shuffle.SHUFFLE;
-      case "bitshuffle" -> Shuffle.BITSHUFFLE;
-      default -> throw config.error("shuffle must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", not \""
-          + shuffleName + "\"");
-    };
-    return new BloscCodec(config.string("cname", "lz4"), config.intValue("clevel", 5), shuffle, typesize,
+    Shuffle shuffle =
+        switch (shuffleName) {
+          case "noshuffle" -> Shuffle.NOSHUFFLE;
+          case "shuffle" -> Shuffle.SHUFFLE;
+          case "bitshuffle" -> Shuffle.BITSHUFFLE;
+          default ->
+              throw config.error(
+                  "shuffle must be \"noshuffle\", \"shuffle\" or \"bitshuffle\", not \""
+                      + shuffleName
+                      + "\"");
+        };
+    return new BloscCodec(
+        config.string("cname", "lz4"),
+        config.intValue("clevel", 5),
+        shuffle,
+        typesize,
         config.intValue("blocksize", 0));
   }
 
@@ -100,8 +118,9 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
    */
   public static BloscCodec fromNumcodecs(JsonNode compressor, int itemSize) {
     if (compressor == null || !compressor.isObject()) {
-      throw new CodecException("codec blosc: compressor must be an object, not "
-          + (compressor == null ? "nothing" : JsonDocument.describe(compressor)));
+      throw new CodecException(
+          "codec blosc: compressor must be an object, not "
+              + (compressor == null ? "nothing" : JsonDocument.describe(compressor)));
     }
     JsonNode id = compressor.get("id");
     if (id != null && !(id.isTextual() && id.textValue().equals("blosc"))) {
@@ -111,21 +130,25 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     while (names.hasNext()) {
       String f = names.next();
       if (!List.of("id", "cname", "clevel", "shuffle", "blocksize", "typesize").contains(f)) {
-        throw new CodecException("codec blosc: unknown compressor field '" + f
-            + "' (known: id, cname, clevel, shuffle, blocksize, typesize)");
+        throw new CodecException(
+            "codec blosc: unknown compressor field '"
+                + f
+                + "' (known: id, cname, clevel, shuffle, blocksize, typesize)");
       }
     }
     String cname = text(compressor, "cname", "lz4");
     int clevel = integer(compressor, "clevel", 5);
     int typesize = integer(compressor, "typesize", Math.max(1, itemSize));
     int code = integer(compressor, "shuffle", 1);
-    Shuffle shuffle = switch (code) {
-      case 0 -> Shuffle.NOSHUFFLE;
-      case 1 -> Shuffle.SHUFFLE;
-      case 2 -> Shuffle.BITSHUFFLE;
-      case -1 -> itemSize == 1 ? Shuffle.BITSHUFFLE : Shuffle.SHUFFLE;
-      default -> throw new CodecException("codec blosc: shuffle must be 0, 1, 2 or -1, not " + code);
-    };
+    Shuffle shuffle =
+        switch (code) {
+          case 0 -> Shuffle.NOSHUFFLE;
+          case 1 -> Shuffle.SHUFFLE;
+          case 2 -> Shuffle.BITSHUFFLE;
+          case -1 -> itemSize == 1 ? Shuffle.BITSHUFFLE : Shuffle.SHUFFLE;
+          default ->
+              throw new CodecException("codec blosc: shuffle must be 0, 1, 2 or -1, not " + code);
+        };
     return new BloscCodec(cname, clevel, shuffle, typesize, integer(compressor, "blocksize", 0));
   }
 
@@ -135,8 +158,11 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
       return defaultValue;
     }
     if (!node.isTextual()) {
-      throw new CodecException("codec blosc: compressor field '" + field + "' must be a string, not "
-          + JsonDocument.describe(node));
+      throw new CodecException(
+          "codec blosc: compressor field '"
+              + field
+              + "' must be a string, not "
+              + JsonDocument.describe(node));
     }
     return node.textValue();
   }
@@ -147,8 +173,11 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
       return defaultValue;
     }
     if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw new CodecException("codec blosc: compressor field '" + field + "' must be an integer, not "
-          + JsonDocument.describe(node));
+      throw new CodecException(
+          "codec blosc: compressor field '"
+              + field
+              + "' must be an integer, not "
+              + JsonDocument.describe(node));
     }
     return node.intValue();
   }
@@ -159,11 +188,11 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
   }
 
   /**
-   * Decodes the frame in {@code encoded[0, writerIndex)} (not closed here; bytes after the
-   * frame's {@code cbytes} are ignored).
+   * Decodes the frame in {@code encoded[0, writerIndex)} (not closed here; bytes after the frame's
+   * {@code cbytes} are ignored).
    *
-   * @param decodedSize the exact decoded size, or -1 to take the header's (after checking that
-   *     the frame's streams can produce it)
+   * @param decodedSize the exact decoded size, or -1 to take the header's (after checking that the
+   *     frame's streams can produce it)
    * @return a new buffer of the decoded bytes that the caller closes
    */
   @Override
@@ -182,10 +211,10 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
   }
 
   /**
-   * Decodes straight into {@code target[offset, offset + size)}; {@code target} stays owned by
-   * the caller, {@code encoded} is not closed. Nothing outside the region is written. A frame
-   * whose header or block table is bad fails before anything is written; a corrupt stream found
-   * while decoding leaves the region partly written.
+   * Decodes straight into {@code target[offset, offset + size)}; {@code target} stays owned by the
+   * caller, {@code encoded} is not closed. Nothing outside the region is written. A frame whose
+   * header or block table is bad fails before anything is written; a corrupt stream found while
+   * decoding leaves the region partly written.
    *
    * @return true (blosc always decodes in place)
    */
@@ -196,10 +225,19 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
 
   /** With lent threads, independent blocks decode in parallel (contiguous runs of blocks each). */
   @Override
-  public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
+  public boolean decodeInto(
+      ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
     if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
-          + ") is outside the " + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "region ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + size
+              + ") is outside the "
+              + target.capacity()
+              + "-byte target");
     }
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
@@ -228,28 +266,45 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
    * elements), so a large chunk needs no buffer of its own.
    */
   @Override
-  public boolean decodeStreaming(ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
+  public boolean decodeStreaming(
+      ArrowBuf encoded, long decodedSize, ArrowBuf window, int unit, Sink sink) {
     BloscHeader h = header(encoded, decodedSize);
     if (h.blocksize() > window.capacity() || h.blocksize() % unit != 0) {
       return false;
     }
     BloscDecoder.validate(h, encoded.memoryAddress());
     long windowAddress = window.memoryAddress();
-    BloscDecoder.decodeThrough(h, encoded.memoryAddress(), windowAddress, (i, address, size) -> {
-      if (address != windowAddress) {  // a memcpyed frame: the block is the frame's own bytes
-        window.setBytes(0, encoded, address - encoded.memoryAddress(), size);
-      }
-      sink.accept(window, 0, (long) i * h.blocksize(), size);
-    });
+    BloscDecoder.decodeThrough(
+        h,
+        encoded.memoryAddress(),
+        windowAddress,
+        (i, address, size) -> {
+          if (address != windowAddress) { // a memcpyed frame: the block is the frame's own bytes
+            window.setBytes(0, encoded, address - encoded.memoryAddress(), size);
+          }
+          sink.accept(window, 0, (long) i * h.blocksize(), size);
+        });
     return true;
   }
 
-  /** Decodes only the blocks that hold bytes {@code [from, to)}, each at its offset in {@code target}. */
+  /**
+   * Decodes only the blocks that hold bytes {@code [from, to)}, each at its offset in {@code
+   * target}.
+   */
   @Override
-  public boolean decodeRange(ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
+  public boolean decodeRange(
+      ArrowBuf encoded, ArrowBuf target, long size, long from, long to, Scratch scratch) {
     if (from < 0 || to < from || to > size || size > target.capacity()) {
-      throw new IllegalArgumentException("bytes [" + from + ", " + to + ") of " + size + " in a "
-          + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "bytes ["
+              + from
+              + ", "
+              + to
+              + ") of "
+              + size
+              + " in a "
+              + target.capacity()
+              + "-byte target");
     }
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
@@ -263,7 +318,8 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     }
     BloscHeader h = BloscHeader.read(encoded);
     if (decodedSize >= 0 && h.nbytes() != decodedSize) {
-      throw new CodecException("codec blosc: frame holds " + h.nbytes() + " decoded bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec blosc: frame holds " + h.nbytes() + " decoded bytes, expected " + decodedSize);
     }
     return h;
   }

@@ -3,8 +3,8 @@ package dev.zaro.arrow.codec.blosc;
 import dev.zaro.arrow.codec.ZstdCodec;
 
 /**
- * The compressor formats a c-blosc 1.x frame can hold (bits 5-7 of its flags). lz4 and lz4hc
- * write the same format.
+ * The compressor formats a c-blosc 1.x frame can hold (bits 5-7 of its flags). lz4 and lz4hc write
+ * the same format.
  */
 public enum BloscCompressor {
   BLOSCLZ(0, "blosclz"),
@@ -42,11 +42,11 @@ public enum BloscCompressor {
   }
 
   /**
-   * An upper bound on what {@code compressedSize} bytes of this format can decode to, so a
-   * header claiming more is refused before anything is allocated. lz4 and blosclz encode at
-   * most 255 bytes per input byte (length extension bytes), deflate at most 1032, and zstd at
-   * most 128 KiB per 4-byte RLE block. snappy streams (always) and zstd frames (as c-blosc
-   * writes them) state their decoded size, which is checked exactly instead.
+   * An upper bound on what {@code compressedSize} bytes of this format can decode to, so a header
+   * claiming more is refused before anything is allocated. lz4 and blosclz encode at most 255 bytes
+   * per input byte (length extension bytes), deflate at most 1032, and zstd at most 128 KiB per
+   * 4-byte RLE block. snappy streams (always) and zstd frames (as c-blosc writes them) state their
+   * decoded size, which is checked exactly instead.
    */
   long maxDecodedSize(long compressedSize) {
     return switch (this) {

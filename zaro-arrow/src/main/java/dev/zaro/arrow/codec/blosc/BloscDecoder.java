@@ -11,18 +11,18 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Decodes the blocks of a c-blosc 1.x frame (c-blosc's {@code blosc_d}) on raw addresses. The
- * frame's header has been checked by {@link BloscHeader#read}; this class checks every block
- * offset and stream size against the frame before reading through it, and every stream
- * decoder checks its own lengths and offsets, so nothing here reads outside {@code [frame,
- * frame + cbytes)} or writes outside {@code [dst, dst + nbytes)}.
+ * frame's header has been checked by {@link BloscHeader#read}; this class checks every block offset
+ * and stream size against the frame before reading through it, and every stream decoder checks its
+ * own lengths and offsets, so nothing here reads outside {@code [frame, frame + cbytes)} or writes
+ * outside {@code [dst, dst + nbytes)}.
  */
 final class BloscDecoder {
   private BloscDecoder() {}
 
   /**
-   * Checks the block table and every stream header of a compressed frame, and that each stream
-   * can decode to its share of the block, before any memory is allocated: a header that lies
-   * about the decoded size fails here.
+   * Checks the block table and every stream header of a compressed frame, and that each stream can
+   * decode to its share of the block, before any memory is allocated: a header that lies about the
+   * decoded size fails here.
    */
   static void validate(BloscHeader h, long frame) {
     if (h.nbytes() == 0 || h.memcpyed()) {
@@ -40,22 +40,41 @@ final class BloscDecoder {
         if (csize != size) {
           long declared;
           try {
-            declared = switch (compressor) {
-              case SNAPPY -> SnappyDecoder.declaredLength(frame + pos, csize);
-              case ZSTD -> zstdContentSize(frame + pos, csize);
-              default -> -1;
-            };
+            declared =
+                switch (compressor) {
+                  case SNAPPY -> SnappyDecoder.declaredLength(frame + pos, csize);
+                  case ZSTD -> zstdContentSize(frame + pos, csize);
+                  default -> -1;
+                };
           } catch (StreamException e) {
             throw streamError(h, i, s, csize, e.getMessage());
           }
           if (declared >= 0 && declared != size) {
-            throw streamError(h, i, s, csize, "cannot decode to the " + size
-                + " bytes the header implies (it declares " + Long.toUnsignedString(declared) + ")");
+            throw streamError(
+                h,
+                i,
+                s,
+                csize,
+                "cannot decode to the "
+                    + size
+                    + " bytes the header implies (it declares "
+                    + Long.toUnsignedString(declared)
+                    + ")");
           }
           long max = compressor.maxDecodedSize(csize);
           if (declared < 0 && max < size) {
-            throw streamError(h, i, s, csize, "cannot decode to the " + size + " bytes the header implies ("
-                + compressor.formatName() + " decodes at most " + max + ")");
+            throw streamError(
+                h,
+                i,
+                s,
+                csize,
+                "cannot decode to the "
+                    + size
+                    + " bytes the header implies ("
+                    + compressor.formatName()
+                    + " decodes at most "
+                    + max
+                    + ")");
           }
         }
         pos += csize;
@@ -75,9 +94,9 @@ final class BloscDecoder {
   }
 
   /**
-   * Decodes only the blocks holding decoded bytes {@code [from, to)} (blosc blocks are
-   * independent, as in c-blosc's {@code blosc_getitem}), each to its place in {@code dst};
-   * bytes of other blocks are not written.
+   * Decodes only the blocks holding decoded bytes {@code [from, to)} (blosc blocks are independent,
+   * as in c-blosc's {@code blosc_getitem}), each to its place in {@code dst}; bytes of other blocks
+   * are not written.
    */
   static void decode(BloscHeader h, long frame, long dst, long from, long to) {
     int nbytes = h.nbytes();
@@ -85,26 +104,35 @@ final class BloscDecoder {
       return;
     }
     if (from < 0 || to > nbytes) {
-      throw new IllegalArgumentException("bytes [" + from + ", " + to + ") of a " + nbytes + "-byte frame");
+      throw new IllegalArgumentException(
+          "bytes [" + from + ", " + to + ") of a " + nbytes + "-byte frame");
     }
     if (h.memcpyed()) {
       MemoryUtil.copyMemory(frame + BloscHeader.LENGTH + from, dst + from, to - from);
       return;
     }
-    decodeBlocks(h, frame, (int) (from / h.blocksize()), (int) ((to - 1) / h.blocksize()),
-        i -> dst + (long) i * h.blocksize(), i -> { });
+    decodeBlocks(
+        h,
+        frame,
+        (int) (from / h.blocksize()),
+        (int) ((to - 1) / h.blocksize()),
+        i -> dst + (long) i * h.blocksize(),
+        i -> {});
   }
 
   /** Receives each decoded block. */
   interface BlockSink {
-    /** Block {@code i}, {@code size} bytes at {@code address}, decoded bytes from {@code i * blocksize}. */
+    /**
+     * Block {@code i}, {@code size} bytes at {@code address}, decoded bytes from {@code i *
+     * blocksize}.
+     */
     void accept(int i, long address, int size);
   }
 
   /**
-   * Decodes the blocks one after another into the same {@code window} of at least one block
-   * ({@code h.blocksize()} bytes), handing each to {@code sink}: a frame decodes in a block's
-   * worth of memory.
+   * Decodes the blocks one after another into the same {@code window} of at least one block ({@code
+   * h.blocksize()} bytes), handing each to {@code sink}: a frame decodes in a block's worth of
+   * memory.
    */
   static void decodeThrough(BloscHeader h, long frame, long window, BlockSink sink) {
     int nbytes = h.nbytes();
@@ -117,12 +145,21 @@ final class BloscDecoder {
       }
       return;
     }
-    decodeBlocks(h, frame, 0, h.blockCount() - 1, i -> window, i -> sink.accept(i, window, h.blockSize(i)));
+    decodeBlocks(
+        h, frame, 0, h.blockCount() - 1, i -> window, i -> sink.accept(i, window, h.blockSize(i)));
   }
 
-  /** Decodes blocks {@code first..last}, block {@code i} to {@code out(i)}, calling {@code done(i)} after each. */
-  private static void decodeBlocks(BloscHeader h, long frame, int first, int last,
-      java.util.function.IntToLongFunction outOf, java.util.function.IntConsumer done) {
+  /**
+   * Decodes blocks {@code first..last}, block {@code i} to {@code out(i)}, calling {@code done(i)}
+   * after each.
+   */
+  private static void decodeBlocks(
+      BloscHeader h,
+      long frame,
+      int first,
+      int last,
+      java.util.function.IntToLongFunction outOf,
+      java.util.function.IntConsumer done) {
     int nbytes = h.nbytes();
     int typesize = h.typesize();
     boolean byteShuffle = h.byteShuffle() && typesize > 1;
@@ -160,8 +197,8 @@ final class BloscDecoder {
   }
 
   /** Decodes the streams of block {@code i}, one after another, into {@code out}. */
-  private static void decodeStreams(BloscHeader h, BloscCompressor compressor, long frame, int i, long out,
-      Inflater inflater) {
+  private static void decodeStreams(
+      BloscHeader h, BloscCompressor compressor, long frame, int i, long out, Inflater inflater) {
     long pos = blockStart(h, frame, i);
     int streams = streams(h, i);
     int size = h.blockSize(i) / streams;
@@ -194,8 +231,18 @@ final class BloscDecoder {
   private static long blockStart(BloscHeader h, long frame, int i) {
     int start = MemoryUtil.getInt(frame + BloscHeader.LENGTH + 4L * i);
     if (start < h.tableEnd() || start > h.cbytes() - 4) {
-      throw BloscHeader.error("block " + i + " of " + h.blockCount() + " starts at byte " + start
-          + ", outside the frame's data [" + h.tableEnd() + ", " + h.cbytes() + ")");
+      throw BloscHeader.error(
+          "block "
+              + i
+              + " of "
+              + h.blockCount()
+              + " starts at byte "
+              + start
+              + ", outside the frame's data ["
+              + h.tableEnd()
+              + ", "
+              + h.cbytes()
+              + ")");
     }
     return start;
   }
@@ -203,8 +250,18 @@ final class BloscDecoder {
   private static int streams(BloscHeader h, int i) {
     int streams = h.streams(i);
     if (h.blockSize(i) % streams != 0) {
-      throw BloscHeader.error("block " + i + " of " + h.blockSize(i) + " bytes cannot be split into "
-          + streams + " streams (blocksize " + h.blocksize() + " is not a multiple of typesize " + h.typesize() + ")");
+      throw BloscHeader.error(
+          "block "
+              + i
+              + " of "
+              + h.blockSize(i)
+              + " bytes cannot be split into "
+              + streams
+              + " streams (blocksize "
+              + h.blocksize()
+              + " is not a multiple of typesize "
+              + h.typesize()
+              + ")");
     }
     return streams;
   }
@@ -212,20 +269,48 @@ final class BloscDecoder {
   /** The compressed size at {@code pos}, checked to fit in the frame. */
   private static int streamSize(BloscHeader h, long frame, int i, int s, long pos) {
     if (pos > h.cbytes() - 4) {
-      throw BloscHeader.error("block " + i + " stream " + s + ": its size field at byte " + pos
-          + " passes the end of the " + h.cbytes() + "-byte frame");
+      throw BloscHeader.error(
+          "block "
+              + i
+              + " stream "
+              + s
+              + ": its size field at byte "
+              + pos
+              + " passes the end of the "
+              + h.cbytes()
+              + "-byte frame");
     }
     int csize = MemoryUtil.getInt(frame + pos);
     if (csize < 0 || csize > h.cbytes() - pos - 4) {
-      throw BloscHeader.error("block " + i + " stream " + s + ": compressed size " + csize + " at byte " + pos
-          + " passes the end of the " + h.cbytes() + "-byte frame");
+      throw BloscHeader.error(
+          "block "
+              + i
+              + " stream "
+              + s
+              + ": compressed size "
+              + csize
+              + " at byte "
+              + pos
+              + " passes the end of the "
+              + h.cbytes()
+              + "-byte frame");
     }
     return csize;
   }
 
-  private static CodecException streamError(BloscHeader h, int block, int stream, int csize, String message) {
-    return BloscHeader.error("block " + block + " stream " + stream + " (" + h.compressor().formatName()
-        + ", " + csize + " bytes): " + message);
+  private static CodecException streamError(
+      BloscHeader h, int block, int stream, int csize, String message) {
+    return BloscHeader.error(
+        "block "
+            + block
+            + " stream "
+            + stream
+            + " ("
+            + h.compressor().formatName()
+            + ", "
+            + csize
+            + " bytes): "
+            + message);
   }
 
   /** One zlib stream (header, deflate data, Adler-32), exactly {@code size} bytes. */
@@ -248,7 +333,8 @@ final class BloscDecoder {
           throw new StreamException("zlib stream needs a preset dictionary");
         }
         if (inflater.needsInput()) {
-          throw new StreamException("zlib stream is truncated after " + out.position() + " decoded bytes");
+          throw new StreamException(
+              "zlib stream is truncated after " + out.position() + " decoded bytes");
         }
         if (++stalls > 2) {
           throw new StreamException("zlib stream makes no progress");
@@ -259,20 +345,22 @@ final class BloscDecoder {
           throw new StreamException("zlib stream decodes to more than " + size + " bytes");
         }
         if (!inflater.finished()) {
-          throw new StreamException("zlib stream is truncated (no end of stream after " + size + " bytes)");
+          throw new StreamException(
+              "zlib stream is truncated (no end of stream after " + size + " bytes)");
         }
       }
     } catch (DataFormatException e) {
       throw new StreamException("corrupt zlib data: " + e.getMessage());
     }
     if (out.hasRemaining()) {
-      throw new StreamException("zlib stream decodes to " + out.position() + " bytes, expected " + size);
+      throw new StreamException(
+          "zlib stream decodes to " + out.position() + " bytes, expected " + size);
     }
   }
 
   /**
-   * The Frame_Content_Size a zstd frame header declares (c-blosc's ZSTD_compress always writes
-   * it), or -1 if absent or the stream is too short to tell.
+   * The Frame_Content_Size a zstd frame header declares (c-blosc's ZSTD_compress always writes it),
+   * or -1 if absent or the stream is too short to tell.
    */
   static long zstdContentSize(long src, int csize) {
     if (csize < 6 || MemoryUtil.getInt(src) != 0xFD2FB528) {

@@ -26,12 +26,20 @@ import org.apache.arrow.memory.ArrowBuf;
  * @param cbytes encoded size of the whole frame
  */
 public record BloscHeader(
-    int version, int compressorVersion, int flags, int typesize, int nbytes, int blocksize, int cbytes) {
+    int version,
+    int compressorVersion,
+    int flags,
+    int typesize,
+    int nbytes,
+    int blocksize,
+    int cbytes) {
 
   /** Header length, and the offset of a memcpyed frame's data. */
   public static final int LENGTH = 16;
+
   /** The only frame format version c-blosc 1.x writes and reads. */
   public static final int FORMAT_VERSION = 2;
+
   /** c-blosc's largest buffer ({@code BLOSC_MAX_BUFFERSIZE}). */
   public static final int MAX_NBYTES = Integer.MAX_VALUE - LENGTH;
 
@@ -42,10 +50,10 @@ public record BloscHeader(
   static final int DONT_SPLIT = 0x10;
 
   /**
-   * Reads and checks the header of the frame in {@code frame[0, writerIndex)} ({@code frame} is
-   * not closed or retained): every field that sizes or locates data is checked against the
-   * others and against the buffer, so that the block table can be read without going past the
-   * frame. Bytes after {@code cbytes} are allowed and ignored.
+   * Reads and checks the header of the frame in {@code frame[0, writerIndex)} ({@code frame} is not
+   * closed or retained): every field that sizes or locates data is checked against the others and
+   * against the buffer, so that the block table can be read without going past the frame. Bytes
+   * after {@code cbytes} are allowed and ignored.
    *
    * @throws CodecException if the header is truncated, inconsistent or from another format
    */
@@ -54,34 +62,54 @@ public record BloscHeader(
     if (length < LENGTH) {
       throw error("frame of " + length + " bytes is shorter than the " + LENGTH + "-byte header");
     }
-    BloscHeader h = new BloscHeader(frame.getByte(0) & 0xff, frame.getByte(1) & 0xff,
-        frame.getByte(2) & 0xff, frame.getByte(3) & 0xff, frame.getInt(4), frame.getInt(8), frame.getInt(12));
+    BloscHeader h =
+        new BloscHeader(
+            frame.getByte(0) & 0xff,
+            frame.getByte(1) & 0xff,
+            frame.getByte(2) & 0xff,
+            frame.getByte(3) & 0xff,
+            frame.getInt(4),
+            frame.getInt(8),
+            frame.getInt(12));
     h.check(length);
     return h;
   }
 
   private void check(long length) {
     if (version != FORMAT_VERSION) {
-      throw error("unsupported format version " + version + " (c-blosc 1.x frames have version "
-          + FORMAT_VERSION + "; c-blosc2 frames are not supported)");
+      throw error(
+          "unsupported format version "
+              + version
+              + " (c-blosc 1.x frames have version "
+              + FORMAT_VERSION
+              + "; c-blosc2 frames are not supported)");
     }
     if (compressorVersion != 1) {
-      throw error("unsupported compressor format version " + compressorVersion + " (c-blosc 1.x writes 1)");
+      throw error(
+          "unsupported compressor format version " + compressorVersion + " (c-blosc 1.x writes 1)");
     }
     if ((flags & RESERVED) != 0) {
       throw error(String.format("reserved flag bit 3 is set (flags 0x%02x)", flags));
     }
     if ((flags & (DOSHUFFLE | DOBITSHUFFLE)) == (DOSHUFFLE | DOBITSHUFFLE)) {
-      throw error(String.format("flags 0x%02x ask for both byte- and bit-shuffle (a c-blosc2 header?)", flags));
+      throw error(
+          String.format(
+              "flags 0x%02x ask for both byte- and bit-shuffle (a c-blosc2 header?)", flags));
     }
     if (typesize == 0) {
       throw error("typesize is 0");
     }
     if (nbytes < 0 || nbytes > MAX_NBYTES) {
-      throw error("decoded size " + Integer.toUnsignedString(nbytes) + " is out of range (0.." + MAX_NBYTES + ")");
+      throw error(
+          "decoded size "
+              + Integer.toUnsignedString(nbytes)
+              + " is out of range (0.."
+              + MAX_NBYTES
+              + ")");
     }
     if (cbytes < LENGTH) {
-      throw error("frame size (cbytes) " + cbytes + " is smaller than the " + LENGTH + "-byte header");
+      throw error(
+          "frame size (cbytes) " + cbytes + " is smaller than the " + LENGTH + "-byte header");
     }
     if (cbytes > length) {
       throw error("frame is truncated: header says " + cbytes + " bytes, buffer holds " + length);
@@ -95,16 +123,28 @@ public record BloscHeader(
     }
     if (memcpyed()) {
       if (cbytes != (long) nbytes + LENGTH) {
-        throw error("memcpyed frame of " + nbytes + " bytes must be " + ((long) nbytes + LENGTH)
-            + " bytes long, header says " + cbytes);
+        throw error(
+            "memcpyed frame of "
+                + nbytes
+                + " bytes must be "
+                + ((long) nbytes + LENGTH)
+                + " bytes long, header says "
+                + cbytes);
       }
       return;
     }
     compressor();
     long tableEnd = LENGTH + 4L * blockCount();
     if (tableEnd > cbytes) {
-      throw error(blockCount() + " blocks of " + blocksize + " bytes need a " + (tableEnd - LENGTH)
-          + "-byte offset table, but the frame has " + (cbytes - LENGTH) + " bytes after its header");
+      throw error(
+          blockCount()
+              + " blocks of "
+              + blocksize
+              + " bytes need a "
+              + (tableEnd - LENGTH)
+              + "-byte offset table, but the frame has "
+              + (cbytes - LENGTH)
+              + " bytes after its header");
     }
   }
 
@@ -136,8 +176,11 @@ public record BloscHeader(
     int code = flags >>> 5;
     BloscCompressor c = BloscCompressor.fromCode(code);
     if (c == null) {
-      throw error(String.format("unknown compressor code %d (flags 0x%02x; known: 0 blosclz, 1 lz4/lz4hc,"
-          + " 2 snappy, 3 zlib, 4 zstd)", code, flags));
+      throw error(
+          String.format(
+              "unknown compressor code %d (flags 0x%02x; known: 0 blosclz, 1 lz4/lz4hc,"
+                  + " 2 snappy, 3 zlib, 4 zstd)",
+              code, flags));
     }
     return c;
   }
@@ -158,9 +201,8 @@ public record BloscHeader(
 
   /**
    * The number of streams block {@code i} is stored as, per c-blosc's {@code blosc_d}: {@code
-   * typesize} streams (one per byte of the element) unless the don't-split flag is set, the
-   * block is the short last one, typesize exceeds 16, or the block holds fewer than 128
-   * elements; else 1.
+   * typesize} streams (one per byte of the element) unless the don't-split flag is set, the block
+   * is the short last one, typesize exceeds 16, or the block holds fewer than 128 elements; else 1.
    */
   public int streams(int i) {
     int size = blockSize(i);

@@ -7,12 +7,11 @@ import org.apache.arrow.memory.util.MemoryUtil;
 /**
  * Decodes one blosclz stream (c-blosc's FastLZ derivative, {@code blosclz_decompress}).
  *
- * <p>A control byte below 32 starts a literal run of {@code ctrl + 1} bytes. Otherwise it
- * starts a match: length {@code (ctrl >> 5) + 2} (when {@code ctrl >> 5} is 7, further bytes
- * are added until one is not 255), distance {@code ((ctrl & 31) << 8) + next byte + 1}; a
- * distance byte of 255 with high bits 31 means a far match whose distance is the next two
- * bytes (big endian) plus 8192. The first control byte carries a format marker in bit 5, which
- * is masked off.
+ * <p>A control byte below 32 starts a literal run of {@code ctrl + 1} bytes. Otherwise it starts a
+ * match: length {@code (ctrl >> 5) + 2} (when {@code ctrl >> 5} is 7, further bytes are added until
+ * one is not 255), distance {@code ((ctrl & 31) << 8) + next byte + 1}; a distance byte of 255 with
+ * high bits 31 means a far match whose distance is the next two bytes (big endian) plus 8192. The
+ * first control byte carries a format marker in bit 5, which is masked off.
  */
 final class BlosclzDecoder {
   private static final int MAX_DISTANCE = 8191;
@@ -57,17 +56,29 @@ final class BlosclzDecoder {
           if (ipEnd - ip < 2) {
             throw new StreamException("stream ends inside a far match distance");
           }
-          distance = ((MemoryUtil.getByte(ip) & 0xff) << 8 | (MemoryUtil.getByte(ip + 1) & 0xff))
-              + MAX_DISTANCE + 1;
+          distance =
+              ((MemoryUtil.getByte(ip) & 0xff) << 8 | (MemoryUtil.getByte(ip + 1) & 0xff))
+                  + MAX_DISTANCE
+                  + 1;
           ip += 2;
         }
         if (length > opEnd - op) {
-          throw new StreamException("match of " + length + " bytes at output byte " + (op - dst)
-              + " passes the end of the " + dstLength + "-byte block");
+          throw new StreamException(
+              "match of "
+                  + length
+                  + " bytes at output byte "
+                  + (op - dst)
+                  + " passes the end of the "
+                  + dstLength
+                  + "-byte block");
         }
         if (distance > op - dst) {
-          throw new StreamException("match distance " + distance + " at output byte " + (op - dst)
-              + " points before the block");
+          throw new StreamException(
+              "match distance "
+                  + distance
+                  + " at output byte "
+                  + (op - dst)
+                  + " points before the block");
         }
         Copy.match(op, distance, length, opEnd);
         op += length;
@@ -83,7 +94,8 @@ final class BlosclzDecoder {
       ctrl = MemoryUtil.getByte(ip++) & 0xff;
     }
     if (op != opEnd) {
-      throw new StreamException("stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
+      throw new StreamException(
+          "stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
     }
   }
 }

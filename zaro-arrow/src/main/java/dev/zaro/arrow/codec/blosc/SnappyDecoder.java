@@ -6,8 +6,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Decodes one raw snappy stream (a varint decoded length, then literal and copy elements), as
- * c-blosc's snappy compressor writes per stream. Every length and offset is checked before
- * memory is touched.
+ * c-blosc's snappy compressor writes per stream. Every length and offset is checked before memory
+ * is touched.
  */
 final class SnappyDecoder {
   private SnappyDecoder() {}
@@ -48,7 +48,8 @@ final class SnappyDecoder {
   static void decode(long src, int srcLength, long dst, int dstLength) {
     long declared = declaredLength(src, srcLength);
     if (declared != dstLength) {
-      throw new StreamException("stream declares " + declared + " decoded bytes, expected " + dstLength);
+      throw new StreamException(
+          "stream declares " + declared + " decoded bytes, expected " + dstLength);
     }
     long ip = src + preambleLength(src);
     long ipEnd = src + srcLength;
@@ -106,18 +107,29 @@ final class SnappyDecoder {
         }
       }
       if (offset == 0 || offset > op - dst) {
-        throw new StreamException("copy offset " + offset + " at output byte " + (op - dst)
-            + " points outside the block");
+        throw new StreamException(
+            "copy offset "
+                + offset
+                + " at output byte "
+                + (op - dst)
+                + " points outside the block");
       }
       if (length > opEnd - op) {
-        throw new StreamException("copy of " + length + " bytes at output byte " + (op - dst)
-            + " passes the end of the " + dstLength + "-byte block");
+        throw new StreamException(
+            "copy of "
+                + length
+                + " bytes at output byte "
+                + (op - dst)
+                + " passes the end of the "
+                + dstLength
+                + "-byte block");
       }
       Copy.match(op, offset, length, opEnd);
       op += length;
     }
     if (op != opEnd) {
-      throw new StreamException("stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
+      throw new StreamException(
+          "stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
     }
   }
 }

@@ -5,14 +5,14 @@ import org.apache.arrow.memory.util.MemoryUtil;
 /**
  * The inverses of c-blosc's shuffle filters, on raw addresses (little-endian words).
  *
- * <p>Byte shuffle stores a block of {@code n = size / typesize} elements as {@code typesize}
- * planes of {@code n} bytes (plane {@code j} holds byte {@code j} of every element), followed
- * by the {@code size % typesize} trailing bytes unchanged.
+ * <p>Byte shuffle stores a block of {@code n = size / typesize} elements as {@code typesize} planes
+ * of {@code n} bytes (plane {@code j} holds byte {@code j} of every element), followed by the
+ * {@code size % typesize} trailing bytes unchanged.
  *
- * <p>Bit shuffle (c-blosc 1.x, format version 2) stores {@code 8 * typesize} rows of {@code n
- * / 8} bytes: bit {@code m} of byte {@code g} of row {@code 8 * b + k} is bit {@code k} of
- * byte {@code b} of element {@code 8 * g + m}; trailing bytes follow unchanged. A block whose
- * element count is not a multiple of 8 is stored unshuffled.
+ * <p>Bit shuffle (c-blosc 1.x, format version 2) stores {@code 8 * typesize} rows of {@code n / 8}
+ * bytes: bit {@code m} of byte {@code g} of row {@code 8 * b + k} is bit {@code k} of byte {@code
+ * b} of element {@code 8 * g + m}; trailing bytes follow unchanged. A block whose element count is
+ * not a multiple of 8 is stored unshuffled.
  */
 final class Unshuffle {
   private static final long M8 = 0x00FF00FF00FF00FFL;
@@ -113,18 +113,42 @@ final class Unshuffle {
       long r7 = MemoryUtil.getLong(src + 7L * n + i);
       // 8x8 byte transpose: swap 1-byte, then 2-byte, then 4-byte blocks
       long t;
-      t = ((r0 >>> 8) ^ r1) & M8; r1 ^= t; r0 ^= t << 8;
-      t = ((r2 >>> 8) ^ r3) & M8; r3 ^= t; r2 ^= t << 8;
-      t = ((r4 >>> 8) ^ r5) & M8; r5 ^= t; r4 ^= t << 8;
-      t = ((r6 >>> 8) ^ r7) & M8; r7 ^= t; r6 ^= t << 8;
-      t = ((r0 >>> 16) ^ r2) & M16; r2 ^= t; r0 ^= t << 16;
-      t = ((r1 >>> 16) ^ r3) & M16; r3 ^= t; r1 ^= t << 16;
-      t = ((r4 >>> 16) ^ r6) & M16; r6 ^= t; r4 ^= t << 16;
-      t = ((r5 >>> 16) ^ r7) & M16; r7 ^= t; r5 ^= t << 16;
-      t = ((r0 >>> 32) ^ r4) & M32; r4 ^= t; r0 ^= t << 32;
-      t = ((r1 >>> 32) ^ r5) & M32; r5 ^= t; r1 ^= t << 32;
-      t = ((r2 >>> 32) ^ r6) & M32; r6 ^= t; r2 ^= t << 32;
-      t = ((r3 >>> 32) ^ r7) & M32; r7 ^= t; r3 ^= t << 32;
+      t = ((r0 >>> 8) ^ r1) & M8;
+      r1 ^= t;
+      r0 ^= t << 8;
+      t = ((r2 >>> 8) ^ r3) & M8;
+      r3 ^= t;
+      r2 ^= t << 8;
+      t = ((r4 >>> 8) ^ r5) & M8;
+      r5 ^= t;
+      r4 ^= t << 8;
+      t = ((r6 >>> 8) ^ r7) & M8;
+      r7 ^= t;
+      r6 ^= t << 8;
+      t = ((r0 >>> 16) ^ r2) & M16;
+      r2 ^= t;
+      r0 ^= t << 16;
+      t = ((r1 >>> 16) ^ r3) & M16;
+      r3 ^= t;
+      r1 ^= t << 16;
+      t = ((r4 >>> 16) ^ r6) & M16;
+      r6 ^= t;
+      r4 ^= t << 16;
+      t = ((r5 >>> 16) ^ r7) & M16;
+      r7 ^= t;
+      r5 ^= t << 16;
+      t = ((r0 >>> 32) ^ r4) & M32;
+      r4 ^= t;
+      r0 ^= t << 32;
+      t = ((r1 >>> 32) ^ r5) & M32;
+      r5 ^= t;
+      r1 ^= t << 32;
+      t = ((r2 >>> 32) ^ r6) & M32;
+      r6 ^= t;
+      r2 ^= t << 32;
+      t = ((r3 >>> 32) ^ r7) & M32;
+      r7 ^= t;
+      r3 ^= t << 32;
       long d = dst + 8L * i;
       MemoryUtil.putLong(d, r0);
       MemoryUtil.putLong(d + 8, r1);
@@ -165,8 +189,8 @@ final class Unshuffle {
   }
 
   /**
-   * Undoes bit shuffle of a {@code size}-byte block from {@code src} into {@code dst}, using
-   * {@code tmp} ({@code size} bytes, only when typesize &gt; 1) for the byte planes.
+   * Undoes bit shuffle of a {@code size}-byte block from {@code src} into {@code dst}, using {@code
+   * tmp} ({@code size} bytes, only when typesize &gt; 1) for the byte planes.
    */
   static void bits(int typesize, int size, long src, long dst, long tmp) {
     int n = size / typesize;
@@ -191,18 +215,42 @@ final class Unshuffle {
         long r6 = MemoryUtil.getLong(rows + 6L * rowBytes + g);
         long r7 = MemoryUtil.getLong(rows + 7L * rowBytes + g);
         long t;
-        t = ((r0 >>> 8) ^ r1) & M8; r1 ^= t; r0 ^= t << 8;
-        t = ((r2 >>> 8) ^ r3) & M8; r3 ^= t; r2 ^= t << 8;
-        t = ((r4 >>> 8) ^ r5) & M8; r5 ^= t; r4 ^= t << 8;
-        t = ((r6 >>> 8) ^ r7) & M8; r7 ^= t; r6 ^= t << 8;
-        t = ((r0 >>> 16) ^ r2) & M16; r2 ^= t; r0 ^= t << 16;
-        t = ((r1 >>> 16) ^ r3) & M16; r3 ^= t; r1 ^= t << 16;
-        t = ((r4 >>> 16) ^ r6) & M16; r6 ^= t; r4 ^= t << 16;
-        t = ((r5 >>> 16) ^ r7) & M16; r7 ^= t; r5 ^= t << 16;
-        t = ((r0 >>> 32) ^ r4) & M32; r4 ^= t; r0 ^= t << 32;
-        t = ((r1 >>> 32) ^ r5) & M32; r5 ^= t; r1 ^= t << 32;
-        t = ((r2 >>> 32) ^ r6) & M32; r6 ^= t; r2 ^= t << 32;
-        t = ((r3 >>> 32) ^ r7) & M32; r7 ^= t; r3 ^= t << 32;
+        t = ((r0 >>> 8) ^ r1) & M8;
+        r1 ^= t;
+        r0 ^= t << 8;
+        t = ((r2 >>> 8) ^ r3) & M8;
+        r3 ^= t;
+        r2 ^= t << 8;
+        t = ((r4 >>> 8) ^ r5) & M8;
+        r5 ^= t;
+        r4 ^= t << 8;
+        t = ((r6 >>> 8) ^ r7) & M8;
+        r7 ^= t;
+        r6 ^= t << 8;
+        t = ((r0 >>> 16) ^ r2) & M16;
+        r2 ^= t;
+        r0 ^= t << 16;
+        t = ((r1 >>> 16) ^ r3) & M16;
+        r3 ^= t;
+        r1 ^= t << 16;
+        t = ((r4 >>> 16) ^ r6) & M16;
+        r6 ^= t;
+        r4 ^= t << 16;
+        t = ((r5 >>> 16) ^ r7) & M16;
+        r7 ^= t;
+        r5 ^= t << 16;
+        t = ((r0 >>> 32) ^ r4) & M32;
+        r4 ^= t;
+        r0 ^= t << 32;
+        t = ((r1 >>> 32) ^ r5) & M32;
+        r5 ^= t;
+        r1 ^= t << 32;
+        t = ((r2 >>> 32) ^ r6) & M32;
+        r6 ^= t;
+        r2 ^= t << 32;
+        t = ((r3 >>> 32) ^ r7) & M32;
+        r7 ^= t;
+        r3 ^= t << 32;
         long o = out + 8L * g;
         MemoryUtil.putLong(o, transposeBits(r0));
         MemoryUtil.putLong(o + 8, transposeBits(r1));

@@ -18,11 +18,11 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * {@code cast_value} {data_type, rounding, out_of_range, scalar_map} (zarr-extensions): chunks
- * are stored as {@code data_type}; decoding casts each value back to the array's type by value
- * ({@link RealCast}: {@code scalar_map.decode}, exact values, then rounding and
- * {@code out_of_range}). The stored fill value is the array's, cast the other way
- * ({@code scalar_map.encode}); a fill value that cannot be cast is refused when the array opens.
+ * {@code cast_value} {data_type, rounding, out_of_range, scalar_map} (zarr-extensions): chunks are
+ * stored as {@code data_type}; decoding casts each value back to the array's type by value ({@link
+ * RealCast}: {@code scalar_map.decode}, exact values, then rounding and {@code out_of_range}). The
+ * stored fill value is the array's, cast the other way ({@code scalar_map.encode}); a fill value
+ * that cannot be cast is refused when the array opens.
  */
 public final class CastValueCodec implements ArrayToArrayCodec {
   private final DataType stored;
@@ -36,37 +36,65 @@ public final class CastValueCodec implements ArrayToArrayCodec {
   }
 
   static CastValueCodec create(CodecSpec spec, ChunkSpec input) {
-    CodecConfig config = new CodecConfig(spec).only("data_type", "rounding", "out_of_range", "scalar_map");
+    CodecConfig config =
+        new CodecConfig(spec).only("data_type", "rounding", "out_of_range", "scalar_map");
     DataType array = input.dataType();
     if (!RealCast.isReal(array)) {
       throw config.error("casts integer and float values, not " + array + " elements");
     }
     DataType stored = dataType(config);
-    RealCast.Rounding rounding = enumValue(config, "rounding", RealCast.Rounding.NEAREST_EVEN,
-        RealCast.Rounding.values());
-    RealCast.OutOfRange outOfRange = enumValue(config, "out_of_range", RealCast.OutOfRange.ERROR,
-        RealCast.OutOfRange.CLAMP, RealCast.OutOfRange.WRAP);
+    RealCast.Rounding rounding =
+        enumValue(config, "rounding", RealCast.Rounding.NEAREST_EVEN, RealCast.Rounding.values());
+    RealCast.OutOfRange outOfRange =
+        enumValue(
+            config,
+            "out_of_range",
+            RealCast.OutOfRange.ERROR,
+            RealCast.OutOfRange.CLAMP,
+            RealCast.OutOfRange.WRAP);
     boolean wraps = outOfRange == RealCast.OutOfRange.WRAP;
     if (wraps && (stored.kind() == DataType.Kind.FLOAT || array.kind() == DataType.Kind.FLOAT)) {
-      throw config.error("out_of_range \"wrap\" needs integer types on both sides, not " + array + " and " + stored);
+      throw config.error(
+          "out_of_range \"wrap\" needs integer types on both sides, not "
+              + array
+              + " and "
+              + stored);
     }
     JsonNode scalarMap = config.node("scalar_map");
     if (scalarMap != null && !scalarMap.isObject()) {
-      throw config.error("scalar_map must be an object with optional encode and decode lists, not "
-          + JsonDocument.describe(scalarMap));
+      throw config.error(
+          "scalar_map must be an object with optional encode and decode lists, not "
+              + JsonDocument.describe(scalarMap));
     }
     if (scalarMap != null) {
-      scalarMap.fieldNames().forEachRemaining(f -> {
-        if (!f.equals("encode") && !f.equals("decode")) {
-          throw config.error("unknown scalar_map field '" + f + "' (known: encode, decode)");
-        }
-      });
+      scalarMap
+          .fieldNames()
+          .forEachRemaining(
+              f -> {
+                if (!f.equals("encode") && !f.equals("decode")) {
+                  throw config.error(
+                      "unknown scalar_map field '" + f + "' (known: encode, decode)");
+                }
+              });
     }
-    RealCast encode = new RealCast(spec.name(), array, stored, rounding, outOfRange,
-        mappings(config, scalarMap, "encode", array, stored));
-    RealCast decode = new RealCast(spec.name(), stored, array, rounding, outOfRange,
-        mappings(config, scalarMap, "decode", stored, array));
-    return new CastValueCodec(stored, decode, storedFill(config, encode, input.fillValue(), stored));
+    RealCast encode =
+        new RealCast(
+            spec.name(),
+            array,
+            stored,
+            rounding,
+            outOfRange,
+            mappings(config, scalarMap, "encode", array, stored));
+    RealCast decode =
+        new RealCast(
+            spec.name(),
+            stored,
+            array,
+            rounding,
+            outOfRange,
+            mappings(config, scalarMap, "decode", stored, array));
+    return new CastValueCodec(
+        stored, decode, storedFill(config, encode, input.fillValue(), stored));
   }
 
   private static DataType dataType(CodecConfig config) {
@@ -76,7 +104,9 @@ public final class CastValueCodec implements ArrayToArrayCodec {
     }
     JsonNode name = node.isObject() ? node.get("name") : node;
     if (name == null || !name.isTextual() || (node.isObject() && node.has("configuration"))) {
-      throw config.error("data_type must be a data type name such as \"uint8\", not " + JsonDocument.describe(node));
+      throw config.error(
+          "data_type must be a data type name such as \"uint8\", not "
+              + JsonDocument.describe(node));
     }
     DataType type;
     try {
@@ -91,7 +121,8 @@ public final class CastValueCodec implements ArrayToArrayCodec {
   }
 
   @SafeVarargs
-  private static <E extends Enum<E>> E enumValue(CodecConfig config, String field, E absent, E... allowed) {
+  private static <E extends Enum<E>> E enumValue(
+      CodecConfig config, String field, E absent, E... allowed) {
     String text = config.string(field, null);
     if (text == null) {
       return absent;
@@ -104,38 +135,52 @@ public final class CastValueCodec implements ArrayToArrayCodec {
       }
       names.add("\"" + name + "\"");
     }
-    throw config.error(field + " must be one of " + String.join(", ", names) + ", not \"" + text + "\"");
+    throw config.error(
+        field + " must be one of " + String.join(", ", names) + ", not \"" + text + "\"");
   }
 
   /** scalar_map.{which}: [[input, output], ...], the first of repeated inputs winning. */
-  private static List<RealCast.Mapping> mappings(CodecConfig config, JsonNode scalarMap, String which, DataType from,
-      DataType to) {
+  private static List<RealCast.Mapping> mappings(
+      CodecConfig config, JsonNode scalarMap, String which, DataType from, DataType to) {
     JsonNode list = scalarMap == null ? null : scalarMap.get(which);
     List<RealCast.Mapping> out = new ArrayList<>();
     if (list == null || list.isNull()) {
       return out;
     }
     if (!list.isArray()) {
-      throw config.error("scalar_map." + which + " must be a list of [input, output] pairs, not "
-          + JsonDocument.describe(list));
+      throw config.error(
+          "scalar_map."
+              + which
+              + " must be a list of [input, output] pairs, not "
+              + JsonDocument.describe(list));
     }
     for (int i = 0; i < list.size(); i++) {
       JsonNode pair = list.get(i);
       String where = "scalar_map." + which + "[" + i + "]";
       if (!pair.isArray() || pair.size() != 2) {
-        throw config.error(where + " must be an [input, output] pair, not " + JsonDocument.describe(pair));
+        throw config.error(
+            where + " must be an [input, output] pair, not " + JsonDocument.describe(pair));
       }
-      out.add(RealCast.mapping(from, Scalars.parse(config, where + "[0]", pair.get(0), from),
-          Scalars.parse(config, where + "[1]", pair.get(1), to)));
+      out.add(
+          RealCast.mapping(
+              from,
+              Scalars.parse(config, where + "[0]", pair.get(0), from),
+              Scalars.parse(config, where + "[1]", pair.get(1), to)));
     }
     return out;
   }
 
-  private static FillValue storedFill(CodecConfig config, RealCast encode, FillValue fill, DataType stored) {
+  private static FillValue storedFill(
+      CodecConfig config, RealCast encode, FillValue fill, DataType stored) {
     try {
-      return new FillValue(RealCast.bytes(encode.cast(RealCast.bits(fill.bytes())), stored.byteSize()));
+      return new FillValue(
+          RealCast.bytes(encode.cast(RealCast.bits(fill.bytes())), stored.byteSize()));
     } catch (ZaroException e) {
-      throw config.error("the array's fill value cannot be stored as " + stored + ": " + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
+      throw config.error(
+          "the array's fill value cannot be stored as "
+              + stored
+              + ": "
+              + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
     }
   }
 
@@ -157,10 +202,13 @@ public final class CastValueCodec implements ArrayToArrayCodec {
   @Override
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, stored);
-    return Filters.decodeTo(allocator, decoded, out -> {
-      for (long i = 0; i < n; i++) {
-        decode.cast(encoded, out, i);
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          for (long i = 0; i < n; i++) {
+            decode.cast(encoded, out, i);
+          }
+        });
   }
 }

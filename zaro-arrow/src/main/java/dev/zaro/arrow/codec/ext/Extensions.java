@@ -5,8 +5,8 @@ import dev.zaro.arrow.codec.numcodecs.BitRoundCodec;
 
 /**
  * The registered v3 codecs of zarr-extensions that are not core codecs: {@code bitround} (the
- * numcodecs filter, for integers too), {@code packbits}, {@code scale_offset},
- * {@code cast_value}, {@code reshape} and {@code zfp}.
+ * numcodecs filter, for integers too), {@code packbits}, {@code scale_offset}, {@code cast_value},
+ * {@code reshape} and {@code zfp}.
  */
 public final class Extensions {
   private Extensions() {}
@@ -18,6 +18,7 @@ public final class Extensions {
     registry.register("scale_offset", (spec, input, reg) -> ScaleOffsetCodec.create(spec, input));
     registry.register("cast_value", (spec, input, reg) -> CastValueCodec.create(spec, input));
     registry.register("reshape", (spec, input, reg) -> ReshapeCodec.create(spec, input));
-    registry.register("zfp", (spec, input, reg) -> dev.zaro.arrow.codec.zfp.ZfpCodec.create(spec, input));
+    registry.register(
+        "zfp", (spec, input, reg) -> dev.zaro.arrow.codec.zfp.ZfpCodec.create(spec, input));
   }
 }

@@ -12,44 +12,65 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * {@code packbits} {padding_encoding, first_bit, last_bit} (zarr-extensions; an array-to-bytes
- * codec, not numcodecs' bool filter of that name): each component (complex: real and
- * imaginary) keeps bits {@code first_bit..last_bit} of its little-endian representation, packed
- * in C order into one bit sequence whose bit {@code j} is bit {@code j % 8} (least significant
- * first) of byte {@code j / 8}, padded with zero bits to whole bytes; the number of padding bits
- * is stored in a byte before ({@code "first_byte"}) or after ({@code "last_byte"}) or not at
- * all ({@code "none"}, the default). Decoding shifts the bits back to {@code first_bit} and
- * sign-extends signed integers. bool is one bit. The schema's spellings {@code start_byte},
- * {@code end_byte}, {@code start_bit}, {@code end_bit} are read too.
+ * codec, not numcodecs' bool filter of that name): each component (complex: real and imaginary)
+ * keeps bits {@code first_bit..last_bit} of its little-endian representation, packed in C order
+ * into one bit sequence whose bit {@code j} is bit {@code j % 8} (least significant first) of byte
+ * {@code j / 8}, padded with zero bits to whole bytes; the number of padding bits is stored in a
+ * byte before ({@code "first_byte"}) or after ({@code "last_byte"}) or not at all ({@code "none"},
+ * the default). Decoding shifts the bits back to {@code first_bit} and sign-extends signed
+ * integers. bool is one bit. The schema's spellings {@code start_byte}, {@code end_byte}, {@code
+ * start_bit}, {@code end_bit} are read too.
  *
  * @param padding 0: none, 1: a byte before the bits, 2: a byte after them
  */
-public record PackBitsCodec(int padding, int firstBit, int lastBit, int componentBits, int components,
-    boolean signed) implements ArrayToBytesCodec {
+public record PackBitsCodec(
+    int padding, int firstBit, int lastBit, int componentBits, int components, boolean signed)
+    implements ArrayToBytesCodec {
 
   static PackBitsCodec create(CodecSpec spec, ChunkSpec input) {
-    CodecConfig config = new CodecConfig(spec).only("padding_encoding", "first_bit", "last_bit", "start_bit",
-        "end_bit");
+    CodecConfig config =
+        new CodecConfig(spec)
+            .only("padding_encoding", "first_bit", "last_bit", "start_bit", "end_bit");
     String encoding = config.string("padding_encoding", "none");
-    int padding = switch (encoding) {
-      case "none" -> 0;
-      case "first_byte", "start_byte" -> 1;
-      case "last_byte", "end_byte" -> 2;
-      default -> throw config.error("padding_encoding must be \"none\", \"first_byte\" or \"last_byte\", not \""
-          + encoding + "\"");
-    };
+    int padding =
+        switch (encoding) {
+          case "none" -> 0;
+          case "first_byte", "start_byte" -> 1;
+          case "last_byte", "end_byte" -> 2;
+          default ->
+              throw config.error(
+                  "padding_encoding must be \"none\", \"first_byte\" or \"last_byte\", not \""
+                      + encoding
+                      + "\"");
+        };
     DataType type = input.dataType();
-    int bits = switch (type.kind()) {
-      case BOOL -> 1;
-      case INT, UINT, FLOAT -> type.bits();
-      case COMPLEX -> type.bits() / 2;
-      default -> throw config.error("packs bool, integer, float and complex elements, not " + type);
-    };
+    int bits =
+        switch (type.kind()) {
+          case BOOL -> 1;
+          case INT, UINT, FLOAT -> type.bits();
+          case COMPLEX -> type.bits() / 2;
+          default ->
+              throw config.error("packs bool, integer, float and complex elements, not " + type);
+        };
     int first = bit(config, "first_bit", "start_bit", 0);
     int last = bit(config, "last_bit", "end_bit", bits - 1);
     if (last < first || last >= bits) {
-      throw config.error("bits " + first + ".." + last + " are not a range within the " + bits + " bits of " + type);
+      throw config.error(
+          "bits "
+              + first
+              + ".."
+              + last
+              + " are not a range within the "
+              + bits
+              + " bits of "
+              + type);
     }
-    return new PackBitsCodec(padding, first, last, bits, type.kind() == DataType.Kind.COMPLEX ? 2 : 1,
+    return new PackBitsCodec(
+        padding,
+        first,
+        last,
+        bits,
+        type.kind() == DataType.Kind.COMPLEX ? 2 : 1,
         type.kind() == DataType.Kind.INT);
   }
 
@@ -89,12 +110,13 @@ public record PackBitsCodec(int padding, int firstBit, int lastBit, int componen
   }
 
   @Override
-  public void decodeInto(ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
+  public void decodeInto(
+      ArrowBuf encoded, ChunkSpec spec, SlabView target, BufferAllocator allocator) {
     long length = encoded.writerIndex();
     long expected = encodedSize(spec);
     if (length != expected) {
-      throw new CodecException("codec packbits: chunk has " + length + " bytes, expected " + expected + " for "
-          + spec);
+      throw new CodecException(
+          "codec packbits: chunk has " + length + " bytes, expected " + expected + " for " + spec);
     }
     long dataBytes = dataBytes(spec);
     long start = padding == 1 ? 1 : 0;
@@ -103,7 +125,8 @@ public record PackBitsCodec(int padding, int firstBit, int lastBit, int componen
       int stored = encoded.getByte(padding == 1 ? 0 : dataBytes) & 0xff;
       long want = dataBytes * 8 - count * kept();
       if (stored != want) {
-        throw new CodecException("codec packbits: padding byte says " + stored + " bits, expected " + want);
+        throw new CodecException(
+            "codec packbits: padding byte says " + stored + " bits, expected " + want);
       }
     }
     if (isIdentity(spec)) {

@@ -9,19 +9,29 @@ import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
- * Casts elements of one real number type (int8..uint64, float16/32/64) to another by value,
- * with the rules of zarr-extensions' {@code cast_value}: a scalar map first, then exact values,
- * then rounding (one of five modes, in an unbounded exponent range) followed by the
- * out-of-range rule; anything else is an error. NaN and infinities stay themselves between
- * float types and are errors for integer targets unless mapped. Immutable.
+ * Casts elements of one real number type (int8..uint64, float16/32/64) to another by value, with
+ * the rules of zarr-extensions' {@code cast_value}: a scalar map first, then exact values, then
+ * rounding (one of five modes, in an unbounded exponent range) followed by the out-of-range rule;
+ * anything else is an error. NaN and infinities stay themselves between float types and are errors
+ * for integer targets unless mapped. Immutable.
  */
 final class RealCast {
 
   /** How a value between two representable ones is rounded. */
-  enum Rounding { NEAREST_EVEN, TOWARDS_ZERO, TOWARDS_POSITIVE, TOWARDS_NEGATIVE, NEAREST_AWAY }
+  enum Rounding {
+    NEAREST_EVEN,
+    TOWARDS_ZERO,
+    TOWARDS_POSITIVE,
+    TOWARDS_NEGATIVE,
+    NEAREST_AWAY
+  }
 
   /** What happens to a rounded value outside the target's range. */
-  enum OutOfRange { ERROR, CLAMP, WRAP }
+  enum OutOfRange {
+    ERROR,
+    CLAMP,
+    WRAP
+  }
 
   /** A scalar-map entry: an input value (an integer or a float) and the output element's bits. */
   record Mapping(long key, double floatKey, long output) {}
@@ -35,7 +45,13 @@ final class RealCast {
   private final OutOfRange outOfRange;
   private final List<Mapping> map;
 
-  RealCast(String codec, DataType from, DataType to, Rounding rounding, OutOfRange outOfRange, List<Mapping> map) {
+  RealCast(
+      String codec,
+      DataType from,
+      DataType to,
+      Rounding rounding,
+      OutOfRange outOfRange,
+      List<Mapping> map) {
     this.codec = codec;
     this.from = from;
     this.to = to;
@@ -53,10 +69,13 @@ final class RealCast {
     };
   }
 
-  /** A mapping from the element bits {@code key} of {@code from} to the element bits {@code output}. */
+  /**
+   * A mapping from the element bits {@code key} of {@code from} to the element bits {@code output}.
+   */
   static Mapping mapping(DataType from, long key, long output) {
     boolean isFloat = from.kind() == DataType.Kind.FLOAT;
-    return new Mapping(isFloat ? 0 : signed(from, key), isFloat ? floatValue(from, key) : 0, output);
+    return new Mapping(
+        isFloat ? 0 : signed(from, key), isFloat ? floatValue(from, key) : 0, output);
   }
 
   /** The little-endian bits of element {@code i} ({@code size} bytes, at most 8), zero-extended. */
@@ -99,7 +118,9 @@ final class RealCast {
 
   /** Integer element bits sign-extended (signed types) or as they are (uint64 stays raw). */
   private static long signed(DataType type, long bits) {
-    return type.kind() == DataType.Kind.INT && type.bits() < 64 ? bits << (64 - type.bits()) >> (64 - type.bits()) : bits;
+    return type.kind() == DataType.Kind.INT && type.bits() < 64
+        ? bits << (64 - type.bits()) >> (64 - type.bits())
+        : bits;
   }
 
   private static double floatValue(DataType type, long bits) {
@@ -121,8 +142,10 @@ final class RealCast {
     long integer = isFloat ? 0 : signed(from, bits);
     double value = isFloat ? floatValue(from, bits) : 0;
     for (Mapping m : map) {
-      boolean match = isFloat ? (Double.isNaN(m.floatKey) ? Double.isNaN(value) : value == m.floatKey)
-          : integer == m.key;
+      boolean match =
+          isFloat
+              ? (Double.isNaN(m.floatKey) ? Double.isNaN(value) : value == m.floatKey)
+              : integer == m.key;
       if (match) {
         return m.output;
       }
@@ -135,10 +158,16 @@ final class RealCast {
         }
         return format.bits(toFloat(format, new BigDecimal(value), value));
       }
-      if (integer >= -format.exactIntegers && integer <= format.exactIntegers && !isUint64Big(integer)) {
+      if (integer >= -format.exactIntegers
+          && integer <= format.exactIntegers
+          && !isUint64Big(integer)) {
         return format.bits(integer);
       }
-      return format.bits(toFloat(format, exact(integer), isUint64Big(integer) ? Long.toUnsignedString(integer) : integer));
+      return format.bits(
+          toFloat(
+              format,
+              exact(integer),
+              isUint64Big(integer) ? Long.toUnsignedString(integer) : integer));
     }
     return isFloat ? toInteger(value) : intToInteger(integer);
   }
@@ -148,7 +177,9 @@ final class RealCast {
   }
 
   private BigDecimal exact(long bits) {
-    return isUint64Big(bits) ? new BigDecimal(new BigInteger(Long.toUnsignedString(bits))) : BigDecimal.valueOf(bits);
+    return isUint64Big(bits)
+        ? new BigDecimal(new BigInteger(Long.toUnsignedString(bits)))
+        : BigDecimal.valueOf(bits);
   }
 
   private String describe(Object value) {
@@ -156,8 +187,14 @@ final class RealCast {
   }
 
   private CodecException outOfRange(Object value) {
-    return new CodecException("codec " + codec + ": " + describe(value) + " is out of the range of " + to
-        + " (configure out_of_range, or map it with scalar_map)");
+    return new CodecException(
+        "codec "
+            + codec
+            + ": "
+            + describe(value)
+            + " is out of the range of "
+            + to
+            + " (configure out_of_range, or map it with scalar_map)");
   }
 
   /** An integer source to an integer target. */
@@ -167,7 +204,10 @@ final class RealCast {
     if (to.kind() == DataType.Kind.UINT) {
       fits = !negative && (to.bits() == 64 || (!isUint64Big(bits) && bits < 1L << to.bits()));
     } else {
-      fits = !isUint64Big(bits) && (to.bits() == 64 || (bits >= -(1L << (to.bits() - 1)) && bits < 1L << (to.bits() - 1)));
+      fits =
+          !isUint64Big(bits)
+              && (to.bits() == 64
+                  || (bits >= -(1L << (to.bits() - 1)) && bits < 1L << (to.bits() - 1)));
     }
     if (fits || outOfRange == OutOfRange.WRAP) {
       return bits;
@@ -180,12 +220,21 @@ final class RealCast {
   /** A float source to an integer target. */
   private long toInteger(double value) {
     if (Double.isNaN(value) || Double.isInfinite(value)) {
-      throw new CodecException("codec " + codec + ": " + describe(value) + " has no " + to
-          + " value (map it with scalar_map)");
+      throw new CodecException(
+          "codec "
+              + codec
+              + ": "
+              + describe(value)
+              + " has no "
+              + to
+              + " value (map it with scalar_map)");
     }
     double r = roundToIntegral(value);
     double lo = to.kind() == DataType.Kind.INT ? -Math.scalb(1.0, to.bits() - 1) : 0;
-    double hi = to.kind() == DataType.Kind.INT ? Math.scalb(1.0, to.bits() - 1) : Math.scalb(1.0, to.bits());
+    double hi =
+        to.kind() == DataType.Kind.INT
+            ? Math.scalb(1.0, to.bits() - 1)
+            : Math.scalb(1.0, to.bits());
     if (r >= lo && r < hi) {
       return r >= TWO_63 ? (long) (r - TWO_63) + Long.MIN_VALUE : (long) r;
     } else if (outOfRange == OutOfRange.WRAP) {
@@ -231,12 +280,16 @@ final class RealCast {
     BigDecimal ax = x.abs();
     BigDecimal max = new BigDecimal(format.max);
     if (ax.compareTo(max) > 0) {
-      boolean towardsSmaller = rounding == Rounding.TOWARDS_ZERO
-          || (rounding == Rounding.TOWARDS_NEGATIVE && !negative) || (rounding == Rounding.TOWARDS_POSITIVE && negative);
+      boolean towardsSmaller =
+          rounding == Rounding.TOWARDS_ZERO
+              || (rounding == Rounding.TOWARDS_NEGATIVE && !negative)
+              || (rounding == Rounding.TOWARDS_POSITIVE && negative);
       boolean nearest = rounding == Rounding.NEAREST_EVEN || rounding == Rounding.NEAREST_AWAY;
       BigDecimal ulp = new BigDecimal(format.maxUlp);
-      boolean fits = towardsSmaller ? ax.compareTo(max.add(ulp)) < 0
-          : nearest && ax.compareTo(max.add(ulp.divide(BigDecimal.valueOf(2)))) < 0;
+      boolean fits =
+          towardsSmaller
+              ? ax.compareTo(max.add(ulp)) < 0
+              : nearest && ax.compareTo(max.add(ulp.divide(BigDecimal.valueOf(2)))) < 0;
       if (fits) {
         return negative ? -format.max : format.max;
       }
@@ -282,6 +335,7 @@ final class RealCast {
 
     final double max;
     final double maxUlp;
+
     /** Integers of at most this magnitude are exact. */
     final long exactIntegers;
 

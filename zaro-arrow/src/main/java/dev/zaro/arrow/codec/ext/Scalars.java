@@ -11,8 +11,8 @@ final class Scalars {
   private Scalars() {}
 
   /**
-   * The bits of a scalar written, as the extension specs ask, in the fill value encoding of
-   * {@code type} (numbers, "NaN", "Infinity", "0x..." raw bits).
+   * The bits of a scalar written, as the extension specs ask, in the fill value encoding of {@code
+   * type} (numbers, "NaN", "Infinity", "0x..." raw bits).
    */
   static long parse(CodecConfig config, String field, JsonNode node, DataType type) {
     if (node == null || node.isNull()) {

@@ -14,11 +14,11 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * {@code scale_offset} {offset, scale} (zarr-extensions): stored values are
- * {@code (x - offset) * scale}; decoding is {@code y / scale + offset} in the arithmetic of the
- * array's own type (float16 rounds after each operation, as numpy does). A value the type
- * cannot hold, an integer not divisible by {@code scale} included, is an error naming it. The
- * stored fill value is the array's, encoded the same way.
+ * {@code scale_offset} {offset, scale} (zarr-extensions): stored values are {@code (x - offset) *
+ * scale}; decoding is {@code y / scale + offset} in the arithmetic of the array's own type (float16
+ * rounds after each operation, as numpy does). A value the type cannot hold, an integer not
+ * divisible by {@code scale} included, is an error naming it. The stored fill value is the array's,
+ * encoded the same way.
  */
 public final class ScaleOffsetCodec implements ArrayToArrayCodec {
   private final DataType type;
@@ -43,19 +43,29 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
     RealCast.Format format = isFloat ? RealCast.Format.of(type) : null;
     long zero = 0;
     long one = isFloat ? format.bits(1.0) : 1;
-    long offset = config.node("offset") == null ? zero : Scalars.parse(config, "offset", config.node("offset"), type);
-    long scale = config.node("scale") == null ? one : Scalars.parse(config, "scale", config.node("scale"), type);
+    long offset =
+        config.node("offset") == null
+            ? zero
+            : Scalars.parse(config, "offset", config.node("offset"), type);
+    long scale =
+        config.node("scale") == null
+            ? one
+            : Scalars.parse(config, "scale", config.node("scale"), type);
     ScaleOffsetCodec codec = new ScaleOffsetCodec(type, offset, scale, null);
     if (isFloat ? codec.value(scale) == 0 || !Double.isFinite(codec.value(scale)) : scale == 0) {
-      throw config.error("scale must be a nonzero finite number, not " + (isFloat ? codec.value(scale) : scale));
+      throw config.error(
+          "scale must be a nonzero finite number, not " + (isFloat ? codec.value(scale) : scale));
     }
     long fill;
     try {
       fill = codec.encode(RealCast.bits(input.fillValue().bytes()));
     } catch (ZaroException e) {
-      throw config.error("the array's fill value cannot be encoded: " + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
+      throw config.error(
+          "the array's fill value cannot be encoded: "
+              + e.getMessage().replaceFirst("^codec [^:]+: ", ""));
     }
-    return new ScaleOffsetCodec(type, offset, scale, new FillValue(RealCast.bytes(fill, type.byteSize())));
+    return new ScaleOffsetCodec(
+        type, offset, scale, new FillValue(RealCast.bytes(fill, type.byteSize())));
   }
 
   @Override
@@ -72,11 +82,14 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, type);
     int size = type.byteSize();
-    return Filters.decodeTo(allocator, decoded, out -> {
-      for (long i = 0; i < n; i++) {
-        RealCast.put(out, i, size, decode(RealCast.bits(encoded, i, size)));
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          for (long i = 0; i < n; i++) {
+            RealCast.put(out, i, size, decode(RealCast.bits(encoded, i, size)));
+          }
+        });
   }
 
   /** A float element's value. */
@@ -97,12 +110,15 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
     return switch (type.kind()) {
       case FLOAT -> {
         double v = value(y);
-        double r = switch (type.bits()) {
-          case 16 -> RealCast.Format.F16.nearest((float) RealCast.Format.F16.nearest((float) v / (float) value(scale))
-              + (float) value(offset));
-          case 32 -> (float) v / (float) value(scale) + (float) value(offset);
-          default -> v / value(scale) + value(offset);
-        };
+        double r =
+            switch (type.bits()) {
+              case 16 ->
+                  RealCast.Format.F16.nearest(
+                      (float) RealCast.Format.F16.nearest((float) v / (float) value(scale))
+                          + (float) value(offset));
+              case 32 -> (float) v / (float) value(scale) + (float) value(offset);
+              default -> v / value(scale) + value(offset);
+            };
         if (Double.isInfinite(r) && Double.isFinite(v)) {
           throw unrepresentable(v + " / " + value(scale) + " + " + value(offset));
         }
@@ -114,7 +130,8 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
         }
         long q = type.bits() == 64 ? Long.divideUnsigned(y, scale) : y / scale;
         long r = q + offset;
-        boolean overflow = type.bits() == 64 ? Long.compareUnsigned(r, q) < 0 : r >= 1L << type.bits();
+        boolean overflow =
+            type.bits() == 64 ? Long.compareUnsigned(r, q) < 0 : r >= 1L << type.bits();
         if (overflow) {
           throw unrepresentable(Long.toUnsignedString(q) + " + " + Long.toUnsignedString(offset));
         }
@@ -143,12 +160,15 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
   long encode(long x) {
     if (type.kind() == DataType.Kind.FLOAT) {
       double v = value(x);
-      double r = switch (type.bits()) {
-        case 16 -> RealCast.Format.F16.nearest((float) RealCast.Format.F16.nearest((float) v - (float) value(offset))
-            * (float) value(scale));
-        case 32 -> ((float) v - (float) value(offset)) * (float) value(scale);
-        default -> (v - value(offset)) * value(scale);
-      };
+      double r =
+          switch (type.bits()) {
+            case 16 ->
+                RealCast.Format.F16.nearest(
+                    (float) RealCast.Format.F16.nearest((float) v - (float) value(offset))
+                        * (float) value(scale));
+            case 32 -> ((float) v - (float) value(offset)) * (float) value(scale);
+            default -> (v - value(offset)) * value(scale);
+          };
       if (Double.isInfinite(r) && Double.isFinite(v)) {
         throw unrepresentable("(" + v + " - " + value(offset) + ") * " + value(scale));
       }
@@ -156,11 +176,17 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
     }
     BigInteger v = integer(x);
     BigInteger r = v.subtract(integer(offset)).multiply(integer(scale));
-    BigInteger min = type.kind() == DataType.Kind.UINT ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(type.bits() - 1).negate();
-    BigInteger max = type.kind() == DataType.Kind.UINT ? BigInteger.ONE.shiftLeft(type.bits()).subtract(BigInteger.ONE)
-        : BigInteger.ONE.shiftLeft(type.bits() - 1).subtract(BigInteger.ONE);
+    BigInteger min =
+        type.kind() == DataType.Kind.UINT
+            ? BigInteger.ZERO
+            : BigInteger.ONE.shiftLeft(type.bits() - 1).negate();
+    BigInteger max =
+        type.kind() == DataType.Kind.UINT
+            ? BigInteger.ONE.shiftLeft(type.bits()).subtract(BigInteger.ONE)
+            : BigInteger.ONE.shiftLeft(type.bits() - 1).subtract(BigInteger.ONE);
     if (r.compareTo(min) < 0 || r.compareTo(max) > 0) {
-      throw unrepresentable("(" + v + " - " + integer(offset) + ") * " + integer(scale) + " = " + r);
+      throw unrepresentable(
+          "(" + v + " - " + integer(offset) + ") * " + integer(scale) + " = " + r);
     }
     return r.longValue();
   }

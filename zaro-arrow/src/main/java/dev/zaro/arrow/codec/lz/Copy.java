@@ -3,35 +3,48 @@ package dev.zaro.arrow.codec.lz;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Byte copies for the LZ-style decoders, on raw addresses. Callers check every range first;
- * the fast paths here read and write whole 8-byte words, and only do so when the caller's
- * limits leave room for the rounding.
+ * Byte copies for the LZ-style decoders, on raw addresses. Callers check every range first; the
+ * fast paths here read and write whole 8-byte words, and only do so when the caller's limits leave
+ * room for the rounding.
  */
 public final class Copy {
   private Copy() {}
 
   /**
-   * A literal run of {@code n} bytes from {@code ip} to {@code op}, checked first against the
-   * input stream {@code [src, ipEnd)} and the output block {@code [dst, opEnd)}.
+   * A literal run of {@code n} bytes from {@code ip} to {@code op}, checked first against the input
+   * stream {@code [src, ipEnd)} and the output block {@code [dst, opEnd)}.
    *
    * @throws StreamException if the run passes the end of either
    */
-  public static void literalRun(long src, long ip, long ipEnd, long dst, long op, long opEnd, long n) {
+  public static void literalRun(
+      long src, long ip, long ipEnd, long dst, long op, long opEnd, long n) {
     if (n > ipEnd - ip) {
-      throw new StreamException("literal run of " + n + " bytes at input byte " + (ip - src)
-          + " passes the end of the " + (ipEnd - src) + "-byte stream");
+      throw new StreamException(
+          "literal run of "
+              + n
+              + " bytes at input byte "
+              + (ip - src)
+              + " passes the end of the "
+              + (ipEnd - src)
+              + "-byte stream");
     }
     if (n > opEnd - op) {
-      throw new StreamException("literal run of " + n + " bytes at output byte " + (op - dst)
-          + " passes the end of the " + (opEnd - dst) + "-byte block");
+      throw new StreamException(
+          "literal run of "
+              + n
+              + " bytes at output byte "
+              + (op - dst)
+              + " passes the end of the "
+              + (opEnd - dst)
+              + "-byte block");
     }
     literals(ip, ipEnd, op, opEnd, n);
   }
 
   /**
-   * Copies {@code n} bytes from {@code src} to {@code dst} (not overlapping). Up to 7 bytes
-   * past {@code src + n} may be read if that stays below {@code srcLimit}, and past {@code dst
-   * + n} written if that stays below {@code dstLimit}.
+   * Copies {@code n} bytes from {@code src} to {@code dst} (not overlapping). Up to 7 bytes past
+   * {@code src + n} may be read if that stays below {@code srcLimit}, and past {@code dst + n}
+   * written if that stays below {@code dstLimit}.
    */
   public static void literals(long src, long srcLimit, long dst, long dstLimit, long n) {
     if (n <= 64 && srcLimit - src >= n + 8 && dstLimit - dst >= n + 8) {
@@ -47,11 +60,10 @@ public final class Copy {
   }
 
   /**
-   * An LZ77 match: writes {@code len} bytes at {@code op}, each equal to the byte {@code
-   * distance} before it (so a match overlapping its own output repeats a pattern). The caller
-   * has checked {@code 1 <= distance <= op - blockStart} and {@code op + len <= opLimit}; up
-   * to 7 bytes past the match may be written when they stay below {@code opLimit} (later
-   * output overwrites them).
+   * An LZ77 match: writes {@code len} bytes at {@code op}, each equal to the byte {@code distance}
+   * before it (so a match overlapping its own output repeats a pattern). The caller has checked
+   * {@code 1 <= distance <= op - blockStart} and {@code op + len <= opLimit}; up to 7 bytes past
+   * the match may be written when they stay below {@code opLimit} (later output overwrites them).
    */
   public static void match(long op, long distance, long len, long opLimit) {
     long ref = op - distance;
@@ -88,11 +100,12 @@ public final class Copy {
       return;
     } else if ((distance & (distance - 1)) == 0 && room) {
       // distance 1, 2 or 4: the match repeats a word-aligned pattern
-      long pattern = switch ((int) distance) {
-        case 1 -> (MemoryUtil.getByte(ref) & 0xffL) * 0x0101010101010101L;
-        case 2 -> (MemoryUtil.getShort(ref) & 0xffffL) * 0x0001000100010001L;
-        default -> (MemoryUtil.getInt(ref) & 0xffffffffL) * 0x0000000100000001L;
-      };
+      long pattern =
+          switch ((int) distance) {
+            case 1 -> (MemoryUtil.getByte(ref) & 0xffL) * 0x0101010101010101L;
+            case 2 -> (MemoryUtil.getShort(ref) & 0xffffL) * 0x0001000100010001L;
+            default -> (MemoryUtil.getInt(ref) & 0xffffffffL) * 0x0000000100000001L;
+          };
       do {
         MemoryUtil.putLong(op, pattern);
         op += 8;

@@ -3,9 +3,9 @@ package dev.zaro.arrow.codec.lz;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Decodes one LZ4 block (the raw block format, no frame: what c-blosc's lz4 and lz4hc write
- * per stream, and numcodecs' LZ4 after its 4-byte size). Every length and offset is checked against the input stream and the output
- * region before memory is touched.
+ * Decodes one LZ4 block (the raw block format, no frame: what c-blosc's lz4 and lz4hc write per
+ * stream, and numcodecs' LZ4 after its 4-byte size). Every length and offset is checked against the
+ * input stream and the output region before memory is touched.
  */
 public final class Lz4BlockDecoder {
   private Lz4BlockDecoder() {}
@@ -28,8 +28,8 @@ public final class Lz4BlockDecoder {
         if (op == opEnd) {
           break;
         }
-        throw new StreamException("stream ends after a match, " + (op - dst) + " of " + dstLength
-            + " bytes decoded");
+        throw new StreamException(
+            "stream ends after a match, " + (op - dst) + " of " + dstLength + " bytes decoded");
       }
       int token = MemoryUtil.getByte(ip++) & 0xff;
       long literals = token >>> 4;
@@ -61,8 +61,12 @@ public final class Lz4BlockDecoder {
       int offset = MemoryUtil.getShort(ip) & 0xffff;
       ip += 2;
       if (offset == 0 || offset > op - dst) {
-        throw new StreamException("match offset " + offset + " at output byte " + (op - dst)
-            + " points outside the decoded data");
+        throw new StreamException(
+            "match offset "
+                + offset
+                + " at output byte "
+                + (op - dst)
+                + " points outside the decoded data");
       }
       long length = token & 15;
       if (length < 15 && offset >= 8 && opEnd - op >= 24) {
@@ -87,14 +91,21 @@ public final class Lz4BlockDecoder {
       }
       length += 4;
       if (length > opEnd - op) {
-        throw new StreamException("match of " + length + " bytes at output byte " + (op - dst)
-            + " passes the end of the " + dstLength + "-byte block");
+        throw new StreamException(
+            "match of "
+                + length
+                + " bytes at output byte "
+                + (op - dst)
+                + " passes the end of the "
+                + dstLength
+                + "-byte block");
       }
       Copy.match(op, offset, length, opEnd);
       op += length;
     }
     if (op != opEnd) {
-      throw new StreamException("stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
+      throw new StreamException(
+          "stream decodes to " + (op - dst) + " bytes, expected " + dstLength);
     }
   }
 }

@@ -9,9 +9,9 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * numcodecs {@code astype} {encode_dtype, decode_dtype}: elements are stored as
- * {@code encode_dtype}; decoding is numpy's {@code astype(decode_dtype)} (integers wrap, floats
- * round to nearest, floats become integers by truncation).
+ * numcodecs {@code astype} {encode_dtype, decode_dtype}: elements are stored as {@code
+ * encode_dtype}; decoding is numpy's {@code astype(decode_dtype)} (integers wrap, floats round to
+ * nearest, floats become integers by truncation).
  */
 public record AsTypeCodec(DataType encodeType, DataType decodeType) implements ArrayToArrayCodec {
 
@@ -40,10 +40,13 @@ public record AsTypeCodec(DataType encodeType, DataType decodeType) implements A
   @Override
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, encodeType);
-    return Filters.decodeTo(allocator, decoded, out -> {
-      for (long i = 0; i < n; i++) {
-        Elements.cast(encoded, encodeType, out, decodeType, i);
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          for (long i = 0; i < n; i++) {
+            Elements.cast(encoded, encodeType, out, decodeType, i);
+          }
+        });
   }
 }

@@ -32,8 +32,12 @@ public record Base64Codec() implements BytesToBytesCodec {
       throw new CodecException("codec " + name() + ": chunk of " + length + " bytes is too large");
     }
     if (length % 4 != 0) {
-      throw new CodecException("codec " + name() + ": not base64 text: " + length
-          + " characters is not a multiple of 4 (padding missing)");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": not base64 text: "
+              + length
+              + " characters is not a multiple of 4 (padding missing)");
     }
     ByteBuffer decoded;
     try {
@@ -43,7 +47,8 @@ public record Base64Codec() implements BytesToBytesCodec {
     }
     int size = decoded.remaining();
     if (decodedSize >= 0 && size != decodedSize) {
-      throw new CodecException("codec " + name() + ": decoded " + size + " bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec " + name() + ": decoded " + size + " bytes, expected " + decodedSize);
     }
     ArrowBuf out = allocator.buffer(Math.max(1, size));
     out.setBytes(0, decoded);

@@ -8,9 +8,9 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
 
 /**
- * numcodecs {@code bz2} {level}: a bzip2 stream (or several, concatenated, as Python's
- * {@code bz2.decompress} reads them), decoded by Apache Commons Compress; block and stream CRCs
- * are checked.
+ * numcodecs {@code bz2} {level}: a bzip2 stream (or several, concatenated, as Python's {@code
+ * bz2.decompress} reads them), decoded by Apache Commons Compress; block and stream CRCs are
+ * checked.
  */
 public record Bz2Codec(int level) implements BytesToBytesCodec {
 

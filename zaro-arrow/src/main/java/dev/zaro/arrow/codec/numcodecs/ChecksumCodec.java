@@ -17,11 +17,11 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The numcodecs 32-bit checksums: the data with a 4-byte little-endian checksum of it before
- * ({@code location} "start") or after ("end"), verified on every read. {@code crc32} and
- * {@code adler32} (zlib's, stored at the start unless configured otherwise), {@code crc32c}
- * (at the end by default), {@code fletcher32} (HDF5's, always at the end) and
- * {@code jenkins_lookup3} (HDF5's Bob Jenkins lookup3 with {@code initval} and an optional
- * {@code prefix} hashed before the data, always at the end).
+ * ({@code location} "start") or after ("end"), verified on every read. {@code crc32} and {@code
+ * adler32} (zlib's, stored at the start unless configured otherwise), {@code crc32c} (at the end by
+ * default), {@code fletcher32} (HDF5's, always at the end) and {@code jenkins_lookup3} (HDF5's Bob
+ * Jenkins lookup3 with {@code initval} and an optional {@code prefix} hashed before the data,
+ * always at the end).
  *
  * @param prefix bytes hashed before the data (jenkins_lookup3 only; empty for the others)
  */
@@ -60,22 +60,29 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
     if (algorithm == Algorithm.JENKINS_LOOKUP3) {
       config.only("initval", "prefix");
       JsonNode initval = config.node("initval");
-      if (initval != null && (!initval.isIntegralNumber() || initval.longValue() < 0
-          || initval.longValue() > 0xffffffffL || !initval.canConvertToLong())) {
-        throw config.error("initval must be an integer 0..4294967295, not " + JsonDocument.describe(initval));
+      if (initval != null
+          && (!initval.isIntegralNumber()
+              || initval.longValue() < 0
+              || initval.longValue() > 0xffffffffL
+              || !initval.canConvertToLong())) {
+        throw config.error(
+            "initval must be an integer 0..4294967295, not " + JsonDocument.describe(initval));
       }
-      return new ChecksumCodec(algorithm, false, initval == null ? 0 : (int) initval.longValue(),
-          prefix(config));
+      return new ChecksumCodec(
+          algorithm, false, initval == null ? 0 : (int) initval.longValue(), prefix(config));
     }
     boolean atStart = algorithm.startByDefault;
     if (algorithm.hasLocation()) {
       config.only("location");
       String location = config.string("location", atStart ? "start" : "end");
-      atStart = switch (location) {
-        case "start" -> true;
-        case "end" -> false;
-        default -> throw config.error("location must be \"start\" or \"end\", not \"" + location + "\"");
-      };
+      atStart =
+          switch (location) {
+            case "start" -> true;
+            case "end" -> false;
+            default ->
+                throw config.error(
+                    "location must be \"start\" or \"end\", not \"" + location + "\"");
+          };
     } else {
       config.only();
     }
@@ -89,13 +96,16 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
       return new byte[0];
     }
     if (!node.isArray()) {
-      throw config.error("prefix must be null or a list of byte values 0..255, not " + JsonDocument.describe(node));
+      throw config.error(
+          "prefix must be null or a list of byte values 0..255, not "
+              + JsonDocument.describe(node));
     }
     byte[] out = new byte[node.size()];
     for (int i = 0; i < out.length; i++) {
       JsonNode b = node.get(i);
       if (!b.isIntegralNumber() || b.intValue() < 0 || b.intValue() > 255) {
-        throw config.error("prefix[" + i + "] must be a byte value 0..255, not " + JsonDocument.describe(b));
+        throw config.error(
+            "prefix[" + i + "] must be a byte value 0..255, not " + JsonDocument.describe(b));
       }
       out[i] = (byte) b.intValue();
     }
@@ -122,11 +132,13 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
     long total = encoded.writerIndex();
     if (total < 4) {
-      throw new CodecException("codec " + name() + ": " + total + " bytes is too short to hold a checksum");
+      throw new CodecException(
+          "codec " + name() + ": " + total + " bytes is too short to hold a checksum");
     }
     long length = total - 4;
     if (decodedSize >= 0 && length != decodedSize) {
-      throw new CodecException("codec " + name() + ": data has " + length + " bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec " + name() + ": data has " + length + " bytes, expected " + decodedSize);
     }
     if (length > Integer.MAX_VALUE) {
       throw new CodecException("codec " + name() + ": chunk of " + total + " bytes is too large");
@@ -135,8 +147,10 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
     int stored = encoded.getInt(atStart ? 0 : length);
     int actual = checksum(encoded.nioBuffer(start, (int) length));
     if (stored != actual) {
-      throw new CodecException(String.format("codec %s: checksum mismatch: stored 0x%08x, data has 0x%08x",
-          name(), stored, actual));
+      throw new CodecException(
+          String.format(
+              "codec %s: checksum mismatch: stored 0x%08x, data has 0x%08x",
+              name(), stored, actual));
     }
     ArrowBuf data = encoded.slice(start, length);
     encoded.getReferenceManager().retain();
@@ -170,8 +184,8 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
   }
 
   /**
-   * HDF5's Fletcher-32 (H5_checksum_fletcher32): sums of big-endian 16-bit words, folded every
-   * 360 words; an odd last byte counts as the high byte of a word.
+   * HDF5's Fletcher-32 (H5_checksum_fletcher32): sums of big-endian 16-bit words, folded every 360
+   * words; an odd last byte counts as the high byte of a word.
    */
   static int fletcher32(ByteBuffer data) {
     ByteBuffer in = data.slice().order(ByteOrder.BIG_ENDIAN);
@@ -212,12 +226,24 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
       a += in.getInt(pos);
       b += in.getInt(pos + 4);
       c += in.getInt(pos + 8);
-      a -= c; a ^= Integer.rotateLeft(c, 4); c += b;
-      b -= a; b ^= Integer.rotateLeft(a, 6); a += c;
-      c -= b; c ^= Integer.rotateLeft(b, 8); b += a;
-      a -= c; a ^= Integer.rotateLeft(c, 16); c += b;
-      b -= a; b ^= Integer.rotateLeft(a, 19); a += c;
-      c -= b; c ^= Integer.rotateLeft(b, 4); b += a;
+      a -= c;
+      a ^= Integer.rotateLeft(c, 4);
+      c += b;
+      b -= a;
+      b ^= Integer.rotateLeft(a, 6);
+      a += c;
+      c -= b;
+      c ^= Integer.rotateLeft(b, 8);
+      b += a;
+      a -= c;
+      a ^= Integer.rotateLeft(c, 16);
+      c += b;
+      b -= a;
+      b ^= Integer.rotateLeft(a, 19);
+      a += c;
+      c -= b;
+      c ^= Integer.rotateLeft(b, 4);
+      b += a;
       pos += 12;
     }
     int rest = length - pos;
@@ -231,13 +257,20 @@ public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, b
     a += tail[0];
     b += tail[1];
     c += tail[2];
-    c ^= b; c -= Integer.rotateLeft(b, 14);
-    a ^= c; a -= Integer.rotateLeft(c, 11);
-    b ^= a; b -= Integer.rotateLeft(a, 25);
-    c ^= b; c -= Integer.rotateLeft(b, 16);
-    a ^= c; a -= Integer.rotateLeft(c, 4);
-    b ^= a; b -= Integer.rotateLeft(a, 14);
-    c ^= b; c -= Integer.rotateLeft(b, 24);
+    c ^= b;
+    c -= Integer.rotateLeft(b, 14);
+    a ^= c;
+    a -= Integer.rotateLeft(c, 11);
+    b ^= a;
+    b -= Integer.rotateLeft(a, 25);
+    c ^= b;
+    c -= Integer.rotateLeft(b, 16);
+    a ^= c;
+    a -= Integer.rotateLeft(c, 4);
+    b ^= a;
+    b -= Integer.rotateLeft(a, 14);
+    c ^= b;
+    c -= Integer.rotateLeft(b, 24);
     return c;
   }
 }

@@ -6,8 +6,8 @@ import org.apache.arrow.memory.ArrowBuf;
 
 /**
  * Element access and numpy's casts ({@code astype}) on zaro's in-memory layout (little-endian
- * elements, bool as one byte 0/1), for the numcodecs filters. Integers travel as {@code long}
- * bits (uint64 included), floats as {@code double}.
+ * elements, bool as one byte 0/1), for the numcodecs filters. Integers travel as {@code long} bits
+ * (uint64 included), floats as {@code double}.
  */
 final class Elements {
   private Elements() {}
@@ -23,7 +23,9 @@ final class Elements {
   }
 
   static boolean isInteger(DataType type) {
-    return type.kind() == DataType.Kind.INT || type.kind() == DataType.Kind.UINT || type.kind() == DataType.Kind.BOOL;
+    return type.kind() == DataType.Kind.INT
+        || type.kind() == DataType.Kind.UINT
+        || type.kind() == DataType.Kind.BOOL;
   }
 
   /** Element {@code i} of an integer or bool type, sign- or zero-extended. */
@@ -48,7 +50,9 @@ final class Elements {
 
   /** Element {@code i} as a double, as numpy converts it (uint64 as unsigned). */
   static double getDouble(ArrowBuf buf, long i, DataType type) {
-    return type.kind() == DataType.Kind.FLOAT ? getFloat(buf, i, type) : toDouble(getLong(buf, i, type), type);
+    return type.kind() == DataType.Kind.FLOAT
+        ? getFloat(buf, i, type)
+        : toDouble(getLong(buf, i, type), type);
   }
 
   /** An integer of {@code type} (bits as from {@link #getLong}) as the nearest double. */
@@ -97,8 +101,8 @@ final class Elements {
   }
 
   /**
-   * A float cast to an integer: truncation toward zero, as C casts. NaN and values outside
-   * int64 give int64's minimum, as x86 does (numpy leaves them undefined).
+   * A float cast to an integer: truncation toward zero, as C casts. NaN and values outside int64
+   * give int64's minimum, as x86 does (numpy leaves them undefined).
    */
   static long doubleToLong(double v, DataType type) {
     if (type.kind() == DataType.Kind.UINT && type.bits() == 64 && v >= TWO_63 && v < 2 * TWO_63) {
@@ -121,8 +125,8 @@ final class Elements {
   }
 
   /**
-   * Casts element {@code i} of {@code from} in {@code in} to {@code to}, written as element
-   * {@code i} of {@code out}: numpy's {@code astype}.
+   * Casts element {@code i} of {@code from} in {@code in} to {@code to}, written as element {@code
+   * i} of {@code out}: numpy's {@code astype}.
    */
   static void cast(ArrowBuf in, DataType from, ArrowBuf out, DataType to, long i) {
     if (isInteger(from)) {

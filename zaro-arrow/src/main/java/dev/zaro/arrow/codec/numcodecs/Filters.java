@@ -11,7 +11,9 @@ import dev.zaro.arrow.metadata.NumpyDtype;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
-/** Configuration and buffer helpers shared by the numcodecs filters and the numeric v3 array codecs. */
+/**
+ * Configuration and buffer helpers shared by the numcodecs filters and the numeric v3 array codecs.
+ */
 public final class Filters {
   private Filters() {}
 
@@ -22,8 +24,11 @@ public final class Filters {
       return absent;
     }
     if (!node.isTextual()) {
-      throw config.error("configuration field '" + field + "' must be a numpy type string such as \"<i4\", not "
-          + JsonDocument.describe(node));
+      throw config.error(
+          "configuration field '"
+              + field
+              + "' must be a numpy type string such as \"<i4\", not "
+              + JsonDocument.describe(node));
     }
     try {
       return NumpyDtype.parse(node.textValue()).dataType();
@@ -36,7 +41,8 @@ public final class Filters {
   static DataType decodedType(CodecConfig config, String field, ChunkSpec input) {
     DataType type = type(config, field, input.dataType());
     if (!type.equals(input.dataType())) {
-      throw config.error(field + " " + type + " differs from the " + input.dataType() + " elements it decodes to");
+      throw config.error(
+          field + " " + type + " differs from the " + input.dataType() + " elements it decodes to");
     }
     return type;
   }
@@ -49,22 +55,36 @@ public final class Filters {
   }
 
   static ChunkSpec withType(ChunkSpec spec, DataType type) {
-    return type.equals(spec.dataType()) ? spec : new ChunkSpec(spec.shape(), type, FillValue.zero(type));
+    return type.equals(spec.dataType())
+        ? spec
+        : new ChunkSpec(spec.shape(), type, FillValue.zero(type));
   }
 
   /** Checks an encoded chunk array's size; returns its element count. */
-  public static long elements(String codec, ArrowBuf encoded, ChunkSpec decoded, DataType encodedType) {
+  public static long elements(
+      String codec, ArrowBuf encoded, ChunkSpec decoded, DataType encodedType) {
     long n = decoded.elementCount();
     long expected = n * encodedType.byteSize();
     if (encoded.writerIndex() != expected) {
-      throw new CodecException("codec " + codec + ": encoded array has " + encoded.writerIndex() + " bytes, expected "
-          + expected + " (" + n + " " + encodedType + " elements)");
+      throw new CodecException(
+          "codec "
+              + codec
+              + ": encoded array has "
+              + encoded.writerIndex()
+              + " bytes, expected "
+              + expected
+              + " ("
+              + n
+              + " "
+              + encodedType
+              + " elements)");
     }
     return n;
   }
 
   /** A new buffer for a decoded chunk array, released if {@code fill} fails. */
-  public static ArrowBuf decodeTo(BufferAllocator allocator, ChunkSpec decoded, java.util.function.Consumer<ArrowBuf> fill) {
+  public static ArrowBuf decodeTo(
+      BufferAllocator allocator, ChunkSpec decoded, java.util.function.Consumer<ArrowBuf> fill) {
     ArrowBuf out = allocator.buffer(Math.max(1, decoded.byteSize()));
     try {
       fill.accept(out);
@@ -77,7 +97,8 @@ public final class Filters {
   }
 
   /** A copy of a chunk array whose values a codec leaves unchanged. */
-  static ArrowBuf copy(String codec, ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
+  static ArrowBuf copy(
+      String codec, ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     elements(codec, encoded, decoded, decoded.dataType());
     return decodeTo(allocator, decoded, out -> out.setBytes(0, encoded, 0, decoded.byteSize()));
   }

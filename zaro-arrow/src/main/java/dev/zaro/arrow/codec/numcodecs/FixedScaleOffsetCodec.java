@@ -11,11 +11,11 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * numcodecs {@code fixedscaleoffset} {offset, scale, dtype, astype}: stored values are
- * {@code round((x - offset) * scale)} as {@code astype}. Decoding is numpy's
- * {@code (enc / scale + offset).astype(dtype)}, in the precision numpy picks: float64 for
- * integer {@code astype}, else {@code astype}'s own float width (with scale and offset cast to
- * it, as numpy treats Python scalars).
+ * numcodecs {@code fixedscaleoffset} {offset, scale, dtype, astype}: stored values are {@code
+ * round((x - offset) * scale)} as {@code astype}. Decoding is numpy's {@code (enc / scale +
+ * offset).astype(dtype)}, in the precision numpy picks: float64 for integer {@code astype}, else
+ * {@code astype}'s own float width (with scale and offset cast to it, as numpy treats Python
+ * scalars).
  */
 public record FixedScaleOffsetCodec(double offset, double scale, DataType dtype, DataType astype)
     implements ArrayToArrayCodec {
@@ -26,7 +26,8 @@ public record FixedScaleOffsetCodec(double offset, double scale, DataType dtype,
     DataType astype = Filters.type(config, "astype", dtype);
     Filters.numeric(config, dtype, false);
     Filters.numeric(config, astype, false);
-    return new FixedScaleOffsetCodec(number(config, "offset"), number(config, "scale"), dtype, astype);
+    return new FixedScaleOffsetCodec(
+        number(config, "offset"), number(config, "scale"), dtype, astype);
   }
 
   static double number(CodecConfig config, String field) {
@@ -35,7 +36,11 @@ public record FixedScaleOffsetCodec(double offset, double scale, DataType dtype,
       throw config.error("configuration field '" + field + "' is missing");
     }
     if (!node.isNumber()) {
-      throw config.error("configuration field '" + field + "' must be a number, not " + JsonDocument.describe(node));
+      throw config.error(
+          "configuration field '"
+              + field
+              + "' must be a number, not "
+              + JsonDocument.describe(node));
     }
     return node.doubleValue();
   }
@@ -53,26 +58,30 @@ public record FixedScaleOffsetCodec(double offset, double scale, DataType dtype,
   @Override
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, astype);
-    return Filters.decodeTo(allocator, decoded, out -> {
-      if (Elements.isInteger(astype) || astype.bits() == 64) {
-        for (long i = 0; i < n; i++) {
-          Elements.putDouble(out, i, dtype, Elements.getDouble(encoded, i, astype) / scale + offset);
-        }
-      } else if (astype.bits() == 32) {
-        float s = (float) scale;
-        float o = (float) offset;
-        for (long i = 0; i < n; i++) {
-          float v = encoded.getFloat(i * 4) / s + o;
-          Elements.putDouble(out, i, dtype, v);
-        }
-      } else {
-        float s = (float) Elements.roundHalf(scale);
-        float o = (float) Elements.roundHalf(offset);
-        for (long i = 0; i < n; i++) {
-          float q = (float) Elements.roundHalf(Elements.getFloat(encoded, i, astype) / s);
-          Elements.putDouble(out, i, dtype, Elements.roundHalf(q + o));
-        }
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          if (Elements.isInteger(astype) || astype.bits() == 64) {
+            for (long i = 0; i < n; i++) {
+              Elements.putDouble(
+                  out, i, dtype, Elements.getDouble(encoded, i, astype) / scale + offset);
+            }
+          } else if (astype.bits() == 32) {
+            float s = (float) scale;
+            float o = (float) offset;
+            for (long i = 0; i < n; i++) {
+              float v = encoded.getFloat(i * 4) / s + o;
+              Elements.putDouble(out, i, dtype, v);
+            }
+          } else {
+            float s = (float) Elements.roundHalf(scale);
+            float o = (float) Elements.roundHalf(offset);
+            for (long i = 0; i < n; i++) {
+              float q = (float) Elements.roundHalf(Elements.getFloat(encoded, i, astype) / s);
+              Elements.putDouble(out, i, dtype, Elements.roundHalf(q + o));
+            }
+          }
+        });
   }
 }

@@ -1,10 +1,9 @@
 package dev.zaro.arrow.codec.numcodecs;
 
-import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
-import dev.zaro.arrow.codec.lz.StreamException;
-
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
+import dev.zaro.arrow.codec.lz.StreamException;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import org.apache.arrow.memory.ArrowBuf;
@@ -12,8 +11,8 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * numcodecs {@code lz4} {acceleration}: a 4-byte little-endian decoded size, then one LZ4 block
- * (the raw block format, no frame). The header is checked against the expected size, and
- * against what the block could possibly decode to, before anything is allocated.
+ * (the raw block format, no frame). The header is checked against the expected size, and against
+ * what the block could possibly decode to, before anything is allocated.
  */
 public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
 
@@ -33,15 +32,23 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
   private long header(ArrowBuf encoded, long decodedSize) {
     long length = encoded.writerIndex();
     if (length < 4) {
-      throw new CodecException("codec " + name() + ": " + length + " bytes is too short for the 4-byte size header");
+      throw new CodecException(
+          "codec " + name() + ": " + length + " bytes is too short for the 4-byte size header");
     }
     long size = encoded.getInt(0) & 0xffffffffL;
     if (decodedSize >= 0 && size != decodedSize) {
-      throw new CodecException("codec " + name() + ": header says " + size + " decoded bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec " + name() + ": header says " + size + " decoded bytes, expected " + decodedSize);
     }
     if (size > (length - 4) * MAX_RATIO + 16 || size > Integer.MAX_VALUE) {
-      throw new CodecException("codec " + name() + ": header says " + size + " decoded bytes, more than "
-          + (length - 4) + " bytes of LZ4 data can hold");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": header says "
+              + size
+              + " decoded bytes, more than "
+              + (length - 4)
+              + " bytes of LZ4 data can hold");
     }
     return size;
   }
@@ -63,8 +70,16 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
     if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
-          + ") is outside the " + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "region ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + size
+              + ") is outside the "
+              + target.capacity()
+              + "-byte target");
     }
     decodeBlock(encoded, target.memoryAddress() + offset, header(encoded, size));
     return true;
@@ -73,8 +88,14 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
   private void decodeBlock(ArrowBuf encoded, long dst, long size) {
     long length = encoded.writerIndex() - 4;
     if (length > Integer.MAX_VALUE || size > Integer.MAX_VALUE) {
-      throw new CodecException("codec " + name() + ": a block of " + length + " bytes decoding to " + size
-          + " is larger than LZ4 allows");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": a block of "
+              + length
+              + " bytes decoding to "
+              + size
+              + " is larger than LZ4 allows");
     }
     try {
       Lz4BlockDecoder.decode(encoded.memoryAddress() + 4, (int) length, dst, (int) size);

@@ -21,9 +21,9 @@ import org.tukaani.xz.XZInputStream;
 /**
  * numcodecs {@code lzma} {format, check, preset, filters}, decoded by XZ for Java as Python's
  * {@code lzma.decompress(buf, format, filters)} does: format 1 (xz, the default; concatenated
- * streams, integrity check verified), 2 (legacy .lzma "alone"), 0 (auto: xz or alone), or 3
- * (raw) with a filter chain of an optional delta filter and one LZMA1 or LZMA2 filter. Decoder
- * memory (the dictionary) is limited to {@value #MEMORY_LIMIT_KIB} KiB.
+ * streams, integrity check verified), 2 (legacy .lzma "alone"), 0 (auto: xz or alone), or 3 (raw)
+ * with a filter chain of an optional delta filter and one LZMA1 or LZMA2 filter. Decoder memory
+ * (the dictionary) is limited to {@value #MEMORY_LIMIT_KIB} KiB.
  */
 public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToBytesCodec {
 
@@ -34,6 +34,7 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
 
   /** Python's lzma filter ids. */
   static final long FILTER_LZMA1 = 0x4000000000000001L;
+
   static final long FILTER_LZMA2 = 0x21;
   static final long FILTER_DELTA = 0x03;
 
@@ -53,7 +54,8 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
     config.intValue("check", -1);
     JsonNode preset = config.node("preset");
     if (preset != null && !preset.isIntegralNumber()) {
-      throw config.error("configuration field 'preset' must be an integer, not " + JsonDocument.describe(preset));
+      throw config.error(
+          "configuration field 'preset' must be an integer, not " + JsonDocument.describe(preset));
     }
     if (format < 0 || format > 3) {
       throw config.error("format must be 0 (auto), 1 (xz), 2 (alone) or 3 (raw), not " + format);
@@ -73,19 +75,29 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
       }
       for (int i = 0; i < filters.size() - 1; i++) {
         if (filters.get(i).id() != FILTER_DELTA) {
-          throw config.error("raw filter " + i + " (id " + filters.get(i).id() + ") is not supported before the"
-              + " last one (only delta is)");
+          throw config.error(
+              "raw filter "
+                  + i
+                  + " (id "
+                  + filters.get(i).id()
+                  + ") is not supported before the"
+                  + " last one (only delta is)");
         }
       }
     } else if (list != null && !(list.isArray() && list.isEmpty())) {
-      throw config.error("filters are only read with format 3 (raw), found " + JsonDocument.describe(list));
+      throw config.error(
+          "filters are only read with format 3 (raw), found " + JsonDocument.describe(list));
     }
     return new LzmaCodec(format, filters);
   }
 
   private static RawFilter rawFilter(CodecConfig config, int i, JsonNode f) {
     if (!f.isObject() || !f.path("id").canConvertToLong() || !f.path("id").isIntegralNumber()) {
-      throw config.error("filter " + i + " must be an object with an integer \"id\", not " + JsonDocument.describe(f));
+      throw config.error(
+          "filter "
+              + i
+              + " must be an object with an integer \"id\", not "
+              + JsonDocument.describe(f));
     }
     long id = f.get("id").longValue();
     if (id == FILTER_DELTA) {
@@ -96,8 +108,18 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
       return new RawFilter(id, 0, 0, 0, 0, dist);
     }
     if (id != FILTER_LZMA1 && id != FILTER_LZMA2) {
-      throw config.error("filter " + i + ": id " + id + " is not supported (LZMA1 "
-          + FILTER_LZMA1 + ", LZMA2 " + FILTER_LZMA2 + " and delta " + FILTER_DELTA + " are)");
+      throw config.error(
+          "filter "
+              + i
+              + ": id "
+              + id
+              + " is not supported (LZMA1 "
+              + FILTER_LZMA1
+              + ", LZMA2 "
+              + FILTER_LZMA2
+              + " and delta "
+              + FILTER_DELTA
+              + " are)");
     }
     int preset = (int) (f.path("preset").asLong(6) & 0x1f);
     if (preset > 9) {
@@ -113,10 +135,27 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
     int lc = f.has("lc") ? f.get("lc").asInt() : options.getLc();
     int lp = f.has("lp") ? f.get("lp").asInt() : options.getLp();
     int pb = f.has("pb") ? f.get("pb").asInt() : options.getPb();
-    if (dictSize < 4096 || dictSize > (long) MEMORY_LIMIT_KIB * 1024 || lc < 0 || lp < 0 || lc + lp > 4
-        || pb < 0 || pb > 4) {
-      throw config.error("filter " + i + ": dict_size " + dictSize + ", lc " + lc + ", lp " + lp + ", pb " + pb
-          + " are out of range (dict_size 4 KiB.." + MEMORY_LIMIT_KIB / 1024 + " MiB, lc + lp <= 4, pb <= 4)");
+    if (dictSize < 4096
+        || dictSize > (long) MEMORY_LIMIT_KIB * 1024
+        || lc < 0
+        || lp < 0
+        || lc + lp > 4
+        || pb < 0
+        || pb > 4) {
+      throw config.error(
+          "filter "
+              + i
+              + ": dict_size "
+              + dictSize
+              + ", lc "
+              + lc
+              + ", lp "
+              + lp
+              + ", pb "
+              + pb
+              + " are out of range (dict_size 4 KiB.."
+              + MEMORY_LIMIT_KIB / 1024
+              + " MiB, lc + lp <= 4, pb <= 4)");
     }
     return new RawFilter(id, (int) dictSize, lc, lp, pb, 0);
   }
@@ -136,15 +175,25 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
         b.mark(6);
         byte[] magic = b.readNBytes(6);
         b.reset();
-        boolean xz = magic.length == 6 && (magic[0] & 0xff) == 0xfd && magic[1] == '7' && magic[2] == 'z'
-            && magic[3] == 'X' && magic[4] == 'Z' && magic[5] == 0;
-        yield xz ? new XZInputStream(b, MEMORY_LIMIT_KIB, true, cache) : new LZMAInputStream(b, MEMORY_LIMIT_KIB, cache);
+        boolean xz =
+            magic.length == 6
+                && (magic[0] & 0xff) == 0xfd
+                && magic[1] == '7'
+                && magic[2] == 'z'
+                && magic[3] == 'X'
+                && magic[4] == 'Z'
+                && magic[5] == 0;
+        yield xz
+            ? new XZInputStream(b, MEMORY_LIMIT_KIB, true, cache)
+            : new LZMAInputStream(b, MEMORY_LIMIT_KIB, cache);
       }
       default -> {
         RawFilter last = filters.get(filters.size() - 1);
-        InputStream s = last.id() == FILTER_LZMA2
-            ? new LZMA2InputStream(in, last.dictSize())
-            : new LZMAInputStream(in, -1, last.lc(), last.lp(), last.pb(), last.dictSize(), null, cache);
+        InputStream s =
+            last.id() == FILTER_LZMA2
+                ? new LZMA2InputStream(in, last.dictSize())
+                : new LZMAInputStream(
+                    in, -1, last.lc(), last.lp(), last.pb(), last.dictSize(), null, cache);
         for (int i = filters.size() - 2; i >= 0; i--) {
           s = new DeltaInputStream(s, filters.get(i).dist());
         }

@@ -8,9 +8,9 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads one MessagePack value (what Python's {@code msgpack.packb} writes) as a JSON tree:
- * arrays, strings, integers, floats, booleans, nil and bin (as binary nodes). Maps and
- * extension types are refused. Not thread-safe; one instance per value.
+ * Reads one MessagePack value (what Python's {@code msgpack.packb} writes) as a JSON tree: arrays,
+ * strings, integers, floats, booleans, nil and bin (as binary nodes). Maps and extension types are
+ * refused. Not thread-safe; one instance per value.
  */
 final class MsgPack {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -89,7 +89,9 @@ final class MsgPack {
       case 0xce -> NODES.numberNode(unsigned(4));
       case 0xcf -> {
         long v = unsigned(8);
-        yield v >= 0 ? NODES.numberNode(v) : NODES.numberNode(new BigInteger(Long.toUnsignedString(v)));
+        yield v >= 0
+            ? NODES.numberNode(v)
+            : NODES.numberNode(new BigInteger(Long.toUnsignedString(v)));
       }
       case 0xd0 -> NODES.numberNode((byte) unsigned(1));
       case 0xd1 -> NODES.numberNode((short) unsigned(2));
@@ -100,8 +102,12 @@ final class MsgPack {
       case 0xdb -> string(length(4));
       case 0xdc -> array(length(2), depth);
       case 0xdd -> array(length(4), depth);
-      default -> throw error(String.format("MessagePack type 0x%02x (map, extension or unused) at byte %d is not"
-          + " supported", b, pos - 1));
+      default ->
+          throw error(
+              String.format(
+                  "MessagePack type 0x%02x (map, extension or unused) at byte %d is not"
+                      + " supported",
+                  b, pos - 1));
     };
   }
 

@@ -12,8 +12,8 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * numcodecs {@code packbits}: a chunk of n one-byte booleans is stored as one byte holding the
- * number of padding bits, then {@code ceil(n / 8)} bytes of bits, most significant first
- * (numpy's {@code packbits}). Decodes to bytes 0 and 1.
+ * number of padding bits, then {@code ceil(n / 8)} bytes of bits, most significant first (numpy's
+ * {@code packbits}). Decodes to bytes 0 and 1.
  */
 public record PackBitsCodec() implements ArrayToArrayCodec {
 
@@ -45,19 +45,38 @@ public record PackBitsCodec() implements ArrayToArrayCodec {
     long n = decoded.elementCount();
     long expected = (n + 7) / 8 + 1;
     if (encoded.writerIndex() != expected) {
-      throw new CodecException("codec " + name() + ": encoded chunk has " + encoded.writerIndex()
-          + " bytes, expected " + expected + " for " + n + " elements");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": encoded chunk has "
+              + encoded.writerIndex()
+              + " bytes, expected "
+              + expected
+              + " for "
+              + n
+              + " elements");
     }
     int padding = encoded.getByte(0) & 0xff;
     if (padding != (8 - n % 8) % 8) {
-      throw new CodecException("codec " + name() + ": header says " + padding + " padding bits, expected "
-          + (8 - n % 8) % 8 + " for " + n + " elements");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": header says "
+              + padding
+              + " padding bits, expected "
+              + (8 - n % 8) % 8
+              + " for "
+              + n
+              + " elements");
     }
-    return Filters.decodeTo(allocator, decoded, out -> {
-      for (long i = 0; i < n; i++) {
-        int b = encoded.getByte(1 + (i >>> 3)) & 0xff;
-        out.setByte(i, (b >>> (7 - (int) (i & 7))) & 1);
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          for (long i = 0; i < n; i++) {
+            int b = encoded.getByte(1 + (i >>> 3)) & 0xff;
+            out.setByte(i, (b >>> (7 - (int) (i & 7))) & 1);
+          }
+        });
   }
 }

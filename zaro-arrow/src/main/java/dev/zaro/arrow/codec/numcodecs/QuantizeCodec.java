@@ -16,19 +16,22 @@ import org.apache.arrow.memory.BufferAllocator;
  * only casts {@code astype} back to {@code dtype} (floats only). With equal types it changes
  * nothing, so it is then a layout-only codec that never materializes the chunk.
  */
-public record QuantizeCodec(int digits, DataType dtype, DataType astype) implements ArrayToArrayCodec {
+public record QuantizeCodec(int digits, DataType dtype, DataType astype)
+    implements ArrayToArrayCodec {
 
   static QuantizeCodec create(CodecSpec spec, ChunkSpec input) {
     CodecConfig config = new CodecConfig(spec).only("digits", "dtype", "astype");
     JsonNode digits = config.node("digits");
     if (digits == null || !digits.isIntegralNumber() || !digits.canConvertToInt()) {
-      throw config.error("configuration field 'digits' must be an integer, not "
-          + (digits == null ? "missing" : JsonDocument.describe(digits)));
+      throw config.error(
+          "configuration field 'digits' must be an integer, not "
+              + (digits == null ? "missing" : JsonDocument.describe(digits)));
     }
     DataType dtype = Filters.decodedType(config, "dtype", input);
     DataType astype = Filters.type(config, "astype", dtype);
     if (dtype.kind() != DataType.Kind.FLOAT || astype.kind() != DataType.Kind.FLOAT) {
-      throw config.error("only floating point data types are supported, not " + dtype + " as " + astype);
+      throw config.error(
+          "only floating point data types are supported, not " + dtype + " as " + astype);
     }
     return new QuantizeCodec(digits.intValue(), dtype, astype);
   }
@@ -59,10 +62,13 @@ public record QuantizeCodec(int digits, DataType dtype, DataType astype) impleme
   @Override
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, astype);
-    return Filters.decodeTo(allocator, decoded, out -> {
-      for (long i = 0; i < n; i++) {
-        Elements.cast(encoded, astype, out, dtype, i);
-      }
-    });
+    return Filters.decodeTo(
+        allocator,
+        decoded,
+        out -> {
+          for (long i = 0; i < n; i++) {
+            Elements.cast(encoded, astype, out, dtype, i);
+          }
+        });
   }
 }

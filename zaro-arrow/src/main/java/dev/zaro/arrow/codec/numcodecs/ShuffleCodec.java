@@ -10,11 +10,11 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * numcodecs {@code shuffle} {elementsize}: a buffer of {@code n} elements of
- * {@code elementsize} bytes stored as {@code elementsize} planes of {@code n} bytes (plane j
- * holds byte j of every element). The buffer must be a whole number of elements; element
- * sizes of 0 or 1 store the bytes unchanged. Without {@code elementsize} (as zarr-python 3's
- * numcodecs codecs may write it) the array's element size is used.
+ * numcodecs {@code shuffle} {elementsize}: a buffer of {@code n} elements of {@code elementsize}
+ * bytes stored as {@code elementsize} planes of {@code n} bytes (plane j holds byte j of every
+ * element). The buffer must be a whole number of elements; element sizes of 0 or 1 store the bytes
+ * unchanged. Without {@code elementsize} (as zarr-python 3's numcodecs codecs may write it) the
+ * array's element size is used.
  */
 public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
 
@@ -54,8 +54,16 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
     if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
-          + ") is outside the " + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "region ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + size
+              + ") is outside the "
+              + target.capacity()
+              + "-byte target");
     }
     long length = check(encoded, size);
     unshuffle(encoded, target.memoryAddress() + offset, length);
@@ -65,11 +73,18 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
   private long check(ArrowBuf encoded, long decodedSize) {
     long length = encoded.writerIndex();
     if (decodedSize >= 0 && length != decodedSize) {
-      throw new CodecException("codec " + name() + ": data has " + length + " bytes, expected " + decodedSize);
+      throw new CodecException(
+          "codec " + name() + ": data has " + length + " bytes, expected " + decodedSize);
     }
     if (elementSize > 1 && length % elementSize != 0) {
-      throw new CodecException("codec " + name() + ": " + length + " bytes are not a whole number of "
-          + elementSize + "-byte elements");
+      throw new CodecException(
+          "codec "
+              + name()
+              + ": "
+              + length
+              + " bytes are not a whole number of "
+              + elementSize
+              + "-byte elements");
     }
     return length;
   }

@@ -10,10 +10,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Runs a decompressor that is a Java {@link InputStream} (bz2, lzma) over an encoded buffer,
- * into an {@link OutputBuffer}: never more than the expected decoded size is allocated or
- * written, and a stream that decodes to more or fewer bytes is an error. Library exceptions on
- * corrupt data become {@link CodecException}s naming the codec.
+ * Runs a decompressor that is a Java {@link InputStream} (bz2, lzma) over an encoded buffer, into
+ * an {@link OutputBuffer}: never more than the expected decoded size is allocated or written, and a
+ * stream that decodes to more or fewer bytes is an error. Library exceptions on corrupt data become
+ * {@link CodecException}s naming the codec.
  */
 final class StreamDecoder {
   private StreamDecoder() {}
@@ -24,17 +24,28 @@ final class StreamDecoder {
     InputStream open(InputStream encoded) throws IOException;
   }
 
-  static ArrowBuf decode(String codec, Opener opener, ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
-    try (OutputBuffer out = OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
+  static ArrowBuf decode(
+      String codec, Opener opener, ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
+    try (OutputBuffer out =
+        OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
       decodeTo(codec, opener, encoded, out);
       return out.take();
     }
   }
 
-  static boolean decodeInto(String codec, Opener opener, ArrowBuf encoded, ArrowBuf target, long offset, long size) {
+  static boolean decodeInto(
+      String codec, Opener opener, ArrowBuf encoded, ArrowBuf target, long offset, long size) {
     if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException("region [" + offset + ", " + offset + " + " + size
-          + ") is outside the " + target.capacity() + "-byte target");
+      throw new IllegalArgumentException(
+          "region ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + size
+              + ") is outside the "
+              + target.capacity()
+              + "-byte target");
     }
     try (OutputBuffer out = OutputBuffer.into(target, offset, size)) {
       decodeTo(codec, opener, encoded, out);
@@ -45,7 +56,8 @@ final class StreamDecoder {
   private static void decodeTo(String codec, Opener opener, ArrowBuf encoded, OutputBuffer out) {
     long length = encoded.writerIndex();
     if (length > Integer.MAX_VALUE) {
-      throw new CodecException("codec " + codec + ": encoded chunk of " + length + " bytes is too large");
+      throw new CodecException(
+          "codec " + codec + ": encoded chunk of " + length + " bytes is too large");
     }
     if (length == 0) {
       throw new CodecException("codec " + codec + ": empty input");
@@ -56,8 +68,12 @@ final class StreamDecoder {
         long room = out.remaining();
         if (room == 0 && !out.grow()) {
           if (in.read() >= 0) {
-            throw new CodecException("codec " + codec + ": stream decompresses to more than the expected "
-                + out.limit() + " bytes");
+            throw new CodecException(
+                "codec "
+                    + codec
+                    + ": stream decompresses to more than the expected "
+                    + out.limit()
+                    + " bytes");
           }
           break;
         }
@@ -69,7 +85,8 @@ final class StreamDecoder {
         out.advance(n);
       }
     } catch (IOException e) {
-      throw new CodecException("codec " + codec + ": corrupt or truncated stream: " + e.getMessage(), e);
+      throw new CodecException(
+          "codec " + codec + ": corrupt or truncated stream: " + e.getMessage(), e);
     } catch (CodecException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -77,7 +94,8 @@ final class StreamDecoder {
       throw new CodecException("codec " + codec + ": corrupt stream: " + e, e);
     }
     if (out.isFixed() && out.written() != out.limit()) {
-      throw new CodecException("codec " + codec + ": decoded " + out.written() + " bytes, expected " + out.limit());
+      throw new CodecException(
+          "codec " + codec + ": decoded " + out.written() + " bytes, expected " + out.limit());
     }
   }
 

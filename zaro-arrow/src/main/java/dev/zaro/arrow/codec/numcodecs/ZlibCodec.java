@@ -12,9 +12,9 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * numcodecs {@code zlib} {level}: one RFC 1950 zlib stream (what Python's
- * {@code zlib.compress} writes), inflated by {@link Inflater} on buffer addresses; the Adler-32
- * trailer is checked. Bytes after the stream are refused.
+ * numcodecs {@code zlib} {level}: one RFC 1950 zlib stream (what Python's {@code zlib.compress}
+ * writes), inflated by {@link Inflater} on buffer addresses; the Adler-32 trailer is checked. Bytes
+ * after the stream are refused.
  */
 public record ZlibCodec(int level) implements BytesToBytesCodec {
 
@@ -34,7 +34,8 @@ public record ZlibCodec(int level) implements BytesToBytesCodec {
 
   @Override
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
-    try (OutputBuffer out = OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
+    try (OutputBuffer out =
+        OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {
       decodeTo(encoded, out);
       return out.take();
     }
@@ -51,10 +52,12 @@ public record ZlibCodec(int level) implements BytesToBytesCodec {
   private void decodeTo(ArrowBuf encoded, OutputBuffer out) {
     long length = encoded.writerIndex();
     if (length > Integer.MAX_VALUE) {
-      throw new CodecException("codec " + name() + ": encoded chunk of " + length + " bytes is too large");
+      throw new CodecException(
+          "codec " + name() + ": encoded chunk of " + length + " bytes is too large");
     }
     if (length < 2) {
-      throw new CodecException("codec " + name() + ": " + length + " bytes is too short for a zlib stream");
+      throw new CodecException(
+          "codec " + name() + ": " + length + " bytes is too short for a zlib stream");
     }
     ByteBuffer in = encoded.nioBuffer(0, (int) length);
     Inflater inflater = new Inflater();
@@ -62,17 +65,23 @@ public record ZlibCodec(int level) implements BytesToBytesCodec {
     try {
       rest = Inflation.inflate(name(), inflater, in, out, null);
       if (!inflater.finished()) {
-        throw new CodecException("codec " + name() + ": stream is truncated (ended after " + out.written()
-            + " decoded bytes)");
+        throw new CodecException(
+            "codec "
+                + name()
+                + ": stream is truncated (ended after "
+                + out.written()
+                + " decoded bytes)");
       }
     } finally {
       inflater.end();
     }
     if (rest > 0) {
-      throw new CodecException("codec " + name() + ": " + rest + " bytes after the end of the zlib stream");
+      throw new CodecException(
+          "codec " + name() + ": " + rest + " bytes after the end of the zlib stream");
     }
     if (out.isFixed() && out.written() != out.limit()) {
-      throw new CodecException("codec " + name() + ": decoded " + out.written() + " bytes, expected " + out.limit());
+      throw new CodecException(
+          "codec " + name() + ": decoded " + out.written() + " bytes, expected " + out.limit());
     }
   }
 }

@@ -5,18 +5,21 @@ import org.apache.arrow.memory.ArrowBuf;
 
 /**
  * A pure-Java decoder of zfp 1.0 streams (codec version 5): blocks of 4^d values of float32,
- * float64, int32 or int64 in 1 to 4 dimensions, in the fixed-rate, fixed-precision,
- * fixed-accuracy, reversible and expert modes. Decoding follows the published zfp algorithm:
- * per block an optional common exponent, embedded bit-plane coding of negabinary coefficients
- * in sequency order, and the inverse decorrelating (or, reversible, Lorenzo) transform.
- * Stateless; {@link #decode} reads one field.
+ * float64, int32 or int64 in 1 to 4 dimensions, in the fixed-rate, fixed-precision, fixed-accuracy,
+ * reversible and expert modes. Decoding follows the published zfp algorithm: per block an optional
+ * common exponent, embedded bit-plane coding of negabinary coefficients in sequency order, and the
+ * inverse decorrelating (or, reversible, Lorenzo) transform. Stateless; {@link #decode} reads one
+ * field.
  */
 public final class ZfpDecoder {
   private ZfpDecoder() {}
 
   /** Element types, as the zfp header numbers them (1..4). */
   public enum Type {
-    INT32(32, 0, 0), INT64(64, 0, 0), FLOAT(32, 8, 127), DOUBLE(64, 11, 1023);
+    INT32(32, 0, 0),
+    INT64(64, 0, 0),
+    FLOAT(32, 8, 127),
+    DOUBLE(64, 11, 1023);
 
     final int bits;
     final int ebits;
@@ -28,7 +31,9 @@ public final class ZfpDecoder {
       this.ebias = ebias;
     }
 
-    /** The zfp type of a zarr data type, or null when zfp has none (no promotion of narrower types). */
+    /**
+     * The zfp type of a zarr data type, or null when zfp has none (no promotion of narrower types).
+     */
     public static Type of(dev.zaro.arrow.metadata.DataType t) {
       return switch (t.kind()) {
         case INT -> t.bits() == 32 ? INT32 : t.bits() == 64 ? INT64 : null;
@@ -70,22 +75,25 @@ public final class ZfpDecoder {
   static final int[] PERM1 = {0, 1, 2, 3};
   static final int[] PERM2 = {0, 1, 4, 5, 2, 8, 6, 9, 3, 12, 10, 7, 13, 11, 14, 15};
   static final int[] PERM3 = {
-    0, 1, 4, 16, 20, 17, 5, 2, 8, 32, 21, 6, 18, 24, 9, 33, 36, 3, 12, 48, 22, 25, 37, 40, 34, 10, 7, 19, 28,
-    13, 49, 52, 41, 38, 26, 23, 29, 53, 11, 35, 44, 14, 50, 56, 42, 27, 39, 45, 30, 54, 57, 60, 51, 15, 43,
-    46, 58, 61, 55, 31, 62, 59, 47, 63};
+    0, 1, 4, 16, 20, 17, 5, 2, 8, 32, 21, 6, 18, 24, 9, 33, 36, 3, 12, 48, 22, 25, 37, 40, 34, 10,
+    7, 19, 28, 13, 49, 52, 41, 38, 26, 23, 29, 53, 11, 35, 44, 14, 50, 56, 42, 27, 39, 45, 30, 54,
+    57, 60, 51, 15, 43, 46, 58, 61, 55, 31, 62, 59, 47, 63
+  };
   static final int[] PERM4 = {
-    0, 1, 4, 16, 64, 5, 80, 17, 68, 65, 20, 2, 8, 32, 128, 84, 81, 69, 21, 6, 18, 66, 24, 72, 9, 96, 33, 36,
-    129, 132, 144, 3, 12, 48, 192, 85, 82, 70, 22, 73, 25, 88, 37, 100, 97, 148, 145, 133, 10, 160, 34, 136,
-    130, 40, 7, 19, 67, 28, 76, 13, 112, 49, 52, 193, 196, 208, 86, 89, 101, 149, 161, 137, 41, 134, 38, 164,
-    26, 152, 146, 104, 98, 74, 83, 71, 23, 77, 29, 92, 53, 116, 113, 212, 209, 197, 11, 35, 131, 44, 140, 14,
-    176, 50, 56, 194, 200, 224, 90, 165, 102, 153, 150, 105, 168, 162, 138, 42, 87, 93, 117, 213, 27, 75, 99,
-    39, 135, 147, 108, 45, 141, 156, 30, 78, 177, 180, 54, 114, 120, 57, 198, 210, 216, 201, 225, 228, 15,
-    240, 51, 204, 195, 60, 169, 166, 154, 106, 91, 103, 151, 109, 157, 94, 181, 118, 121, 214, 217, 229, 163,
-    139, 43, 142, 46, 172, 58, 184, 178, 232, 226, 202, 241, 205, 61, 199, 55, 244, 31, 220, 211, 124, 115,
-    79, 170, 167, 155, 107, 158, 110, 173, 122, 185, 182, 233, 230, 218, 95, 245, 119, 221, 215, 125, 242,
-    206, 62, 203, 59, 248, 47, 236, 227, 188, 179, 143, 171, 174, 186, 234, 246, 222, 126, 219, 123, 249, 111,
-    237, 231, 189, 183, 159, 252, 243, 207, 63, 175, 250, 187, 238, 235, 190, 253, 247, 223, 127, 254, 251,
-    239, 191, 255};
+    0, 1, 4, 16, 64, 5, 80, 17, 68, 65, 20, 2, 8, 32, 128, 84, 81, 69, 21, 6, 18, 66, 24, 72, 9, 96,
+    33, 36, 129, 132, 144, 3, 12, 48, 192, 85, 82, 70, 22, 73, 25, 88, 37, 100, 97, 148, 145, 133,
+    10, 160, 34, 136, 130, 40, 7, 19, 67, 28, 76, 13, 112, 49, 52, 193, 196, 208, 86, 89, 101, 149,
+    161, 137, 41, 134, 38, 164, 26, 152, 146, 104, 98, 74, 83, 71, 23, 77, 29, 92, 53, 116, 113,
+    212, 209, 197, 11, 35, 131, 44, 140, 14, 176, 50, 56, 194, 200, 224, 90, 165, 102, 153, 150,
+    105, 168, 162, 138, 42, 87, 93, 117, 213, 27, 75, 99, 39, 135, 147, 108, 45, 141, 156, 30, 78,
+    177, 180, 54, 114, 120, 57, 198, 210, 216, 201, 225, 228, 15, 240, 51, 204, 195, 60, 169, 166,
+    154, 106, 91, 103, 151, 109, 157, 94, 181, 118, 121, 214, 217, 229, 163, 139, 43, 142, 46, 172,
+    58, 184, 178, 232, 226, 202, 241, 205, 61, 199, 55, 244, 31, 220, 211, 124, 115, 79, 170, 167,
+    155, 107, 158, 110, 173, 122, 185, 182, 233, 230, 218, 95, 245, 119, 221, 215, 125, 242, 206,
+    62, 203, 59, 248, 47, 236, 227, 188, 179, 143, 171, 174, 186, 234, 246, 222, 126, 219, 123, 249,
+    111, 237, 231, 189, 183, 159, 252, 243, 207, 63, 175, 250, 187, 238, 235, 190, 253, 247, 223,
+    127, 254, 251, 239, 191, 255
+  };
 
   /** Reads bits least significant first from a byte buffer (zfp's 64-bit little-endian words). */
   public static final class Bits {
@@ -105,7 +113,8 @@ public final class ZfpDecoder {
 
     public int bit() {
       if (pos >= limit) {
-        throw new CodecException("codec zfp: stream is truncated (needs bit " + pos + " of " + limit + ")");
+        throw new CodecException(
+            "codec zfp: stream is truncated (needs bit " + pos + " of " + limit + ")");
       }
       long index = pos >>> 6;
       if (index != wordIndex) {
@@ -135,8 +144,14 @@ public final class ZfpDecoder {
         return 0;
       }
       if (pos + n > limit) {
-        throw new CodecException("codec zfp: stream is truncated (needs bits " + pos + ".." + (pos + n - 1) + " of "
-            + limit + ")");
+        throw new CodecException(
+            "codec zfp: stream is truncated (needs bits "
+                + pos
+                + ".."
+                + (pos + n - 1)
+                + " of "
+                + limit
+                + ")");
       }
       long index = pos >>> 6;
       int offset = (int) (pos & 63);
@@ -166,7 +181,7 @@ public final class ZfpDecoder {
     int dims = field.sizes().length;
     long[] n = new long[4];
     for (int d = 0; d < 4; d++) {
-      n[d] = d < dims ? field.sizes()[dims - 1 - d] : 1;  // n[0] = nx
+      n[d] = d < dims ? field.sizes()[dims - 1 - d] : 1; // n[0] = nx
     }
     int blockSize = 1 << (2 * dims);
     long[] block = new long[blockSize];
@@ -223,8 +238,15 @@ public final class ZfpDecoder {
     if (p.reversible()) {
       bits++;
       if (s.bit() == 1) {
-        revDecodeInts(s, p.minbits() - Math.min(bits, p.minbits()), p.maxbits() - bits, type, dims, block, ublock);
-        for (int i = 0; i < block.length; i++) {   // two's complement to sign-magnitude bits
+        revDecodeInts(
+            s,
+            p.minbits() - Math.min(bits, p.minbits()),
+            p.maxbits() - bits,
+            type,
+            dims,
+            block,
+            ublock);
+        for (int i = 0; i < block.length; i++) { // two's complement to sign-magnitude bits
           long v = block[i];
           if (v < 0) {
             block[i] = type.bits == 32 ? (v ^ 0x7fffffffL) & 0xffffffffL : v ^ Long.MAX_VALUE;
@@ -236,7 +258,14 @@ public final class ZfpDecoder {
       }
       bits += type.ebits;
       int emax = (int) s.bits(type.ebits) - type.ebias;
-      revDecodeInts(s, p.minbits() - Math.min(bits, p.minbits()), p.maxbits() - bits, type, dims, block, ublock);
+      revDecodeInts(
+          s,
+          p.minbits() - Math.min(bits, p.minbits()),
+          p.maxbits() - bits,
+          type,
+          dims,
+          block,
+          ublock);
       if (emax == -type.ebias) {
         java.util.Arrays.fill(block, 0);
       } else {
@@ -247,7 +276,15 @@ public final class ZfpDecoder {
     bits += type.ebits;
     int emax = (int) s.bits(type.ebits) - type.ebias;
     int maxprec = Math.min(p.maxprec(), Math.max(0, emax - p.minexp() + 2 * dims + 2));
-    decodeInts(s, p.minbits() - Math.min(bits, p.minbits()), p.maxbits() - bits, maxprec, type, dims, block, ublock);
+    decodeInts(
+        s,
+        p.minbits() - Math.min(bits, p.minbits()),
+        p.maxbits() - bits,
+        maxprec,
+        type,
+        dims,
+        block,
+        ublock);
     toFloats(type, block, emax);
   }
 
@@ -276,14 +313,29 @@ public final class ZfpDecoder {
   }
 
   /** The lossy integer block: embedded coefficients, negabinary, inverse transform. */
-  private static int decodeInts(Bits s, int minbits, int maxbits, int maxprec, Type type, int dims, long[] block,
+  private static int decodeInts(
+      Bits s,
+      int minbits,
+      int maxbits,
+      int maxprec,
+      Type type,
+      int dims,
+      long[] block,
       long[] ublock) {
-    return transform(s, embedded(s, maxbits, maxprec, type.bits, ublock), minbits, type, dims, block, ublock, false);
+    return transform(
+        s,
+        embedded(s, maxbits, maxprec, type.bits, ublock),
+        minbits,
+        type,
+        dims,
+        block,
+        ublock,
+        false);
   }
 
   /** The reversible integer block: precision, embedded coefficients, inverse Lorenzo transform. */
-  private static int revDecodeInts(Bits s, int minbits, int maxbits, Type type, int dims, long[] block,
-      long[] ublock) {
+  private static int revDecodeInts(
+      Bits s, int minbits, int maxbits, Type type, int dims, long[] block, long[] ublock) {
     int pbits = type.bits == 32 ? 5 : 6;
     int prec = (int) s.bits(pbits) + 1;
     int bits = pbits + embedded(s, maxbits - pbits, prec, type.bits, ublock);
@@ -295,7 +347,14 @@ public final class ZfpDecoder {
    * integers: negabinary to two's complement, sequency order to raster, inverse transform along
    * every axis (the last first). Returns the bits the block used.
    */
-  private static int transform(Bits s, int bits, int minbits, Type type, int dims, long[] block, long[] ublock,
+  private static int transform(
+      Bits s,
+      int bits,
+      int minbits,
+      Type type,
+      int dims,
+      long[] block,
+      long[] ublock,
       boolean reversible) {
     if (bits < minbits) {
       s.skip(minbits - bits);
@@ -312,16 +371,18 @@ public final class ZfpDecoder {
     int[] perm = perm(dims);
     for (int i = 0; i < ublock.length; i++) {
       long u = ublock[i];
-      block[perm[i]] = type.bits == 32 ? (int) ((int) u ^ 0xaaaaaaaa) - 0xaaaaaaaa
-          : (u ^ 0xaaaaaaaaaaaaaaaaL) - 0xaaaaaaaaaaaaaaaaL;
+      block[perm[i]] =
+          type.bits == 32
+              ? (int) ((int) u ^ 0xaaaaaaaa) - 0xaaaaaaaa
+              : (u ^ 0xaaaaaaaaaaaaaaaaL) - 0xaaaaaaaaaaaaaaaaL;
     }
   }
 
   /**
    * Embedded decoding of {@code data.length} unsigned coefficients of {@code intprec} bits: bit
-   * planes from the most significant, each the bits of the coefficients already significant,
-   * then group tests and unary run lengths for the rest, within {@code maxbits} bits and
-   * {@code maxprec} planes. Returns the bits read.
+   * planes from the most significant, each the bits of the coefficients already significant, then
+   * group tests and unary run lengths for the rest, within {@code maxbits} bits and {@code maxprec}
+   * planes. Returns the bits read.
    */
   private static int embedded(Bits s, int maxbits, int maxprec, int intprec, long[] data) {
     int size = data.length;
@@ -394,11 +455,16 @@ public final class ZfpDecoder {
       int y = (int) p[i + s];
       int z = (int) p[i + 2 * s];
       int w = (int) p[i + 3 * s];
-      y += w >> 1; w -= y >> 1;
-      y += w; w -= y - w;
-      z += x; x -= z - x;
-      y += z; z -= y - z;
-      w += x; x -= w - x;
+      y += w >> 1;
+      w -= y >> 1;
+      y += w;
+      w -= y - w;
+      z += x;
+      x -= z - x;
+      y += z;
+      z -= y - z;
+      w += x;
+      x -= w - x;
       p[i] = x;
       p[i + s] = y;
       p[i + 2 * s] = z;
@@ -408,11 +474,16 @@ public final class ZfpDecoder {
       long y = p[i + s];
       long z = p[i + 2 * s];
       long w = p[i + 3 * s];
-      y += w >> 1; w -= y >> 1;
-      y += w; w -= y - w;
-      z += x; x -= z - x;
-      y += z; z -= y - z;
-      w += x; x -= w - x;
+      y += w >> 1;
+      w -= y >> 1;
+      y += w;
+      w -= y - w;
+      z += x;
+      x -= z - x;
+      y += z;
+      z -= y - z;
+      w += x;
+      x -= w - x;
       p[i] = x;
       p[i + s] = y;
       p[i + 2 * s] = z;
@@ -426,8 +497,11 @@ public final class ZfpDecoder {
     long z = p[i + 2 * s];
     long w = p[i + 3 * s];
     w += z;
-    z += y; w += z;
-    y += x; z += y; w += z;
+    z += y;
+    w += z;
+    y += x;
+    z += y;
+    w += z;
     if (narrow) {
       p[i] = (int) x;
       p[i + s] = (int) y;

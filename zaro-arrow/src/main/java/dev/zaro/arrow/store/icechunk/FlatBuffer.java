@@ -10,8 +10,8 @@ import java.nio.charset.StandardCharsets;
  * https://flatbuffers.dev/internals/), enough for Icechunk's schemas: tables found through their
  * vtables, scalar fields, inline structs, strings, byte vectors and vectors of tables or structs.
  * Positions are {@code int} offsets into the buffer; a table is the position of its start. Every
- * offset is checked against the buffer, so a corrupt file gives a {@link StoreException} naming
- * the file, never an exception from deep inside or a read outside the buffer.
+ * offset is checked against the buffer, so a corrupt file gives a {@link StoreException} naming the
+ * file, never an exception from deep inside or a read outside the buffer.
  */
 final class FlatBuffer {
   private final byte[] b;
@@ -32,7 +32,15 @@ final class FlatBuffer {
 
   private void check(long pos, long size, String what) {
     if (pos < 0 || size < 0 || pos + size > b.length) {
-      throw corrupt(what + " lies outside the " + b.length + "-byte buffer (at " + pos + ", " + size + " bytes)");
+      throw corrupt(
+          what
+              + " lies outside the "
+              + b.length
+              + "-byte buffer (at "
+              + pos
+              + ", "
+              + size
+              + " bytes)");
     }
   }
 
@@ -48,7 +56,10 @@ final class FlatBuffer {
 
   int i32(int pos) {
     check(pos, 4, "a 32-bit value");
-    return (b[pos] & 0xff) | (b[pos + 1] & 0xff) << 8 | (b[pos + 2] & 0xff) << 16 | (b[pos + 3] & 0xff) << 24;
+    return (b[pos] & 0xff)
+        | (b[pos + 1] & 0xff) << 8
+        | (b[pos + 2] & 0xff) << 16
+        | (b[pos + 3] & 0xff) << 24;
   }
 
   long u32(int pos) {
@@ -156,11 +167,14 @@ final class FlatBuffer {
     return vec;
   }
 
-  /** The number of elements of the vector at {@code vec}, each {@code elementSize} bytes, checked. */
+  /**
+   * The number of elements of the vector at {@code vec}, each {@code elementSize} bytes, checked.
+   */
   int length(int vec, int elementSize, String name) {
     long n = u32(vec);
     if (n * elementSize > b.length - vec - 4L) {
-      throw corrupt("the vector '" + name + "' claims " + n + " elements, more than the buffer holds");
+      throw corrupt(
+          "the vector '" + name + "' claims " + n + " elements, more than the buffer holds");
     }
     return (int) n;
   }

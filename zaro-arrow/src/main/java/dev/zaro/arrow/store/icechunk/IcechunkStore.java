@@ -32,10 +32,10 @@ import org.apache.arrow.memory.BufferAllocator;
  * One snapshot of an Icechunk repository, read-only, seen as a Zarr v3 store: key {@code
  * a/b/zarr.json} is the metadata of node {@code /a/b}, key {@code a/b/c/0/1} its chunk (0, 1)
  * (chunk keys are Icechunk's: {@code c} then {@code /}-separated indices). Chunks come from the
- * manifests the snapshot names: native chunks from the repository's {@code chunks/}, inline
- * chunks from the manifest, virtual chunks from their URL. A chunk no manifest holds is absent
- * (it reads as the fill value). The snapshot is fixed when the store opens; manifests are read
- * when a chunk of theirs is first asked for, and kept.
+ * manifests the snapshot names: native chunks from the repository's {@code chunks/}, inline chunks
+ * from the manifest, virtual chunks from their URL. A chunk no manifest holds is absent (it reads
+ * as the fill value). The snapshot is fixed when the store opens; manifests are read when a chunk
+ * of theirs is first asked for, and kept.
  *
  * <p>Locations: {@code icechunk://PATH} (a local directory), {@code icechunk+s3://bucket/prefix},
  * {@code icechunk+gs://bucket/prefix}, {@code icechunk+https://host/path} (and {@code
@@ -45,15 +45,19 @@ import org.apache.arrow.memory.BufferAllocator;
  * repositories are read, including format 1 repositories upgraded to format 2.
  *
  * <p>Virtual chunks follow the rules of kerchunk references ({@link ReferenceTargets}): any URL
- * zaro can open ({@code s3://} with zaro-s3, {@code gs://}, {@code http(s)://}, local files), but
- * a repository reached over the network may not point at local files. Icechunk's own
+ * zaro can open ({@code s3://} with zaro-s3, {@code gs://}, {@code http(s)://}, local files), but a
+ * repository reached over the network may not point at local files. Icechunk's own
  * virtual-chunk-container settings and the checksums stored with virtual references are not
  * consulted.
  */
 public final class IcechunkStore implements Store {
   /** Which snapshot to open. */
   public record Version(Kind kind, String name) {
-    public enum Kind { BRANCH, TAG, SNAPSHOT }
+    public enum Kind {
+      BRANCH,
+      TAG,
+      SNAPSHOT
+    }
 
     public static final Version MAIN = new Version(Kind.BRANCH, "main");
 
@@ -67,8 +71,10 @@ public final class IcechunkStore implements Store {
   private final Repository repository;
   private final String name;
   private final Snapshot snapshot;
+
   /** Nodes by path ("" for the root, "a/b"). */
   private final Map<String, Snapshot.Node> nodes = new HashMap<>();
+
   private final Map<String, Manifest> manifests = new ConcurrentHashMap<>();
   private final ReferenceTargets targets;
 
@@ -77,8 +83,11 @@ public final class IcechunkStore implements Store {
     this.repository = Repository.open(storage, location);
     String id = repository.resolve(version);
     this.snapshot = repository.snapshot(id, version.kind() == Version.Kind.SNAPSHOT);
-    this.name = location + (version.kind() == Version.Kind.SNAPSHOT ? "" : " (" + version + ")")
-        + " at snapshot " + id;
+    this.name =
+        location
+            + (version.kind() == Version.Kind.SNAPSHOT ? "" : " (" + version + ")")
+            + " at snapshot "
+            + id;
     for (Snapshot.Node n : snapshot.nodes) {
       nodes.put(n.path(), n);
     }
@@ -90,10 +99,11 @@ public final class IcechunkStore implements Store {
    * storage} and closes it.
    *
    * @param location the repository's location, for messages
-   * @param remote whether the repository came over the network (virtual chunks in local files
-   *     are then refused)
+   * @param remote whether the repository came over the network (virtual chunks in local files are
+   *     then refused)
    */
-  public static IcechunkStore open(Store storage, String location, Version version, boolean remote) {
+  public static IcechunkStore open(
+      Store storage, String location, Version version, boolean remote) {
     try {
       return new IcechunkStore(storage, location, version, remote);
     } catch (RuntimeException e) {
@@ -106,14 +116,18 @@ public final class IcechunkStore implements Store {
    * Opens an {@code icechunk://}, {@code icechunk+s3://}, {@code icechunk+gs://} or {@code
    * icechunk+http(s)://} location (see the class comment). The caller closes the store.
    *
-   * @throws StoreException if the location is malformed, the repository or the ref is missing,
-   *     or its files are corrupt or of an unsupported format version
+   * @throws StoreException if the location is malformed, the repository or the ref is missing, or
+   *     its files are corrupt or of an unsupported format version
    */
   public static IcechunkStore open(String location) {
     int sep = location.indexOf("://");
     if (sep < 0) {
-      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "'" + location + "' is not an Icechunk location (use"
-          + " icechunk://PATH, icechunk+s3://, icechunk+gs:// or icechunk+https://)");
+      throw new StoreException(
+          ErrorKind.INVALID_ARGUMENT,
+          "'"
+              + location
+              + "' is not an Icechunk location (use"
+              + " icechunk://PATH, icechunk+s3://, icechunk+gs:// or icechunk+https://)");
     }
     String scheme = location.substring(0, sep).toLowerCase(Locale.ROOT);
     String rest = location.substring(sep + 3);
@@ -131,12 +145,13 @@ public final class IcechunkStore implements Store {
       }
       int eq = kv.indexOf('=');
       String k = eq < 0 ? kv : kv.substring(0, eq);
-      Version.Kind kind = switch (k) {
-        case "branch" -> Version.Kind.BRANCH;
-        case "tag" -> Version.Kind.TAG;
-        case "snapshot" -> Version.Kind.SNAPSHOT;
-        default -> null;
-      };
+      Version.Kind kind =
+          switch (k) {
+            case "branch" -> Version.Kind.BRANCH;
+            case "tag" -> Version.Kind.TAG;
+            case "snapshot" -> Version.Kind.SNAPSHOT;
+            default -> null;
+          };
       if (kind == null) {
         passed.add(kv);
         continue;
@@ -145,14 +160,17 @@ public final class IcechunkStore implements Store {
       try {
         v = eq < 0 ? "" : ReferenceTargets.decode(kv.substring(eq + 1));
       } catch (IllegalArgumentException e) {
-        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+        throw new StoreException(
+            ErrorKind.INVALID_ARGUMENT,
             "store '" + location + "': bad escape in '" + kv + "': " + e.getMessage());
       }
       if (v.isEmpty()) {
-        throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': '" + k + "' needs a value");
+        throw new StoreException(
+            ErrorKind.INVALID_ARGUMENT, "store '" + location + "': '" + k + "' needs a value");
       }
       if (version != null) {
-        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+        throw new StoreException(
+            ErrorKind.INVALID_ARGUMENT,
             "store '" + location + "': give one of branch=, tag= or snapshot=, not several");
       }
       version = new Version(kind, v);
@@ -161,7 +179,8 @@ public final class IcechunkStore implements Store {
       version = Version.MAIN;
     }
     if (rest.isEmpty()) {
-      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': no repository given");
+      throw new StoreException(
+          ErrorKind.INVALID_ARGUMENT, "store '" + location + "': no repository given");
     }
     String passQuery = passed.isEmpty() ? "" : "?" + String.join("&", passed);
     Store storage;
@@ -170,16 +189,23 @@ public final class IcechunkStore implements Store {
     switch (scheme) {
       case "icechunk" -> {
         if (!passed.isEmpty()) {
-          throw new StoreException(ErrorKind.INVALID_ARGUMENT, "store '" + location + "': unknown option '"
-              + passed.get(0) + "' (known: branch, tag, snapshot)");
+          throw new StoreException(
+              ErrorKind.INVALID_ARGUMENT,
+              "store '"
+                  + location
+                  + "': unknown option '"
+                  + passed.get(0)
+                  + "' (known: branch, tag, snapshot)");
         }
         Path dir = ReferenceTargets.localPath(rest);
         where = "icechunk://" + rest;
         try {
           storage = new FileStore(dir);
         } catch (StoreException e) {
-          throw new StoreException(ErrorKind.NOT_FOUND, "store '" + location + "': no Icechunk repository there ("
-              + e.getMessage() + ")", e);
+          throw new StoreException(
+              ErrorKind.NOT_FOUND,
+              "store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
+              e);
         }
         remote = false;
       }
@@ -192,9 +218,13 @@ public final class IcechunkStore implements Store {
           throw new StoreException("store '" + location + "': " + e.getMessage(), e);
         }
       }
-      default -> throw new StoreException(ErrorKind.INVALID_ARGUMENT,
-          "store '" + location + "': not an Icechunk location (use icechunk://PATH,"
-          + " icechunk+s3://, icechunk+gs:// or icechunk+https://)");
+      default ->
+          throw new StoreException(
+              ErrorKind.INVALID_ARGUMENT,
+              "store '"
+                  + location
+                  + "': not an Icechunk location (use icechunk://PATH,"
+                  + " icechunk+s3://, icechunk+gs:// or icechunk+https://)");
     }
     return open(storage, where, version, remote);
   }
@@ -254,7 +284,9 @@ public final class IcechunkStore implements Store {
     int[] index = new int[ndim];
     for (int d = 0; d < ndim; d++) {
       String s = segments[from + d];
-      if (s.isEmpty() || s.length() > 10 || !s.chars().allMatch(c -> c >= '0' && c <= '9')
+      if (s.isEmpty()
+          || s.length() > 10
+          || !s.chars().allMatch(c -> c >= '0' && c <= '9')
           || (s.length() > 1 && s.charAt(0) == '0')) {
         return null;
       }
@@ -302,13 +334,14 @@ public final class IcechunkStore implements Store {
   }
 
   @Override
-  public Optional<List<ArrowBuf>> getRanges(String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+  public Optional<List<ArrowBuf>> getRanges(
+      String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return targets.findRanges(key, reference(key), ranges, allocator);
   }
 
   @Override
-  public CompletableFuture<Optional<ArrowBuf>> getAsync(String key, ByteRange range, BufferAllocator allocator,
-      Executor executor) {
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     return targets.findAsync(key, () -> reference(key), range, allocator, executor);
   }
 
@@ -322,7 +355,10 @@ public final class IcechunkStore implements Store {
     return list(prefix, dir -> false);
   }
 
-  /** Every node's {@code zarr.json} and every chunk key the manifests hold (not below skipped arrays). */
+  /**
+   * Every node's {@code zarr.json} and every chunk key the manifests hold (not below skipped
+   * arrays).
+   */
   @Override
   public Stream<String> list(String prefix, Predicate<String> skipBelow) {
     TreeSet<String> keys = new TreeSet<>();
@@ -332,14 +368,19 @@ public final class IcechunkStore implements Store {
         keys.add(meta);
       }
       String chunks = n.path().isEmpty() ? "c" : n.path() + "/c";
-      if (n.isArray() && (chunks.startsWith(prefix) || prefix.startsWith(chunks)) && !skipBelow.test(n.path())) {
+      if (n.isArray()
+          && (chunks.startsWith(prefix) || prefix.startsWith(chunks))
+          && !skipBelow.test(n.path())) {
         for (Snapshot.ManifestRef m : n.manifests()) {
-          manifest(m.id()).forEachIndex(n.id(), index -> {
-            String k = chunkKey(n.path(), index);
-            if (m.covers(index) && k.startsWith(prefix)) {
-              keys.add(k);
-            }
-          });
+          manifest(m.id())
+              .forEachIndex(
+                  n.id(),
+                  index -> {
+                    String k = chunkKey(n.path(), index);
+                    if (m.covers(index) && k.startsWith(prefix)) {
+                      keys.add(k);
+                    }
+                  });
         }
       }
     }

@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * One Icechunk chunk manifest ({@code manifests/ID}, FlatBuffers table {@code Manifest}): for
- * each array (by node id, sorted) its chunk references (sorted by chunk index), each native (a
- * range of a chunk file in the repository), inline (the chunk's bytes) or virtual (a range of a
- * file elsewhere, at a URL stored plainly or zstd-compressed with the manifest's dictionary).
- * Lookups are binary searches in the FlatBuffers body; nothing is copied out until asked for.
+ * One Icechunk chunk manifest ({@code manifests/ID}, FlatBuffers table {@code Manifest}): for each
+ * array (by node id, sorted) its chunk references (sorted by chunk index), each native (a range of
+ * a chunk file in the repository), inline (the chunk's bytes) or virtual (a range of a file
+ * elsewhere, at a URL stored plainly or zstd-compressed with the manifest's dictionary). Lookups
+ * are binary searches in the FlatBuffers body; nothing is copied out until asked for.
  */
 final class Manifest {
   /** The most bytes a compressed virtual chunk location may decompress to. */
@@ -22,7 +22,8 @@ final class Manifest {
   private final byte[] dictionary;
   private final int compression;
 
-  private Manifest(FlatBuffer fb, String key, int arrays, int nArrays, byte[] dictionary, int compression) {
+  private Manifest(
+      FlatBuffer fb, String key, int arrays, int nArrays, byte[] dictionary, int compression) {
     this.fb = fb;
     this.key = key;
     this.arrays = arrays;
@@ -48,7 +49,8 @@ final class Manifest {
       throw fb.corrupt("the required field 'arrays' is missing");
     }
     int n = fb.length(arrays, 4, "arrays");
-    return new Manifest(fb, key, arrays, n, fb.byteVector(root, 2, "location_dictionary"), fb.u8Field(root, 3, 1));
+    return new Manifest(
+        fb, key, arrays, n, fb.byteVector(root, 2, "location_dictionary"), fb.u8Field(root, 3, 1));
   }
 
   /** The refs vector of the array with node id {@code node}, or -1. */
@@ -92,9 +94,9 @@ final class Manifest {
   }
 
   /**
-   * Where chunk {@code index} of the array with node id {@code node} is, or null: a native
-   * chunk is a {@link Reference.Stored} range of the repository's {@code chunks/ID}, an inline
-   * one a {@link Reference.Inline}, a virtual one a {@link Reference.Part} of its URL.
+   * Where chunk {@code index} of the array with node id {@code node} is, or null: a native chunk is
+   * a {@link Reference.Stored} range of the repository's {@code chunks/ID}, an inline one a {@link
+   * Reference.Inline}, a virtual one a {@link Reference.Part} of its URL.
    */
   Reference find(byte[] node, int[] index, String chunkKey) {
     int refs = refsOf(node);
@@ -147,7 +149,8 @@ final class Manifest {
     }
     int chunkId = fb.field(ref, 4);
     if (chunkId >= 0) {
-      return new Reference.Stored("chunks/" + ObjectId.encode(fb.bytes(chunkId, 12)), offset, length);
+      return new Reference.Stored(
+          "chunks/" + ObjectId.encode(fb.bytes(chunkId, 12)), offset, length);
     }
     String location = fb.string(ref, 5, "ChunkRef.location");
     if (location == null) {
@@ -166,19 +169,30 @@ final class Manifest {
     if (inline != null) {
       return new Reference.Inline(inline);
     }
-    throw fb.corrupt("the reference of chunk '" + chunkKey + "' is neither native, inline nor virtual");
+    throw fb.corrupt(
+        "the reference of chunk '" + chunkKey + "' is neither native, inline nor virtual");
   }
 
   private String decompressLocation(byte[] compressed, String chunkKey) {
     if (compression != 1) {
-      throw fb.corrupt("chunk '" + chunkKey + "' has a compressed location but the manifest's compression is "
-          + compression);
+      throw fb.corrupt(
+          "chunk '"
+              + chunkKey
+              + "' has a compressed location but the manifest's compression is "
+              + compression);
     }
     if (dictionary == null) {
-      throw fb.corrupt("chunk '" + chunkKey + "' has a compressed location but the manifest has no dictionary");
+      throw fb.corrupt(
+          "chunk '" + chunkKey + "' has a compressed location but the manifest has no dictionary");
     }
-    byte[] utf8 = IcechunkFile.unzstd(compressed, 0, compressed.length, dictionary, MAX_LOCATION,
-        "corrupt Icechunk file '" + key + "': the location of chunk '" + chunkKey + "'");
+    byte[] utf8 =
+        IcechunkFile.unzstd(
+            compressed,
+            0,
+            compressed.length,
+            dictionary,
+            MAX_LOCATION,
+            "corrupt Icechunk file '" + key + "': the location of chunk '" + chunkKey + "'");
     return new String(utf8, StandardCharsets.UTF_8);
   }
 }

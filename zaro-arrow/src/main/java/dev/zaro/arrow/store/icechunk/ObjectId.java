@@ -4,12 +4,13 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 
 /**
- * Icechunk object ids (12 bytes for snapshots, manifests and chunks; 8 for nodes) and their
- * names in storage: Crockford base 32, upper case, no padding, the last character padded with
- * zero bits (12 bytes give 20 characters).
+ * Icechunk object ids (12 bytes for snapshots, manifests and chunks; 8 for nodes) and their names
+ * in storage: Crockford base 32, upper case, no padding, the last character padded with zero bits
+ * (12 bytes give 20 characters).
  */
 final class ObjectId {
   private static final char[] ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
+
   /** The length of a 12-byte id's name. */
   static final int NAME_LENGTH_12 = 20;
 
@@ -42,8 +43,15 @@ final class ObjectId {
    */
   static byte[] decode12(String name, String what) {
     if (name.length() != NAME_LENGTH_12) {
-      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "'" + name + "' is not an Icechunk " + what + " id (ids are "
-          + NAME_LENGTH_12 + " characters of Crockford base 32, such as 1CECHNKREP0F1RSTCMT0)");
+      throw new StoreException(
+          ErrorKind.INVALID_ARGUMENT,
+          "'"
+              + name
+              + "' is not an Icechunk "
+              + what
+              + " id (ids are "
+              + NAME_LENGTH_12
+              + " characters of Crockford base 32, such as 1CECHNKREP0F1RSTCMT0)");
     }
     byte[] out = new byte[12];
     int buffer = 0;
@@ -52,9 +60,15 @@ final class ObjectId {
     for (int i = 0; i < name.length(); i++) {
       int v = value(Character.toUpperCase(name.charAt(i)));
       if (v < 0) {
-        throw new StoreException(ErrorKind.INVALID_ARGUMENT,
-            "'" + name + "' is not an Icechunk " + what + " id: '" + name.charAt(i)
-            + "' is not a Crockford base 32 character");
+        throw new StoreException(
+            ErrorKind.INVALID_ARGUMENT,
+            "'"
+                + name
+                + "' is not an Icechunk "
+                + what
+                + " id: '"
+                + name.charAt(i)
+                + "' is not a Crockford base 32 character");
       }
       buffer = (buffer << 5) | v;
       bits += 5;
@@ -65,7 +79,8 @@ final class ObjectId {
       }
     }
     if (buffer != 0) {
-      throw new StoreException(ErrorKind.INVALID_ARGUMENT,
+      throw new StoreException(
+          ErrorKind.INVALID_ARGUMENT,
           "'" + name + "' is not an Icechunk " + what + " id: its padding bits are not zero");
     }
     return out;

@@ -5,10 +5,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * One parsed Icechunk snapshot file ({@code snapshots/ID}, FlatBuffers table {@code Snapshot}):
- * its nodes (path, Zarr metadata, and for arrays the manifests holding their chunk references,
- * each with the region of the chunk grid it covers), commit message and, in format 1, parent.
- * Format 1 and 2 share the table; format 2 only appended fields zaro does not need.
+ * One parsed Icechunk snapshot file ({@code snapshots/ID}, FlatBuffers table {@code Snapshot}): its
+ * nodes (path, Zarr metadata, and for arrays the manifests holding their chunk references, each
+ * with the region of the chunk grid it covers), commit message and, in format 1, parent. Format 1
+ * and 2 share the table; format 2 only appended fields zaro does not need.
  */
 final class Snapshot {
   /** A manifest holding the chunk references of one region of an array's chunk grid. */
@@ -19,7 +19,8 @@ final class Snapshot {
         return false;
       }
       for (int d = 0; d < index.length; d++) {
-        if (Integer.compareUnsigned(index[d], from[d]) < 0 || Integer.compareUnsigned(index[d], to[d]) >= 0) {
+        if (Integer.compareUnsigned(index[d], from[d]) < 0
+            || Integer.compareUnsigned(index[d], to[d]) >= 0) {
           return false;
         }
       }
@@ -42,8 +43,10 @@ final class Snapshot {
   }
 
   final String id;
+
   /** Format 1 only (format 2 keeps parents in the repo info file); null for the first. */
   final String parentId;
+
   final String message;
   final List<Node> nodes;
 
@@ -78,7 +81,8 @@ final class Snapshot {
     for (int i = 0; i < n; i++) {
       nodes.add(node(fb, fb.tableAt(nodesVec, i, "nodes")));
     }
-    return new Snapshot(id, parent, message == null ? "" : message, Collections.unmodifiableList(nodes));
+    return new Snapshot(
+        id, parent, message == null ? "" : message, Collections.unmodifiableList(nodes));
   }
 
   private static Node node(FlatBuffer fb, int t) {
@@ -98,7 +102,8 @@ final class Snapshot {
       return new Node(id, relative, zarrJson, 0, null);
     }
     if (type != 1 || data < 0) {
-      throw fb.corrupt("node '" + path + "' is neither an array nor a group (node_data type " + type + ")");
+      throw fb.corrupt(
+          "node '" + path + "' is neither an array nor a group (node_data type " + type + ")");
     }
     int ndim;
     int shapeV2 = fb.vector(data, 3, "ArrayNodeData.shape_v2");
@@ -119,7 +124,12 @@ final class Snapshot {
       String manifest = ObjectId.encode(fb.bytes(fb.required(m, 0, "ManifestRef.object_id"), 12));
       int extents = fb.vector(m, 1, "ManifestRef.extents");
       if (extents < 0 || fb.length(extents, 8, "ManifestRef.extents") != ndim) {
-        throw fb.corrupt("array '" + path + "': manifest " + manifest + " does not give one extent per dimension");
+        throw fb.corrupt(
+            "array '"
+                + path
+                + "': manifest "
+                + manifest
+                + " does not give one extent per dimension");
       }
       int[] from = new int[ndim];
       int[] to = new int[ndim];
@@ -137,7 +147,10 @@ final class Snapshot {
     if (path.equals("/")) {
       return "";
     }
-    if (!path.startsWith("/") || path.endsWith("/") || path.indexOf('\\') >= 0 || path.indexOf('\0') >= 0) {
+    if (!path.startsWith("/")
+        || path.endsWith("/")
+        || path.indexOf('\\') >= 0
+        || path.indexOf('\0') >= 0) {
       throw fb.corrupt("the node path '" + path + "' is not a canonical absolute path");
     }
     for (String segment : path.substring(1).split("/", -1)) {

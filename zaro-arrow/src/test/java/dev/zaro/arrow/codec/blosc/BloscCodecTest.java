@@ -4,10 +4,10 @@ import dev.zaro.arrow.codec.AbstractBytesCodecTest;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 
 /**
- * The bytes-codec contract on frames c-blosc wrote (numcodecs, lz4, byte-shuffle, typesize 4:
- * 512 KiB blocks split into 4 streams). The "independent encoder" looks the payload up among
- * the frames generate_blosc.py wrote for the same bytes. Subclasses run the contract on other
- * c-blosc settings.
+ * The bytes-codec contract on frames c-blosc wrote (numcodecs, lz4, byte-shuffle, typesize 4: 512
+ * KiB blocks split into 4 streams). The "independent encoder" looks the payload up among the frames
+ * generate_blosc.py wrote for the same bytes. Subclasses run the contract on other c-blosc
+ * settings.
  */
 public class BloscCodecTest extends AbstractBytesCodecTest {
 

@@ -20,23 +20,34 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Damaged c-blosc frames: truncated, lying headers, block offsets and stream sizes pointing
- * outside the frame, unknown compressors, corrupt streams. Each is a {@link CodecException}
- * starting "codec blosc: " that says what is wrong; nothing reads outside the buffer, hangs,
- * or allocates what the header claims instead of what the data supports.
+ * Damaged c-blosc frames: truncated, lying headers, block offsets and stream sizes pointing outside
+ * the frame, unknown compressors, corrupt streams. Each is a {@link CodecException} starting "codec
+ * blosc: " that says what is wrong; nothing reads outside the buffer, hangs, or allocates what the
+ * header claims instead of what the data supports.
  */
 class BloscCorruptionTest extends AllocatorTest {
-  private static final BloscCodec CODEC = new BloscCodec("lz4", 5, BloscCodec.Shuffle.SHUFFLE, 4, 0);
+  private static final BloscCodec CODEC =
+      new BloscCodec("lz4", 5, BloscCodec.Shuffle.SHUFFLE, 4, 0);
+
   /** Split into 4 streams, 2 blocks (the second 1 byte), lz4. */
   private static final String SPLIT = "lz4-shuffle-ts4-odd";
+
   /** 3 unsplit blocks (the last one short), blosclz. */
   private static final String BLOCKS = "blosclz-shuffle-ts4-blocks";
 
   /** One frame per compressor and layout, for the fuzzing tests. */
   static List<String> fuzzCases() {
-    return List.of("blosclz-shuffle-ts4-odd", "blosclz-noshuffle-ts2-blocks", "lz4-bitshuffle-ts8-blocks",
-        "lz4hc-shuffle-ts2-mixed", "snappy-shuffle-ts4-odd", "snappy-noshuffle-ts24-blocks",
-        "zlib-shuffle-ts3-odd", "zstd-bitshuffle-ts2-even8", "zstd-shuffle-ts12-blocks", "lz4-shuffle-ts4-clevel0");
+    return List.of(
+        "blosclz-shuffle-ts4-odd",
+        "blosclz-noshuffle-ts2-blocks",
+        "lz4-bitshuffle-ts8-blocks",
+        "lz4hc-shuffle-ts2-mixed",
+        "snappy-shuffle-ts4-odd",
+        "snappy-noshuffle-ts24-blocks",
+        "zlib-shuffle-ts3-odd",
+        "zstd-bitshuffle-ts2-even8",
+        "zstd-shuffle-ts12-blocks",
+        "lz4-shuffle-ts4-clevel0");
   }
 
   private ArrowBuf buf(byte[] bytes) {
@@ -50,14 +61,22 @@ class BloscCorruptionTest extends AllocatorTest {
     return ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
   }
 
-  /** Decodes with the size known and unknown; both must fail with a blosc error containing {@code words}. */
+  /**
+   * Decodes with the size known and unknown; both must fail with a blosc error containing {@code
+   * words}.
+   */
   private void assertFails(byte[] frame, long knownSize, String words) {
     for (long size : new long[] {knownSize, -1}) {
-      try (BufferAllocator limited = allocator.newChildAllocator("limited", 0, 16 << 20); ArrowBuf in = buf(frame)) {
-        CodecException e = assertThrows(CodecException.class, () -> CODEC.decode(in, size, limited).close(),
-            "size " + size);
+      try (BufferAllocator limited = allocator.newChildAllocator("limited", 0, 16 << 20);
+          ArrowBuf in = buf(frame)) {
+        CodecException e =
+            assertThrows(
+                CodecException.class,
+                () -> CODEC.decode(in, size, limited).close(),
+                "size " + size);
         assertTrue(e.getMessage().startsWith("codec blosc: "), e.getMessage());
-        assertTrue(e.getMessage().contains(words), "expected '" + words + "' in: " + e.getMessage());
+        assertTrue(
+            e.getMessage().contains(words), "expected '" + words + "' in: " + e.getMessage());
       }
     }
   }
@@ -65,7 +84,8 @@ class BloscCorruptionTest extends AllocatorTest {
   @Test
   void theFixturesDecodeUntouched() {
     for (String name : List.of(SPLIT, BLOCKS)) {
-      try (ArrowBuf in = buf(BloscFixtures.frame(name)); ArrowBuf out = CODEC.decode(in, -1, allocator)) {
+      try (ArrowBuf in = buf(BloscFixtures.frame(name));
+          ArrowBuf out = CODEC.decode(in, -1, allocator)) {
         byte[] got = new byte[(int) out.writerIndex()];
         out.getBytes(0, got);
         assertArrayEquals(BloscFixtures.raw(name), got);
@@ -143,11 +163,16 @@ class BloscCorruptionTest extends AllocatorTest {
       byte[] f = frame.clone();
       le(f).putInt(4, size + delta);
       try (ArrowBuf in = buf(f)) {
-        CodecException e = assertThrows(CodecException.class, () -> CODEC.decode(in, size, allocator));
-        assertTrue(e.getMessage().startsWith("codec blosc: frame holds " + (size + delta)), e.getMessage());
+        CodecException e =
+            assertThrows(CodecException.class, () -> CODEC.decode(in, size, allocator));
+        assertTrue(
+            e.getMessage().startsWith("codec blosc: frame holds " + (size + delta)),
+            e.getMessage());
         try (ArrowBuf target = allocator.buffer(size)) {
           e = assertThrows(CodecException.class, () -> CODEC.decodeInto(in, target, 0, size));
-          assertTrue(e.getMessage().startsWith("codec blosc: frame holds " + (size + delta)), e.getMessage());
+          assertTrue(
+              e.getMessage().startsWith("codec blosc: frame holds " + (size + delta)),
+              e.getMessage());
         }
       }
     }
@@ -203,7 +228,10 @@ class BloscCorruptionTest extends AllocatorTest {
     assertFails(f, size, "block 0");
   }
 
-  /** Found by CodecFuzzTest#blosc: a memcpyed frame's block size drives streaming, so it is checked too. */
+  /**
+   * Found by CodecFuzzTest#blosc: a memcpyed frame's block size drives streaming, so it is checked
+   * too.
+   */
   @Test
   void memcpyedFrameWithBadBlocksize() {
     byte[] frame = BloscFixtures.frame("lz4-shuffle-ts4-clevel0");
@@ -237,7 +265,8 @@ class BloscCorruptionTest extends AllocatorTest {
   void trailingBytesAfterTheFrameAreIgnored() {
     byte[] frame = BloscFixtures.frame(BLOCKS);
     byte[] padded = Arrays.copyOf(frame, frame.length + 100);
-    try (ArrowBuf in = buf(padded); ArrowBuf out = CODEC.decode(in, -1, allocator)) {
+    try (ArrowBuf in = buf(padded);
+        ArrowBuf out = CODEC.decode(in, -1, allocator)) {
       byte[] got = new byte[(int) out.writerIndex()];
       out.getBytes(0, got);
       assertArrayEquals(BloscFixtures.raw(BLOCKS), got);
@@ -249,10 +278,16 @@ class BloscCorruptionTest extends AllocatorTest {
     byte[] frame = BloscFixtures.frame(BLOCKS);
     int size = BloscFixtures.raw(BLOCKS).length;
     for (int block = 0; block < 3; block++) {
-      for (int start : new int[] {frame.length, frame.length - 3, Integer.MAX_VALUE, -1, Integer.MIN_VALUE, 0, 16, 27}) {
+      for (int start :
+          new int[] {
+            frame.length, frame.length - 3, Integer.MAX_VALUE, -1, Integer.MIN_VALUE, 0, 16, 27
+          }) {
         byte[] f = frame.clone();
         le(f).putInt(16 + 4 * block, start);
-        assertFails(f, size, "block " + block + " of 3 starts at byte " + start + ", outside the frame's data");
+        assertFails(
+            f,
+            size,
+            "block " + block + " of 3 starts at byte " + start + ", outside the frame's data");
       }
     }
   }
@@ -288,8 +323,15 @@ class BloscCorruptionTest extends AllocatorTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"blosclz-noshuffle-ts12-odd", "lz4-shuffle-ts2-even8", "lz4hc-noshuffle-ts4-blocks",
-      "snappy-noshuffle-ts12-odd", "zlib-noshuffle-ts12-odd", "zstd-noshuffle-ts12-odd"})
+  @ValueSource(
+      strings = {
+        "blosclz-noshuffle-ts12-odd",
+        "lz4-shuffle-ts2-even8",
+        "lz4hc-noshuffle-ts4-blocks",
+        "snappy-noshuffle-ts12-odd",
+        "zlib-noshuffle-ts12-odd",
+        "zstd-noshuffle-ts12-odd"
+      })
   void corruptStreamsOfEveryCompressor(String name) {
     byte[] frame = BloscFixtures.frame(name);
     int size = BloscFixtures.raw(name).length;
@@ -324,9 +366,9 @@ class BloscCorruptionTest extends AllocatorTest {
   }
 
   /**
-   * Random damage anywhere in frames of every compressor: each decode either succeeds (blosc
-   * has no checksum) or fails with a blosc CodecException; never another exception, a crash,
-   * or a large allocation.
+   * Random damage anywhere in frames of every compressor: each decode either succeeds (blosc has no
+   * checksum) or fails with a blosc CodecException; never another exception, a crash, or a large
+   * allocation.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("fuzzCases")
@@ -339,8 +381,12 @@ class BloscCorruptionTest extends AllocatorTest {
         byte[] f = frame.clone();
         int flips = 1 + random.nextInt(3);
         for (int i = 0; i < flips; i++) {
-          int pos = trial % 4 == 0 ? random.nextInt(Math.min(f.length, 48)) : random.nextInt(f.length);
-          f[pos] = random.nextInt(3) == 0 ? (byte) random.nextInt(256) : (byte) (f[pos] ^ (1 << random.nextInt(8)));
+          int pos =
+              trial % 4 == 0 ? random.nextInt(Math.min(f.length, 48)) : random.nextInt(f.length);
+          f[pos] =
+              random.nextInt(3) == 0
+                  ? (byte) random.nextInt(256)
+                  : (byte) (f[pos] ^ (1 << random.nextInt(8)));
         }
         if (trial % 7 == 0) {
           f = Arrays.copyOf(f, random.nextInt(f.length + 1));
@@ -356,7 +402,8 @@ class BloscCorruptionTest extends AllocatorTest {
             }
           }
         }
-        try (ArrowBuf in = buf(f); ArrowBuf target = limited.buffer(size + 16)) {
+        try (ArrowBuf in = buf(f);
+            ArrowBuf target = limited.buffer(size + 16)) {
           target.setBytes(0, ones((int) target.capacity()));
           try {
             CODEC.decodeInto(in, target, 8, size);
@@ -364,7 +411,8 @@ class BloscCorruptionTest extends AllocatorTest {
             assertTrue(e.getMessage().startsWith("codec blosc: "), e.getMessage());
           }
           for (int i = 0; i < 8; i++) {
-            assertTrue(target.getByte(i) == (byte) 0xff && target.getByte(8 + size + i) == (byte) 0xff,
+            assertTrue(
+                target.getByte(i) == (byte) 0xff && target.getByte(8 + size + i) == (byte) 0xff,
                 "trial " + trial + " wrote outside its region");
           }
         }

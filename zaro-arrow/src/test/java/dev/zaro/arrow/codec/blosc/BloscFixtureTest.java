@@ -17,12 +17,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every frame generate_blosc.py wrote with c-blosc (each cname x shuffle x typesize x size
- * kind) decodes to the bytes c-blosc was given: with the size known, unknown, and straight
- * into a region of a larger buffer.
+ * Every frame generate_blosc.py wrote with c-blosc (each cname x shuffle x typesize x size kind)
+ * decodes to the bytes c-blosc was given: with the size known, unknown, and straight into a region
+ * of a larger buffer.
  */
 class BloscFixtureTest extends AllocatorTest {
-  private static final BloscCodec CODEC = new BloscCodec("lz4", 5, BloscCodec.Shuffle.SHUFFLE, 4, 0);
+  private static final BloscCodec CODEC =
+      new BloscCodec("lz4", 5, BloscCodec.Shuffle.SHUFFLE, 4, 0);
 
   static List<String> cases() {
     return BloscFixtures.cases();
@@ -86,11 +87,17 @@ class BloscFixtureTest extends AllocatorTest {
       byte[] got = new byte[raw.length];
       long[] next = {0};
       try (ArrowBuf window = allocator.buffer(h.blocksize())) {
-        assertTrue(CODEC.decodeStreaming(in, raw.length, window, h.typesize(), (buf, off, position, length) -> {
-          assertEquals(next[0], position, "pieces in order");
-          buf.getBytes(off, got, (int) position, (int) length);
-          next[0] += length;
-        }));
+        assertTrue(
+            CODEC.decodeStreaming(
+                in,
+                raw.length,
+                window,
+                h.typesize(),
+                (buf, off, position, length) -> {
+                  assertEquals(next[0], position, "pieces in order");
+                  buf.getBytes(off, got, (int) position, (int) length);
+                  next[0] += length;
+                }));
       }
       assertEquals(raw.length, next[0]);
       assertArrayEquals(raw, got);
@@ -140,14 +147,20 @@ class BloscFixtureTest extends AllocatorTest {
             if (size < h.typesize()) {
               seen.add("last block shorter than typesize");
             }
-            if (!h.dontSplit() && h.typesize() > 1 && h.typesize() <= 16 && size / h.typesize() >= 128) {
+            if (!h.dontSplit()
+                && h.typesize() > 1
+                && h.typesize() <= 16
+                && size / h.typesize() >= 128) {
               seen.add("short last block of a splittable size, not split");
             }
           }
           if (streams > 1) {
             seen.add(blocks > 1 ? "split streams, several blocks" : "split streams");
             seen.add("split " + h.compressor().formatName());
-          } else if (h.dontSplit() && h.typesize() > 1 && h.typesize() <= 16 && size / h.typesize() >= 128) {
+          } else if (h.dontSplit()
+              && h.typesize() > 1
+              && h.typesize() <= 16
+              && size / h.typesize() >= 128) {
             seen.add("don't-split flag on a splittable block");
           }
           if (h.bitShuffle() && (size / h.typesize()) % 8 != 0) {
@@ -170,15 +183,47 @@ class BloscFixtureTest extends AllocatorTest {
         }
       }
     }
-    List<String> required = List.of("typesize 1", "typesize 2", "typesize 3", "typesize 4", "typesize 8",
-        "typesize 12", "typesize 24", "typesize 255", "memcpyed", "memcpyed with a shuffle flag", "compressor blosclz",
-        "compressor lz4", "compressor snappy", "compressor zlib", "compressor zstd", "byte-shuffle",
-        "bit-shuffle", "no shuffle", "several blocks", "one block", "short last block", "short last block of a splittable size, not split",
-        "last block shorter than typesize", "split streams", "split streams, several blocks", "split blosclz",
-        "split lz4", "split snappy", "split zlib", "split zstd", "don't-split flag on a splittable block",
-        "bit-shuffle block with elements not a multiple of 8", "bit-shuffle block with trailing bytes",
-        "byte-shuffle block with trailing bytes", "raw stream");
-    Set<String> missing = required.stream().filter(r -> !seen.contains(r)).collect(Collectors.toCollection(TreeSet::new));
+    List<String> required =
+        List.of(
+            "typesize 1",
+            "typesize 2",
+            "typesize 3",
+            "typesize 4",
+            "typesize 8",
+            "typesize 12",
+            "typesize 24",
+            "typesize 255",
+            "memcpyed",
+            "memcpyed with a shuffle flag",
+            "compressor blosclz",
+            "compressor lz4",
+            "compressor snappy",
+            "compressor zlib",
+            "compressor zstd",
+            "byte-shuffle",
+            "bit-shuffle",
+            "no shuffle",
+            "several blocks",
+            "one block",
+            "short last block",
+            "short last block of a splittable size, not split",
+            "last block shorter than typesize",
+            "split streams",
+            "split streams, several blocks",
+            "split blosclz",
+            "split lz4",
+            "split snappy",
+            "split zlib",
+            "split zstd",
+            "don't-split flag on a splittable block",
+            "bit-shuffle block with elements not a multiple of 8",
+            "bit-shuffle block with trailing bytes",
+            "byte-shuffle block with trailing bytes",
+            "raw stream");
+    Set<String> missing =
+        required.stream()
+            .filter(r -> !seen.contains(r))
+            .collect(Collectors.toCollection(TreeSet::new));
     assertTrue(missing.isEmpty(), "fixtures lack " + missing + "; seen " + seen);
     assertFalse(frames.isEmpty());
   }

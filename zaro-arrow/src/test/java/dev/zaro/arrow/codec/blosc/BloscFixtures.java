@@ -27,15 +27,21 @@ final class BloscFixtures {
       }
       d = d.getParent();
     }
-    throw new IllegalStateException("testdata/blosc/cases not found above " + Path.of("").toAbsolutePath()
-        + "; run testdata/blosc/generate_blosc.py");
+    throw new IllegalStateException(
+        "testdata/blosc/cases not found above "
+            + Path.of("").toAbsolutePath()
+            + "; run testdata/blosc/generate_blosc.py");
   }
 
   /** Case names ({@code lz4-shuffle-ts4-odd}), sorted. */
   static List<String> cases() {
     try (Stream<Path> files = Files.list(dir().resolve("cases"))) {
-      return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".blosc"))
-          .map(n -> n.substring(0, n.length() - ".blosc".length())).sorted().toList();
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".blosc"))
+          .map(n -> n.substring(0, n.length() - ".blosc".length()))
+          .sorted()
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -52,7 +58,11 @@ final class BloscFixtures {
   /** Every frame of the suite variants. */
   static List<byte[]> suiteFrames() {
     try (Stream<Path> files = Files.walk(dir().resolve("suite"))) {
-      return files.filter(p -> p.toString().endsWith(".blosc")).sorted().map(BloscFixtures::read).toList();
+      return files
+          .filter(p -> p.toString().endsWith(".blosc"))
+          .sorted()
+          .map(BloscFixtures::read)
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -62,15 +72,21 @@ final class BloscFixtures {
   static byte[] suiteFrame(String variant, byte[] data) {
     Path p = dir().resolve("suite").resolve(variant).resolve(key(data) + ".blosc");
     if (!Files.isRegularFile(p)) {
-      throw new AssertionError("no c-blosc frame for this " + data.length + "-byte input at " + p
-          + "; regenerate with testdata/blosc/generate_blosc.py");
+      throw new AssertionError(
+          "no c-blosc frame for this "
+              + data.length
+              + "-byte input at "
+              + p
+              + "; regenerate with testdata/blosc/generate_blosc.py");
     }
     return read(p);
   }
 
   static String key(byte[] data) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data)).substring(0, 16);
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(data))
+          .substring(0, 16);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -9,8 +9,8 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Decode throughput of a c-blosc frame against a plain memcpy of the decoded size (not a test:
- * a main). The frame comes from c-blosc, so first write it:
+ * Decode throughput of a c-blosc frame against a plain memcpy of the decoded size (not a test: a
+ * main). The frame comes from c-blosc, so first write it:
  *
  * <pre>
  * .venv/bin/python testdata/blosc/generate_blosc.py --bench /tmp/blosc-bench
@@ -42,10 +42,17 @@ public final class BloscThroughput {
       in.writerIndex(frame.length);
       expected.setBytes(0, raw);
       BloscHeader h = BloscHeader.read(in);
-      System.out.printf("frame: %d -> %d bytes (%.2fx), %s, %s, typesize %d, %d blocks of %d, %d streams per block%n",
-          frame.length, raw.length, (double) raw.length / frame.length, h.compressor().formatName(),
-          h.byteShuffle() ? "byte-shuffle" : h.bitShuffle() ? "bit-shuffle" : "no shuffle", h.typesize(),
-          h.blockCount(), h.blocksize(), h.streams(0));
+      System.out.printf(
+          "frame: %d -> %d bytes (%.2fx), %s, %s, typesize %d, %d blocks of %d, %d streams per block%n",
+          frame.length,
+          raw.length,
+          (double) raw.length / frame.length,
+          h.compressor().formatName(),
+          h.byteShuffle() ? "byte-shuffle" : h.bitShuffle() ? "bit-shuffle" : "no shuffle",
+          h.typesize(),
+          h.blockCount(),
+          h.blocksize(),
+          h.streams(0));
 
       codec.decodeInto(in, out, 0, raw.length);
       if (!out.nioBuffer(0, raw.length).equals(expected.nioBuffer(0, raw.length))) {
@@ -82,7 +89,8 @@ public final class BloscThroughput {
   private static void report(String what, double[] gbps) {
     double[] s = gbps.clone();
     Arrays.sort(s);
-    System.out.printf("%-36s median %6.2f GB/s, best %6.2f GB/s%n", what, median(gbps), s[s.length - 1]);
+    System.out.printf(
+        "%-36s median %6.2f GB/s, best %6.2f GB/s%n", what, median(gbps), s[s.length - 1]);
   }
 
   private static double median(double[] v) {

@@ -15,12 +15,12 @@ import org.apache.arrow.memory.RootAllocator;
  * The raw LZ-family stream decoders blosc uses (blosclz, snappy, lz4) on any bytes: each must
  * either fill exactly the output asked for or throw its {@link StreamException}, and touch no
  * memory outside the stream and the output. Beside the decoders because two of them are
- * package-private. Input: a 3-byte big-endian output size (modulo {@link FuzzChecks#MAX_DECODED}
- * + 1), then the stream.
+ * package-private. Input: a 3-byte big-endian output size (modulo {@link FuzzChecks#MAX_DECODED} +
+ * 1), then the stream.
  *
- * <p>Out-of-bounds reads are caught by decoding each input twice, with the bytes around the
- * stream set to 0x00 and then to 0xFF: a decoder that reads outside the stream gives another
- * result. Writes outside the output are caught by guard bytes around it.
+ * <p>Out-of-bounds reads are caught by decoding each input twice, with the bytes around the stream
+ * set to 0x00 and then to 0xFF: a decoder that reads outside the stream gives another result.
+ * Writes outside the output are caught by guard bytes around it.
  */
 class LzStreamFuzzTest {
   private static final int GUARD = 32;
@@ -62,7 +62,8 @@ class LzStreamFuzzTest {
   }
 
   /** The decoded bytes, or the StreamException's message; anything else propagates. */
-  private static Object decode(Decoder decoder, byte[] input, int size, byte outside, BufferAllocator allocator) {
+  private static Object decode(
+      Decoder decoder, byte[] input, int size, byte outside, BufferAllocator allocator) {
     int length = input.length - 3;
     try (ArrowBuf src = allocator.buffer(length + 2L * GUARD);
         ArrowBuf dst = allocator.buffer(size + 2L * GUARD)) {

@@ -32,7 +32,8 @@ class Bz2CodecTest extends AbstractBytesCodecTest {
     byte[] both = new byte[a.length + b.length];
     System.arraycopy(a, 0, both, 0, a.length);
     System.arraycopy(b, 0, both, a.length, b.length);
-    try (ArrowBuf in = buf(both); ArrowBuf out = codec().decode(in, 12, allocator)) {
+    try (ArrowBuf in = buf(both);
+        ArrowBuf out = codec().decode(in, 12, allocator)) {
       assertArrayEquals("first second".getBytes(), bytes(out));
     }
   }

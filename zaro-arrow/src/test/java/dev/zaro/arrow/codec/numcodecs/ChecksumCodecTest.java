@@ -32,14 +32,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The numcodecs checksums: fletcher32 and jenkins_lookup3 equal numcodecs' own values
- * (testdata/codecs/checksums.json, written by numcodecs); crc32, adler32 and crc32c at either
- * end verify against the JDK's checksums; mismatches, short inputs and bad configurations are
- * errors naming the codec. Whole arrays: testdata/codecs and testdata/v2checksums.
+ * (testdata/codecs/checksums.json, written by numcodecs); crc32, adler32 and crc32c at either end
+ * verify against the JDK's checksums; mismatches, short inputs and bad configurations are errors
+ * naming the codec. Whole arrays: testdata/codecs and testdata/v2checksums.
  */
 class ChecksumCodecTest extends AllocatorTest {
 
   static JsonNode vectors() throws Exception {
-    return JsonDocument.MAPPER.readTree(Files.readAllBytes(Fixtures.testdata().resolve("codecs/checksums.json")));
+    return JsonDocument.MAPPER.readTree(
+        Files.readAllBytes(Fixtures.testdata().resolve("codecs/checksums.json")));
   }
 
   @Test
@@ -48,7 +49,9 @@ class ChecksumCodecTest extends AllocatorTest {
     assertTrue(all.size() > 40);
     for (JsonNode v : all) {
       byte[] data = HexFormat.of().parseHex(v.get(0).asText());
-      assertEquals(v.get(1).asLong(), ChecksumCodec.fletcher32(ByteBuffer.wrap(data)) & 0xffffffffL,
+      assertEquals(
+          v.get(1).asLong(),
+          ChecksumCodec.fletcher32(ByteBuffer.wrap(data)) & 0xffffffffL,
           data.length + " bytes");
     }
   }
@@ -60,16 +63,20 @@ class ChecksumCodecTest extends AllocatorTest {
     for (JsonNode v : all) {
       byte[] data = HexFormat.of().parseHex(v.get(0).asText());
       int initval = (int) v.get(1).asLong();
-      assertEquals(v.get(2).asLong(), ChecksumCodec.lookup3(ByteBuffer.wrap(data), initval) & 0xffffffffL,
+      assertEquals(
+          v.get(2).asLong(),
+          ChecksumCodec.lookup3(ByteBuffer.wrap(data), initval) & 0xffffffffL,
           data.length + " bytes, initval " + initval);
     }
   }
 
   private BytesToBytesCodec codec(String name, String config) {
     try {
-      return (BytesToBytesCodec) CodecRegistry.defaults().create(
-          new CodecSpec(name, JsonDocument.MAPPER.readTree(config)),
-          new ChunkSpec(new int[] {4}, DataType.UINT8, FillValue.zero(DataType.UINT8)));
+      return (BytesToBytesCodec)
+          CodecRegistry.defaults()
+              .create(
+                  new CodecSpec(name, JsonDocument.MAPPER.readTree(config)),
+                  new ChunkSpec(new int[] {4}, DataType.UINT8, FillValue.zero(DataType.UINT8)));
     } catch (java.io.IOException e) {
       throw new AssertionError(e);
     }
@@ -104,9 +111,10 @@ class ChecksumCodecTest extends AllocatorTest {
 
   @ParameterizedTest
   @CsvSource({
-      "numcodecs.crc32, {}, true", "numcodecs.crc32, '{\"location\":\"end\"}', false",
-      "numcodecs.adler32, {}, true", "numcodecs.adler32, '{\"location\":\"end\"}', false",
-      "numcodecs.crc32c, {}, false", "numcodecs.crc32c, '{\"location\":\"start\"}', true"})
+    "numcodecs.crc32, {}, true", "numcodecs.crc32, '{\"location\":\"end\"}', false",
+    "numcodecs.adler32, {}, true", "numcodecs.adler32, '{\"location\":\"end\"}', false",
+    "numcodecs.crc32c, {}, false", "numcodecs.crc32c, '{\"location\":\"start\"}', true"
+  })
   void zipChecksumsAtEitherEnd(String name, String config, boolean atStart) {
     byte[] data = "checksummed chunk bytes".getBytes();
     BytesToBytesCodec codec = codec(name, config);
@@ -120,15 +128,20 @@ class ChecksumCodecTest extends AllocatorTest {
           assertArrayEquals(data, got);
         }
       }
-      CodecException e = assertThrows(CodecException.class, () -> codec.decode(in, data.length + 1, allocator).close());
+      CodecException e =
+          assertThrows(
+              CodecException.class, () -> codec.decode(in, data.length + 1, allocator).close());
       assertTrue(e.getMessage().startsWith("codec " + name + ": data has"), e.getMessage());
     }
     for (int flip : new int[] {0, good.length / 2, good.length - 1}) {
       byte[] bad = good.clone();
       bad[flip] ^= 0x10;
       try (ArrowBuf in = buf(bad)) {
-        CodecException e = assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
-        assertTrue(e.getMessage().startsWith("codec " + name + ": checksum mismatch: stored 0x"), e.getMessage());
+        CodecException e =
+            assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
+        assertTrue(
+            e.getMessage().startsWith("codec " + name + ": checksum mismatch: stored 0x"),
+            e.getMessage());
       }
     }
     byte[] moved = framed(data, jdk(name), !atStart);
@@ -138,28 +151,39 @@ class ChecksumCodecTest extends AllocatorTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"numcodecs.crc32", "numcodecs.adler32", "numcodecs.crc32c", "numcodecs.fletcher32",
-      "numcodecs.jenkins_lookup3"})
+  @ValueSource(
+      strings = {
+        "numcodecs.crc32",
+        "numcodecs.adler32",
+        "numcodecs.crc32c",
+        "numcodecs.fletcher32",
+        "numcodecs.jenkins_lookup3"
+      })
   void inputsTooShortForAChecksum(String name) {
     BytesToBytesCodec codec = codec(name, "{}");
     for (int n = 0; n < 4; n++) {
       try (ArrowBuf in = buf(new byte[n])) {
-        CodecException e = assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
-        assertEquals("codec " + name + ": " + n + " bytes is too short to hold a checksum", e.getMessage());
+        CodecException e =
+            assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
+        assertEquals(
+            "codec " + name + ": " + n + " bytes is too short to hold a checksum", e.getMessage());
       }
     }
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "numcodecs.crc32|{\"location\":\"middle\"}|location must be \"start\" or \"end\"",
-      "numcodecs.adler32|{\"level\":1}|unknown configuration field 'level'",
-      "numcodecs.fletcher32|{\"location\":\"start\"}|unknown configuration field 'location'",
-      "numcodecs.jenkins_lookup3|{\"initval\":-1}|initval must be an integer 0..4294967295",
-      "numcodecs.jenkins_lookup3|{\"initval\":\"x\"}|initval must be an integer",
-      "numcodecs.jenkins_lookup3|{\"prefix\":\"abc\"}|prefix must be null or a list of byte values",
-      "numcodecs.jenkins_lookup3|{\"prefix\":[1,256]}|prefix[1] must be a byte value 0..255",
-      "numcodecs.base64|{\"altchars\":1}|unknown configuration field 'altchars'"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "numcodecs.crc32|{\"location\":\"middle\"}|location must be \"start\" or \"end\"",
+        "numcodecs.adler32|{\"level\":1}|unknown configuration field 'level'",
+        "numcodecs.fletcher32|{\"location\":\"start\"}|unknown configuration field 'location'",
+        "numcodecs.jenkins_lookup3|{\"initval\":-1}|initval must be an integer 0..4294967295",
+        "numcodecs.jenkins_lookup3|{\"initval\":\"x\"}|initval must be an integer",
+        "numcodecs.jenkins_lookup3|{\"prefix\":\"abc\"}|prefix must be null or a list of byte values",
+        "numcodecs.jenkins_lookup3|{\"prefix\":[1,256]}|prefix[1] must be a byte value 0..255",
+        "numcodecs.base64|{\"altchars\":1}|unknown configuration field 'altchars'"
+      })
   void badConfigurationsNameTheCodecAndField(String name, String config, String message) {
     CodecException e = assertThrows(CodecException.class, () -> codec(name, config));
     assertTrue(e.getMessage().startsWith("codec " + name + ": "), e.getMessage());
@@ -169,10 +193,13 @@ class ChecksumCodecTest extends AllocatorTest {
   @Test
   void jenkinsHashesItsPrefixBeforeTheData() {
     byte[] data = {1, 2, 3, 4, 5};
-    BytesToBytesCodec codec = codec("numcodecs.jenkins_lookup3", "{\"initval\":9,\"prefix\":[122,97]}");
+    BytesToBytesCodec codec =
+        codec("numcodecs.jenkins_lookup3", "{\"initval\":9,\"prefix\":[122,97]}");
     int expected = ChecksumCodec.lookup3(ByteBuffer.wrap(new byte[] {122, 97, 1, 2, 3, 4, 5}), 9);
-    byte[] framed = ByteBuffer.allocate(9).order(ByteOrder.LITTLE_ENDIAN).put(data).putInt(expected).array();
-    try (ArrowBuf in = buf(framed); ArrowBuf out = codec.decode(in, 5, allocator)) {
+    byte[] framed =
+        ByteBuffer.allocate(9).order(ByteOrder.LITTLE_ENDIAN).put(data).putInt(expected).array();
+    try (ArrowBuf in = buf(framed);
+        ArrowBuf out = codec.decode(in, 5, allocator)) {
       assertEquals(5, out.writerIndex());
       assertEquals(5, out.getByte(4));
     }
@@ -183,19 +210,23 @@ class ChecksumCodecTest extends AllocatorTest {
     BytesToBytesCodec codec = codec("numcodecs.base64", "{}");
     byte[] data = {(byte) 0xfb, (byte) 0xff, 0, 1, 2};
     // base64.standard_b64encode(bytes([0xfb, 0xff, 0, 1, 2])) == b'+/8AAQI='
-    try (ArrowBuf in = buf("+/8AAQI=".getBytes()); ArrowBuf out = codec.decode(in, 5, allocator)) {
+    try (ArrowBuf in = buf("+/8AAQI=".getBytes());
+        ArrowBuf out = codec.decode(in, 5, allocator)) {
       byte[] got = new byte[5];
       out.getBytes(0, got);
       assertArrayEquals(data, got);
     }
     for (String bad : new String[] {"-_8AAQI=", "+/8AAQ", "+/8A AQI="}) {
       try (ArrowBuf in = buf(bad.getBytes())) {
-        CodecException e = assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
-        assertTrue(e.getMessage().startsWith("codec numcodecs.base64: not base64 text"), e.getMessage());
+        CodecException e =
+            assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
+        assertTrue(
+            e.getMessage().startsWith("codec numcodecs.base64: not base64 text"), e.getMessage());
       }
     }
     try (ArrowBuf in = buf("+/8AAQI=".getBytes())) {
-      CodecException e = assertThrows(CodecException.class, () -> codec.decode(in, 4, allocator).close());
+      CodecException e =
+          assertThrows(CodecException.class, () -> codec.decode(in, 4, allocator).close());
       assertEquals("codec numcodecs.base64: decoded 5 bytes, expected 4", e.getMessage());
     }
   }

@@ -17,8 +17,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 
 /**
- * numcodecs lz4: a 4-byte little-endian size and an LZ4 block, the block written by
- * aircompressor's LZ4 compressor (independent of zaro's decoder). LZ4 has no checksum.
+ * numcodecs lz4: a 4-byte little-endian size and an LZ4 block, the block written by aircompressor's
+ * LZ4 compressor (independent of zaro's decoder). LZ4 has no checksum.
  */
 class Lz4CodecTest extends AbstractBytesCodecTest {
   @Override
@@ -50,7 +50,8 @@ class Lz4CodecTest extends AbstractBytesCodecTest {
       for (int i = 0; i < data.length; i++) {
         data[i] = unit[i % period];
       }
-      try (ArrowBuf in = buf(encode(data)); ArrowBuf out = codec().decode(in, data.length, allocator)) {
+      try (ArrowBuf in = buf(encode(data));
+          ArrowBuf out = codec().decode(in, data.length, allocator)) {
         assertArrayEquals(data, bytes(out), "period " + period);
       }
     }
@@ -61,8 +62,11 @@ class Lz4CodecTest extends AbstractBytesCodecTest {
     byte[] encoded = encode(new byte[100]);
     ByteBuffer.wrap(encoded).order(ByteOrder.LITTLE_ENDIAN).putInt(0, Integer.MAX_VALUE);
     try (ArrowBuf in = buf(encoded)) {
-      CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, -1, allocator).close());
-      assertTrue(e.getMessage().startsWith("codec numcodecs.lz4: header says 2147483647 decoded bytes, more than"),
+      CodecException e =
+          assertThrows(CodecException.class, () -> codec().decode(in, -1, allocator).close());
+      assertTrue(
+          e.getMessage()
+              .startsWith("codec numcodecs.lz4: header says 2147483647 decoded bytes, more than"),
           e.getMessage());
     }
   }
@@ -73,16 +77,20 @@ class Lz4CodecTest extends AbstractBytesCodecTest {
     byte[] block = {4, 0, 0, 0, 0x10, 'a', 2, 0};
     ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 5);
     try (ArrowBuf in = buf(block)) {
-      CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, 5, allocator).close());
-      assertEquals("codec numcodecs.lz4: corrupt LZ4 block: match offset 2 at output byte 1 points outside the"
-          + " decoded data", e.getMessage());
+      CodecException e =
+          assertThrows(CodecException.class, () -> codec().decode(in, 5, allocator).close());
+      assertEquals(
+          "codec numcodecs.lz4: corrupt LZ4 block: match offset 2 at output byte 1 points outside the"
+              + " decoded data",
+          e.getMessage());
     }
   }
 
   @Test
   void emptyData() {
     byte[] encoded = encode(new byte[0]);
-    try (ArrowBuf in = buf(encoded); ArrowBuf out = codec().decode(in, 0, allocator)) {
+    try (ArrowBuf in = buf(encoded);
+        ArrowBuf out = codec().decode(in, 0, allocator)) {
       assertEquals(0, out.writerIndex());
     }
   }

@@ -31,8 +31,8 @@ import org.tukaani.xz.XZ;
 import org.tukaani.xz.XZOutputStream;
 
 /**
- * numcodecs lzma: xz streams written by XZ for Java's encoder (integrity check verified), plus
- * the legacy .lzma, auto-detected and raw formats.
+ * numcodecs lzma: xz streams written by XZ for Java's encoder (integrity check verified), plus the
+ * legacy .lzma, auto-detected and raw formats.
  */
 class LzmaCodecTest extends AbstractBytesCodecTest {
   @Override
@@ -60,8 +60,10 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
   static byte[] raw(byte[] data, int deltaDist) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     LZMA2Options lzma2 = new LZMA2Options(1);
-    FilterOptions[] chain = deltaDist > 0 ? new FilterOptions[] {new DeltaOptions(deltaDist), lzma2}
-        : new FilterOptions[] {lzma2};
+    FilterOptions[] chain =
+        deltaDist > 0
+            ? new FilterOptions[] {new DeltaOptions(deltaDist), lzma2}
+            : new FilterOptions[] {lzma2};
     FinishableOutputStream s = new FinishableWrapperOutputStream(out);
     for (int i = chain.length - 1; i >= 0; i--) {
       s = chain[i].getOutputStream(s);
@@ -82,15 +84,18 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
 
   BytesToBytesCodec create(String config) throws Exception {
     ChunkSpec spec = new ChunkSpec(new int[] {1}, DataType.UINT8, FillValue.zero(DataType.UINT8));
-    return (BytesToBytesCodec) CodecRegistry.defaults().create(new CodecSpec("numcodecs.lzma",
-        JsonDocument.MAPPER.readTree(config)), spec);
+    return (BytesToBytesCodec)
+        CodecRegistry.defaults()
+            .create(new CodecSpec("numcodecs.lzma", JsonDocument.MAPPER.readTree(config)), spec);
   }
 
   private void roundTrip(BytesToBytesCodec codec, byte[] encoded, byte[] data) {
-    try (ArrowBuf in = buf(encoded); ArrowBuf out = codec.decode(in, data.length, allocator)) {
+    try (ArrowBuf in = buf(encoded);
+        ArrowBuf out = codec.decode(in, data.length, allocator)) {
       assertArrayEquals(data, bytes(out));
     }
-    try (ArrowBuf in = buf(encoded); ArrowBuf out = codec.decode(in, -1, allocator)) {
+    try (ArrowBuf in = buf(encoded);
+        ArrowBuf out = codec.decode(in, -1, allocator)) {
       assertArrayEquals(data, bytes(out));
     }
   }
@@ -107,9 +112,13 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
   @Test
   void rawLzma2WithAndWithoutDelta() throws Exception {
     byte[] data = sample();
-    roundTrip(create("{\"format\": 3, \"filters\": [{\"id\": 33, \"preset\": 1}]}"), raw(data, 0), data);
-    roundTrip(create("{\"format\": 3, \"filters\": [{\"id\": 3, \"dist\": 4}, {\"id\": 33, \"preset\": 1}]}"),
-        raw(data, 4), data);
+    roundTrip(
+        create("{\"format\": 3, \"filters\": [{\"id\": 33, \"preset\": 1}]}"), raw(data, 0), data);
+    roundTrip(
+        create(
+            "{\"format\": 3, \"filters\": [{\"id\": 3, \"dist\": 4}, {\"id\": 33, \"preset\": 1}]}"),
+        raw(data, 4),
+        data);
   }
 
   @Test
@@ -123,17 +132,20 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiterString = " ~ ", value = {
-      "{\"format\": 5} ~ codec numcodecs.lzma: format must be 0 (auto), 1 (xz), 2 (alone) or 3 (raw), not 5",
-      "{\"format\": 3} ~ codec numcodecs.lzma: format 3 (raw) needs a list of filters",
-      "{\"format\": 3, \"filters\": [{\"id\": 4}]} ~ codec numcodecs.lzma: filter 0: id 4 is not supported"
-          + " (LZMA1 4611686018427387905, LZMA2 33 and delta 3 are)",
-      "{\"format\": 3, \"filters\": [{\"id\": 33}, {\"id\": 3}]} ~ codec numcodecs.lzma: the last raw filter must be"
-          + " LZMA1 or LZMA2",
-      "{\"format\": 1, \"filters\": [{\"id\": 33}]} ~ codec numcodecs.lzma: filters are only read with format 3"
-          + " (raw), found array [{\"id\":33}]",
-      "{\"preset\": 1.5} ~ codec numcodecs.lzma: configuration field 'preset' must be an integer, not number 1.5",
-      "{\"level\": 1} ~ codec numcodecs.lzma: unknown configuration field 'level' (known: format, check, preset, filters)"})
+  @CsvSource(
+      delimiterString = " ~ ",
+      value = {
+        "{\"format\": 5} ~ codec numcodecs.lzma: format must be 0 (auto), 1 (xz), 2 (alone) or 3 (raw), not 5",
+        "{\"format\": 3} ~ codec numcodecs.lzma: format 3 (raw) needs a list of filters",
+        "{\"format\": 3, \"filters\": [{\"id\": 4}]} ~ codec numcodecs.lzma: filter 0: id 4 is not supported"
+            + " (LZMA1 4611686018427387905, LZMA2 33 and delta 3 are)",
+        "{\"format\": 3, \"filters\": [{\"id\": 33}, {\"id\": 3}]} ~ codec numcodecs.lzma: the last raw filter must be"
+            + " LZMA1 or LZMA2",
+        "{\"format\": 1, \"filters\": [{\"id\": 33}]} ~ codec numcodecs.lzma: filters are only read with format 3"
+            + " (raw), found array [{\"id\":33}]",
+        "{\"preset\": 1.5} ~ codec numcodecs.lzma: configuration field 'preset' must be an integer, not number 1.5",
+        "{\"level\": 1} ~ codec numcodecs.lzma: unknown configuration field 'level' (known: format, check, preset, filters)"
+      })
   void badConfigurations(String config, String message) {
     CodecException e = assertThrows(CodecException.class, () -> create(config));
     assertEquals(message, e.getMessage());
@@ -148,9 +160,13 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
     encoded[3] = 0;
     encoded[4] = 0x40;
     try (ArrowBuf in = buf(encoded)) {
-      CodecException e = assertThrows(CodecException.class, () -> create("{\"format\": 2}").decode(in, 10, allocator)
-          .close());
-      assertTrue(e.getMessage().startsWith("codec numcodecs.lzma: corrupt or truncated stream"), e.getMessage());
+      CodecException e =
+          assertThrows(
+              CodecException.class,
+              () -> create("{\"format\": 2}").decode(in, 10, allocator).close());
+      assertTrue(
+          e.getMessage().startsWith("codec numcodecs.lzma: corrupt or truncated stream"),
+          e.getMessage());
     }
   }
 }

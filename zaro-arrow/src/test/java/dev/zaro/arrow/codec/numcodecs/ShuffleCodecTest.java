@@ -12,7 +12,10 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** numcodecs shuffle: byte planes back into elements (the encoder here follows numcodecs' _doShuffle). */
+/**
+ * numcodecs shuffle: byte planes back into elements (the encoder here follows numcodecs'
+ * _doShuffle).
+ */
 class ShuffleCodecTest extends AllocatorTest {
 
   static byte[] shuffle(byte[] data, int elementSize) {
@@ -42,12 +45,14 @@ class ShuffleCodecTest extends AllocatorTest {
     byte[] data = new byte[48 * 7];
     new Random(elementSize).nextBytes(data);
     ShuffleCodec codec = new ShuffleCodec(elementSize);
-    try (ArrowBuf in = buf(shuffle(data, elementSize)); ArrowBuf out = codec.decode(in, data.length, allocator)) {
+    try (ArrowBuf in = buf(shuffle(data, elementSize));
+        ArrowBuf out = codec.decode(in, data.length, allocator)) {
       byte[] got = new byte[data.length];
       out.getBytes(0, got);
       assertArrayEquals(data, got);
     }
-    try (ArrowBuf in = buf(shuffle(data, elementSize)); ArrowBuf target = allocator.buffer(data.length + 8)) {
+    try (ArrowBuf in = buf(shuffle(data, elementSize));
+        ArrowBuf target = allocator.buffer(data.length + 8)) {
       for (long i = 0; i < target.capacity(); i++) {
         target.setByte(i, 0xff);
       }
@@ -64,9 +69,14 @@ class ShuffleCodecTest extends AllocatorTest {
   @ValueSource(ints = {5, 7})
   void aPartialElementIsAnError(int elementSize) {
     try (ArrowBuf in = buf(new byte[48])) {
-      CodecException e = assertThrows(CodecException.class,
-          () -> new ShuffleCodec(elementSize).decode(in, 48, allocator).close());
-      assertEquals("codec numcodecs.shuffle: 48 bytes are not a whole number of " + elementSize + "-byte elements",
+      CodecException e =
+          assertThrows(
+              CodecException.class,
+              () -> new ShuffleCodec(elementSize).decode(in, 48, allocator).close());
+      assertEquals(
+          "codec numcodecs.shuffle: 48 bytes are not a whole number of "
+              + elementSize
+              + "-byte elements",
           e.getMessage());
     }
   }
@@ -75,9 +85,12 @@ class ShuffleCodecTest extends AllocatorTest {
   @ValueSource(ints = {47, 49})
   void aWrongSizeIsAnError(int expected) {
     try (ArrowBuf in = buf(new byte[48])) {
-      CodecException e = assertThrows(CodecException.class,
-          () -> new ShuffleCodec(4).decode(in, expected, allocator).close());
-      assertEquals("codec numcodecs.shuffle: data has 48 bytes, expected " + expected, e.getMessage());
+      CodecException e =
+          assertThrows(
+              CodecException.class,
+              () -> new ShuffleCodec(4).decode(in, expected, allocator).close());
+      assertEquals(
+          "codec numcodecs.shuffle: data has 48 bytes, expected " + expected, e.getMessage());
     }
   }
 }

@@ -9,8 +9,8 @@ import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.error.CodecException;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
-import java.util.zip.DeflaterOutputStream;
 import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 
@@ -36,10 +36,14 @@ class ZlibCodecTest extends AbstractBytesCodecTest {
     byte[] encoded = encode(data);
     byte[] padded = Arrays.copyOf(encoded, encoded.length + 3);
     try (ArrowBuf in = buf(padded)) {
-      CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, data.length, allocator).close());
-      assertEquals("codec numcodecs.zlib: 3 bytes after the end of the zlib stream", e.getMessage());
+      CodecException e =
+          assertThrows(
+              CodecException.class, () -> codec().decode(in, data.length, allocator).close());
+      assertEquals(
+          "codec numcodecs.zlib: 3 bytes after the end of the zlib stream", e.getMessage());
     }
-    try (ArrowBuf in = buf(encoded); ArrowBuf out = codec().decode(in, data.length, allocator)) {
+    try (ArrowBuf in = buf(encoded);
+        ArrowBuf out = codec().decode(in, data.length, allocator)) {
       assertArrayEquals(data, bytes(out));
     }
   }
@@ -51,8 +55,12 @@ class ZlibCodecTest extends AbstractBytesCodecTest {
       gz.write(new byte[100]);
     }
     try (ArrowBuf in = buf(out.toByteArray())) {
-      CodecException e = assertThrows(CodecException.class, () -> codec().decode(in, 100, allocator).close());
-      assertEquals(true, e.getMessage().startsWith("codec numcodecs.zlib: corrupt deflate data"), e.getMessage());
+      CodecException e =
+          assertThrows(CodecException.class, () -> codec().decode(in, 100, allocator).close());
+      assertEquals(
+          true,
+          e.getMessage().startsWith("codec numcodecs.zlib: corrupt deflate data"),
+          e.getMessage());
     }
   }
 }

@@ -15,14 +15,14 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * testdata/icechunk/expected.json (what Icechunk's scripts wrote into its compatibility
- * repositories) and the checks that compare an array read through {@link Zaro} with it; shared
- * by the fixture tests here and in zaro-s3.
+ * repositories) and the checks that compare an array read through {@link Zaro} with it; shared by
+ * the fixture tests here and in zaro-s3.
  */
 public final class IcechunkExpected {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -36,7 +36,9 @@ public final class IcechunkExpected {
       return "";
     }
     var e = it.next();
-    return "?" + e.getKey() + "="
+    return "?"
+        + e.getKey()
+        + "="
         + URLEncoder.encode(e.getValue().asText(), StandardCharsets.UTF_8).replace("+", "%20");
   }
 
@@ -46,25 +48,31 @@ public final class IcechunkExpected {
   }
 
   /**
-   * Checks array {@code path} against its entry in expected.json: metadata, the whole array,
-   * then chunk by chunk. A virtual chunk must read its values when {@code virtualReadable}, else
-   * fail with an error naming its URL and key.
+   * Checks array {@code path} against its entry in expected.json: metadata, the whole array, then
+   * chunk by chunk. A virtual chunk must read its values when {@code virtualReadable}, else fail
+   * with an error naming its URL and key.
    */
-  public static void checkArray(Zaro zaro, String path, JsonNode want, BufferAllocator allocator,
-      boolean virtualReadable) {
+  public static void checkArray(
+      Zaro zaro, String path, JsonNode want, BufferAllocator allocator, boolean virtualReadable) {
     ArrayMetadata meta = zaro.meta(path);
     assertEquals(want.get("data_type").asText(), meta.dataType().name(), path);
-    assertEquals(JSON.convertValue(want.get("shape"), List.class).toString(),
-        java.util.Arrays.toString(meta.shape()), path + " shape");
+    assertEquals(
+        JSON.convertValue(want.get("shape"), List.class).toString(),
+        java.util.Arrays.toString(meta.shape()),
+        path + " shape");
     assertEquals(want.get("attributes"), meta.attributes(), path + " attributes");
     if (want.has("dimension_names")) {
-      assertEquals(JSON.convertValue(want.get("dimension_names"), List.class), meta.dimensionNames(), path);
+      assertEquals(
+          JSON.convertValue(want.get("dimension_names"), List.class), meta.dimensionNames(), path);
     }
     long[] shape = meta.shape();
     int[] chunk = JSON.convertValue(want.get("chunk_shape"), int[].class);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(chunk, meta.chunkShape(), path + " chunk shape");
-    JsonNode virtual = virtualReadable ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
-        : want.path("virtual_chunks");
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        chunk, meta.chunkShape(), path + " chunk shape");
+    JsonNode virtual =
+        virtualReadable
+            ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
+            : want.path("virtual_chunks");
     if (virtual.isMissingNode()) {
       try (Slab slab = zaro.read(path, "", allocator)) {
         checkValues(slab, want.get("value"), shape, new long[shape.length], path + " whole");
@@ -86,9 +94,13 @@ public final class IcechunkExpected {
         key.append(d == 0 ? "" : "/").append(pos[d]);
       }
       if (virtual.has(key.toString())) {
-        ZaroException e = assertThrows(ZaroException.class, () -> zaro.read(path, slice.toString(), allocator).close());
-        assertTrue(e.getMessage().contains(virtual.get(key.toString()).asText())
-            && e.getMessage().contains(path + "/c/" + key), e.getMessage());
+        ZaroException e =
+            assertThrows(
+                ZaroException.class, () -> zaro.read(path, slice.toString(), allocator).close());
+        assertTrue(
+            e.getMessage().contains(virtual.get(key.toString()).asText())
+                && e.getMessage().contains(path + "/c/" + key),
+            e.getMessage());
       } else {
         try (Slab slab = zaro.read(path, slice.toString(), allocator)) {
           checkValues(slab, want.get("value"), extent, origin, path + "[" + slice + "]");
@@ -111,7 +123,8 @@ public final class IcechunkExpected {
    * Compares a slab of {@code extent} at {@code origin} with the expected value: one number for
    * every element, or the nested list of all elements.
    */
-  public static void checkValues(Slab slab, JsonNode value, long[] extent, long[] origin, String what) {
+  public static void checkValues(
+      Slab slab, JsonNode value, long[] extent, long[] origin, String what) {
     assertEquals(java.util.Arrays.toString(extent), java.util.Arrays.toString(slab.shape()), what);
     long n = slab.elementCount();
     for (long i = 0; i < n; i++) {

@@ -23,12 +23,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Icechunk's own format-compatibility repositories (testdata/icechunk, written by Icechunk 0.1,
- * 1.x and 2.x with the scripts of icechunk-python/tests/test_can_read_old.py), read through
- * {@link Zaro} at every branch, tag and snapshot of expected.json, from local disk and over HTTP:
- * the history, the nodes, their metadata and every chunk's values equal what the scripts wrote.
- * The virtual chunk points at {@code s3://}, which zaro-arrow alone cannot open: reading it is a
- * clear error naming the URL here, and zaro-s3's tests read its values from a local S3.
+ * Icechunk's own format-compatibility repositories (testdata/icechunk, written by Icechunk 0.1, 1.x
+ * and 2.x with the scripts of icechunk-python/tests/test_can_read_old.py), read through {@link
+ * Zaro} at every branch, tag and snapshot of expected.json, from local disk and over HTTP: the
+ * history, the nodes, their metadata and every chunk's values equal what the scripts wrote. The
+ * virtual chunk points at {@code s3://}, which zaro-arrow alone cannot open: reading it is a clear
+ * error naming the URL here, and zaro-s3's tests read its values from a local S3.
  */
 class IcechunkFixtureTest extends AllocatorTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -65,8 +65,10 @@ class IcechunkFixtureTest extends AllocatorTest {
 
   static String location(JsonNode c, String over) {
     String repo = c.get("repo").asText();
-    return (over.equals("local") ? "icechunk://" + dir().resolve(repo)
-        : "icechunk+" + server.url("icechunk/" + repo)) + IcechunkExpected.query(c.get("ref"));
+    return (over.equals("local")
+            ? "icechunk://" + dir().resolve(repo)
+            : "icechunk+" + server.url("icechunk/" + repo))
+        + IcechunkExpected.query(c.get("ref"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -89,7 +91,8 @@ class IcechunkFixtureTest extends AllocatorTest {
       }
       assertEquals(expectedNodes, nodes, "nodes");
       for (var g : (Iterable<Map.Entry<String, JsonNode>>) () -> c.get("groups").fields()) {
-        assertEquals(g.getValue(), zaro.node(g.getKey()).attributes(), "attributes of group " + g.getKey());
+        assertEquals(
+            g.getValue(), zaro.node(g.getKey()).attributes(), "attributes of group " + g.getKey());
       }
       for (var a : (Iterable<Map.Entry<String, JsonNode>>) () -> c.get("arrays").fields()) {
         IcechunkExpected.checkArray(zaro, a.getKey(), a.getValue(), allocator, false);
@@ -102,10 +105,15 @@ class IcechunkFixtureTest extends AllocatorTest {
     JsonNode c = doc().get("cases").get(2);
     String old = System.getProperty(GcsStore.ENDPOINT_PROPERTY);
     System.setProperty(GcsStore.ENDPOINT_PROPERTY, server.endpoint());
-    String location = "icechunk+gs://icechunk/" + c.get("repo").asText() + IcechunkExpected.query(c.get("ref"));
+    String location =
+        "icechunk+gs://icechunk/" + c.get("repo").asText() + IcechunkExpected.query(c.get("ref"));
     try (Zaro zaro = Zaro.open(location)) {
       assertEquals(c.get("history").get(0).asText(), ((IcechunkStore) zaro.store()).message());
-      IcechunkExpected.checkArray(zaro, "group1/small_chunks", c.get("arrays").get("group1/small_chunks"), allocator,
+      IcechunkExpected.checkArray(
+          zaro,
+          "group1/small_chunks",
+          c.get("arrays").get("group1/small_chunks"),
+          allocator,
           false);
       assertEquals(9, zaro.list().size());
     } finally {

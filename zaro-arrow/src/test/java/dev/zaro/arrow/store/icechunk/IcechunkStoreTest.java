@@ -42,17 +42,20 @@ import org.junit.jupiter.api.io.TempDir;
  * repository rather than arbitrary contents, which an Icechunk repository cannot hold: keys are
  * node metadata and chunks only), and its answers to bad input: unknown refs, ids that point
  * nowhere, truncated, damaged or foreign files, unsupported format versions, virtual chunks in
- * local files reached from a remote repository. Damaged files are Icechunk's own fixture files
- * with bytes changed here; nothing is written by zaro.
+ * local files reached from a remote repository. Damaged files are Icechunk's own fixture files with
+ * bytes changed here; nothing is written by zaro.
  */
 class IcechunkStoreTest extends AllocatorTest {
   static final ObjectMapper JSON = new ObjectMapper();
+
   /** test-repo-v2's "fill data" commit: 4 native chunks of 42.0, 5 inline chunks of 84. */
   static final String FILL_DATA = "ZA24GZGPNK3GH682Q1R0";
+
   static final String VIRTUAL = "s3://testbucket/can_read_old/chunk-1";
 
   @TempDir Path tmp;
   IcechunkStore store;
+
   /** The bytes of every native chunk of big_chunks (Icechunk wrote them all alike). */
   byte[] chunk;
 
@@ -79,12 +82,21 @@ class IcechunkStoreTest extends AllocatorTest {
     }
   }
 
-  static final List<String> KEYS = List.of(
-      "group1/big_chunks/c/0/0", "group1/big_chunks/c/0/1", "group1/big_chunks/c/1/0", "group1/big_chunks/c/1/1",
-      "group1/big_chunks/zarr.json",
-      "group1/small_chunks/c/0", "group1/small_chunks/c/1", "group1/small_chunks/c/2", "group1/small_chunks/c/3",
-      "group1/small_chunks/c/4", "group1/small_chunks/zarr.json",
-      "group1/zarr.json", "zarr.json");
+  static final List<String> KEYS =
+      List.of(
+          "group1/big_chunks/c/0/0",
+          "group1/big_chunks/c/0/1",
+          "group1/big_chunks/c/1/0",
+          "group1/big_chunks/c/1/1",
+          "group1/big_chunks/zarr.json",
+          "group1/small_chunks/c/0",
+          "group1/small_chunks/c/1",
+          "group1/small_chunks/c/2",
+          "group1/small_chunks/c/3",
+          "group1/small_chunks/c/4",
+          "group1/small_chunks/zarr.json",
+          "group1/zarr.json",
+          "zarr.json");
 
   // ---- the store contract ----
 
@@ -98,17 +110,22 @@ class IcechunkStoreTest extends AllocatorTest {
     assertEquals(dev.zaro.arrow.store.StoreCapabilities.LOCAL, store.capabilities());
     // told to skip below arrays, it lists their metadata but need not read manifests
     List<String> some = store.list("", dir -> dir.startsWith("group1/")).toList();
-    assertEquals(List.of("group1/big_chunks/zarr.json", "group1/small_chunks/zarr.json", "group1/zarr.json",
-        "zarr.json"), some);
+    assertEquals(
+        List.of(
+            "group1/big_chunks/zarr.json",
+            "group1/small_chunks/zarr.json",
+            "group1/zarr.json",
+            "zarr.json"),
+        some);
   }
 
   @Test
   void chunkKeysHoldTheChunksIcechunkStored() throws Exception {
     for (String key : KEYS.subList(0, 4)) {
-      assertArrayEquals(chunk, get(store, key, ByteRange.ALL), key);  // native: the chunk file
+      assertArrayEquals(chunk, get(store, key, ByteRange.ALL), key); // native: the chunk file
       assertArrayEquals(chunk, store.getBytes(key).orElseThrow(), key);
     }
-    for (String key : KEYS.subList(5, 10)) {  // inline: zstd of one int8 84
+    for (String key : KEYS.subList(5, 10)) { // inline: zstd of one int8 84
       byte[] inline = get(store, key, ByteRange.ALL);
       assertArrayEquals(new byte[] {84}, Zstd.decompress(inline, 1), key);
       assertArrayEquals(inline, store.getBytes(key).orElseThrow(), key);
@@ -125,10 +142,14 @@ class IcechunkStoreTest extends AllocatorTest {
   void readsRangesFromStartAndSuffixes() {
     String key = "group1/big_chunks/c/0/1";
     assertArrayEquals(Arrays.copyOfRange(chunk, 3, 13), get(store, key, ByteRange.of(3, 10)));
-    assertArrayEquals(Arrays.copyOfRange(chunk, chunk.length - 5, chunk.length), get(store, key, ByteRange.suffix(5)));
+    assertArrayEquals(
+        Arrays.copyOfRange(chunk, chunk.length - 5, chunk.length),
+        get(store, key, ByteRange.suffix(5)));
     assertArrayEquals(new byte[0], get(store, key, ByteRange.of(chunk.length, 0)));
     byte[] inline = get(store, "group1/small_chunks/c/2", ByteRange.ALL);
-    assertArrayEquals(Arrays.copyOfRange(inline, 2, 6), get(store, "group1/small_chunks/c/2", ByteRange.of(2, 4)));
+    assertArrayEquals(
+        Arrays.copyOfRange(inline, 2, 6),
+        get(store, "group1/small_chunks/c/2", ByteRange.of(2, 4)));
     byte[] meta = store.getBytes("zarr.json").orElseThrow();
     assertArrayEquals(Arrays.copyOfRange(meta, 1, 9), get(store, "zarr.json", ByteRange.of(1, 8)));
   }
@@ -137,8 +158,8 @@ class IcechunkStoreTest extends AllocatorTest {
   void readsSeveralRangesOfOneValue() {
     for (String key : List.of("group1/big_chunks/c/1/0", "group1/small_chunks/c/3")) {
       byte[] all = store.getBytes(key).orElseThrow();
-      List<ByteRange.FromStart> ranges = List.of(range(5, 4), range(0, 3), range(2, 3), range(all.length - 1, 1),
-          range(4, 0));
+      List<ByteRange.FromStart> ranges =
+          List.of(range(5, 4), range(0, 3), range(2, 3), range(all.length - 1, 1), range(4, 0));
       List<ArrowBuf> got = store.getRanges(key, ranges, allocator).orElseThrow();
       try {
         assertEquals(ranges.size(), got.size());
@@ -146,15 +167,24 @@ class IcechunkStoreTest extends AllocatorTest {
           ByteRange.FromStart r = ranges.get(i);
           byte[] b = new byte[(int) got.get(i).writerIndex()];
           got.get(i).getBytes(0, b);
-          assertArrayEquals(Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())), b, key + r);
+          assertArrayEquals(
+              Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())),
+              b,
+              key + r);
         }
       } finally {
         got.forEach(ArrowBuf::close);
       }
     }
-    assertEquals(Optional.empty(), store.getRanges("group1/big_chunks/c/7/7", List.of(range(0, 1)), allocator));
-    StoreException e = assertThrows(StoreException.class,
-        () -> store.getRanges("group1/big_chunks/c/0/1", List.of(range(0, 2), range(15, 10)), allocator));
+    assertEquals(
+        Optional.empty(),
+        store.getRanges("group1/big_chunks/c/7/7", List.of(range(0, 1)), allocator));
+    StoreException e =
+        assertThrows(
+            StoreException.class,
+            () ->
+                store.getRanges(
+                    "group1/big_chunks/c/0/1", List.of(range(0, 2), range(15, 10)), allocator));
     assertTrue(e.getMessage().contains("group1/big_chunks/c/0/1"), e.getMessage());
   }
 
@@ -165,7 +195,9 @@ class IcechunkStoreTest extends AllocatorTest {
   @Test
   void rangesPastTheEndAreErrorsNamingTheKey() {
     for (String key : List.of("group1/big_chunks/c/0/1", "group1/small_chunks/c/0", "zarr.json")) {
-      StoreException e = assertThrows(StoreException.class, () -> store.get(key, ByteRange.of(5, 1000), allocator));
+      StoreException e =
+          assertThrows(
+              StoreException.class, () -> store.get(key, ByteRange.of(5, 1000), allocator));
       assertTrue(e.getMessage().contains(key), e.getMessage());
       assertThrows(StoreException.class, () -> store.get(key, ByteRange.suffix(1000), allocator));
     }
@@ -173,10 +205,22 @@ class IcechunkStoreTest extends AllocatorTest {
 
   @Test
   void absentKeysAreEmpty() {
-    for (String key : List.of("nope", "group1/big_chunks/c/9/9", "group1/big_chunks/c/0", "group1/big_chunks/c/0/0/0",
-        "group1/big_chunks/c/00/1", "group1/big_chunks/c/-1/1", "group1/big_chunks/c/0/99999999999",
-        "group1/zarr.jsonx", "group1/small_chunks/c/5", "group1/nope/zarr.json", "c/0", "group1/c/0",
-        "group1/big_chunks/c", "group1/big_chunks/d/0/0")) {
+    for (String key :
+        List.of(
+            "nope",
+            "group1/big_chunks/c/9/9",
+            "group1/big_chunks/c/0",
+            "group1/big_chunks/c/0/0/0",
+            "group1/big_chunks/c/00/1",
+            "group1/big_chunks/c/-1/1",
+            "group1/big_chunks/c/0/99999999999",
+            "group1/zarr.jsonx",
+            "group1/small_chunks/c/5",
+            "group1/nope/zarr.json",
+            "c/0",
+            "group1/c/0",
+            "group1/big_chunks/c",
+            "group1/big_chunks/d/0/0")) {
       assertEquals(Optional.empty(), store.get(key, ByteRange.ALL, allocator), key);
       assertEquals(Optional.empty(), store.getBytes(key), key);
     }
@@ -184,8 +228,10 @@ class IcechunkStoreTest extends AllocatorTest {
 
   @Test
   void refusesKeysThatLeaveTheStore() {
-    for (String key : List.of("../etc/passwd", "group1/../../x", "/zarr.json", "group1/./zarr.json")) {
-      StoreException e = assertThrows(StoreException.class, () -> store.get(key, ByteRange.ALL, allocator), key);
+    for (String key :
+        List.of("../etc/passwd", "group1/../../x", "/zarr.json", "group1/./zarr.json")) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> store.get(key, ByteRange.ALL, allocator), key);
       assertTrue(e.getMessage().contains(key), e.getMessage());
       assertThrows(StoreException.class, () -> store.getBytes(key), key);
     }
@@ -195,7 +241,8 @@ class IcechunkStoreTest extends AllocatorTest {
   void asyncGetsMatchSyncGetsAndConcurrentReadsAreIndependent() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      var futures = KEYS.stream().map(k -> store.getAsync(k, ByteRange.ALL, allocator, pool)).toList();
+      var futures =
+          KEYS.stream().map(k -> store.getAsync(k, ByteRange.ALL, allocator, pool)).toList();
       for (int i = 0; i < KEYS.size(); i++) {
         try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
           byte[] got = new byte[(int) buf.writerIndex()];
@@ -203,7 +250,8 @@ class IcechunkStoreTest extends AllocatorTest {
           assertArrayEquals(store.getBytes(KEYS.get(i)).orElseThrow(), got, KEYS.get(i));
         }
       }
-      assertEquals(Optional.empty(), store.getAsync("nope/c/0", ByteRange.ALL, allocator, pool).get());
+      assertEquals(
+          Optional.empty(), store.getAsync("nope/c/0", ByteRange.ALL, allocator, pool).get());
       List<Future<byte[]>> many = new ArrayList<>();
       for (int i = 0; i < 64; i++) {
         String key = KEYS.get(i % 4);
@@ -220,9 +268,12 @@ class IcechunkStoreTest extends AllocatorTest {
 
   @Test
   void describesTheRepositoryRefAndSnapshot() throws Exception {
-    assertTrue(store.describe().contains("test-repo-v2") && store.describe().contains(FILL_DATA), store.describe());
+    assertTrue(
+        store.describe().contains("test-repo-v2") && store.describe().contains(FILL_DATA),
+        store.describe());
     try (Store s = Stores.open("icechunk://" + repo("test-repo-v1") + "?tag=it%20works!")) {
-      assertTrue(s.describe().contains("tag 'it works!'") && s.describe().contains("4QF8JA0YPDN51MHSSYVG"),
+      assertTrue(
+          s.describe().contains("tag 'it works!'") && s.describe().contains("4QF8JA0YPDN51MHSSYVG"),
           s.describe());
     }
   }
@@ -230,7 +281,8 @@ class IcechunkStoreTest extends AllocatorTest {
   // ---- bad input ----
 
   private static ErrorKind assertMessage(String location, String... parts) {
-    ZaroException e = assertThrows(ZaroException.class, () -> Stores.open(location).close(), location);
+    ZaroException e =
+        assertThrows(ZaroException.class, () -> Stores.open(location).close(), location);
     for (String p : parts) {
       assertTrue(e.getMessage().contains(p), "'" + p + "' not in: " + e.getMessage());
     }
@@ -241,14 +293,20 @@ class IcechunkStoreTest extends AllocatorTest {
   void unknownBranchesAndTagsAreNamedWithTheKnownOnes() {
     for (String r : List.of("test-repo-v1", "test-repo-v2")) {
       String loc = "icechunk://" + repo(r);
-      assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "?branch=nope", "no branch 'nope'",
-          "branches: main, my-branch"));
+      assertEquals(
+          ErrorKind.NOT_FOUND,
+          assertMessage(loc + "?branch=nope", "no branch 'nope'", "branches: main, my-branch"));
       assertMessage(loc + "?tag=nope", "no tag 'nope'", "it also works!, it works!");
-      assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "?tag=deleted", "tag 'deleted' was deleted"));
+      assertEquals(
+          ErrorKind.NOT_FOUND, assertMessage(loc + "?tag=deleted", "tag 'deleted' was deleted"));
     }
-    assertMessage("icechunk://" + repo("expire-repo-v2-by-2.0.5") + "?branch=doomed1", "no branch 'doomed1'",
+    assertMessage(
+        "icechunk://" + repo("expire-repo-v2-by-2.0.5") + "?branch=doomed1",
+        "no branch 'doomed1'",
         "branches: feature, main");
-    assertMessage("icechunk://" + repo("expire-repo-v1-by-1.1.21") + "?branch=doomed2", "no branch 'doomed2'",
+    assertMessage(
+        "icechunk://" + repo("expire-repo-v1-by-1.1.21") + "?branch=doomed2",
+        "no branch 'doomed2'",
         "branches: feature, main");
     assertMessage("icechunk://" + repo("split-repo-v1") + "?tag=x", "no tag 'x'", "it has no tags");
     assertMessage("icechunk://" + repo("test-repo-v1") + "?branch=a/b", "not a valid branch name");
@@ -257,11 +315,14 @@ class IcechunkStoreTest extends AllocatorTest {
   @Test
   void snapshotIdsMustBeWellFormedAndExist() {
     String loc = "icechunk://" + repo("test-repo-v2") + "?snapshot=";
-    assertEquals(ErrorKind.INVALID_ARGUMENT, assertMessage(loc + "xyz", "'xyz' is not an Icechunk snapshot id"));
+    assertEquals(
+        ErrorKind.INVALID_ARGUMENT,
+        assertMessage(loc + "xyz", "'xyz' is not an Icechunk snapshot id"));
     assertMessage(loc + "ZA24GZGPNK3GH682Q1RU", "not a Crockford base 32 character");
     assertMessage(loc + "ZA24GZGPNK3GH682Q1R1", "padding bits");
-    assertEquals(ErrorKind.NOT_FOUND, assertMessage(loc + "ZZZZZZZZZZZZZZZZZZZ0",
-        "has no snapshot ZZZZZZZZZZZZZZZZZZZ0"));
+    assertEquals(
+        ErrorKind.NOT_FOUND,
+        assertMessage(loc + "ZZZZZZZZZZZZZZZZZZZ0", "has no snapshot ZZZZZZZZZZZZZZZZZZZ0"));
     try (Store s = Stores.open(loc + FILL_DATA.toLowerCase())) {
       assertTrue(s.describe().contains(FILL_DATA));
     }
@@ -271,7 +332,9 @@ class IcechunkStoreTest extends AllocatorTest {
   void badLocationsAndOptionsAreRefused() throws Exception {
     String loc = "icechunk://" + repo("test-repo-v2");
     assertMessage(loc + "?branch=main&tag=x", "one of branch=, tag= or snapshot=");
-    assertEquals(ErrorKind.INVALID_ARGUMENT, assertMessage(loc + "?colour=blue", "unknown option 'colour=blue'"));
+    assertEquals(
+        ErrorKind.INVALID_ARGUMENT,
+        assertMessage(loc + "?colour=blue", "unknown option 'colour=blue'"));
     assertMessage(loc + "?branch=", "'branch' needs a value");
     assertMessage(loc + "?branch=%zz", "bad escape");
     assertMessage("icechunk://", "no repository given");
@@ -299,15 +362,23 @@ class IcechunkStoreTest extends AllocatorTest {
   @Test
   void aRefPointingNowhereOrBrokenIsAClearError() throws Exception {
     Path r = copy("test-repo-v1");
-    Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":\"ZZZZZZZZZZZZZZZZZZZ0\"}");
-    assertEquals(ErrorKind.CORRUPT, assertMessage("icechunk://" + r, "has no snapshot ZZZZZZZZZZZZZZZZZZZ0",
-        "snapshots/ZZZZZZZZZZZZZZZZZZZ0"));
+    Files.writeString(
+        r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":\"ZZZZZZZZZZZZZZZZZZZ0\"}");
+    assertEquals(
+        ErrorKind.CORRUPT,
+        assertMessage(
+            "icechunk://" + r,
+            "has no snapshot ZZZZZZZZZZZZZZZZZZZ0",
+            "snapshots/ZZZZZZZZZZZZZZZZZZZ0"));
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":");
-    assertMessage("icechunk://" + r, "corrupt Icechunk ref file 'refs/branch.main/ref.json'", "not JSON");
+    assertMessage(
+        "icechunk://" + r, "corrupt Icechunk ref file 'refs/branch.main/ref.json'", "not JSON");
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snap\": 1}");
     assertMessage("icechunk://" + r, "no \"snapshot\" string");
     Files.writeString(r.resolve("refs/branch.main/ref.json"), "{\"snapshot\":\"nonsense\"}");
-    assertEquals(ErrorKind.CORRUPT, assertMessage("icechunk://" + r, "corrupt Icechunk ref file", "'nonsense'"));
+    assertEquals(
+        ErrorKind.CORRUPT,
+        assertMessage("icechunk://" + r, "corrupt Icechunk ref file", "'nonsense'"));
     Files.delete(r.resolve("snapshots/XDZ162T1TYBEJMK99NPG"));
     assertMessage("icechunk://" + r + "?branch=my-branch", "has no snapshot XDZ162T1TYBEJMK99NPG");
   }
@@ -318,14 +389,19 @@ class IcechunkStoreTest extends AllocatorTest {
     byte[] repoFile = Files.readAllBytes(r2.resolve("repo"));
     repoFile[36] = 3;
     Files.write(r2.resolve("repo"), repoFile);
-    assertEquals(ErrorKind.UNSUPPORTED, assertMessage("icechunk://" + r2, "'repo' has Icechunk format version 3",
-        "zaro reads versions 1 and 2"));
+    assertEquals(
+        ErrorKind.UNSUPPORTED,
+        assertMessage(
+            "icechunk://" + r2,
+            "'repo' has Icechunk format version 3",
+            "zaro reads versions 1 and 2"));
     Path r1 = copy("test-repo-v1");
     Path snap = r1.resolve("snapshots/NXH3M0HJ7EEJ0699DPP0");
     byte[] s = Files.readAllBytes(snap);
     s[36] = 0;
     Files.write(snap, s);
-    assertMessage("icechunk://" + r1, "'snapshots/NXH3M0HJ7EEJ0699DPP0' has Icechunk format version 0");
+    assertMessage(
+        "icechunk://" + r1, "'snapshots/NXH3M0HJ7EEJ0699DPP0' has Icechunk format version 0");
   }
 
   @Test
@@ -336,29 +412,43 @@ class IcechunkStoreTest extends AllocatorTest {
     String loc = "icechunk://" + r;
 
     Files.write(snap, Arrays.copyOf(good, good.length / 2));
-    assertEquals(ErrorKind.CORRUPT, assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'",
-        "damaged or truncated"));
+    assertEquals(
+        ErrorKind.CORRUPT,
+        assertMessage(
+            loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'", "damaged or truncated"));
     Files.write(snap, Arrays.copyOf(good, 20));
     assertMessage(loc, "'snapshots/NXH3M0HJ7EEJ0699DPP0'", "shorter than the 39-byte header");
     Files.writeString(snap, "{\"this is\": \"JSON, not an Icechunk snapshot\"}");
     assertMessage(loc, "'snapshots/NXH3M0HJ7EEJ0699DPP0' is not an Icechunk file");
-    Files.copy(r.resolve("manifests/Q04J7QW5RQ8D17TPA10G"), snap, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        r.resolve("manifests/Q04J7QW5RQ8D17TPA10G"),
+        snap,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     assertMessage(loc, "is an Icechunk manifest file where a snapshot file was expected");
-    Files.copy(r.resolve("snapshots/7XAF0Q905SH4938DN9CG"), snap, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        r.resolve("snapshots/7XAF0Q905SH4938DN9CG"),
+        snap,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     assertMessage(loc, "it holds snapshot 7XAF0Q905SH4938DN9CG, not NXH3M0HJ7EEJ0699DPP0");
     Files.write(snap, good);
-    rewriteBody(snap, body -> {
-      body[0] = (byte) 0xf0;  // the root table offset now points past the end
-      body[3] = 0x7f;
-      return body;
-    });
-    assertEquals(ErrorKind.CORRUPT, assertMessage(loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'",
-        "past the end"));
+    rewriteBody(
+        snap,
+        body -> {
+          body[0] = (byte) 0xf0; // the root table offset now points past the end
+          body[3] = 0x7f;
+          return body;
+        });
+    assertEquals(
+        ErrorKind.CORRUPT,
+        assertMessage(
+            loc, "corrupt Icechunk file 'snapshots/NXH3M0HJ7EEJ0699DPP0'", "past the end"));
     Files.write(snap, good);
-    rewriteBody(snap, body -> {
-      body[5] = 'X';  // not the Ichk identifier
-      return body;
-    });
+    rewriteBody(
+        snap,
+        body -> {
+          body[5] = 'X'; // not the Ichk identifier
+          return body;
+        });
     assertMessage(loc, "lacks the FlatBuffers identifier 'Ichk'");
   }
 
@@ -379,21 +469,32 @@ class IcechunkStoreTest extends AllocatorTest {
     }
     Files.delete(chunkFile);
     try (Zaro zaro = Zaro.open(loc)) {
-      ZaroException e = assertThrows(ZaroException.class, () -> zaro.read("group1/big_chunks", "", allocator).close());
-      assertTrue(e.getMessage().contains("chunks/S7RX4P9PYQ67530ZW0V0") && e.getMessage().contains("does not exist"),
+      ZaroException e =
+          assertThrows(
+              ZaroException.class, () -> zaro.read("group1/big_chunks", "", allocator).close());
+      assertTrue(
+          e.getMessage().contains("chunks/S7RX4P9PYQ67530ZW0V0")
+              && e.getMessage().contains("does not exist"),
           e.getMessage());
     }
     Files.write(chunkFile, Arrays.copyOf(chunk, 7));
     try (IcechunkStore s = IcechunkStore.open(loc)) {
-      long failed = KEYS.subList(0, 4).stream().filter(k -> {
-        try {
-          s.get(k, ByteRange.ALL, allocator).orElseThrow().close();
-          return false;
-        } catch (StoreException e) {
-          assertTrue(e.getMessage().contains(k) && e.getMessage().contains("S7RX4P9PYQ67530ZW0V0"), e.getMessage());
-          return true;
-        }
-      }).count();
+      long failed =
+          KEYS.subList(0, 4).stream()
+              .filter(
+                  k -> {
+                    try {
+                      s.get(k, ByteRange.ALL, allocator).orElseThrow().close();
+                      return false;
+                    } catch (StoreException e) {
+                      assertTrue(
+                          e.getMessage().contains(k)
+                              && e.getMessage().contains("S7RX4P9PYQ67530ZW0V0"),
+                          e.getMessage());
+                      return true;
+                    }
+                  })
+              .count();
       assertEquals(1, failed, chunkFiles.toString());
     }
     // the manifest of big_chunks truncated, then gone: opening works (manifests load on demand)
@@ -407,8 +508,11 @@ class IcechunkStoreTest extends AllocatorTest {
       Files.write(m, Arrays.copyOf(Files.readAllBytes(m), 60));
     }
     try (IcechunkStore s = IcechunkStore.open(loc)) {
-      StoreException e = assertThrows(StoreException.class, () -> s.getBytes("group1/big_chunks/c/0/0"));
-      assertTrue(e.getMessage().contains("corrupt Icechunk file 'manifests/") && e.getMessage().contains("truncated"),
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.getBytes("group1/big_chunks/c/0/0"));
+      assertTrue(
+          e.getMessage().contains("corrupt Icechunk file 'manifests/")
+              && e.getMessage().contains("truncated"),
           e.getMessage());
       assertEquals(List.of("group1/zarr.json"), s.list("group1/z").toList());
       assertThrows(StoreException.class, () -> s.list("").toList());
@@ -417,8 +521,11 @@ class IcechunkStoreTest extends AllocatorTest {
       Files.delete(m);
     }
     try (IcechunkStore s = IcechunkStore.open(loc)) {
-      StoreException e = assertThrows(StoreException.class, () -> s.getBytes("group1/small_chunks/c/0"));
-      assertTrue(e.getMessage().contains("has no manifest") && e.getMessage().contains("manifests/"), e.getMessage());
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.getBytes("group1/small_chunks/c/0"));
+      assertTrue(
+          e.getMessage().contains("has no manifest") && e.getMessage().contains("manifests/"),
+          e.getMessage());
     }
   }
 
@@ -430,21 +537,27 @@ class IcechunkStoreTest extends AllocatorTest {
   void damagedBodiesNeverEscapeAsOtherExceptions() throws Exception {
     Random random = new Random(42);
     Path r = copy("test-repo-v2");
-    List<Path> files = List.of(r.resolve("repo"), r.resolve("snapshots/QTP2RTYS5YQW8RPSQ93G"),
-        r.resolve("manifests/RZ09HJ4CVB3KZWKAJFX0"), r.resolve("manifests/WTMRMCW414QYFTX7JJPG"));
+    List<Path> files =
+        List.of(
+            r.resolve("repo"),
+            r.resolve("snapshots/QTP2RTYS5YQW8RPSQ93G"),
+            r.resolve("manifests/RZ09HJ4CVB3KZWKAJFX0"),
+            r.resolve("manifests/WTMRMCW414QYFTX7JJPG"));
     int failures = 0;
     for (Path f : files) {
       byte[] good = Files.readAllBytes(f);
       for (int i = 0; i < 60; i++) {
-        rewriteBody(f, body -> {
-          for (int k = 0; k < 3; k++) {
-            body[random.nextInt(body.length)] = (byte) random.nextInt(256);
-          }
-          return body;
-        });
+        rewriteBody(
+            f,
+            body -> {
+              for (int k = 0; k < 3; k++) {
+                body[random.nextInt(body.length)] = (byte) random.nextInt(256);
+              }
+              return body;
+            });
         try (IcechunkStore s = IcechunkStore.open("icechunk://" + r + "?tag=it%20works!")) {
           for (String key : s.list("").toList()) {
-            if (!key.equals("group1/big_chunks/c/0/0")) {  // virtual, at s3://: an error anyway
+            if (!key.equals("group1/big_chunks/c/0/0")) { // virtual, at s3://: an error anyway
               s.get(key, ByteRange.ALL, allocator).ifPresent(ArrowBuf::close);
             }
           }
@@ -458,9 +571,9 @@ class IcechunkStoreTest extends AllocatorTest {
   }
 
   /**
-   * A virtual chunk may point at a local file when the repository is local, not when it came
-   * over the network (the kerchunk rule). The fixture's virtual location is replaced, in the
-   * manifest, by a file URL of the same length.
+   * A virtual chunk may point at a local file when the repository is local, not when it came over
+   * the network (the kerchunk rule). The fixture's virtual location is replaced, in the manifest,
+   * by a file URL of the same length.
    */
   @Test
   void virtualChunksInLocalFilesAreReadOnlyFromLocalRepositories() throws Exception {
@@ -470,32 +583,41 @@ class IcechunkStoreTest extends AllocatorTest {
       Files.write(target, chunk);
       String path = target.toString();
       assertTrue(path.length() <= VIRTUAL.length() - "file://".length(), path);
-      String url = "file:///tmp" + "/".repeat(VIRTUAL.length() - "file://".length() - path.length())
-          + path.substring(4);
+      String url =
+          "file:///tmp"
+              + "/".repeat(VIRTUAL.length() - "file://".length() - path.length())
+              + path.substring(4);
       assertEquals(VIRTUAL.length(), url.length());
       int[] replaced = {0};
       try (var manifests = Files.list(r.resolve("manifests"))) {
         for (Path m : manifests.toList()) {
-          rewriteBody(m, body -> {
-            int at = new String(body, StandardCharsets.ISO_8859_1).indexOf(VIRTUAL);
-            if (at >= 0) {
-              System.arraycopy(url.getBytes(StandardCharsets.US_ASCII), 0, body, at, url.length());
-              replaced[0]++;
-            }
-            return body;
-          });
+          rewriteBody(
+              m,
+              body -> {
+                int at = new String(body, StandardCharsets.ISO_8859_1).indexOf(VIRTUAL);
+                if (at >= 0) {
+                  System.arraycopy(
+                      url.getBytes(StandardCharsets.US_ASCII), 0, body, at, url.length());
+                  replaced[0]++;
+                }
+                return body;
+              });
         }
       }
       assertTrue(replaced[0] > 0);
-      try (Zaro zaro = Zaro.open("icechunk://" + r); Slab slab = zaro.read("group1/big_chunks", "", allocator)) {
+      try (Zaro zaro = Zaro.open("icechunk://" + r);
+          Slab slab = zaro.read("group1/big_chunks", "", allocator)) {
         for (int i = 0; i < 100; i++) {
           assertEquals(42f, slab.data().getFloat(4L * i), "element " + i);
         }
       }
       try (TestHttpServer server = new TestHttpServer(tmp);
-           IcechunkStore s = IcechunkStore.open("icechunk+" + server.url("test-repo-v1"))) {
-        StoreException e = assertThrows(StoreException.class, () -> s.getBytes("group1/big_chunks/c/0/0"));
-        assertTrue(e.getMessage().contains("may not read local files") && e.getMessage().contains(url), e.getMessage());
+          IcechunkStore s = IcechunkStore.open("icechunk+" + server.url("test-repo-v1"))) {
+        StoreException e =
+            assertThrows(StoreException.class, () -> s.getBytes("group1/big_chunks/c/0/0"));
+        assertTrue(
+            e.getMessage().contains("may not read local files") && e.getMessage().contains(url),
+            e.getMessage());
         assertArrayEquals(chunk, s.getBytes("group1/big_chunks/c/0/1").orElseThrow());
       }
     } finally {
