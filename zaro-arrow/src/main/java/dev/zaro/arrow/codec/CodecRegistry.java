@@ -14,6 +14,9 @@ public final class CodecRegistry {
 
   private final Map<String, CodecFactory> factories = new ConcurrentHashMap<>();
 
+  /** An empty registry; {@link #builtIns()} gives one holding the built-in codecs. */
+  public CodecRegistry() {}
+
   /** The registry of built-in codecs. */
   public static CodecRegistry defaults() {
     return DEFAULTS;
