@@ -7,22 +7,18 @@ import org.apache.arrow.memory.BufferAllocator;
  * Transforms a chunk array into another array (e.g. {@code transpose}, v2 filters such as {@code
  * delta} or {@code fixedscaleoffset}).
  *
- * <p>Codecs that only rearrange elements ({@link #isLayoutOnly()}) never materialize the decoded
- * array: they re-express the target view in terms of the encoded array, so the array-to-bytes codec
- * scatters encoded elements straight to their final place. Codecs that change values decode whole
- * chunk arrays.
+ * <p>Codecs that only rearrange elements ({@link CodecCapability#LAYOUT_ONLY}) never materialize
+ * the decoded array: they re-express the target view in terms of the encoded array, so the
+ * array-to-bytes codec scatters encoded elements straight to their final place. Codecs that change
+ * values decode whole chunk arrays.
  */
 public non-sealed interface ArrayToArrayCodec extends Codec {
   /** The spec of the encoded array for a decoded chunk of {@code decoded}. */
   ChunkSpec encodedSpec(ChunkSpec decoded);
 
-  /** True if this codec only moves elements, so {@link #encodedView} is available. */
-  default boolean isLayoutOnly() {
-    return false;
-  }
-
   /**
-   * The target view of the decoded array, re-expressed on the encoded array (layout-only codecs).
+   * The target view of the decoded array, re-expressed on the encoded array (codecs stating {@link
+   * CodecCapability#LAYOUT_ONLY}).
    */
   default SlabView encodedView(SlabView decodedView) {
     throw new UnsupportedOperationException(name() + " changes values; decode whole chunks");

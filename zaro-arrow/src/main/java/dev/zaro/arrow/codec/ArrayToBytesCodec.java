@@ -24,4 +24,22 @@ public non-sealed interface ArrayToBytesCodec extends Codec {
   default boolean isIdentity(ChunkSpec spec) {
     return false;
   }
+
+  /**
+   * When a chunk's encoded bytes are its C-order elements, each reversed per unit of this many
+   * bytes (0: not at all), so a decoder may scatter any run of them straight to its place; -1 when
+   * only {@link #decodeInto} can decode them.
+   */
+  default int swapUnit(ChunkSpec spec) {
+    return -1;
+  }
+
+  /**
+   * This codec's partial decoder, for codecs stating {@link CodecCapability#PARTIAL_DECODE}.
+   *
+   * @throws UnsupportedOperationException for any other codec
+   */
+  default PartialDecoder partialDecoder() {
+    throw new UnsupportedOperationException(name() + " decodes whole chunks only");
+  }
 }

@@ -53,6 +53,7 @@ public record BytesCodec(boolean bigEndian) implements ArrayToBytesCodec {
    * Bytes swapped per unit when decoding (0: none), or -1 when elements need more than one swap
    * unit or a fix of narrow values, which only {@link #decodeInto} does.
    */
+  @Override
   public int swapUnit(ChunkSpec spec) {
     if (isIdentity(spec)) {
       return 0;

@@ -7,4 +7,12 @@ package dev.zaro.arrow.codec;
 public sealed interface Codec permits ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec {
   /** The codec's metadata name ({@code "zstd"}). */
   String name();
+
+  /**
+   * What this codec can do beyond decoding whole chunks; the chain and the readers use a capability
+   * only when the codec states it here. Fixed for the codec's lifetime.
+   */
+  default java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of();
+  }
 }

@@ -36,7 +36,8 @@ public final class CodecChain {
       ChunkSpec a2bSpec) {
     this.arrayToArray = List.copyOf(a2a);
     this.arrayToArraySpecs = List.copyOf(a2aSpecs);
-    this.layoutOnly = a2a.stream().allMatch(ArrayToArrayCodec::isLayoutOnly);
+    this.layoutOnly =
+        a2a.stream().allMatch(c -> c.capabilities().contains(CodecCapability.LAYOUT_ONLY));
     this.arrayToBytes = a2b;
     this.bytesToBytes = List.copyOf(b2b);
     this.decodedSpec = decodedSpec;
@@ -115,12 +116,15 @@ public final class CodecChain {
   }
 
   /**
-   * The sharding codec when chunks of this chain can be read in parts (sharding is the
-   * array-to-bytes codec, with only layout array codecs before it and no bytes codecs after it).
+   * The partial decoder when chunks of this chain can be read in parts: the array-to-bytes codec
+   * states {@link CodecCapability#PARTIAL_DECODE} (sharding), every array codec before it states
+   * {@link CodecCapability#LAYOUT_ONLY}, and no bytes codec follows it.
    */
-  public java.util.Optional<ShardingCodec> partialReader() {
-    return arrayToBytes instanceof ShardingCodec s && bytesToBytes.isEmpty() && layoutOnly
-        ? java.util.Optional.of(s)
+  public java.util.Optional<PartialDecoder> partialReader() {
+    return arrayToBytes.capabilities().contains(CodecCapability.PARTIAL_DECODE)
+            && bytesToBytes.isEmpty()
+            && layoutOnly
+        ? java.util.Optional.of(arrayToBytes.partialDecoder())
         : java.util.Optional.empty();
   }
 
@@ -175,38 +179,42 @@ public final class CodecChain {
     try {
       for (int i = bytesToBytes.size() - 1; i >= 0; i--) {
         BytesToBytesCodec codec = bytesToBytes.get(i);
+        java.util.Set<CodecCapability> caps = codec.capabilities();
+        boolean inPlace = caps.contains(CodecCapability.DECODE_IN_PLACE);
         if (i == 0
             && direct
+            && inPlace
             && codec.decodeInto(current, view.target(), view.offset(), chunkBytes, scratch)) {
           return;
         }
         long[] span =
-            i == 0
-                    && !direct
-                    && layoutOnly
-                    && arrayToBytes instanceof BytesCodec b
-                    && b.swapUnit(arrayToBytesSpec) >= 0
+            i == 0 && !direct && layoutOnly && arrayToBytes.swapUnit(arrayToBytesSpec) >= 0
                 ? encodedView(view).chunkSpan()
                 : null;
         // a view needing under 3/4 of the chunk's bytes asks for just those (decodeRange); else
         // a large chunk streams through a small window
-        boolean partial = span != null && (span[1] - span[0]) * 4 < bytesSizes[0] * 3;
+        boolean partial =
+            span != null
+                && caps.contains(CodecCapability.DECODE_RANGE)
+                && (span[1] - span[0]) * 4 < bytesSizes[0] * 3;
         if (span != null
             && !partial
+            && caps.contains(CodecCapability.DECODE_STREAMING)
             && scratch != null
             && bytesSizes[0] > STREAM_ABOVE
-            && decodeStreaming(codec, current, view, (BytesCodec) arrayToBytes, scratch)) {
+            && decodeStreaming(codec, current, view, scratch)) {
           return;
         }
         if (i == 0
             && scratch != null
             && bytesSizes[0] >= 0
-            && !(arrayToBytes instanceof VlenCodec)) {
+            && !arrayToBytes.capabilities().contains(CodecCapability.KEEPS_INPUT)
+            && (partial || inPlace)) {
           ArrowBuf reused = scratch.buffer(bytesSizes[0]);
           boolean part =
               partial
                   && codec.decodeRange(current, reused, bytesSizes[0], span[0], span[1], scratch);
-          if (part || codec.decodeInto(current, reused, 0, bytesSizes[0], scratch)) {
+          if (part || (inPlace && codec.decodeInto(current, reused, 0, bytesSizes[0], scratch))) {
             reused.writerIndex(bytesSizes[0]);
             if (owned) {
               current.close();
@@ -267,10 +275,10 @@ public final class CodecChain {
 
   /** Streams the last decode stage through a small window, scattering elements as they arrive. */
   private boolean decodeStreaming(
-      BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, BytesCodec bytes, Scratch scratch) {
+      BytesToBytesCodec codec, ArrowBuf encoded, SlabView view, Scratch scratch) {
     SlabView encodedView = encodedView(view);
     int itemSize = arrayToBytesSpec.dataType().byteSize();
-    int swap = bytes.swapUnit(arrayToBytesSpec);
+    int swap = arrayToBytes.swapUnit(arrayToBytesSpec);
     ArrowBuf window = scratch.window(STREAM_WINDOW);
     return codec.decodeStreaming(
         encoded,

@@ -3,7 +3,6 @@ package dev.zaro.arrow.codec;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -14,6 +13,9 @@ public final class CodecRegistry {
   private static final CodecRegistry DEFAULTS = builtIns();
 
   private final Map<String, CodecFactory> factories = new ConcurrentHashMap<>();
+
+  /** An empty registry; {@link #builtIns()} gives one holding the built-in codecs. */
+  public CodecRegistry() {}
 
   /** The registry of built-in codecs. */
   public static CodecRegistry defaults() {
@@ -43,6 +45,11 @@ public final class CodecRegistry {
     return this;
   }
 
+  /** The names of every registered codec, sorted. */
+  public java.util.SortedSet<String> names() {
+    return new java.util.TreeSet<>(factories.keySet());
+  }
+
   /** Builds the codec {@code spec} names for chunks of {@code input}. */
   public Codec create(CodecSpec spec, ChunkSpec input) {
     CodecFactory factory = factories.get(spec.name());
@@ -52,7 +59,7 @@ public final class CodecRegistry {
           "codec '"
               + spec.name()
               + "' is not supported (zaro reads: "
-              + String.join(", ", new TreeMap<>(factories).keySet())
+              + String.join(", ", names())
               + ")");
     }
     return factory.create(spec, input, this);

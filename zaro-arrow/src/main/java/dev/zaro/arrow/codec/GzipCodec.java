@@ -31,6 +31,11 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
   }
 
   @Override
+  public java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of(CodecCapability.DECODE_IN_PLACE, CodecCapability.DECODE_STREAMING);
+  }
+
+  @Override
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
     try (OutputBuffer out =
         OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {

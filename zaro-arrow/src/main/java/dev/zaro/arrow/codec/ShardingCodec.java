@@ -18,11 +18,11 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * {@code sharding_indexed}: a chunk (the shard) holds inner chunks, each encoded with its own
  * chain, plus an index of (offset, length) pairs encoded with the index chain, at the start or the
- * end. Given a whole shard it decodes the inner chunks a view needs; readers that can fetch byte
- * ranges use {@link #indexAtEnd()}, {@link #indexSize()}, {@link #decodeIndex} and {@link
- * #decodeInner} to fetch only the index and the needed inner chunks.
+ * end. Given a whole shard it decodes the inner chunks a view needs; it states {@link
+ * CodecCapability#PARTIAL_DECODE} and is its own {@link PartialDecoder}, so readers that can fetch
+ * byte ranges fetch only the index and the needed inner chunks.
  */
-public final class ShardingCodec implements ArrayToBytesCodec {
+public final class ShardingCodec implements ArrayToBytesCodec, PartialDecoder {
   private final int[] innerShape;
   private final long[] chunksPerShard;
   private final CodecChain inner;
@@ -124,29 +124,45 @@ public final class ShardingCodec implements ArrayToBytesCodec {
     return "sharding_indexed";
   }
 
+  @Override
+  public java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of(CodecCapability.PARTIAL_DECODE);
+  }
+
+  @Override
+  public PartialDecoder partialDecoder() {
+    return this;
+  }
+
+  @Override
   public int[] innerShape() {
     return innerShape.clone();
   }
 
+  @Override
   public CodecChain innerChain() {
     return inner;
   }
 
   /** Encoded size of the index in bytes. */
+  @Override
   public long indexSize() {
     return indexSize;
   }
 
   /** Whether the index is the shard's suffix (else its prefix). */
+  @Override
   public boolean indexAtEnd() {
     return indexAtEnd;
   }
 
   /** First byte that may hold chunk data (after an index at the start). */
+  @Override
   public long dataStart() {
     return indexAtEnd ? 0 : indexSize;
   }
 
+  @Override
   public byte[] fillElement() {
     return fill.bytes();
   }
@@ -157,6 +173,7 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** Decodes an encoded index (valid bytes {@code [0, writerIndex)}; not closed here). */
+  @Override
   public ShardIndex decodeIndex(ArrowBuf encoded, BufferAllocator allocator) {
     int n = Math.toIntExact(index.decodedSpec().elementCount() / 2);
     long[] offsets = new long[n];
@@ -175,6 +192,7 @@ public final class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** Decodes one inner chunk's bytes into its part of the view. */
+  @Override
   public void decodeInner(
       ArrowBuf encoded, SlabView innerView, BufferAllocator allocator, Scratch scratch) {
     inner.decodeInto(encoded, innerView, allocator, scratch);

@@ -56,8 +56,8 @@ public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
   }
 
   @Override
-  public boolean isLayoutOnly() {
-    return true;
+  public java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of(CodecCapability.LAYOUT_ONLY);
   }
 
   @Override

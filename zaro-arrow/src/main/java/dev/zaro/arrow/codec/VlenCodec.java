@@ -29,8 +29,9 @@ public record VlenCodec(String name) implements ArrayToBytesCodec {
   }
 
   /** The chunk buffer becomes part of the result, so it must not be a reused scratch buffer. */
-  public boolean keepsInput() {
-    return true;
+  @Override
+  public java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of(CodecCapability.KEEPS_INPUT);
   }
 
   @Override

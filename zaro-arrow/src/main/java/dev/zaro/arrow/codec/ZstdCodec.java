@@ -37,6 +37,14 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   }
 
   @Override
+  public java.util.Set<CodecCapability> capabilities() {
+    return java.util.Set.of(
+        CodecCapability.DECODE_IN_PLACE,
+        CodecCapability.DECODE_RANGE,
+        CodecCapability.DECODE_STREAMING);
+  }
+
+  @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
     long n = decompress(encoded, target.memoryAddress() + offset, size);
     if (n != size) {

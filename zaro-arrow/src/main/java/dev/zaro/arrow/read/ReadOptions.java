@@ -42,7 +42,7 @@ public record ReadOptions(
   }
 
   /** Cancellation, deadline and progress as the work runner takes them. */
-  public Control control() {
+  Control control() {
     return new Control(cancelled, deadlineNanos, progress::chunksDone);
   }
 

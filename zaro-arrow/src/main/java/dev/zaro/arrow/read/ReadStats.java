@@ -14,6 +14,9 @@ public final class ReadStats {
   private final LongAdder bytesFetched = new LongAdder();
   private final LongAdder bytesDecoded = new LongAdder();
 
+  /** Counters at zero. */
+  public ReadStats() {}
+
   /** Chunks decoded (inner chunks, for sharded arrays); a chunk decoded twice counts twice. */
   public long chunksDecoded() {
     return chunksDecoded.sum();

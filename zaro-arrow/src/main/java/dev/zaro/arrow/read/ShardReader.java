@@ -1,9 +1,9 @@
 package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
+import dev.zaro.arrow.codec.PartialDecoder;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.ShardIndex;
-import dev.zaro.arrow.codec.ShardingCodec;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.StoreException;
@@ -31,7 +31,7 @@ final class ShardReader {
   private static final int INDEX_CACHE_ENTRIES = 4096;
 
   private final Store store;
-  private final ShardingCodec codec;
+  private final PartialDecoder codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
   private final dev.zaro.arrow.codec.ScratchPool scratchPool;
 
@@ -41,7 +41,7 @@ final class ShardReader {
   /**
    * @param scratchPool where helpers borrow decode buffers, or null
    */
-  ShardReader(Store store, ShardingCodec codec, dev.zaro.arrow.codec.ScratchPool scratchPool) {
+  ShardReader(Store store, PartialDecoder codec, dev.zaro.arrow.codec.ScratchPool scratchPool) {
     this.store = store;
     this.codec = codec;
     this.scratchPool = scratchPool;

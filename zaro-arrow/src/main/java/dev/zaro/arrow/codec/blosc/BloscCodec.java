@@ -187,6 +187,14 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     return "blosc";
   }
 
+  @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(
+        dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE,
+        dev.zaro.arrow.codec.CodecCapability.DECODE_RANGE,
+        dev.zaro.arrow.codec.CodecCapability.DECODE_STREAMING);
+  }
+
   /**
    * Decodes the frame in {@code encoded[0, writerIndex)} (not closed here; bytes after the frame's
    * {@code cbytes} are ignored).

@@ -55,8 +55,8 @@ public record BitRoundCodec(String name, int keepbits) implements ArrayToArrayCo
   }
 
   @Override
-  public boolean isLayoutOnly() {
-    return true;
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY);
   }
 
   @Override

@@ -28,6 +28,11 @@ public record Bz2Codec(int level) implements BytesToBytesCodec {
     return "numcodecs.bz2";
   }
 
+  @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  }
+
   private static final StreamDecoder.Opener OPENER = in -> new BZip2CompressorInputStream(in, true);
 
   @Override

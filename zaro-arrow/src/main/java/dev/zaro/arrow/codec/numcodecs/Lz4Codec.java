@@ -29,6 +29,11 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
     return "numcodecs.lz4";
   }
 
+  @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  }
+
   private long header(ArrowBuf encoded, long decodedSize) {
     long length = encoded.writerIndex();
     if (length < 4) {

@@ -165,6 +165,11 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
     return "numcodecs.lzma";
   }
 
+  @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  }
+
   private InputStream open(InputStream in) throws IOException {
     BasicArrayCache cache = BasicArrayCache.getInstance();
     return switch (format) {

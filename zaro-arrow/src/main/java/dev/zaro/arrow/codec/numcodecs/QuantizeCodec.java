@@ -47,13 +47,15 @@ public record QuantizeCodec(int digits, DataType dtype, DataType astype)
   }
 
   @Override
-  public boolean isLayoutOnly() {
-    return dtype.equals(astype);
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return dtype.equals(astype)
+        ? java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY)
+        : java.util.Set.of();
   }
 
   @Override
   public SlabView encodedView(SlabView decodedView) {
-    if (!isLayoutOnly()) {
+    if (!dtype.equals(astype)) {
       return ArrayToArrayCodec.super.encodedView(decodedView);
     }
     return decodedView;

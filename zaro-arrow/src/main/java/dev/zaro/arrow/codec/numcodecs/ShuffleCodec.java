@@ -33,6 +33,11 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
   }
 
   @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  }
+
+  @Override
   public long encodedSize(long decodedSize) {
     return decodedSize;
   }

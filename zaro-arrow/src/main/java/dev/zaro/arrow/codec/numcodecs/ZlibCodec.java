@@ -33,6 +33,11 @@ public record ZlibCodec(int level) implements BytesToBytesCodec {
   }
 
   @Override
+  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
+    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  }
+
+  @Override
   public ArrowBuf decode(ArrowBuf encoded, long decodedSize, BufferAllocator allocator) {
     try (OutputBuffer out =
         OutputBuffer.allocate(allocator, decodedSize, encoded.writerIndex() * 4)) {

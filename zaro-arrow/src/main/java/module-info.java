@@ -1,0 +1,33 @@
+/**
+ * zaro: Zarr v2/v3 and kerchunk arrays read straight into Apache Arrow memory.
+ *
+ * <p>Exports the API only: the entry points ({@code dev.zaro.arrow}), Arrow shapes, errors,
+ * metadata, read plans, readers, stores (with {@link dev.zaro.arrow.store.StoreProvider} for other
+ * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces.
+ * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
+ * (blosc, lz, numcodecs, zfp, ext) and Icechunk's internals stay inside.
+ *
+ * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
+ */
+module dev.zaro.arrow {
+  requires transitive org.apache.arrow.memory.core;
+  requires transitive org.apache.arrow.vector;
+  requires transitive com.fasterxml.jackson.databind;
+  requires transitive org.apache.arrow.c;
+  requires com.github.luben.zstd_jni;
+  requires com.sun.jna;
+  requires org.apache.commons.compress;
+  requires org.tukaani.xz;
+  requires java.net.http;
+
+  exports dev.zaro.arrow;
+  exports dev.zaro.arrow.arrow;
+  exports dev.zaro.arrow.codec;
+  exports dev.zaro.arrow.error;
+  exports dev.zaro.arrow.metadata;
+  exports dev.zaro.arrow.plan;
+  exports dev.zaro.arrow.read;
+  exports dev.zaro.arrow.store;
+
+  uses dev.zaro.arrow.store.StoreProvider;
+}
