@@ -22,6 +22,8 @@ def datasets(n):
     return {
         "zstd": ([c, c, c], [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]),
         "raw": ([c, c, c], [BYTES]),
+        # many small objects (512 of 64^3 at n=512): what object-store reads are made of
+        "zstd_64": ([n // 8] * 3, [BYTES, {"name": "zstd", "configuration": {"level": 3, "checksum": False}}]),
         "gzip": ([c, c, c], [BYTES, {"name": "gzip", "configuration": {"level": 5}}]),
         "sharded_zstd": ([c, c, c], [{"name": "sharding_indexed", "configuration": {
             "chunk_shape": [c // 4] * 3,

@@ -134,7 +134,8 @@ public final class Zaro implements AutoCloseable {
                 options.threads(),
                 scratch,
                 isRemote(store) ? options.ioConcurrency() : 0,
-                options.missingChunks()));
+                options.missingChunks(),
+                options.maxBytesInFlight()));
   }
 
   /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */

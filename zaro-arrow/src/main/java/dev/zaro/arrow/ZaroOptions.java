@@ -13,14 +13,22 @@ import dev.zaro.arrow.read.MissingChunks;
  *     patterns (bfloat16, float8_*: as uint16/uint8) may be read; off by default, so nobody gets
  *     integers where they expected floats without asking for them
  * @param missingChunks what a read does with a chunk absent from the store (default: fill)
+ * @param maxBytesInFlight remote stores: fetched chunk bytes one read holds ahead of its decoders
+ *     before it requests more (default 256 MiB); a read's memory stays within its output plus this
+ *     plus {@code ioConcurrency} chunks
  */
 public record ZaroOptions(
     int threads,
     CodecRegistry codecs,
     int ioConcurrency,
     boolean fallbackTypes,
-    MissingChunks missingChunks) {
+    MissingChunks missingChunks,
+    long maxBytesInFlight) {
   public ZaroOptions {
+    if (maxBytesInFlight < 1) {
+      throw new IllegalArgumentException(
+          "maxBytesInFlight must be at least 1, not " + maxBytesInFlight);
+    }
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1, not " + threads);
     }
@@ -32,8 +40,23 @@ public record ZaroOptions(
     }
   }
 
+  public ZaroOptions(
+      int threads,
+      CodecRegistry codecs,
+      int ioConcurrency,
+      boolean fallbackTypes,
+      MissingChunks missingChunks) {
+    this(
+        threads,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        missingChunks,
+        dev.zaro.arrow.read.ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT);
+  }
+
   public ZaroOptions(int threads, CodecRegistry codecs) {
-    this(threads, codecs, 16, false);
+    this(threads, codecs, 64, false);
   }
 
   public ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, boolean fallbackTypes) {
@@ -42,15 +65,16 @@ public record ZaroOptions(
 
   public static ZaroOptions defaults() {
     return new ZaroOptions(
-        Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 16, false);
+        Runtime.getRuntime().availableProcessors(), CodecRegistry.defaults(), 64, false);
   }
 
   public ZaroOptions withThreads(int n) {
-    return new ZaroOptions(n, codecs, ioConcurrency, fallbackTypes, missingChunks);
+    return new ZaroOptions(
+        n, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight);
   }
 
   public ZaroOptions withIoConcurrency(int n) {
-    return new ZaroOptions(threads, codecs, n, fallbackTypes, missingChunks);
+    return new ZaroOptions(threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight);
   }
 
   /**
@@ -58,11 +82,16 @@ public record ZaroOptions(
    * #fallbackTypes()}.
    */
   public ZaroOptions withFallbackTypes(boolean allow) {
-    return new ZaroOptions(threads, codecs, ioConcurrency, allow, missingChunks);
+    return new ZaroOptions(threads, codecs, ioConcurrency, allow, missingChunks, maxBytesInFlight);
   }
 
   /** Chooses what reads do with chunks absent from the store; see {@link MissingChunks}. */
   public ZaroOptions withMissingChunks(MissingChunks policy) {
-    return new ZaroOptions(threads, codecs, ioConcurrency, fallbackTypes, policy);
+    return new ZaroOptions(threads, codecs, ioConcurrency, fallbackTypes, policy, maxBytesInFlight);
+  }
+
+  /** Sets {@link #maxBytesInFlight()}: fetched bytes a remote read holds ahead of its decoders. */
+  public ZaroOptions withMaxBytesInFlight(long bytes) {
+    return new ZaroOptions(threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes);
   }
 }

@@ -31,9 +31,28 @@ final class OpenOptions {
               + " its key (error).")
   MissingChunks missingChunks = MissingChunks.FILL;
 
+  @Option(
+      names = "--max-requests",
+      paramLabel = "N",
+      description = "Remote stores: chunk requests one read keeps in flight (default: 64).")
+  Integer maxRequests;
+
+  @Option(
+      names = "--max-bytes-in-flight",
+      paramLabel = "MIB",
+      description =
+          "Remote stores: MiB of fetched chunks one read holds ahead of its decoders (default: 256).")
+  Long maxMibInFlight;
+
   ZaroOptions toOptions() {
     ZaroOptions options =
         ZaroOptions.defaults().withFallbackTypes(fallbackTypes).withMissingChunks(missingChunks);
+    if (maxRequests != null) {
+      options = options.withIoConcurrency(maxRequests);
+    }
+    if (maxMibInFlight != null) {
+      options = options.withMaxBytesInFlight(maxMibInFlight << 20);
+    }
     return threads == null ? options : options.withThreads(threads);
   }
 }

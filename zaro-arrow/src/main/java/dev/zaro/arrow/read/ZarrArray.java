@@ -53,10 +53,13 @@ public final class ZarrArray {
   /** Reused decode buffers, or null for a fresh scratch per read. */
   private final ScratchPool scratchPool;
 
-  /** Chunk fetches in flight for a remote store (workers that fetch, then decode), else 0. */
+  /** Chunk requests in flight for a remote store (see Prefetch), else 0. */
   private final int ioConcurrency;
 
   private final MissingChunks missingChunks;
+
+  /** Remote stores: bodies held ahead of the decoders before requesting more; see Prefetch. */
+  private final long maxBytesInFlight;
 
   /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
   private final java.util.concurrent.Semaphore decodeSlots;
@@ -128,6 +131,43 @@ public final class ZarrArray {
       ScratchPool scratchPool,
       int ioConcurrency,
       MissingChunks missingChunks) {
+    this(
+        store,
+        path,
+        metadata,
+        registry,
+        executor,
+        parallelism,
+        scratchPool,
+        ioConcurrency,
+        missingChunks,
+        DEFAULT_MAX_BYTES_IN_FLIGHT);
+  }
+
+  /** Fetched bytes a remote read holds ahead of its decoders by default (256 MiB). */
+  public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 256L << 20;
+
+  /**
+   * @param maxBytesInFlight remote stores: no further chunk is requested ahead while the bodies
+   *     that arrived and wait for a decoder hold this many bytes (so a read holds at most this plus
+   *     {@code ioConcurrency} chunks' bodies beyond its output)
+   */
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism,
+      ScratchPool scratchPool,
+      int ioConcurrency,
+      MissingChunks missingChunks,
+      long maxBytesInFlight) {
+    if (maxBytesInFlight < 1) {
+      throw new IllegalArgumentException(
+          "maxBytesInFlight must be at least 1, not " + maxBytesInFlight);
+    }
+    this.maxBytesInFlight = maxBytesInFlight;
     this.missingChunks = missingChunks;
     this.scratchPool = scratchPool;
     this.ioConcurrency = ioConcurrency;
@@ -305,8 +345,18 @@ public final class ZarrArray {
    * while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
-    int workers = Math.min(Math.max(parallelism, ioConcurrency), tasks);
-    try {
+    // remote, not sharded: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`
+    boolean ahead =
+        ioConcurrency > 0
+            && tasks > 1
+            && resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0)))
+                    .shardReader()
+                == null;
+    int workers = Math.min(ahead ? parallelism : Math.max(parallelism, ioConcurrency), tasks);
+    try (Prefetch prefetch = ahead ? new Prefetch(target.parts(), tasks, allocator) : null) {
+      if (prefetch != null) {
+        prefetch.pump();
+      }
       WorkRunner.run(
           tasks,
           t -> {
@@ -316,7 +366,7 @@ public final class ZarrArray {
                     : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
             target.budget().enter();
             try {
-              readChunk(target, t, allocator, scratch);
+              readChunk(target, t, allocator, scratch, prefetch);
             } finally {
               target.budget().exit();
               if (scratchPool != null) {
@@ -334,7 +384,173 @@ public final class ZarrArray {
     }
   }
 
-  private void readChunk(Target target, int task, BufferAllocator allocator, Scratch scratch) {
+  /** The chunk index of task {@code task}: C order over the per-dimension chunk parts. */
+  private static long[] chunkIndexOf(List<List<ChunkPart>> parts, int task) {
+    long[] chunkIndex = new long[parts.size()];
+    int rest = task;
+    for (int d = parts.size() - 1; d >= 0; d--) {
+      List<ChunkPart> dimParts = parts.get(d);
+      chunkIndex[d] = dimParts.get(rest % dimParts.size()).chunk();
+      rest /= dimParts.size();
+    }
+    return chunkIndex;
+  }
+
+  /**
+   * The chunk fetches of one read on a remote store, run ahead of its decoding threads: the body of
+   * task {@code t} is requested through {@link Store#getAsync} while fewer than {@code
+   * ioConcurrency} requests are in flight and the bodies that arrived but wait for a decoder hold
+   * less than {@code maxBytesInFlight} bytes. WorkRunner hands tasks out in increasing order, so
+   * the window slides along with the decoders, and requests in flight no longer depend on how many
+   * threads decode. Owns every body until a task {@link #take}s it; {@link #close} stops issuing,
+   * waits for the requests still in flight and frees the bodies nobody took (after a failure or
+   * cancellation).
+   */
+  private final class Prefetch implements AutoCloseable {
+    private final List<List<ChunkPart>> parts;
+    private final int tasks;
+    private final BufferAllocator allocator;
+    private final java.util.concurrent.CompletableFuture<?>[] fetches;
+    private final long[] sizes;
+    private int issued;
+    private int inFlight;
+    private long held;
+    private int unassigned;
+    private boolean pumping;
+    private boolean closed;
+
+    Prefetch(List<List<ChunkPart>> parts, int tasks, BufferAllocator allocator) {
+      this.parts = parts;
+      this.tasks = tasks;
+      this.allocator = allocator;
+      this.fetches = new java.util.concurrent.CompletableFuture<?>[tasks];
+      this.sizes = new long[tasks];
+    }
+
+    /** Requests chunks ahead while the window allows; re-entrant calls return at once. */
+    void pump() {
+      synchronized (this) {
+        if (pumping) {
+          return;
+        }
+        pumping = true;
+      }
+      try {
+        while (true) {
+          int t;
+          synchronized (this) {
+            if (closed
+                || issued >= tasks
+                || inFlight >= ioConcurrency
+                || held >= maxBytesInFlight) {
+              return;
+            }
+            t = issued++;
+            inFlight++;
+            unassigned++;
+          }
+          issue(t);
+        }
+      } finally {
+        synchronized (this) {
+          pumping = false;
+        }
+      }
+    }
+
+    private void issue(int t) {
+      String key = chunkKey(chunkIndexOf(parts, t));
+      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f;
+      try {
+        f = store.getAsync(key, dev.zaro.arrow.store.ByteRange.ALL, allocator, executor);
+      } catch (RuntimeException e) {
+        f = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> done =
+          f.whenComplete(
+              (body, error) -> {
+                synchronized (this) {
+                  inFlight--;
+                  long n = body != null && body.isPresent() ? body.get().readableBytes() : 0;
+                  sizes[t] = n;
+                  held += n;
+                  notifyAll();
+                }
+                pump();
+              });
+      synchronized (this) {
+        fetches[t] = done;
+        unassigned--;
+        notifyAll();
+      }
+    }
+
+    /**
+     * Waits for the body of task {@code t}, which the caller owns and closes; empty for a missing
+     * chunk. The window always reaches {@code t}: tasks are taken in order, so the bodies that hold
+     * it back belong to tasks already running, whose takes move it on.
+     */
+    @SuppressWarnings("unchecked")
+    Optional<ArrowBuf> take(int t) {
+      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f;
+      synchronized (this) {
+        while (fetches[t] == null && !closed) {
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ZaroException("interrupted while fetching chunk " + t, e);
+          }
+        }
+        f = (java.util.concurrent.CompletableFuture<Optional<ArrowBuf>>) fetches[t];
+        fetches[t] = null;
+      }
+      Optional<ArrowBuf> body;
+      try {
+        body = f.join();
+      } catch (java.util.concurrent.CompletionException e) {
+        throw e.getCause() instanceof RuntimeException r ? r : e;
+      } finally {
+        synchronized (this) {
+          held -= sizes[t];
+        }
+      }
+      pump();
+      return body;
+    }
+
+    @Override
+    public void close() {
+      java.util.concurrent.CompletableFuture<?>[] left;
+      synchronized (this) {
+        closed = true;
+        // every request issued completes (the store's timeouts bound it) before its body is freed
+        while (unassigned > 0 || inFlight > 0) {
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            break;
+          }
+        }
+        left = fetches.clone();
+        Arrays.fill(fetches, null);
+      }
+      for (java.util.concurrent.CompletableFuture<?> f : left) {
+        if (f == null) {
+          continue;
+        }
+        try {
+          ((Optional<?>) f.join()).ifPresent(b -> ((ArrowBuf) b).close());
+        } catch (RuntimeException e) {
+          // a failed request holds no body; the read already reports its own failure
+        }
+      }
+    }
+  }
+
+  private void readChunk(
+      Target target, int task, BufferAllocator allocator, Scratch scratch, Prefetch prefetch) {
     List<List<ChunkPart>> parts = target.parts();
     long[] stride = target.stride();
     int rank = parts.size();
@@ -387,7 +603,7 @@ public final class ZarrArray {
     }
     Optional<ArrowBuf> encoded;
     try {
-      encoded = store.get(key, allocator);
+      encoded = prefetch != null ? prefetch.take(task) : store.get(key, allocator);
     } catch (ZaroException e) {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
@@ -396,7 +612,7 @@ public final class ZarrArray {
       view.fill(target.fill());
       return;
     }
-    boolean slot = ioConcurrency > parallelism;
+    boolean slot = prefetch == null && ioConcurrency > parallelism;
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }

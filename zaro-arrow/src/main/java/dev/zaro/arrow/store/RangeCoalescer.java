@@ -57,7 +57,9 @@ public final class RangeCoalescer {
   }
 
   /**
-   * Reads {@code ranges} of {@code key} with as few requests as {@link #plan} allows.
+   * Reads {@code ranges} of {@code key} with as few requests as {@link #plan} allows. On a remote
+   * store the requests are all in flight at once (through {@link Store#getAsync}), so a shard's
+   * scattered inner chunks cost one round trip, not one per request.
    *
    * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
    *     the key is absent
@@ -65,10 +67,23 @@ public final class RangeCoalescer {
   public static Optional<List<ArrowBuf>> fetch(
       Store store, String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     ArrowBuf[] out = new ArrowBuf[ranges.size()];
+    List<Group> groups = plan(ranges, MAX_GAP, MAX_REQUEST);
+    List<java.util.concurrent.CompletableFuture<Optional<ArrowBuf>>> pending = new ArrayList<>();
+    if (groups.size() > 1 && store.capabilities().isRemote()) {
+      for (Group g : groups) {
+        // the store's own async path (HTTP: non-blocking); a blocking store runs it right here
+        pending.add(
+            store.getAsync(key, ByteRange.of(g.offset(), g.length()), allocator, Runnable::run));
+      }
+    }
+    int next = 0;
     try {
-      for (Group g : plan(ranges, MAX_GAP, MAX_REQUEST)) {
+      for (Group g : groups) {
         Optional<ArrowBuf> fetched =
-            store.get(key, ByteRange.of(g.offset(), g.length()), allocator);
+            pending.isEmpty()
+                ? store.get(key, ByteRange.of(g.offset(), g.length()), allocator)
+                : await(pending.get(next));
+        next++;
         if (fetched.isEmpty()) {
           closeAll(out);
           return Optional.empty();
@@ -100,6 +115,24 @@ public final class RangeCoalescer {
     } catch (RuntimeException | Error e) {
       closeAll(out);
       throw e;
+    } finally {
+      // requests not consumed (a failure or an absent key stopped early): wait, free their bodies
+      for (int i = next; i < pending.size(); i++) {
+        try {
+          await(pending.get(i)).ifPresent(ArrowBuf::close);
+        } catch (RuntimeException e) {
+          // the read already fails or reports the key absent
+        }
+      }
+    }
+  }
+
+  private static Optional<ArrowBuf> await(
+      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f) {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 

@@ -1,0 +1,154 @@
+"""zaro vs tensorstore (its `http` kvstore) against a loopback object store with per-request latency.
+
+Object stores answer each request after tens of milliseconds; this measures how well a reader
+keeps requests in flight. benchmarks/latency_server.py serves benchmarks/data/ over HTTP/1.1
+with Range support, waiting --latency-ms before every response (and pacing bodies with --mbps).
+Datasets (written by make_datasets.py when missing): `zstd_64` (512^3 uint16, 512 objects of
+64^3, zstd) and `sharded_zstd` (8 shards of 256^3, 64^3 inner chunks, zstd). Operations: read
+all; chunk by chunk (the first --chunks 64^3 chunks in C order, one read each); random 64^3 boxes
+(--boxes of them, p50/p99 per box). Both readers get --threads decode threads; zaro's
+ioConcurrency and tensorstore's http concurrency stay at their defaults.
+
+  .venv/bin/python benchmarks/latency_bench.py [--latency-ms 20 100] [--threads 2] [--repeat 3]
+
+Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
+peak RSS growth over the read (ru_maxrss after minus before), both MiB.
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "data"
+N = 512
+DATASETS = {"zstd_64": 64, "sharded_zstd": 64}
+
+TS_CHILD = r"""
+import json, resource, sys, time
+import numpy as np, tensorstore as ts
+url, threads, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+slices = json.loads(sys.stdin.read())
+def parse(sel):
+    return tuple(slice(*[int(b) for b in p.split(":")]) for p in sel.split(","))
+t = ts.open({"driver": "zarr3", "kvstore": {"driver": "http", "base_url": url},
+             "context": {"data_copy_concurrency": {"limit": threads},
+                         "cache_pool": {"total_bytes_limit": 0}}}).result()
+index = [parse(s) for s in slices]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+seconds, each = [], []
+for r in range(repeat + 1):
+    t0 = time.perf_counter(); nbytes = 0
+    for ix in index:
+        r0 = time.perf_counter()
+        a = t[ix].read().result(); nbytes += a.nbytes; del a
+        if r > 0: each.append(time.perf_counter() - r0)
+    if r > 0: seconds.append(time.perf_counter() - t0)
+out = {"median_seconds": float(np.median(seconds)), "bytes": nbytes,
+       "peak_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}
+if len(index) > 1:
+    out["read_p50_seconds"] = float(np.percentile(each, 50))
+    out["read_p99_seconds"] = float(np.percentile(each, 99))
+print(json.dumps(out))
+"""
+
+
+def operations(chunk, nchunks, nboxes):
+    rng = np.random.default_rng(1)
+    boxes = []
+    for _ in range(nboxes):
+        z, y, x = rng.integers(0, N - 64, 3)
+        boxes.append(f"{z}:{z + 64}, {y}:{y + 64}, {x}:{x + 64}")
+    chunks = [f"{z}:{z + chunk}, {y}:{y + chunk}, {x}:{x + chunk}"
+              for z in range(0, N, chunk) for y in range(0, N, chunk) for x in range(0, N, chunk)]
+    return {"read_all": ["0:512, 0:512, 0:512"], "chunk_by_chunk": chunks[:nchunks],
+            "random_64_boxes": boxes}
+
+
+class Server:
+    def __init__(self, latency_ms, mbps):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "latency_server.py"), str(DATA), "--latency-ms", str(latency_ms),
+             "--mbps", str(mbps)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.proc.stdout.readline().split()[1])
+
+    def stats(self):
+        """(requests, peak requests in flight) since the last call."""
+        self.proc.stdin.write("stats\n")
+        self.proc.stdin.flush()
+        _, requests, peak = self.proc.stdout.readline().split()
+        return int(requests), int(peak)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def run_zaro(url, slices, threads, repeat, extra):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(slices))
+    out = subprocess.run([str(ROOT / "zaro"), "bench", url, "/", "--slices-file", f.name,
+                          "--repeat", str(repeat), "--warmup", "1", "--threads", str(threads)] + extra,
+                         check=True, capture_output=True, text=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    r["peak_mib"] = r["peak_allocator_bytes"] / 2**20
+    return r
+
+
+def run_tensorstore(url, slices, threads, repeat):
+    out = subprocess.run([sys.executable, "-c", TS_CHILD, url, str(threads), str(repeat)],
+                         input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency-ms", type=float, nargs="*", default=[20, 100])
+    parser.add_argument("--mbps", type=float, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes of read_all (others: 1)")
+    parser.add_argument("--chunks", type=int, default=64)
+    parser.add_argument("--boxes", type=int, default=100)
+    parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    parser.add_argument("--ops", nargs="*")
+    parser.add_argument("--zaro-args", default="", help="extra ./zaro bench options, e.g. '--io-concurrency 64'")
+    args = parser.parse_args()
+    for name in args.datasets:
+        if not (DATA / f"{name}_{N}.zarr").exists():
+            subprocess.run([sys.executable, str(HERE / "make_datasets.py"), "--size", str(N), "--only", name],
+                           check=True)
+    print("| latency ms | dataset | operation | zaro s | tensorstore s | ts/zaro | zaro p50/p99 ms"
+          " | ts p50/p99 ms | zaro requests (peak in flight) | ts requests (peak in flight)"
+          " | zaro peak MiB | ts peak RSS MiB |")
+    print("|---" * 12 + "|")
+    for latency in args.latency_ms:
+        server = Server(latency, args.mbps)
+        try:
+            for name in args.datasets:
+                url = f"http://127.0.0.1:{server.port}/{name}_{N}.zarr"
+                for op, slices in operations(DATASETS[name], args.chunks, args.boxes).items():
+                    if args.ops and op not in args.ops:
+                        continue
+                    repeat = args.repeat if op == "read_all" else 1
+                    server.stats()
+                    z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split())
+                    zreq = server.stats()
+                    t = run_tensorstore(url, slices, args.threads, repeat)
+                    treq = server.stats()
+                    ms = lambda r: (f"{r['read_p50_seconds'] * 1e3:.0f}/{r['read_p99_seconds'] * 1e3:.0f}"
+                                    if "read_p50_seconds" in r else "")
+                    print(f"| {latency:g} | {name} | {op} | {z['median_seconds']:.3f} | {t['median_seconds']:.3f}"
+                          f" | {t['median_seconds'] / z['median_seconds']:.2f} | {ms(z)} | {ms(t)}"
+                          f" | {zreq[0]} ({zreq[1]}) | {treq[0]} ({treq[1]})"
+                          f" | {z['peak_mib']:.0f} | {t['peak_mib']:.0f} |", flush=True)
+        finally:
+            server.close()
+
+
+if __name__ == "__main__":
+    main()
