@@ -64,90 +64,18 @@ public final class ZarrArray {
   /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
   private final java.util.concurrent.Semaphore decodeSlots;
 
-  /**
-   * @param executor runs chunk work; at most {@code parallelism} chunks of one read are in flight
-   *     at once
-   */
-  public ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism) {
-    this(store, path, metadata, registry, executor, parallelism, null);
-  }
-
-  /**
-   * @param scratchPool decode buffers to reuse across reads (not closed here), or null
-   */
-  public ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool) {
-    this(store, path, metadata, registry, executor, parallelism, scratchPool, 0);
-  }
-
-  /**
-   * @param ioConcurrency for stores where fetching dominates (remote): up to this many chunks are
-   *     fetched at once by as many workers on {@code executor}, while decoding stays limited to
-   *     {@code parallelism} threads; 0 for local stores
-   */
-  public ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool,
-      int ioConcurrency) {
-    this(
-        store,
-        path,
-        metadata,
-        registry,
-        executor,
-        parallelism,
-        scratchPool,
-        ioConcurrency,
-        MissingChunks.FILL);
-  }
-
-  /**
-   * @param missingChunks what reads do with chunks absent from the store
-   */
-  public ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool,
-      int ioConcurrency,
-      MissingChunks missingChunks) {
-    this(
-        store,
-        path,
-        metadata,
-        registry,
-        executor,
-        parallelism,
-        scratchPool,
-        ioConcurrency,
-        missingChunks,
-        DEFAULT_MAX_BYTES_IN_FLIGHT);
-  }
-
   /** Fetched bytes a remote read holds ahead of its decoders by default (256 MiB). */
   public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 256L << 20;
 
   /**
+   * An array ready to read; {@link dev.zaro.arrow.Zaro#array} makes them from its options.
+   *
+   * @param executor runs chunk work; at most {@code parallelism} chunks of one read decode at once
+   * @param scratchPool decoder state to reuse across reads (not closed here), or null
+   * @param ioConcurrency for stores where fetching dominates (remote): up to this many chunks are
+   *     fetched at once, while decoding stays limited to {@code parallelism} threads; 0 for local
+   *     stores
+   * @param missingChunks what reads do with chunks absent from the store
    * @param maxBytesInFlight remote stores: no further chunk is requested ahead while the bodies
    *     that arrived and wait for a decoder hold this many bytes (so a read holds at most this plus
    *     {@code ioConcurrency} chunks' bodies beyond its output)
