@@ -110,7 +110,6 @@ class ReadPlanTest {
         }
       }
       assertEquals(sorted(want), sorted(got), where);
-      long count = 0;
       Set<List<Long>> touched = new HashSet<>();
       for (List<Long> index : want) {
         List<Long> chunk = new ArrayList<>();
@@ -119,8 +118,7 @@ class ReadPlanTest {
         }
         touched.add(chunk);
       }
-      count = touched.size();
-      assertEquals(count, plan.chunkCount(), where + ": chunk count");
+      assertEquals(touched.size(), plan.chunkCount(), where + ": chunk count");
       assertEquals(want.size() * 2L, plan.decodedBytes(), where);
     }
   }
@@ -241,7 +239,7 @@ class ReadPlanTest {
     ArrayMetadata meta =
         array(new long[] {10_000, 1_000, 1_000}, new int[] {1, 10, 100}, DataType.FLOAT32);
     ReadPlan plan = ReadPlan.of(meta, Selection.all(meta.shape()));
-    assertEquals(10_000_000L * 100 / 100, plan.chunkCount() / 1);
+    assertEquals(10_000_000L, plan.chunkCount());
     Iterator<Selection> pieces = plan.pieces(128L << 20);
     Selection first = pieces.next();
     assertEquals("0:33:1, 0:1000:1, 0:1000:1", first.canonical());
