@@ -5,7 +5,7 @@
  * metadata, read plans, readers, stores (with {@link dev.zaro.arrow.store.StoreProvider} for other
  * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces.
  * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
- * (blosc, lz, numcodecs, zfp, ext) and Icechunk's internals stay inside.
+ * (core, blosc, lz, numcodecs, zfp, ext) and Icechunk's internals stay inside.
  *
  * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
  */

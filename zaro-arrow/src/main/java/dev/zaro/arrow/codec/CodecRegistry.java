@@ -25,16 +25,9 @@ public final class CodecRegistry {
   /** A new registry holding the built-in codecs, to which more can be added. */
   public static CodecRegistry builtIns() {
     CodecRegistry r = new CodecRegistry();
-    r.register("bytes", BytesCodec::create);
-    r.register("transpose", TransposeCodec::create);
-    r.register("gzip", (spec, input, reg) -> GzipCodec.create(spec));
-    r.register("zstd", (spec, input, reg) -> ZstdCodec.create(spec));
-    r.register("crc32c", (spec, input, reg) -> Crc32cCodec.create(spec));
+    dev.zaro.arrow.codec.core.CoreCodecs.register(r);
     r.register(
         "blosc", (spec, input, reg) -> dev.zaro.arrow.codec.blosc.BloscCodec.create(spec, input));
-    r.register("sharding_indexed", ShardingCodec::create);
-    r.register("vlen-utf8", (spec, input, reg) -> VlenCodec.create(spec, input));
-    r.register("vlen-bytes", (spec, input, reg) -> VlenCodec.create(spec, input));
     dev.zaro.arrow.codec.numcodecs.Numcodecs.register(r);
     dev.zaro.arrow.codec.ext.Extensions.register(r);
     return r;

@@ -15,7 +15,12 @@ public final class ShardIndex {
   private final long[] offsets;
   private final long[] lengths;
 
-  ShardIndex(long[] chunksPerShard, long[] offsets, long[] lengths) {
+  /**
+   * An index over {@code chunksPerShard} inner chunks (C order); takes ownership of {@code offsets}
+   * and {@code lengths} (one entry per inner chunk, {@link #ABSENT} twice for an absent one), so a
+   * {@link PartialDecoder} outside this package can build one.
+   */
+  public ShardIndex(long[] chunksPerShard, long[] offsets, long[] lengths) {
     this.chunksPerShard = chunksPerShard.clone();
     this.offsets = offsets;
     this.lengths = lengths;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
-import dev.zaro.arrow.codec.GzipCodec;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.ZstdCodec;
 import dev.zaro.arrow.codec.blosc.BloscCodec;
+import dev.zaro.arrow.codec.core.GzipCodec;
+import dev.zaro.arrow.codec.core.ZstdCodec;
 import dev.zaro.arrow.codec.numcodecs.Lz4Codec;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

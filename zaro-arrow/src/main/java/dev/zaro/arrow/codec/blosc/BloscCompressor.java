@@ -1,6 +1,6 @@
 package dev.zaro.arrow.codec.blosc;
 
-import dev.zaro.arrow.codec.ZstdCodec;
+import dev.zaro.arrow.codec.core.ZstdCodec;
 
 /**
  * The compressor formats a c-blosc 1.x frame can hold (bits 5-7 of its flags). lz4 and lz4hc write

@@ -1,6 +1,8 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import com.github.luben.zstd.ZstdCompressCtx;
+import dev.zaro.arrow.codec.AbstractBytesCodecTest;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 
 /** Frames without checksum or content size (as streaming writers produce) decode too. */
 class ZstdUnsizedCodecTest extends AbstractBytesCodecTest {

@@ -1,9 +1,11 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.luben.zstd.ZstdCompressCtx;
+import dev.zaro.arrow.codec.AbstractBytesCodecTest;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.error.CodecException;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

@@ -1,6 +1,8 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import com.github.luben.zstd.ZstdCompressCtx;
+import dev.zaro.arrow.codec.AbstractBytesCodecTest;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 
 /** zstd frames without checksums (tensorstore's default): reads that need a prefix stop early. */
 class ZstdNoChecksumCodecTest extends AbstractBytesCodecTest {

@@ -1,5 +1,11 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
+import dev.zaro.arrow.codec.ArrayToBytesCodec;
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
+import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import org.apache.arrow.memory.ArrowBuf;

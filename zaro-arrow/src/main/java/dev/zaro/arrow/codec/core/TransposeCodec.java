@@ -1,6 +1,12 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.codec.ArrayToArrayCodec;
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
+import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;

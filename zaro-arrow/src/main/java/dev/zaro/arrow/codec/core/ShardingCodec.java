@@ -1,8 +1,19 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.codec.ArrayToBytesCodec;
+import dev.zaro.arrow.codec.ChunkPart;
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
+import dev.zaro.arrow.codec.CodecChain;
+import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.PartialDecoder;
+import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.ShardIndex;
+import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.metadata.CodecSpec;

@@ -1,8 +1,13 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
+import dev.zaro.arrow.codec.CodecCapability;
+import dev.zaro.arrow.codec.CodecConfig;
+import dev.zaro.arrow.codec.OutputBuffer;
+import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import org.apache.arrow.memory.ArrowBuf;

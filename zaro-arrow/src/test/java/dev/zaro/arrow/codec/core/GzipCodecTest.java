@@ -1,7 +1,9 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
+import dev.zaro.arrow.codec.AbstractBytesCodecTest;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 import java.io.ByteArrayOutputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.arrow.memory.ArrowBuf;

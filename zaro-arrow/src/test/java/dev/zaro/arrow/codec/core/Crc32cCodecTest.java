@@ -1,9 +1,11 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.codec.AbstractBytesCodecTest;
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.error.CodecException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
