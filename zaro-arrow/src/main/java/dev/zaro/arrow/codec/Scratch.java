@@ -16,7 +16,8 @@ public final class Scratch implements AutoCloseable {
   private ArrowBuf buffer;
   private ArrowBuf window;
   private final java.util.Map<Class<?>, AutoCloseable> states = new java.util.HashMap<>(2);
-  private dev.zaro.arrow.exec.Budget budget;
+  private java.util.function.IntSupplier idleHelpers;
+  private java.util.concurrent.Executor helperExecutor;
 
   /** A scratch whose buffers come from {@code allocator}, with no helpers. */
   public Scratch(BufferAllocator allocator) {
@@ -24,15 +25,20 @@ public final class Scratch implements AutoCloseable {
   }
 
   /**
-   * Binds this scratch to a read: buffers from {@code allocator}, helpers from {@code budget}
-   * (null: none). Buffers held from an earlier binding must have been released.
+   * Binds this scratch to a read: buffers from {@code allocator}; {@code idleHelpers} says how many
+   * of the read's threads are idle now and may help on {@code helperExecutor} (both null: no
+   * helpers). Buffers held from an earlier binding must have been released.
    */
-  public Scratch bind(BufferAllocator allocator, dev.zaro.arrow.exec.Budget budget) {
+  public Scratch bind(
+      BufferAllocator allocator,
+      java.util.function.IntSupplier idleHelpers,
+      java.util.concurrent.Executor helperExecutor) {
     if (buffer != null || window != null) {
       throw new IllegalStateException("scratch rebound while holding buffers");
     }
     this.allocator = allocator;
-    this.budget = budget;
+    this.idleHelpers = helperExecutor == null ? null : idleHelpers;
+    this.helperExecutor = helperExecutor;
     return this;
   }
 
@@ -75,12 +81,12 @@ public final class Scratch implements AutoCloseable {
    * dev.zaro.arrow.exec.WorkRunner}.
    */
   public int helpers() {
-    return budget == null ? 0 : budget.idle();
+    return idleHelpers == null ? 0 : idleHelpers.getAsInt();
   }
 
-  /** Where helpers run tasks (null when there is no budget). */
+  /** Where helpers run tasks (null when there are none). */
   public java.util.concurrent.Executor helperExecutor() {
-    return budget == null ? null : budget.executor();
+    return helperExecutor;
   }
 
   /** Returns the buffers to the allocator; decoder states stay (they hold no Arrow memory). */

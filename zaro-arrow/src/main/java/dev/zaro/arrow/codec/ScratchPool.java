@@ -1,6 +1,5 @@
 package dev.zaro.arrow.codec;
 
-import dev.zaro.arrow.exec.Budget;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
@@ -22,23 +21,26 @@ public final class ScratchPool implements AutoCloseable {
   }
 
   /**
-   * A scratch for one worker of a read, its buffers from {@code allocator} and its helpers from
-   * {@code budget} (may be null); give it back with {@link #release} before the read's allocator
-   * closes.
+   * A scratch for one worker of a read, its buffers from {@code allocator} and its helpers as
+   * {@link Scratch#bind} takes them (null, null: none); give it back with {@link #release} before
+   * the read's allocator closes.
    */
-  public Scratch borrow(BufferAllocator allocator, Budget budget) {
+  public Scratch borrow(
+      BufferAllocator allocator,
+      java.util.function.IntSupplier idleHelpers,
+      java.util.concurrent.Executor helperExecutor) {
     Scratch s = idle.pollFirst();
     if (s != null) {
       idleCount.decrementAndGet();
-      return s.bind(allocator, budget);
+      return s.bind(allocator, idleHelpers, helperExecutor);
     }
-    return new Scratch(allocator).bind(allocator, budget);
+    return new Scratch(allocator).bind(allocator, idleHelpers, helperExecutor);
   }
 
   /** Takes a scratch back: its buffers return to the read's allocator, its state is kept. */
   public void release(Scratch scratch) {
     scratch.releaseBuffers();
-    scratch.bind(null, null);
+    scratch.bind(null, null, null);
     if (idleCount.incrementAndGet() <= maxPooled) {
       idle.offerFirst(scratch);
     } else {

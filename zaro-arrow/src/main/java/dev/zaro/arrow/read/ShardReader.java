@@ -194,7 +194,7 @@ final class ShardReader {
         !helper
             ? callerScratch
             : scratchPool != null
-                ? scratchPool.borrow(callerScratch.allocator(), null)
+                ? scratchPool.borrow(callerScratch.allocator(), null, null)
                 : new Scratch(callerScratch.allocator());
     try {
       work.accept(scratch);

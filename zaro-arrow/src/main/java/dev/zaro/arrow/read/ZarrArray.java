@@ -290,8 +290,10 @@ public final class ZarrArray {
           t -> {
             Scratch scratch =
                 scratchPool != null
-                    ? scratchPool.borrow(target.scratch(), target.budget())
-                    : new Scratch(target.scratch()).bind(target.scratch(), target.budget());
+                    ? scratchPool.borrow(
+                        target.scratch(), target.budget()::idle, target.budget().executor())
+                    : new Scratch(target.scratch())
+                        .bind(target.scratch(), target.budget()::idle, target.budget().executor());
             target.budget().enter();
             try {
               readChunk(target, t, allocator, scratch, prefetch);

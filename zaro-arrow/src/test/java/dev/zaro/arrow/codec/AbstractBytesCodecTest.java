@@ -133,7 +133,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
     try (Scratch scratch = new Scratch(allocator);
         ArrowBuf in = buf(encode(data));
         ArrowBuf target = allocator.buffer(data.length + 16)) {
-      scratch.bind(allocator, new dev.zaro.arrow.exec.Budget(pool, 4));
+      scratch.bind(allocator, () -> 3, pool);
       target.setOne(0, (int) target.capacity());
       if (codec().decodeInto(in, target, 8, data.length, scratch)) {
         byte[] out = new byte[data.length];
