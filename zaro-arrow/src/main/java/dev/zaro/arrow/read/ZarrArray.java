@@ -10,6 +10,7 @@ import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
@@ -178,6 +179,27 @@ public final class ZarrArray {
    * @return a slab the caller closes
    */
   public Slab read(Selection selection, BufferAllocator allocator, ReadOptions options) {
+    return read(selection, null, allocator, options);
+  }
+
+  /**
+   * Reads a selection into the start of {@code out}, a buffer the caller owns and keeps owning, so
+   * one buffer can serve read after read (a fresh buffer costs a page fault per page on first
+   * touch). Every byte of the selection is written (decoded or fill); bytes past it are left alone.
+   * Fixed-size data types only. Scratch comes from a child of {@code allocator}.
+   *
+   * @return a slab over the first bytes of {@code out}, holding its own reference to it: closing
+   *     the slab does not release the caller's
+   * @throws SelectionException if {@code out} is smaller than the selection or the data type is
+   *     variable-length
+   */
+  public Slab readInto(
+      Selection selection, ArrowBuf out, BufferAllocator allocator, ReadOptions options) {
+    return read(selection, java.util.Objects.requireNonNull(out, "out"), allocator, options);
+  }
+
+  private Slab read(
+      Selection selection, ArrowBuf into, BufferAllocator allocator, ReadOptions options) {
     long[] shape = metadata.shape();
     int rank = shape.length;
     int itemSize = metadata.dataType().byteSize();
@@ -208,8 +230,27 @@ public final class ZarrArray {
               + tasks
               + " chunks; read it in parts");
     }
-    ArrowBuf out = allocator.buffer(outBytes);
-    dev.zaro.arrow.memory.HugePages.advise(out.memoryAddress(), outBytes);
+    ArrowBuf out;
+    if (into == null) {
+      out = allocator.buffer(outBytes);
+      dev.zaro.arrow.memory.HugePages.advise(out.memoryAddress(), outBytes);
+    } else if (metadata.dataType().isVariableLength() || into.capacity() < outBytes) {
+      throw new SelectionException(
+          "selection '"
+              + selection
+              + "' of array '"
+              + displayPath()
+              + "': "
+              + (metadata.dataType().isVariableLength()
+                  ? "a variable-length data type cannot be read into a caller's buffer"
+                  : "needs "
+                      + outBytes
+                      + " bytes, the buffer it should be read into holds "
+                      + into.capacity()));
+    } else {
+      into.getReferenceManager().retain();
+      out = into.slice(0, outBytes);
+    }
     VarHeap heap = metadata.dataType().isVariableLength() ? new VarHeap(allocator) : null;
     try {
       out.writerIndex(outBytes);

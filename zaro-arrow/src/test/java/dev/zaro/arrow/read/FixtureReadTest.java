@@ -11,6 +11,7 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.arrow.FixedShapeTensorVector;
 import dev.zaro.arrow.arrow.SlabVectors;
+import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.JsonDocument;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.FieldVector;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -100,6 +102,86 @@ class FixtureReadTest extends AllocatorTest {
         byte[] got = new byte[(int) slab.byteSize()];
         slab.data().getBytes(0, got);
         assertArrayEquals(want, got, name + " with " + threads + " threads");
+      }
+    }
+  }
+
+  /**
+   * The same reads into one caller-owned buffer used twice, filled with garbage first and longer
+   * than the selection: the values equal tensorstore's both times, the bytes past the selection are
+   * untouched, and the caller's reference survives the slabs.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reads")
+  void readsIntoACallersBuffer(
+      String name,
+      String store,
+      String path,
+      String dataType,
+      String slice,
+      long[] shape,
+      String expected,
+      boolean fallbackTypes)
+      throws IOException {
+    if (expected.endsWith(".json")) {
+      return; // variable-length: refused, see readIntoRefusesWhatDoesNotFit
+    }
+    byte[] want = Files.readAllBytes(Path.of(expected));
+    try (Zaro zaro =
+            Zaro.open(
+                store, ZaroOptions.defaults().withThreads(2).withFallbackTypes(fallbackTypes));
+        ArrowBuf out = allocator.buffer(want.length + 64L)) {
+      ZarrArray array = zaro.array(path);
+      Selection selection = Selection.parse(slice, array.metadata().shape());
+      out.setBytes(0, garbage(out.capacity()));
+      for (int round = 0; round < 2; round++) {
+        try (Slab slab = array.readInto(selection, out, allocator, ReadOptions.DEFAULT)) {
+          byte[] got = new byte[(int) slab.byteSize()];
+          slab.data().getBytes(0, got);
+          assertArrayEquals(want, got, name + ", round " + round);
+        }
+        byte[] tail = new byte[64];
+        out.getBytes(want.length, tail);
+        byte[] untouched = new byte[64];
+        System.arraycopy(garbage(out.capacity()), want.length, untouched, 0, 64);
+        assertArrayEquals(untouched, tail, name + ": bytes past the selection");
+        assertEquals(1, out.getReferenceManager().getRefCount(), "the caller's reference");
+      }
+    }
+  }
+
+  private static byte[] garbage(long size) {
+    byte[] b = new byte[(int) size];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) (0xA5 ^ i * 31);
+    }
+    return b;
+  }
+
+  /** A buffer too small, and a variable-length array: refused by name, the buffer untouched. */
+  @org.junit.jupiter.api.Test
+  void readIntoRefusesWhatDoesNotFit() throws IOException {
+    for (boolean variable : new boolean[] {false, true}) {
+      Object[] c =
+          reads()
+              .map(Arguments::get)
+              .filter(a -> ((String) a[6]).endsWith(".json") == variable)
+              .filter(a -> variable || new java.io.File((String) a[6]).length() > 1)
+              .findFirst()
+              .orElseThrow();
+      try (Zaro zaro =
+              Zaro.open((String) c[1], ZaroOptions.defaults().withFallbackTypes((Boolean) c[7]));
+          ArrowBuf out = allocator.buffer(variable ? 1 << 20 : 1)) {
+        ZarrArray array = zaro.array((String) c[2]);
+        Selection selection = Selection.parse((String) c[4], array.metadata().shape());
+        SelectionException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                SelectionException.class,
+                () -> array.readInto(selection, out, allocator, ReadOptions.DEFAULT));
+        assertTrue(
+            e.getMessage().contains(variable ? "variable-length" : "holds " + out.capacity()),
+            e.getMessage());
+        assertEquals(1, out.getReferenceManager().getRefCount());
       }
     }
   }
