@@ -74,7 +74,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     }
     Map<String, Entry> entries = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String path = strip(e.getKey());
+      String path = dev.zaro.arrow.store.StoreKeys.stripSlashes(e.getKey());
       if (!e.getValue().isObject()) {
         throw root.error(
             "consolidated_metadata",
@@ -109,7 +109,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     Map<String, ObjectNode> nodes = new TreeMap<>();
     Map<String, ObjectNode> attrs = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String k = strip(e.getKey());
+      String k = dev.zaro.arrow.store.StoreKeys.stripSlashes(e.getKey());
       String name = k.substring(k.lastIndexOf('/') + 1);
       if (!name.equals(V2Metadata.ZARRAY)
           && !name.equals(V2Metadata.ZGROUP)
@@ -162,18 +162,6 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
               a == null ? null : JsonDocument.of(attrsKey + IN_ZMETADATA, a)));
     }
     return new ConsolidatedMetadata(key, entries);
-  }
-
-  private static String strip(String path) {
-    int start = 0;
-    int end = path.length();
-    while (start < end && path.charAt(start) == '/') {
-      start++;
-    }
-    while (end > start && path.charAt(end - 1) == '/') {
-      end--;
-    }
-    return path.substring(start, end);
   }
 
   /** Whether some entry lies below {@code path} (so {@code path} is at least an implicit group). */

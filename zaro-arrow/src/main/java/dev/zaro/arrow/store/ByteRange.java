@@ -14,6 +14,23 @@ public sealed interface ByteRange {
   }
 
   /**
+   * Resolves this range against the {@code size}-byte value of {@code key} in {@code where} (a
+   * store's description), the one wording every store uses when a range does not fit.
+   *
+   * @return {offset, length}
+   * @throws dev.zaro.arrow.error.StoreException naming the range, the key and where, if the range
+   *     does not lie inside the value
+   */
+  default long[] resolve(long size, String key, String where) {
+    try {
+      return resolve(size);
+    } catch (IllegalArgumentException e) {
+      throw new dev.zaro.arrow.error.StoreException(
+          "cannot read " + this + " of key '" + key + "' in " + where + ": " + e.getMessage());
+    }
+  }
+
+  /**
    * Resolves this range against a value of {@code size} bytes.
    *
    * @return {offset, length}

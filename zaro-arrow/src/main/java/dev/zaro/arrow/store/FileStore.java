@@ -55,20 +55,7 @@ public final class FileStore implements Store {
       return Optional.empty();
     }
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      long[] offsetLength;
-      try {
-        offsetLength = range.resolve(channel.size());
-      } catch (IllegalArgumentException e) {
-        throw new StoreException(
-            "cannot read "
-                + range
-                + " of key '"
-                + key
-                + "' in "
-                + describe()
-                + ": "
-                + e.getMessage());
-      }
+      long[] offsetLength = range.resolve(channel.size(), key, describe());
       return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
     } catch (NoSuchFileException e) {
       return Optional.empty();

@@ -1,6 +1,5 @@
 package dev.zaro.arrow.store;
 
-import dev.zaro.arrow.error.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.NavigableMap;
 import java.util.Optional;
@@ -49,20 +48,7 @@ public final class MemoryStore implements Store {
     if (value == null) {
       return Optional.empty();
     }
-    long[] offsetLength;
-    try {
-      offsetLength = range.resolve(value.length);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          "cannot read "
-              + range
-              + " of key '"
-              + key
-              + "' in "
-              + describe()
-              + ": "
-              + e.getMessage());
-    }
+    long[] offsetLength = range.resolve(value.length, key, describe());
     ArrowBuf buf = allocator.buffer(offsetLength[1]);
     buf.setBytes(0, value, (int) offsetLength[0], (int) offsetLength[1]);
     buf.writerIndex(offsetLength[1]);

@@ -334,7 +334,7 @@ public final class ReferenceTargets implements AutoCloseable {
 
   private ArrowBuf inline(
       String key, Reference.Inline inline, ByteRange range, BufferAllocator allocator) {
-    long[] ol = resolve(key, range, inline.bytes().length);
+    long[] ol = range.resolve(inline.bytes().length, key, name);
     ArrowBuf buf = allocator.buffer(ol[1]);
     buf.setBytes(0, inline.bytes(), (int) ol[0], (int) ol[1]);
     buf.writerIndex(ol[1]);
@@ -360,17 +360,8 @@ public final class ReferenceTargets implements AutoCloseable {
     }
     long offset = ref instanceof Reference.Stored s ? s.offset() : ((Reference.Part) ref).offset();
     long length = ref instanceof Reference.Stored s ? s.length() : ((Reference.Part) ref).length();
-    long[] ol = resolve(key, range, length);
+    long[] ol = range.resolve(length, key, name);
     return ByteRange.of(Math.addExact(offset, ol[0]), ol[1]);
-  }
-
-  private long[] resolve(String key, ByteRange range, long size) {
-    try {
-      return range.resolve(size);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          "cannot read " + range + " of key '" + key + "' in " + name + ": " + e.getMessage());
-    }
   }
 
   private StoreException targetError(String key, Target t, Throwable e) {
