@@ -77,4 +77,25 @@ public non-sealed interface BytesToBytesCodec extends Codec {
   default long encodedSize(long decodedSize) {
     return -1;
   }
+
+  /**
+   * Checks the region a {@code decodeInto} was given: {@code size} bytes at {@code offset} must lie
+   * inside {@code target}.
+   *
+   * @throws IllegalArgumentException naming the region and the target's size otherwise
+   */
+  static void checkRegion(ArrowBuf target, long offset, long size) {
+    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
+      throw new IllegalArgumentException(
+          "region ["
+              + offset
+              + ", "
+              + offset
+              + " + "
+              + size
+              + ") is outside the "
+              + target.capacity()
+              + "-byte target");
+    }
+  }
 }

@@ -235,18 +235,7 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
   @Override
   public boolean decodeInto(
       ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
-    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException(
-          "region ["
-              + offset
-              + ", "
-              + offset
-              + " + "
-              + size
-              + ") is outside the "
-              + target.capacity()
-              + "-byte target");
-    }
+    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
     long dst = target.memoryAddress() + offset;

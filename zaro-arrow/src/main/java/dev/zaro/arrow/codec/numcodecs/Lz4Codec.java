@@ -74,18 +74,7 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
 
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException(
-          "region ["
-              + offset
-              + ", "
-              + offset
-              + " + "
-              + size
-              + ") is outside the "
-              + target.capacity()
-              + "-byte target");
-    }
+    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
     decodeBlock(encoded, target.memoryAddress() + offset, header(encoded, size));
     return true;
   }

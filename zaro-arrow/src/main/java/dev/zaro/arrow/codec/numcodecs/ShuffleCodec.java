@@ -58,18 +58,7 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
 
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException(
-          "region ["
-              + offset
-              + ", "
-              + offset
-              + " + "
-              + size
-              + ") is outside the "
-              + target.capacity()
-              + "-byte target");
-    }
+    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
     long length = check(encoded, size);
     unshuffle(encoded, target.memoryAddress() + offset, length);
     return true;

@@ -35,18 +35,7 @@ final class StreamDecoder {
 
   static boolean decodeInto(
       String codec, Opener opener, ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    if (offset < 0 || size < 0 || offset > target.capacity() - size) {
-      throw new IllegalArgumentException(
-          "region ["
-              + offset
-              + ", "
-              + offset
-              + " + "
-              + size
-              + ") is outside the "
-              + target.capacity()
-              + "-byte target");
-    }
+    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
     try (OutputBuffer out = OutputBuffer.into(target, offset, size)) {
       decodeTo(codec, opener, encoded, out);
     }
