@@ -20,24 +20,17 @@ import json
 import pathlib
 import shutil
 import struct
+import sys
 from fractions import Fraction
 
 import numcodecs
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 SELECTIONS = ["", "1:7:2, 2:9", "4, :"]
 LE = {"name": "bytes", "configuration": {"endian": "little"}}
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    out = []
-    for part in sel.split(","):
-        part = part.strip()
-        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
-    return tuple(out)
 
 
 def chunk_blocks(data, chunks, fill):

@@ -10,11 +10,14 @@ complex as real, imaginary). Each case also records the fill_value as its zarr.j
 import json
 import pathlib
 import shutil
+import sys
 
 import numpy as np
 import tensorstore as ts
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 STORES = HERE / "stores"
 EXPECTED = HERE / "expected"
 
@@ -33,27 +36,6 @@ def transpose(order):
 
 def key_encoding(name, sep):
     return {"name": name, "configuration": {"separator": sep}}
-
-
-def to_index(sel, shape):
-    """A numpy-style selection as a tensorstore index (tensorstore has no negative indices)."""
-    if not sel.strip():
-        return ()
-    out = []
-    for d, part in enumerate(sel.split(",")):
-        part = part.strip()
-        n = shape[d]
-        if ":" in part:
-            bits = [int(b) if b.strip() else None for b in part.split(":")]
-            bits += [None] * (3 - len(bits))
-            start, stop, step = bits
-            start = None if start is None else (start + n if start < 0 else start)
-            stop = None if stop is None else (stop + n if stop < 0 else stop)
-            out.append(slice(start, stop, step))
-        else:
-            i = int(part)
-            out.append(i + n if i < 0 else i)
-    return tuple(out)
 
 
 def values(shape, dtype, rng):

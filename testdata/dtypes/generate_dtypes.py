@@ -20,6 +20,7 @@ import gzip
 import json
 import pathlib
 import shutil
+import sys
 
 import ml_dtypes
 import numcodecs
@@ -27,15 +28,10 @@ import numpy as np
 import tensorstore as ts
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 ZSTD = numcodecs.Zstd(level=3)
 BYTES_LE = {"name": "bytes", "configuration": {"endian": "little"}}
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    return tuple(slice(*[int(b) if b.strip() else None for b in p.split(":")]) if ":" in p else int(p)
-                 for p in (q.strip() for q in sel.split(",")))
 
 
 def write_chunks(name, data, chunks, meta, fill, encode):

@@ -7,21 +7,14 @@ Rewrites testdata/extensions/{stores,expected,cases.json}.
 import json
 import pathlib
 import shutil
+import sys
 
 import numcodecs
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    out = []
-    for part in sel.split(","):
-        part = part.strip()
-        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
-    return tuple(out)
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 
 
 def write_array(name, data, chunks, data_type, fill_value, fill_numpy, codecs, encode):

@@ -13,12 +13,15 @@ Rewrites testdata/fallback/{stores,expected,cases.json,conversions.json}.
 import json
 import pathlib
 import shutil
+import sys
 
 import ml_dtypes
 import numpy as np
 import tensorstore as ts
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 
 # name, fill_value as JSON, extra codecs after bytes, endian
 SPECS = [
@@ -38,13 +41,6 @@ NUMPY_SPECS = [
     ("float8_e4m3", "Infinity", 8),
 ]
 SELECTIONS = ["", "1:8:2, 3:13", "6, :"]
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    return tuple(slice(*[int(b) if b.strip() else None for b in p.split(":")]) if ":" in p else int(p)
-                 for p in (q.strip() for q in sel.split(",")))
 
 
 def fill_bits(name, fill):

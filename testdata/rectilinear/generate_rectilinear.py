@@ -12,11 +12,14 @@ import json
 import pathlib
 import shutil
 import struct
+import sys
 
 import numcodecs
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 BYTES = {"name": "bytes", "configuration": {"endian": "little"}}
 
 
@@ -42,16 +45,6 @@ def grid(chunk_shapes, shape):
             at += e
         dims.append(starts)
     return dims
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    out = []
-    for part in sel.split(","):
-        part = part.strip()
-        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
-    return tuple(out)
 
 
 def write(name, data, chunk_shapes, data_type, fill, codecs, encode, skip=()):

@@ -7,11 +7,14 @@ little-endian bytes of tensorstore's result for each selection.
 import json
 import pathlib
 import shutil
+import sys
 
 import numpy as np
 import tensorstore as ts
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 STORES = HERE / "stores"
 EXPECTED = HERE / "expected"
 
@@ -27,21 +30,6 @@ def sharding(chunk_shape, codecs, index_codecs=INDEX, location="end"):
     return {"name": "sharding_indexed", "configuration": {
         "chunk_shape": chunk_shape, "codecs": codecs,
         "index_codecs": index_codecs, "index_location": location}}
-
-
-def to_index(sel):
-    """Turns a zaro/numpy selection string into a numpy index tuple."""
-    if not sel.strip():
-        return ()
-    out = []
-    for part in sel.split(","):
-        part = part.strip()
-        if ":" in part:
-            bits = [int(b) if b.strip() else None for b in part.split(":")]
-            out.append(slice(*bits))
-        else:
-            out.append(int(part))
-    return tuple(out)
 
 
 CASES = [

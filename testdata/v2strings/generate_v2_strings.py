@@ -7,23 +7,16 @@ Run with the system python that has zarr 2: /usr/bin/python3 testdata/v2strings/
 import json
 import pathlib
 import shutil
+import sys
 
 import numcodecs
 import numpy as np
 import zarr
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 assert zarr.__version__.startswith("2."), zarr.__version__
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    out = []
-    for part in sel.split(","):
-        part = part.strip()
-        out.append(slice(*[int(b) if b.strip() else None for b in part.split(":")]) if ":" in part else int(part))
-    return tuple(out)
 
 
 def json_reads(name, full, text=str):

@@ -13,19 +13,15 @@ and item size, padding zero); the case's "numpy_dtype" is numpy's descr of that 
 import json
 import pathlib
 import shutil
+import sys
 
 import numcodecs
 import numpy as np
 import zarr
 
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def to_index(sel):
-    if not sel.strip():
-        return ()
-    return tuple(slice(*[int(b) if b.strip() else None for b in p.split(":")]) if ":" in p else int(p)
-                 for p in (q.strip() for q in sel.split(",")))
+sys.path.insert(0, str(HERE.parent))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 
 
 def little(dtype):

@@ -7,6 +7,7 @@ layouts, CF decoding included.
 import json
 import os
 import pathlib
+import sys
 import subprocess
 
 import numpy as np
@@ -15,30 +16,12 @@ import pytest
 import tensorstore as ts
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "testdata"))
+from selection import to_index  # noqa: E402  (testdata/selection.py)
 ZARO = str(ROOT / "zaro")
 # many short JVM runs: start quickly (C1 only) - the values are what is tested here, not speed
 ENV = dict(os.environ, ZARO_JAVA_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
 SAMPLE = ROOT / "testdata" / "sample" / "climate.zarr"
-
-
-def to_index(sel, shape):
-    """A numpy-style selection as an index tensorstore accepts (it has no negative indices)."""
-    if not sel.strip():
-        return ()
-    out = []
-    for d, part in enumerate(sel.split(",")):
-        part = part.strip()
-        n = shape[d]
-        if ":" in part:
-            bits = [int(b) if b.strip() else None for b in part.split(":")] + [None] * 2
-            start, stop, step = bits[:3]
-            start = None if start is None else (start + n if start < 0 else start)
-            stop = None if stop is None else (stop + n if stop < 0 else stop)
-            out.append(slice(start, stop, step))
-        else:
-            i = int(part)
-            out.append(i + n if i < 0 else i)
-    return tuple(out)
 
 
 def cases():
