@@ -68,6 +68,7 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.exec",
                 "dev.zaro.arrow.memory",
                 "dev.zaro.arrow.codec.blosc",
+                "dev.zaro.arrow.codec.core",
                 "dev.zaro.arrow.codec.lz",
                 "dev.zaro.arrow.codec.numcodecs",
                 "dev.zaro.arrow.codec.zfp",
