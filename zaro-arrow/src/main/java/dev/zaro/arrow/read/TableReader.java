@@ -97,6 +97,8 @@ public final class TableReader extends ArrowReader {
       this.valueField = values.get(0);
     }
     this.readValues = project(options.columns());
+    this.dimKeys = new DimKey[dimColumns.size()];
+    this.dimBuffers = new ArrowBuf[dimColumns.size()];
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     long rowBytes =
@@ -277,7 +279,7 @@ public final class TableReader extends ArrowReader {
   private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (DimensionColumn c : dimColumns) {
+      for (int c = 0; c < dimColumns.size(); c++) {
         vectors.add(dimVector(c, first, rows));
       }
       if (fieldColumns.isEmpty() && readValues) {
@@ -301,71 +303,142 @@ public final class TableReader extends ArrowReader {
   }
 
   /**
-   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at position
-   * {@code (r / inner) % count} of the column's dimension, inner being the product of the later
-   * dimensions' counts; walked with counters, no division per row.
+   * The dimension column of rows {@code [first, first + rows)} of the block. The column is
+   * periodic: row r holds the value at position {@code (r / inner) % count} of the column's
+   * dimension, inner being the product of the later dimensions' counts, so it repeats every {@code
+   * count * inner} rows. At most one period is written (a run of {@code inner} equal values per
+   * position), the rest copied from it in doubling memcpys. A column equal to the previous batch's
+   * (same rows of the period, same dimension selection) shares that batch's buffer instead: written
+   * once, never again, so sharing is safe whatever the consumer still holds.
    */
-  private FieldVector dimVector(DimensionColumn c, long first, long rows) {
+  private FieldVector dimVector(int column, long first, long rows) {
+    DimensionColumn c = dimColumns.get(column);
     int d = c.dim();
     Selection.Dim s = block.dims().get(d);
     long inner = 1;
     for (int e = d + 1; e < block.dims().size(); e++) {
       inner *= block.dims().get(e).count();
     }
-    long count = s.count();
-    long k = (first / inner) % count;
-    long within = first % inner;
-    int w = c.width();
+    long period = s.count() * inner;
+    DimKey key = new DimKey(s.start(), s.step(), s.count(), inner, first % period, rows);
     FieldVector vector = c.field().createVector(allocator);
-    try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
-      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
-      long at = data.memoryAddress();
-      long[] times = c.times();
-      byte[] values = c.values();
-      long end = at + rows * w;
-      while (at < end) {
-        long position = s.start() + k * s.step();
-        if (values != null && inner == 1 && s.step() == 1) {
-          // the last dimension, unstrided: consecutive rows are consecutive coordinates
-          long n = Math.min(count - k, (end - at) / w);
-          MemoryUtil.copyToMemory(values, position * w, at, n * w);
-          at += n * w;
-          k = k + n == count ? 0 : k + n;
-          continue;
+    try {
+      if (!key.equals(dimKeys[column])) {
+        ArrowBuf data = allocator.buffer(Math.max(1, rows * c.width()));
+        try {
+          dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * c.width());
+          fillDim(c, s, inner, first, rows, data.memoryAddress());
+        } catch (RuntimeException e) {
+          data.close();
+          throw e;
         }
-        long run = Math.min(inner - within, (end - at) / w);
-        if (times != null) {
-          long v = times[(int) position];
-          for (long i = 0; i < run; i++, at += 8) {
-            MemoryUtil.putLong(at, v);
-          }
-        } else if (values == null) {
-          for (long i = 0; i < run; i++, at += 8) {
-            MemoryUtil.putLong(at, position);
-          }
-        } else if (run > 0) {
-          // one copy from the heap, then doubled in place: memcpy, not a copy per row
-          MemoryUtil.copyToMemory(values, position * w, at, w);
-          for (long filled = w, total = run * w; filled < total; ) {
-            long n = Math.min(filled, total - filled);
-            MemoryUtil.copyMemory(at, at + filled, n);
-            filled += n;
-          }
-          at += run * w;
+        if (dimBuffers[column] != null) {
+          dimBuffers[column].close();
         }
-        within += run;
-        if (within == inner) {
-          within = 0;
-          if (++k == count) {
-            k = 0;
-          }
-        }
+        dimBuffers[column] = data;
+        dimKeys[column] = key;
       }
-      vector.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), data));
+      vector.loadFieldBuffers(
+          new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), dimBuffers[column]));
       return vector;
     } catch (RuntimeException e) {
       vector.close();
       throw e;
+    }
+  }
+
+  /** What decides a dimension column's buffer: its dimension's selection and the rows of it. */
+  private record DimKey(
+      long start, long step, long count, long inner, long firstInPeriod, long rows) {}
+
+  /** The last dimension column buffer made per column (held by this reader) and its key. */
+  private final DimKey[] dimKeys;
+
+  private final ArrowBuf[] dimBuffers;
+
+  /**
+   * Writes rows {@code [first, first + rows)} of column {@code c} at {@code at}: one period at most
+   * directly, then copies of it.
+   */
+  private static void fillDim(
+      DimensionColumn c, Selection.Dim s, long inner, long first, long rows, long at) {
+    int w = c.width();
+    long count = s.count();
+    long k = (first / inner) % count;
+    long within = first % inner;
+    long end = at + Math.min(rows, count * inner) * w;
+    long p = at;
+    while (p < end) {
+      long n;
+      if (inner == 1) {
+        // consecutive rows are consecutive positions
+        n = Math.min(count - k, (end - p) / w);
+        writePositions(c, s, k, n, p);
+        k += n;
+      } else {
+        n = Math.min(inner - within, (end - p) / w);
+        writeRun(c, s.start() + k * s.step(), n, p);
+        within += n;
+        if (within == inner) {
+          within = 0;
+          k++;
+        }
+      }
+      if (k == count) {
+        k = 0;
+      }
+      p += n * w;
+    }
+    // the column repeats every count * inner rows: copy the written period forward, doubling
+    for (long filled = end - at, total = rows * w; filled < total; ) {
+      long n = Math.min(filled, total - filled);
+      MemoryUtil.copyMemory(at, at + filled, n);
+      filled += n;
+    }
+  }
+
+  /** The values of positions {@code k, k + 1, ..., k + n - 1} of the selection, one per row. */
+  private static void writePositions(DimensionColumn c, Selection.Dim s, long k, long n, long at) {
+    long start = s.start() + k * s.step();
+    long step = s.step();
+    long[] times = c.times();
+    byte[] values = c.values();
+    if (times != null) {
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, times[(int) (start + i * step)]);
+      }
+    } else if (values == null) {
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, start + i * step);
+      }
+    } else if (step == 1) {
+      MemoryUtil.copyToMemory(values, start * c.width(), at, n * c.width());
+    } else {
+      int w = c.width();
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.copyToMemory(values, (start + i * step) * w, at + i * w, w);
+      }
+    }
+  }
+
+  /** {@code n} rows of the value at {@code position}. */
+  private static void writeRun(DimensionColumn c, long position, long n, long at) {
+    long[] times = c.times();
+    byte[] values = c.values();
+    if (values == null) {
+      long v = times != null ? times[(int) position] : position;
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, v);
+      }
+      return;
+    }
+    // one copy from the heap, then doubled in place: memcpy, not a copy per row
+    int w = c.width();
+    MemoryUtil.copyToMemory(values, position * w, at, w);
+    for (long filled = w, total = n * w; filled < total; ) {
+      long m = Math.min(filled, total - filled);
+      MemoryUtil.copyMemory(at, at + filled, m);
+      filled += m;
     }
   }
 
@@ -504,7 +577,16 @@ public final class TableReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() {
-    // the coordinate values were copied to the heap; only the current block holds memory
+    // the coordinate values were copied to the heap; only the current block and the last
+    // dimension column buffers hold memory
+    if (dimBuffers != null) {
+      for (int c = 0; c < dimBuffers.length; c++) {
+        if (dimBuffers[c] != null) {
+          dimBuffers[c].close();
+          dimBuffers[c] = null;
+        }
+      }
+    }
     if (current != null) {
       current.close();
       current = null;
