@@ -3,6 +3,9 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.arrow.ArrowTypes;
 import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.exec.Control;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import java.io.IOException;
@@ -13,10 +16,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -99,6 +100,7 @@ public final class TableReader extends ArrowReader {
     this.readValues = project(options.columns());
     this.dimKeys = new DimKey[dimColumns.size()];
     this.dimBuffers = new ArrowBuf[dimColumns.size()];
+    this.budget = array.budget();
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     long rowBytes =
@@ -264,9 +266,14 @@ public final class TableReader extends ArrowReader {
       currentRow = 0;
     }
     long rows = Math.min(options.batchRows(), blockRows - currentRow);
-    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
-        ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-      loadRecordBatch(record);
+    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows)) {
+      // handed over by reference (an IPC round trip through VectorUnloader would count nulls and
+      // rebuild every validity buffer twice)
+      VectorSchemaRoot root = getVectorSchemaRoot();
+      for (int i = 0; i < batch.getFieldVectors().size(); i++) {
+        batch.getVector(i).makeTransferPair(root.getVector(i)).transfer();
+      }
+      root.setRowCount((int) rows);
     }
     currentRow += rows;
     return true;
@@ -279,9 +286,7 @@ public final class TableReader extends ArrowReader {
   private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (int c = 0; c < dimColumns.size(); c++) {
-        vectors.add(dimVector(c, first, rows));
-      }
+      vectors.addAll(dimVectors(first, rows));
       if (fieldColumns.isEmpty() && readValues) {
         vectors.add(valueVector(slab, first, rows));
       }
@@ -303,49 +308,72 @@ public final class TableReader extends ArrowReader {
   }
 
   /**
-   * The dimension column of rows {@code [first, first + rows)} of the block. The column is
-   * periodic: row r holds the value at position {@code (r / inner) % count} of the column's
-   * dimension, inner being the product of the later dimensions' counts, so it repeats every {@code
-   * count * inner} rows. At most one period is written (a run of {@code inner} equal values per
-   * position), the rest copied from it in doubling memcpys. A column equal to the previous batch's
-   * (same rows of the period, same dimension selection) shares that batch's buffer instead: written
-   * once, never again, so sharing is safe whatever the consumer still holds.
+   * The dimension columns of rows {@code [first, first + rows)} of the block. A column is periodic:
+   * row r holds the value at position {@code (r / inner) % count} of the column's dimension, inner
+   * being the product of the later dimensions' counts, so it repeats every {@code count * inner}
+   * rows ({@link #fillDim}). A column equal to the previous batch's (same rows of the period, same
+   * dimension selection) shares that batch's buffer: a buffer is written once, before any batch
+   * holds it, and never again, so sharing is safe whatever the consumer still holds. The columns
+   * that change are written in pieces on the read's threads ({@link WorkRunner}).
    */
-  private FieldVector dimVector(int column, long first, long rows) {
-    DimensionColumn c = dimColumns.get(column);
-    int d = c.dim();
-    Selection.Dim s = block.dims().get(d);
-    long inner = 1;
-    for (int e = d + 1; e < block.dims().size(); e++) {
-      inner *= block.dims().get(e).count();
-    }
-    long period = s.count() * inner;
-    DimKey key = new DimKey(s.start(), s.step(), s.count(), inner, first % period, rows);
-    FieldVector vector = c.field().createVector(allocator);
-    try {
-      if (!key.equals(dimKeys[column])) {
-        ArrowBuf data = allocator.buffer(Math.max(1, rows * c.width()));
-        try {
-          dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * c.width());
-          fillDim(c, s, inner, first, rows, data.memoryAddress());
-        } catch (RuntimeException e) {
-          data.close();
-          throw e;
-        }
-        if (dimBuffers[column] != null) {
-          dimBuffers[column].close();
-        }
-        dimBuffers[column] = data;
-        dimKeys[column] = key;
+  private List<FieldVector> dimVectors(long first, long rows) {
+    List<Runnable> fills = new ArrayList<>();
+    DimKey[] keys = new DimKey[dimColumns.size()];
+    for (int column = 0; column < dimColumns.size(); column++) {
+      DimensionColumn c = dimColumns.get(column);
+      Selection.Dim s = block.dims().get(c.dim());
+      long inner = 1;
+      for (int e = c.dim() + 1; e < block.dims().size(); e++) {
+        inner *= block.dims().get(e).count();
       }
-      vector.loadFieldBuffers(
-          new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), dimBuffers[column]));
-      return vector;
+      keys[column] =
+          new DimKey(s.start(), s.step(), s.count(), inner, first % (s.count() * inner), rows);
+      if (keys[column].equals(dimKeys[column])) {
+        continue;
+      }
+      int w = c.width();
+      if (dimBuffers[column] != null) {
+        dimBuffers[column].close();
+        dimBuffers[column] = null;
+      }
+      dimKeys[column] = null;
+      ArrowBuf data = allocator.buffer(Math.max(1, rows * w));
+      dimBuffers[column] = data;
+      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
+      long pieces = Math.max(1, Math.min(budget.parallelism(), rows / FILL_PIECE_ROWS));
+      long inn = inner;
+      for (long i = 0; i < pieces; i++) {
+        long from = rows * i / pieces;
+        long to = rows * (i + 1) / pieces;
+        fills.add(
+            () -> fillDim(c, s, inn, first + from, to - from, data.memoryAddress() + from * w));
+      }
+    }
+    Control control = readOptions.control();
+    WorkRunner.run(
+        fills.size(),
+        i -> fills.get(i).run(),
+        budget.executor(),
+        budget.parallelism() - 1,
+        new Control(control.cancelled(), control.deadlineNanos(), Control.Progress.NONE));
+    List<FieldVector> vectors = new ArrayList<>();
+    try {
+      for (int column = 0; column < dimColumns.size(); column++) {
+        dimKeys[column] = keys[column];
+        FieldVector vector = dimColumns.get(column).field().createVector(allocator);
+        vectors.add(vector);
+        vector.loadFieldBuffers(
+            new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), dimBuffers[column]));
+      }
     } catch (RuntimeException e) {
-      vector.close();
+      vectors.forEach(FieldVector::close);
       throw e;
     }
+    return vectors;
   }
+
+  /** Rows below which filling a dimension column is not worth waking a helper thread. */
+  private static final long FILL_PIECE_ROWS = 1 << 18;
 
   /** What decides a dimension column's buffer: its dimension's selection and the rows of it. */
   private record DimKey(
@@ -355,6 +383,9 @@ public final class TableReader extends ArrowReader {
   private final DimKey[] dimKeys;
 
   private final ArrowBuf[] dimBuffers;
+
+  /** The read's threads, which also fill the dimension columns. */
+  private final Budget budget;
 
   /**
    * Writes rows {@code [first, first + rows)} of column {@code c} at {@code at}: one period at most
