@@ -312,7 +312,7 @@ public final class TableReader extends ArrowReader {
   /**
    * Starts reading the next block on the read's executor while the current one is emitted, when
    * both fit in {@link #BLOCK_BYTES} together (so a table read still holds at most that much of
-   * decoded values), the allocator has room for it, and the read may use more than one thread.
+   * decoded values) and the read may use more than one thread.
    */
   private void readAhead() {
     if (!readValues || budget.executor() == null || budget.parallelism() < 2 || !blocks.hasNext()) {
@@ -320,11 +320,8 @@ public final class TableReader extends ArrowReader {
     }
     aheadBlock = blocks.next();
     long bytes = aheadBlock.size() * array.metadata().dataType().byteSize();
-    // read when needed (after the current block is freed) when the two blocks do not fit in
-    // BLOCK_BYTES, or the caller's allocator lacks room for one more block beside the batches and
-    // decode scratch (a limited allocator such as a Flight request's)
-    if (current.byteSize() + bytes > BLOCK_BYTES || allocator.getHeadroom() < 2 * bytes) {
-      return;
+    if (current.byteSize() + bytes > BLOCK_BYTES) {
+      return; // read when needed, after the current block is freed
     }
     Selection next = aheadBlock;
     BooleanSupplier cancelled = readOptions.cancelled();
