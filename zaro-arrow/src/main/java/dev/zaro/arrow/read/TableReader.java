@@ -11,9 +11,6 @@ import dev.zaro.arrow.metadata.DataType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -63,18 +60,6 @@ public final class TableReader extends ArrowReader {
   private Selection block;
 
   private Slab current;
-
-  /**
-   * The next block, taken from {@link #blocks} ahead, and its values being read on the executor
-   * (null: read when needed).
-   */
-  private Selection aheadBlock;
-
-  private CompletableFuture<Slab> ahead;
-
-  /** Set by close: a block still being read ahead stops at its next chunk. */
-  private volatile boolean closing;
-
   private long blockRows;
   private long currentRow;
 
@@ -277,23 +262,13 @@ public final class TableReader extends ArrowReader {
         current.close();
         current = null;
       }
-      if (ahead != null) {
-        block = aheadBlock;
-        CompletableFuture<Slab> next = ahead;
-        ahead = null;
-        aheadBlock = null;
-        current = join(next);
-      } else {
-        if (aheadBlock == null && !blocks.hasNext()) {
-          return false;
-        }
-        block = aheadBlock != null ? aheadBlock : blocks.next();
-        aheadBlock = null;
-        current = readValues ? array.read(block, allocator, readOptions) : null;
+      if (!blocks.hasNext()) {
+        return false;
       }
+      block = blocks.next();
+      current = readValues ? array.read(block, allocator, readOptions) : null;
       blockRows = block.size();
       currentRow = 0;
-      readAhead();
     }
     long rows = Math.min(options.batchRows(), blockRows - currentRow);
     try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows)) {
@@ -307,43 +282,6 @@ public final class TableReader extends ArrowReader {
     }
     currentRow += rows;
     return true;
-  }
-
-  /**
-   * Starts reading the next block on the read's executor while the current one is emitted, when
-   * both fit in {@link #BLOCK_BYTES} together (so a table read still holds at most that much of
-   * decoded values) and the read may use more than one thread.
-   */
-  private void readAhead() {
-    if (!readValues || budget.executor() == null || budget.parallelism() < 2 || !blocks.hasNext()) {
-      return;
-    }
-    aheadBlock = blocks.next();
-    long bytes = aheadBlock.size() * array.metadata().dataType().byteSize();
-    if (current.byteSize() + bytes > BLOCK_BYTES) {
-      return; // read when needed, after the current block is freed
-    }
-    Selection next = aheadBlock;
-    BooleanSupplier cancelled = readOptions.cancelled();
-    ReadOptions options = readOptions.withCancellation(() -> closing || cancelled.getAsBoolean());
-    ahead =
-        CompletableFuture.supplyAsync(
-            () -> array.read(next, allocator, options), budget.executor());
-  }
-
-  /** The block read ahead, or its failure as thrown by the read. */
-  private static Slab join(CompletableFuture<Slab> next) {
-    try {
-      return next.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error r) {
-        throw r;
-      }
-      throw new ZaroException("reading the next block failed: " + e.getCause(), e.getCause());
-    }
   }
 
   /**
@@ -675,15 +613,6 @@ public final class TableReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() {
-    if (ahead != null) {
-      closing = true;
-      try {
-        join(ahead).close();
-      } catch (RuntimeException e) {
-        // stopped by the close, or failed: nothing of it is allocated any more
-      }
-      ahead = null;
-    }
     // the coordinate values were copied to the heap; only the current block and the last
     // dimension column buffers hold memory
     if (dimBuffers != null) {
