@@ -40,9 +40,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * valid until the next {@link #loadNextBatch()}; a consumer keeps one longer by transferring or
  * retaining its vectors. The value column shares the read's buffer where no conversion is needed; a
  * dimension column equal to the previous batch's shares that batch's buffer (buffers are written
- * once, before any batch holds them). The next block is read on the array's executor while the
- * current one streams when both fit in {@link #BLOCK_BYTES}; {@link #close()} stops and waits for
- * it.
+ * once, before any batch holds them).
  */
 public final class TableReader extends ArrowReader {
   private final ZarrArray array;
