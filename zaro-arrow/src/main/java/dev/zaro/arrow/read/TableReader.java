@@ -70,6 +70,14 @@ public final class TableReader extends ArrowReader {
   /** False when the projection leaves every value column out: then no chunk is read. */
   private final boolean readValues;
 
+  /** The last dimension column buffer made per column (held by this reader) and its key. */
+  private final DimKey[] dimKeys;
+
+  private final ArrowBuf[] dimBuffers;
+
+  /** The read's threads, which also fill the dimension columns. */
+  private final Budget budget;
+
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
    *     them; those of dropped dimensions are left out of the table
@@ -344,12 +352,13 @@ public final class TableReader extends ArrowReader {
       dimBuffers[column] = data;
       dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
       long pieces = Math.max(1, Math.min(budget.parallelism(), rows / FILL_PIECE_ROWS));
-      long inn = inner;
+      long innerRows = inner;
       for (long i = 0; i < pieces; i++) {
         long from = rows * i / pieces;
         long to = rows * (i + 1) / pieces;
         fills.add(
-            () -> fillDim(c, s, inn, first + from, to - from, data.memoryAddress() + from * w));
+            () ->
+                fillDim(c, s, innerRows, first + from, to - from, data.memoryAddress() + from * w));
       }
     }
     Control control = readOptions.control();
@@ -381,14 +390,6 @@ public final class TableReader extends ArrowReader {
   /** What decides a dimension column's buffer: its dimension's selection and the rows of it. */
   private record DimKey(
       long start, long step, long count, long inner, long firstInPeriod, long rows) {}
-
-  /** The last dimension column buffer made per column (held by this reader) and its key. */
-  private final DimKey[] dimKeys;
-
-  private final ArrowBuf[] dimBuffers;
-
-  /** The read's threads, which also fill the dimension columns. */
-  private final Budget budget;
 
   /**
    * Writes rows {@code [first, first + rows)} of column {@code c} at {@code at}: one period at most
@@ -613,12 +614,10 @@ public final class TableReader extends ArrowReader {
   protected void closeReadSource() {
     // the coordinate values were copied to the heap; only the current block and the last
     // dimension column buffers hold memory
-    if (dimBuffers != null) {
-      for (int c = 0; c < dimBuffers.length; c++) {
-        if (dimBuffers[c] != null) {
-          dimBuffers[c].close();
-          dimBuffers[c] = null;
-        }
+    for (int c = 0; c < dimBuffers.length; c++) {
+      if (dimBuffers[c] != null) {
+        dimBuffers[c].close();
+        dimBuffers[c] = null;
       }
     }
     if (current != null) {
