@@ -3,6 +3,9 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.arrow.ArrowTypes;
 import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.exec.Control;
+import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import java.io.IOException;
@@ -13,10 +16,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -35,8 +36,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * missing_value} become nulls, and a coordinate with CF time {@code units} becomes a microsecond
  * timestamp column.
  *
- * <p>Batches loaded into {@link #getVectorSchemaRoot()} are owned by this reader; the value column
- * shares the read's buffer where no conversion is needed.
+ * <p>Batches loaded into {@link #getVectorSchemaRoot()} are owned by this reader, read-only, and
+ * valid until the next {@link #loadNextBatch()}; a consumer keeps one longer by transferring or
+ * retaining its vectors. The value column shares the read's buffer where no conversion is needed; a
+ * dimension column equal to the previous batch's shares that batch's buffer (buffers are written
+ * once, before any batch holds them).
  */
 public final class TableReader extends ArrowReader {
   private final ZarrArray array;
@@ -65,6 +69,14 @@ public final class TableReader extends ArrowReader {
 
   /** False when the projection leaves every value column out: then no chunk is read. */
   private final boolean readValues;
+
+  /** The last dimension column buffer made per column (held by this reader) and its key. */
+  private final DimKey[] dimKeys;
+
+  private final ArrowBuf[] dimBuffers;
+
+  /** The read's threads, which also fill the dimension columns. */
+  private final Budget budget;
 
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
@@ -97,6 +109,9 @@ public final class TableReader extends ArrowReader {
       this.valueField = values.get(0);
     }
     this.readValues = project(options.columns());
+    this.dimKeys = new DimKey[dimColumns.size()];
+    this.dimBuffers = new ArrowBuf[dimColumns.size()];
+    this.budget = array.budget();
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     long rowBytes =
@@ -262,9 +277,14 @@ public final class TableReader extends ArrowReader {
       currentRow = 0;
     }
     long rows = Math.min(options.batchRows(), blockRows - currentRow);
-    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows);
-        ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-      loadRecordBatch(record);
+    try (VectorSchemaRoot batch = buildBatch(current, currentRow, rows)) {
+      // handed over by reference (an IPC round trip through VectorUnloader would count nulls and
+      // rebuild every validity buffer twice)
+      VectorSchemaRoot root = getVectorSchemaRoot();
+      for (int i = 0; i < batch.getFieldVectors().size(); i++) {
+        batch.getVector(i).makeTransferPair(root.getVector(i)).transfer();
+      }
+      root.setRowCount((int) rows);
     }
     currentRow += rows;
     return true;
@@ -277,9 +297,7 @@ public final class TableReader extends ArrowReader {
   private VectorSchemaRoot buildBatch(Slab slab, long first, long rows) {
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (DimensionColumn c : dimColumns) {
-        vectors.add(dimVector(c, first, rows));
-      }
+      vectors.addAll(dimVectors(first, rows));
       if (fieldColumns.isEmpty() && readValues) {
         vectors.add(valueVector(slab, first, rows));
       }
@@ -301,71 +319,161 @@ public final class TableReader extends ArrowReader {
   }
 
   /**
-   * The dimension column of rows {@code [first, first + rows)} of the block: row r sits at position
-   * {@code (r / inner) % count} of the column's dimension, inner being the product of the later
-   * dimensions' counts; walked with counters, no division per row.
+   * The dimension columns of rows {@code [first, first + rows)} of the block. A column is periodic:
+   * row r holds the value at position {@code (r / inner) % count} of the column's dimension, inner
+   * being the product of the later dimensions' counts, so it repeats every {@code count * inner}
+   * rows ({@link #fillDim}). A column equal to the previous batch's (same rows of the period, same
+   * dimension selection) shares that batch's buffer: a buffer is written once, before any batch
+   * holds it, and never again, so sharing is safe whatever the consumer still holds. The columns
+   * that change are written in pieces on the read's threads ({@link WorkRunner}).
    */
-  private FieldVector dimVector(DimensionColumn c, long first, long rows) {
-    int d = c.dim();
-    Selection.Dim s = block.dims().get(d);
-    long inner = 1;
-    for (int e = d + 1; e < block.dims().size(); e++) {
-      inner *= block.dims().get(e).count();
+  private List<FieldVector> dimVectors(long first, long rows) {
+    List<Runnable> fills = new ArrayList<>();
+    DimKey[] keys = new DimKey[dimColumns.size()];
+    for (int column = 0; column < dimColumns.size(); column++) {
+      DimensionColumn c = dimColumns.get(column);
+      Selection.Dim s = block.dims().get(c.dim());
+      long inner = 1;
+      for (int e = c.dim() + 1; e < block.dims().size(); e++) {
+        inner *= block.dims().get(e).count();
+      }
+      keys[column] =
+          new DimKey(s.start(), s.step(), s.count(), inner, first % (s.count() * inner), rows);
+      if (keys[column].equals(dimKeys[column])) {
+        continue;
+      }
+      int w = c.width();
+      if (dimBuffers[column] != null) {
+        dimBuffers[column].close();
+        dimBuffers[column] = null;
+      }
+      dimKeys[column] = null;
+      ArrowBuf data = allocator.buffer(Math.max(1, rows * w));
+      dimBuffers[column] = data;
+      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
+      long pieces = Math.max(1, Math.min(budget.parallelism(), rows / FILL_PIECE_ROWS));
+      long innerRows = inner;
+      for (long i = 0; i < pieces; i++) {
+        long from = rows * i / pieces;
+        long to = rows * (i + 1) / pieces;
+        fills.add(
+            () ->
+                fillDim(c, s, innerRows, first + from, to - from, data.memoryAddress() + from * w));
+      }
     }
+    Control control = readOptions.control();
+    WorkRunner.run(
+        fills.size(),
+        i -> fills.get(i).run(),
+        budget.executor(),
+        budget.parallelism() - 1,
+        new Control(control.cancelled(), control.deadlineNanos(), Control.Progress.NONE));
+    List<FieldVector> vectors = new ArrayList<>();
+    try {
+      for (int column = 0; column < dimColumns.size(); column++) {
+        dimKeys[column] = keys[column];
+        FieldVector vector = dimColumns.get(column).field().createVector(allocator);
+        vectors.add(vector);
+        vector.loadFieldBuffers(
+            new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), dimBuffers[column]));
+      }
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    return vectors;
+  }
+
+  /** Rows below which filling a dimension column is not worth waking a helper thread. */
+  private static final long FILL_PIECE_ROWS = 1 << 18;
+
+  /** What decides a dimension column's buffer: its dimension's selection and the rows of it. */
+  private record DimKey(
+      long start, long step, long count, long inner, long firstInPeriod, long rows) {}
+
+  /**
+   * Writes rows {@code [first, first + rows)} of column {@code c} at {@code at}: one period at most
+   * directly, then copies of it.
+   */
+  private static void fillDim(
+      DimensionColumn c, Selection.Dim s, long inner, long first, long rows, long at) {
+    int w = c.width();
     long count = s.count();
     long k = (first / inner) % count;
     long within = first % inner;
-    int w = c.width();
-    FieldVector vector = c.field().createVector(allocator);
-    try (ArrowBuf data = allocator.buffer(Math.max(1, rows * w))) {
-      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
-      long at = data.memoryAddress();
-      long[] times = c.times();
-      byte[] values = c.values();
-      long end = at + rows * w;
-      while (at < end) {
-        long position = s.start() + k * s.step();
-        if (values != null && inner == 1 && s.step() == 1) {
-          // the last dimension, unstrided: consecutive rows are consecutive coordinates
-          long n = Math.min(count - k, (end - at) / w);
-          MemoryUtil.copyToMemory(values, position * w, at, n * w);
-          at += n * w;
-          k = k + n == count ? 0 : k + n;
-          continue;
-        }
-        long run = Math.min(inner - within, (end - at) / w);
-        if (times != null) {
-          long v = times[(int) position];
-          for (long i = 0; i < run; i++, at += 8) {
-            MemoryUtil.putLong(at, v);
-          }
-        } else if (values == null) {
-          for (long i = 0; i < run; i++, at += 8) {
-            MemoryUtil.putLong(at, position);
-          }
-        } else if (run > 0) {
-          // one copy from the heap, then doubled in place: memcpy, not a copy per row
-          MemoryUtil.copyToMemory(values, position * w, at, w);
-          for (long filled = w, total = run * w; filled < total; ) {
-            long n = Math.min(filled, total - filled);
-            MemoryUtil.copyMemory(at, at + filled, n);
-            filled += n;
-          }
-          at += run * w;
-        }
-        within += run;
+    long end = at + Math.min(rows, count * inner) * w;
+    long p = at;
+    while (p < end) {
+      long n;
+      if (inner == 1) {
+        // consecutive rows are consecutive positions
+        n = Math.min(count - k, (end - p) / w);
+        writePositions(c, s, k, n, p);
+        k += n;
+      } else {
+        n = Math.min(inner - within, (end - p) / w);
+        writeRun(c, s.start() + k * s.step(), n, p);
+        within += n;
         if (within == inner) {
           within = 0;
-          if (++k == count) {
-            k = 0;
-          }
+          k++;
         }
       }
-      vector.loadFieldBuffers(new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), data));
-      return vector;
-    } catch (RuntimeException e) {
-      vector.close();
-      throw e;
+      if (k == count) {
+        k = 0;
+      }
+      p += n * w;
+    }
+    // the column repeats every count * inner rows: copy the written period forward, doubling
+    for (long filled = end - at, total = rows * w; filled < total; ) {
+      long n = Math.min(filled, total - filled);
+      MemoryUtil.copyMemory(at, at + filled, n);
+      filled += n;
+    }
+  }
+
+  /** The values of positions {@code k, k + 1, ..., k + n - 1} of the selection, one per row. */
+  private static void writePositions(DimensionColumn c, Selection.Dim s, long k, long n, long at) {
+    long start = s.start() + k * s.step();
+    long step = s.step();
+    long[] times = c.times();
+    byte[] values = c.values();
+    if (times != null) {
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, times[(int) (start + i * step)]);
+      }
+    } else if (values == null) {
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, start + i * step);
+      }
+    } else if (step == 1) {
+      MemoryUtil.copyToMemory(values, start * c.width(), at, n * c.width());
+    } else {
+      int w = c.width();
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.copyToMemory(values, (start + i * step) * w, at + i * w, w);
+      }
+    }
+  }
+
+  /** {@code n} rows of the value at {@code position}. */
+  private static void writeRun(DimensionColumn c, long position, long n, long at) {
+    long[] times = c.times();
+    byte[] values = c.values();
+    if (values == null) {
+      long v = times != null ? times[(int) position] : position;
+      for (long i = 0; i < n; i++) {
+        MemoryUtil.putLong(at + i * 8, v);
+      }
+      return;
+    }
+    // one copy from the heap, then doubled in place: memcpy, not a copy per row
+    int w = c.width();
+    MemoryUtil.copyToMemory(values, position * w, at, w);
+    for (long filled = w, total = n * w; filled < total; ) {
+      long m = Math.min(filled, total - filled);
+      MemoryUtil.copyMemory(at, at + filled, m);
+      filled += m;
     }
   }
 
@@ -504,7 +612,14 @@ public final class TableReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() {
-    // the coordinate values were copied to the heap; only the current block holds memory
+    // the coordinate values were copied to the heap; only the current block and the last
+    // dimension column buffers hold memory
+    for (int c = 0; c < dimBuffers.length; c++) {
+      if (dimBuffers[c] != null) {
+        dimBuffers[c].close();
+        dimBuffers[c] = null;
+      }
+    }
     if (current != null) {
       current.close();
       current = null;

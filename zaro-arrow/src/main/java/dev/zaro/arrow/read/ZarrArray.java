@@ -155,6 +155,14 @@ public final class ZarrArray {
     return chain;
   }
 
+  /**
+   * A budget of this array's read threads (its executor and parallelism), for work beside a read's
+   * chunks, such as the table layout's dimension columns.
+   */
+  public Budget budget() {
+    return new Budget(executor, parallelism);
+  }
+
   /** The node's name: the last path component, or {@code data} for a root array. */
   public String name() {
     return path.isEmpty() ? "data" : path.substring(path.lastIndexOf('/') + 1);
