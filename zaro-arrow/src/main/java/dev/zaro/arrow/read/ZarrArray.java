@@ -157,9 +157,10 @@ public final class ZarrArray {
 
   /**
    * A budget of this array's read threads (its executor and parallelism), for work beside a read's
-   * chunks, such as the table layout's dimension columns.
+   * chunks, such as the table layout's dimension columns. Package-private: {@code exec} is not
+   * exported.
    */
-  public Budget budget() {
+  Budget budget() {
     return new Budget(executor, parallelism);
   }
 
