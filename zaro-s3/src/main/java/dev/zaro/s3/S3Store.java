@@ -684,6 +684,7 @@ public final class S3Store implements Store {
     if (cause instanceof SdkException e
         && e.numAttempts() != null
         && e.numAttempts() > 1
+        && !detail.contains("Attempt Count")
         && !(cause instanceof S3Exception s && s.statusCode() < 500 && s.statusCode() != 429)) {
       detail += " (" + e.numAttempts() + " attempts)";
     }
