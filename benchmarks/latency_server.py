@@ -82,6 +82,9 @@ def handler(root, latency, mbps, counter, bucket=None):
                 self.send_header("Accept-Ranges", "bytes")
                 if status == 206:
                     self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+                if bucket is not None:  # S3 clients (tensorstore) require an ETag
+                    st = path.stat()
+                    self.send_header("ETag", f'"{st.st_size:x}-{st.st_mtime_ns:x}"')
                 self.end_headers()
                 if not body:
                     return
