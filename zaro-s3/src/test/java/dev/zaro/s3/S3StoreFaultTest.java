@@ -220,6 +220,81 @@ class S3StoreFaultTest extends AllocatorTest {
     assertEquals(0, allocator.getAllocatedMemory());
   }
 
+  /**
+   * A loopback endpoint that answers S3's own throttling reply ({@code 503} with an XML error body
+   * whose code is {@code SlowDown}) to the first {@code slowDowns} requests, then serves {@code
+   * value} as every key (whole, ranges ignored). Returns the server; the caller stops it.
+   */
+  private com.sun.net.httpserver.HttpServer slowDownServer(
+      int slowDowns, java.util.concurrent.atomic.AtomicInteger requests) throws Exception {
+    com.sun.net.httpserver.HttpServer s =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 16);
+    s.createContext(
+        "/",
+        ex -> {
+          try (ex) {
+            byte[] body;
+            if (requests.incrementAndGet() <= slowDowns) {
+              body =
+                  ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
+                          + "<Message>Please reduce your request rate.</Message></Error>")
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              ex.getResponseHeaders().set("Content-Type", "application/xml");
+              ex.sendResponseHeaders(503, body.length);
+            } else {
+              body = value;
+              ex.sendResponseHeaders(200, body.length);
+            }
+            ex.getResponseBody().write(body);
+          }
+        });
+    s.start();
+    return s;
+  }
+
+  private S3Store slowDownStore(com.sun.net.httpserver.HttpServer s, int attempts) {
+    return new S3Store(
+        "bucket",
+        "pre",
+        store(attempts)
+            .options()
+            .withEndpoint(URI.create("http://127.0.0.1:" + s.getAddress().getPort()), true));
+  }
+
+  @Test
+  void s3SlowDownRepliesAreRetried() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger requests =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer s = slowDownServer(2, requests);
+    try (S3Store store = slowDownStore(s, 3);
+        ArrowBuf buf = store.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
+      assertArrayEquals(value, bytes(buf));
+    } finally {
+      s.stop(0);
+    }
+    assertEquals(3, requests.get());
+  }
+
+  @Test
+  void persistentSlowDownNamesTheKeyTheCodeAndTheAttempts() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger requests =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer s = slowDownServer(Integer.MAX_VALUE, requests);
+    try (S3Store store = slowDownStore(s, 3)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> store.get("a/b", ByteRange.ALL, allocator));
+      assertTrue(
+          e.getMessage().contains("key 'a/b' (s3://bucket/pre/a/b)")
+              && e.getMessage().contains("HTTP 503 SlowDown")
+              && e.getMessage().contains("3 attempts"),
+          e.getMessage());
+    } finally {
+      s.stop(0);
+    }
+    assertEquals(3, requests.get());
+  }
+
   @Test
   void urlOptionsSetConnectionsRetriesAndTimeouts() {
     try (S3Store s =
