@@ -11,6 +11,10 @@ ioConcurrency and tensorstore's http concurrency stay at their defaults.
 
   .venv/bin/python benchmarks/latency_bench.py [--latency-ms 20 100] [--threads 2] [--repeat 3]
 
+With --store s3 the same server answers as a path-style S3 endpoint (bucket `bench`): zaro reads
+`s3://bench/NAME?endpoint=...&anonymous=true` (S3Store, the SDK's async client) and tensorstore
+its `s3` kvstore on that endpoint.
+
 Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
 peak RSS growth over the read (ru_maxrss after minus before), both MiB.
 """
@@ -58,6 +62,21 @@ print(json.dumps(out))
 """
 
 
+# tensorstore on its s3 kvstore: argv[1] is the kvstore spec (JSON) instead of a URL
+TS_S3_CHILD = TS_CHILD.replace('{"driver": "http", "base_url": url}', "json.loads(url)")
+assert TS_S3_CHILD != TS_CHILD
+S3_BUCKET = "bench"
+
+
+def s3_urls(port, name):
+    """(zaro's s3:// URL, tensorstore's s3 kvstore spec as JSON) of a dataset on the loopback endpoint."""
+    endpoint = f"http://127.0.0.1:{port}"
+    spec = {"driver": "s3", "bucket": S3_BUCKET, "path": f"{name}/", "endpoint": endpoint,
+            "aws_region": "us-east-1", "aws_credentials": {"type": "anonymous"}}
+    return (f"s3://{S3_BUCKET}/{name}?endpoint={endpoint}&anonymous=true&region=us-east-1",
+            json.dumps(spec))
+
+
 def operations(chunk, nchunks, nboxes):
     rng = np.random.default_rng(1)
     boxes = []
@@ -71,10 +90,10 @@ def operations(chunk, nchunks, nboxes):
 
 
 class Server:
-    def __init__(self, latency_ms, mbps):
+    def __init__(self, latency_ms, mbps, extra=()):
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "latency_server.py"), str(DATA), "--latency-ms", str(latency_ms),
-             "--mbps", str(mbps)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             "--mbps", str(mbps), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = int(self.proc.stdout.readline().split()[1])
 
     def stats(self):
@@ -100,8 +119,8 @@ def run_zaro(url, slices, threads, repeat, extra):
     return r
 
 
-def run_tensorstore(url, slices, threads, repeat):
-    out = subprocess.run([sys.executable, "-c", TS_CHILD, url, str(threads), str(repeat)],
+def run_tensorstore(url, slices, threads, repeat, child=TS_CHILD):
+    out = subprocess.run([sys.executable, "-c", child, url, str(threads), str(repeat)],
                          input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -117,6 +136,8 @@ def main():
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
     parser.add_argument("--ops", nargs="*")
     parser.add_argument("--zaro-args", default="", help="extra ./zaro bench options, e.g. '--io-concurrency 64'")
+    parser.add_argument("--store", choices=["http", "s3"], default="http",
+                        help="s3: the server answers path-style S3; zaro reads s3://, tensorstore its s3 kvstore")
     args = parser.parse_args()
     for name in args.datasets:
         if not (DATA / f"{name}_{N}.zarr").exists():
@@ -127,10 +148,14 @@ def main():
           " | zaro peak MiB | ts peak RSS MiB |")
     print("|---" * 12 + "|")
     for latency in args.latency_ms:
-        server = Server(latency, args.mbps)
+        server = Server(latency, args.mbps, ["--s3-bucket", S3_BUCKET] if args.store == "s3" else [])
         try:
             for name in args.datasets:
                 url = f"http://127.0.0.1:{server.port}/{name}_{N}.zarr"
+                ts_url, ts_child = url, TS_CHILD
+                if args.store == "s3":
+                    url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr")
+                    ts_child = TS_S3_CHILD
                 for op, slices in operations(DATASETS[name], args.chunks, args.boxes).items():
                     if args.ops and op not in args.ops:
                         continue
@@ -138,7 +163,7 @@ def main():
                     server.stats()
                     z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split())
                     zreq = server.stats()
-                    t = run_tensorstore(url, slices, args.threads, repeat)
+                    t = run_tensorstore(ts_url, slices, args.threads, repeat, ts_child)
                     treq = server.stats()
                     ms = lambda r: (f"{r['read_p50_seconds'] * 1e3:.0f}/{r['read_p99_seconds'] * 1e3:.0f}"
                                     if "read_p50_seconds" in r else "")

@@ -5,7 +5,10 @@ GET and HEAD with single `Range: bytes=a-b`, `bytes=a-` and `bytes=-n` (206), 40
 key. Every request waits `--latency-ms` before its first byte (time to first byte of an object
 store) and, with `--mbps`, the body is paced to that bandwidth per connection.
 
-  python benchmarks/latency_server.py DIR [--port 0] [--latency-ms 20] [--mbps 0]
+  python benchmarks/latency_server.py DIR [--port 0] [--latency-ms 20] [--mbps 0] [--s3-bucket B]
+
+With --s3-bucket B it also answers as a path-style S3 endpoint: GET/HEAD /B/KEY serve DIR/KEY
+(the SDKs' query parameters and signatures are ignored), so `s3://B/KEY?endpoint=...` reads DIR.
 
 Prints `PORT <n>` on stdout once listening.
 """
@@ -21,7 +24,7 @@ import time
 RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 
-def handler(root, latency, mbps, counter):
+def handler(root, latency, mbps, counter, bucket=None):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -30,6 +33,10 @@ def handler(root, latency, mbps, counter):
 
         def _resolve(self):
             rel = self.path.split("?", 1)[0].lstrip("/")
+            if bucket is not None:  # S3 path style: /BUCKET/KEY
+                if not rel.startswith(bucket + "/"):
+                    return None
+                rel = rel[len(bucket) + 1:]
             path = (root / rel).resolve()
             if root not in path.parents and path != root:
                 return None
@@ -75,6 +82,9 @@ def handler(root, latency, mbps, counter):
                 self.send_header("Accept-Ranges", "bytes")
                 if status == 206:
                     self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+                if bucket is not None:  # S3 clients (tensorstore) require an ETag
+                    st = path.stat()
+                    self.send_header("ETag", f'"{st.st_size:x}-{st.st_mtime_ns:x}"')
                 self.end_headers()
                 if not body:
                     return
@@ -110,11 +120,13 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=20)
     parser.add_argument("--mbps", type=float, default=0, help="per-connection bandwidth, MB/s (0: unlimited)")
+    parser.add_argument("--s3-bucket", help="serve DIR as this bucket, S3 path style (/BUCKET/KEY)")
     args = parser.parse_args()
     counter = {"lock": threading.Lock(), "requests": 0, "in_flight": 0, "peak_in_flight": 0}
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", args.port),
-        handler(pathlib.Path(args.root).resolve(), args.latency_ms / 1000, args.mbps, counter))
+        handler(pathlib.Path(args.root).resolve(), args.latency_ms / 1000, args.mbps, counter,
+                args.s3_bucket))
     server.daemon_threads = True
     server.request_queue_size = 256
     print(f"PORT {server.server_address[1]}", flush=True)

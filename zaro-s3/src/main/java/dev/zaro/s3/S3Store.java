@@ -1,11 +1,15 @@
 package dev.zaro.s3;
 
+import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,44 +18,58 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.ResponseTransformer;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
-import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
-import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
- * prefix/a/b}. Ranged gets, listing for hierarchy discovery, many requests in flight (a pool of I/O
- * threads over a pooled HTTP client; the SDK retries throttling and 5xx).
+ * prefix/a/b}. Ranged gets, listing for hierarchy discovery, and many requests in flight without a
+ * thread each: the SDK's asynchronous client over Netty, with bodies written straight into Arrow
+ * buffers from the caller's allocator (one buffer per body, sized from its {@code Content-Length};
+ * no heap copy). A failed, retried or cancelled request releases the buffer it was filling.
+ *
+ * <ul>
+ *   <li>{@code 503 SlowDown}, {@code 429}, other 5xx, timeouts and broken connections are retried
+ *       with exponential backoff and jitter, a bounded number of times ({@link
+ *       Options#maxAttempts}); throttling also slows this store's requests down (the SDK's adaptive
+ *       client-side rate). A request that still fails is a {@link StoreException} naming the key
+ *       and the attempts.
+ *   <li>Every attempt has a deadline ({@link Options#requestTimeout}, headers and body), so a
+ *       server that hangs gives an error, never a hang.
+ * </ul>
  *
  * <p>Configuration, from the URL's query ({@code
  * s3://b/p?region=eu-west-1&endpoint=http://host:9000 &path_style=true&anonymous=true}), else
@@ -60,7 +78,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * the SDK's default chain ({@code AWS_REGION}, profile, ...) else {@code us-east-1}. Credentials
  * come from the SDK's default chain; with none anywhere, requests go unsigned (anonymous), which
  * public buckets accept. A custom endpoint uses path-style addressing unless {@code
- * path_style=false}.
+ * path_style=false}. The query may also set {@code max_connections}, {@code max_attempts} and
+ * {@code request_timeout} (seconds).
  */
 public final class S3Store implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.s3.endpoint";
@@ -69,44 +88,160 @@ public final class S3Store implements Store {
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
   private static final Pattern CONTENT_RANGE =
       Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+  private static final List<String> QUERY_OPTIONS =
+      List.of(
+          "region",
+          "endpoint",
+          "endpoint_url",
+          "path_style",
+          "anonymous",
+          "anon",
+          "max_connections",
+          "max_attempts",
+          "request_timeout");
 
   /**
+   * The timeouts and retries are {@link dev.zaro.arrow.store.HttpStore.Options}' (same names, same
+   * defaults).
+   *
    * @param region null for the SDK's default chain (else us-east-1)
    * @param endpoint null for AWS
    * @param pathStyle path-style addressing ({@code endpoint/bucket/key})
    * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when it
    *     finds nothing)
-   * @param connections the most requests in flight
-   * @param timeout the longest one request may take, retries included
+   * @param maxConnections the most connections (so requests) in flight at once; further requests
+   *     wait for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in
+   *     flight, so connections follow that up to this cap (the default is four times its default)
+   * @param requestTimeout the longest one attempt may take, headers and body together
+   * @param connectTimeout the longest a new connection may take
+   * @param maxAttempts attempts per request (1 = no retries)
+   * @param initialBackoff the wait before the first retry; it doubles for each further one
+   * @param maxBackoff the longest wait between attempts
    */
   public record Options(
       String region,
       URI endpoint,
       boolean pathStyle,
       boolean anonymous,
-      int connections,
-      Duration timeout) {
+      int maxConnections,
+      Duration requestTimeout,
+      Duration connectTimeout,
+      int maxAttempts,
+      Duration initialBackoff,
+      Duration maxBackoff) {
     public static final Options DEFAULT =
-        new Options(null, null, false, false, 64, Duration.ofMinutes(2));
+        new Options(
+            null,
+            null,
+            false,
+            false,
+            4 * ZaroOptions.defaults().ioConcurrency(),
+            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.requestTimeout(),
+            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.connectTimeout(),
+            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.maxAttempts(),
+            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.initialBackoff(),
+            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.maxBackoff());
+
+    public Options {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException(
+            "maxConnections must be at least 1, not " + maxConnections);
+      }
+    }
 
     public Options withEndpoint(URI e, boolean path) {
-      return new Options(region, e, path, anonymous, connections, timeout);
+      return new Options(
+          region,
+          e,
+          path,
+          anonymous,
+          maxConnections,
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff);
     }
 
     public Options withRegion(String r) {
-      return new Options(r, endpoint, pathStyle, anonymous, connections, timeout);
+      return new Options(
+          r,
+          endpoint,
+          pathStyle,
+          anonymous,
+          maxConnections,
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff);
     }
 
     public Options withAnonymous(boolean a) {
-      return new Options(region, endpoint, pathStyle, a, connections, timeout);
+      return new Options(
+          region,
+          endpoint,
+          pathStyle,
+          a,
+          maxConnections,
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff);
+    }
+
+    public Options withMaxConnections(int n) {
+      return new Options(
+          region,
+          endpoint,
+          pathStyle,
+          anonymous,
+          n,
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff);
+    }
+
+    public Options withRequestTimeout(Duration timeout) {
+      return new Options(
+          region,
+          endpoint,
+          pathStyle,
+          anonymous,
+          maxConnections,
+          timeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff);
+    }
+
+    public Options withRetries(int attempts, Duration initial, Duration max) {
+      return new Options(
+          region,
+          endpoint,
+          pathStyle,
+          anonymous,
+          maxConnections,
+          requestTimeout,
+          connectTimeout,
+          attempts,
+          initial,
+          max);
     }
   }
 
   private final String bucket;
   private final String prefix;
   private final String name;
-  private final S3Client s3;
-  private final ExecutorService io;
+  private final Options options;
+  private final S3AsyncClient s3;
   private final boolean unsigned;
 
   /** Opens {@code s3://bucket[/prefix][?options]}. */
@@ -137,14 +272,14 @@ public final class S3Store implements Store {
       throw new StoreException("store '" + location + "': no bucket (use s3://bucket/prefix)");
     }
     for (String k : query.keySet()) {
-      if (!List.of("region", "endpoint", "endpoint_url", "path_style", "anonymous", "anon")
-          .contains(k)) {
+      if (!QUERY_OPTIONS.contains(k)) {
         throw new StoreException(
             "store '"
                 + location
                 + "': unknown option '"
                 + k
-                + "' (known: region, endpoint, path_style, anonymous)");
+                + "' (known: region, endpoint, path_style, anonymous, max_connections,"
+                + " max_attempts, request_timeout)");
       }
     }
     String endpoint =
@@ -172,15 +307,46 @@ public final class S3Store implements Store {
             "store '" + location + "': bad endpoint '" + endpoint + "': " + e.getMessage());
       }
     }
-    Options options =
-        new Options(
-            query.get("region"),
-            endpointUri,
-            pathStyle,
-            anonymous,
-            Options.DEFAULT.connections(),
-            Options.DEFAULT.timeout());
-    return new S3Store(bucket, prefix, options);
+    Options d = Options.DEFAULT;
+    Duration requestTimeout = d.requestTimeout();
+    if (query.containsKey("request_timeout")) {
+      double seconds = number(location, "request_timeout", query.get("request_timeout"));
+      requestTimeout = Duration.ofMillis(Math.round(seconds * 1000));
+    }
+    try {
+      Options options =
+          new Options(
+              query.get("region"),
+              endpointUri,
+              pathStyle,
+              anonymous,
+              query.containsKey("max_connections")
+                  ? (int) number(location, "max_connections", query.get("max_connections"))
+                  : d.maxConnections(),
+              requestTimeout,
+              d.connectTimeout(),
+              query.containsKey("max_attempts")
+                  ? (int) number(location, "max_attempts", query.get("max_attempts"))
+                  : d.maxAttempts(),
+              d.initialBackoff(),
+              d.maxBackoff());
+      return new S3Store(bucket, prefix, options);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException("store '" + location + "': " + e.getMessage(), e);
+    }
+  }
+
+  private static double number(String location, String option, String value) {
+    try {
+      double v = Double.parseDouble(value.trim());
+      if (v > 0 && v < Integer.MAX_VALUE) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new StoreException(
+        "store '" + location + "': option " + option + "=" + value + " is not a positive number");
   }
 
   private static String first(String... values) {
@@ -200,6 +366,7 @@ public final class S3Store implements Store {
   public S3Store(String bucket, String prefix, Options options) {
     this.bucket = bucket;
     this.prefix = StoreKeys.stripSlashes(prefix);
+    this.options = options;
     this.name =
         "s3://"
             + bucket
@@ -230,16 +397,35 @@ public final class S3Store implements Store {
         region = Region.US_EAST_1;
       }
     }
+    BackoffStrategy backoff =
+        BackoffStrategy.exponentialDelayHalfJitter(options.initialBackoff(), options.maxBackoff());
+    Duration callTimeout =
+        options
+            .requestTimeout()
+            .plus(options.maxBackoff())
+            .multipliedBy(options.maxAttempts())
+            .plus(options.connectTimeout());
     var builder =
-        S3Client.builder()
+        S3AsyncClient.builder()
             .region(region)
             .credentialsProvider(credentials)
             .httpClientBuilder(
-                ApacheHttpClient.builder()
-                    .maxConnections(options.connections())
-                    .connectionTimeout(Duration.ofSeconds(10))
-                    .socketTimeout(Duration.ofSeconds(30)))
-            .overrideConfiguration(c -> c.apiCallTimeout(options.timeout()))
+                NettyNioAsyncHttpClient.builder()
+                    .maxConcurrency(options.maxConnections())
+                    .connectionTimeout(options.connectTimeout())
+                    .connectionAcquisitionTimeout(callTimeout)
+                    .readTimeout(options.requestTimeout())
+                    .writeTimeout(options.requestTimeout()))
+            .overrideConfiguration(
+                c ->
+                    c.apiCallAttemptTimeout(options.requestTimeout())
+                        .apiCallTimeout(callTimeout)
+                        .retryStrategy(
+                            AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
+                                .maxAttempts(options.maxAttempts())
+                                .backoffStrategy(backoff)
+                                .throttlingBackoffStrategy(backoff)
+                                .build()))
             .serviceConfiguration(
                 S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
     if (options.endpoint() != null) {
@@ -251,21 +437,6 @@ public final class S3Store implements Store {
       throw new StoreException(
           "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
     }
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            options.connections(),
-            options.connections(),
-            30,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "zaro-s3-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    this.io = pool;
   }
 
   public String bucket() {
@@ -281,6 +452,10 @@ public final class S3Store implements Store {
     return unsigned;
   }
 
+  public Options options() {
+    return options;
+  }
+
   private String objectKey(String key) {
     StoreKeys.checked(key, this);
     return prefix.isEmpty() ? key : prefix + "/" + key;
@@ -292,39 +467,26 @@ public final class S3Store implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    Optional<byte[]> bytes = fetch(key, range);
-    if (bytes.isEmpty()) {
-      return Optional.empty();
-    }
-    byte[] b = bytes.get();
-    ArrowBuf buf = allocator.buffer(b.length);
-    buf.setBytes(0, b);
-    buf.writerIndex(b.length);
-    return Optional.of(buf);
+    return await(getAsync(key, range, allocator, Runnable::run), key);
   }
 
+  /**
+   * Starts a ranged GET; the body lands in one buffer from {@code allocator}. Cancelling the
+   * returned future cancels the request and releases its partial buffer. Completes on the SDK's
+   * completion threads ({@code executor} is not needed: no thread waits for a reply).
+   */
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
-    return CompletableFuture.supplyAsync(() -> get(key, range, allocator), io);
-  }
-
-  @Override
-  public Optional<byte[]> getBytes(String key) {
-    return fetch(key, ByteRange.ALL);
-  }
-
-  /** The asked-for bytes of a key, checked against the reply's Content-Range. */
-  private Optional<byte[]> fetch(String key, ByteRange range) {
-    String object = objectKey(key);
+    String object;
+    try {
+      object = objectKey(key);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     if (range instanceof ByteRange.FromStart f && f.length() == 0
         || range instanceof ByteRange.Suffix s && s.length() == 0) {
-      OptionalLongSize size = size(key, object);
-      if (size == null) {
-        return Optional.empty();
-      }
-      resolve(key, range, size.value);
-      return Optional.of(new byte[0]);
+      return emptyRange(key, object, range, allocator);
     }
     GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(object);
     if (range instanceof ByteRange.FromStart f) {
@@ -332,16 +494,121 @@ public final class S3Store implements Store {
     } else if (range instanceof ByteRange.Suffix s) {
       req.range("bytes=-" + s.length());
     }
-    ResponseBytes<GetObjectResponse> reply;
+    BodyToArrowBuf body = new BodyToArrowBuf(allocator, this, key);
+    CompletableFuture<ArrowBuf> call;
     try {
-      reply = s3.getObject(req.build(), ResponseTransformer.toBytes());
-    } catch (NoSuchKeyException e) {
-      return Optional.empty();
-    } catch (S3Exception e) {
-      if (e.statusCode() == 404 && !(e instanceof NoSuchBucketException)) {
-        return Optional.empty();
+      call = s3.getObject(req.build(), body);
+    } catch (SdkException e) {
+      return CompletableFuture.failedFuture(error(key, range, e));
+    }
+    CompletableFuture<Optional<ArrowBuf>> result = new CompletableFuture<>();
+    call.whenComplete(
+        (buf, failure) -> {
+          if (failure != null) {
+            Throwable cause = unwrap(failure);
+            if (absent(cause)) {
+              result.complete(Optional.empty());
+            } else {
+              result.completeExceptionally(error(key, range, cause));
+            }
+            return;
+          }
+          ArrowBuf out;
+          try {
+            out = checked(key, range, buf, body.response(), allocator);
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+          }
+          if (!result.complete(Optional.of(out))) {
+            out.close(); // the caller cancelled meanwhile
+          }
+        });
+    result.whenComplete(
+        (v, e) -> {
+          if (e instanceof CancellationException) {
+            body.abort();
+            call.cancel(true);
+          }
+        });
+    return result;
+  }
+
+  /** A zero-length range: the value's size decides whether it is valid (a HEAD request). */
+  private CompletableFuture<Optional<ArrowBuf>> emptyRange(
+      String key, String object, ByteRange range, BufferAllocator allocator) {
+    return s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(object).build())
+        .handle(
+            (head, failure) -> {
+              if (failure != null) {
+                Throwable cause = unwrap(failure);
+                if (absent(cause)) {
+                  return Optional.<ArrowBuf>empty();
+                }
+                throw error(key, range, cause);
+              }
+              resolve(key, range, head.contentLength());
+              return Optional.of(allocator.buffer(0));
+            });
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    GetObjectRequest req = GetObjectRequest.builder().bucket(bucket).key(objectKey(key)).build();
+    CompletableFuture<Optional<byte[]>> call =
+        s3.getObject(req, AsyncResponseTransformer.toBytes())
+            .handle(
+                (bytes, failure) -> {
+                  if (failure == null) {
+                    return Optional.of(bytes.asByteArray());
+                  }
+                  Throwable cause = unwrap(failure);
+                  if (absent(cause)) {
+                    return Optional.empty();
+                  }
+                  throw error(key, ByteRange.ALL, cause);
+                });
+    return await(call, key);
+  }
+
+  /**
+   * The asked-for bytes of a key, checked against the reply's Content-Range: {@code body} itself,
+   * or a slice of it copied into a new buffer when the server ignored the range. Closes {@code
+   * body} when it does not return it.
+   */
+  private ArrowBuf checked(
+      String key,
+      ByteRange range,
+      ArrowBuf body,
+      GetObjectResponse response,
+      BufferAllocator allocator) {
+    try {
+      long length = body.writerIndex();
+      String contentRange = response == null ? null : response.contentRange();
+      if (range instanceof ByteRange.All) {
+        return body;
       }
-      if (e.statusCode() == 416) {
+      if (contentRange == null) { // the whole value came back
+        long[] ol = resolve(key, range, length);
+        ArrowBuf slice = allocator.buffer(ol[1]);
+        slice.setBytes(0, body, ol[0], ol[1]);
+        slice.writerIndex(ol[1]);
+        body.close();
+        return slice;
+      }
+      Matcher m = CONTENT_RANGE.matcher(contentRange);
+      if (!m.matches()) {
+        throw new StoreException(
+            where(key) + " in " + name + ": a malformed Content-Range '" + contentRange + "'");
+      }
+      long first = Long.parseLong(m.group(1));
+      long last = Long.parseLong(m.group(2));
+      long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
+      long got = last - first + 1;
+      long want =
+          range instanceof ByteRange.FromStart f ? f.length() : ((ByteRange.Suffix) range).length();
+      long wantFirst = range instanceof ByteRange.FromStart f ? f.offset() : total - want;
+      if (got < want && total == last + 1) {
         throw new StoreException(
             "cannot read "
                 + range
@@ -349,77 +616,27 @@ public final class S3Store implements Store {
                 + where(key)
                 + " in "
                 + name
-                + ": the range lies past the end of the value");
+                + ": the value has only "
+                + total
+                + " bytes");
       }
-      throw error(key, e);
-    } catch (SdkException e) {
-      throw error(key, e);
-    }
-    byte[] body = reply.asByteArray();
-    String contentRange = reply.response().contentRange();
-    if (range instanceof ByteRange.All || contentRange == null) {
-      if (range instanceof ByteRange.All) {
-        return Optional.of(body);
+      if (got != want || (total >= 0 && first != wantFirst) || length != got) {
+        throw new StoreException(
+            where(key)
+                + " in "
+                + name
+                + ": asked for "
+                + range
+                + " but got Content-Range '"
+                + contentRange
+                + "' and "
+                + length
+                + " bytes");
       }
-      long[] ol = resolve(key, range, body.length); // the whole object came back
-      return Optional.of(java.util.Arrays.copyOfRange(body, (int) ol[0], (int) (ol[0] + ol[1])));
-    }
-    Matcher m = CONTENT_RANGE.matcher(contentRange);
-    if (!m.matches()) {
-      throw new StoreException(
-          where(key) + " in " + name + ": a malformed Content-Range '" + contentRange + "'");
-    }
-    long first = Long.parseLong(m.group(1));
-    long last = Long.parseLong(m.group(2));
-    long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
-    long got = last - first + 1;
-    long want =
-        range instanceof ByteRange.FromStart f ? f.length() : ((ByteRange.Suffix) range).length();
-    long wantFirst = range instanceof ByteRange.FromStart f ? f.offset() : total - want;
-    if (got < want && total == last + 1) {
-      throw new StoreException(
-          "cannot read "
-              + range
-              + " of "
-              + where(key)
-              + " in "
-              + name
-              + ": the value has only "
-              + total
-              + " bytes");
-    }
-    if (got != want || (total >= 0 && first != wantFirst) || body.length != got) {
-      throw new StoreException(
-          where(key)
-              + " in "
-              + name
-              + ": asked for "
-              + range
-              + " but got Content-Range '"
-              + contentRange
-              + "' and "
-              + body.length
-              + " bytes");
-    }
-    return Optional.of(body);
-  }
-
-  private record OptionalLongSize(long value) {}
-
-  private OptionalLongSize size(String key, String object) {
-    try {
-      HeadObjectResponse head =
-          s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(object).build());
-      return new OptionalLongSize(head.contentLength());
-    } catch (NoSuchKeyException e) {
-      return null;
-    } catch (S3Exception e) {
-      if (e.statusCode() == 404 && !(e instanceof NoSuchBucketException)) {
-        return null;
-      }
-      throw error(key, e);
-    } catch (SdkException e) {
-      throw error(key, e);
+      return body;
+    } catch (RuntimeException e) {
+      body.close();
+      throw e;
     }
   }
 
@@ -432,44 +649,119 @@ public final class S3Store implements Store {
     }
   }
 
-  private StoreException error(String key, SdkException e) {
-    String detail = e.getMessage();
-    if (e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)) {
-      detail =
-          "access denied (HTTP "
-              + s.statusCode()
-              + ")"
-              + (unsigned
-                  ? ": the request was anonymous (no credentials were found); set AWS credentials for private data"
-                  : ": the credentials may not read it");
-    } else if (e instanceof NoSuchBucketException) {
-      detail = "no such bucket '" + bucket + "'";
+  /** Whether a failed request means the key is absent (the bucket being absent is an error). */
+  private static boolean absent(Throwable cause) {
+    return cause instanceof NoSuchKeyException
+        || cause instanceof S3Exception s
+            && s.statusCode() == 404
+            && !(cause instanceof NoSuchBucketException);
+  }
+
+  /** A failed request as the typed error naming the key (the allocator's own errors pass). */
+  private RuntimeException error(String key, ByteRange range, Throwable cause) {
+    if (cause instanceof ZaroException z) {
+      return z;
     }
-    return new StoreException("cannot read " + where(key) + " in " + name + ": " + detail, e);
+    if (cause instanceof org.apache.arrow.memory.OutOfMemoryException o) {
+      return o;
+    }
+    if (cause instanceof CancellationException) {
+      return new StoreException(
+          "request for " + where(key) + " in " + name + " was cancelled", cause);
+    }
+    if (cause instanceof S3Exception s && s.statusCode() == 416) {
+      return new StoreException(
+          "cannot read "
+              + range
+              + " of "
+              + where(key)
+              + " in "
+              + name
+              + ": the range lies past the end of the value",
+          cause);
+    }
+    String detail = describe(cause);
+    if (cause instanceof SdkException e
+        && e.numAttempts() != null
+        && e.numAttempts() > 1
+        && !detail.contains("Attempt Count")
+        && !(cause instanceof S3Exception s && s.statusCode() < 500 && s.statusCode() != 429)) {
+      detail += " (" + e.numAttempts() + " attempts)";
+    }
+    return new StoreException("cannot read " + where(key) + " in " + name + ": " + detail, cause);
+  }
+
+  /** What went wrong, for a message: access, a missing bucket, HTTP status and code, timeouts. */
+  private String describe(Throwable cause) {
+    if (cause instanceof NoSuchBucketException) {
+      return "no such bucket '" + bucket + "'";
+    }
+    if (cause instanceof S3Exception s) {
+      if (s.statusCode() == 403 || s.statusCode() == 401) {
+        return "access denied (HTTP "
+            + s.statusCode()
+            + ")"
+            + (unsigned
+                ? ": the request was anonymous (no credentials were found); set AWS credentials for private data"
+                : ": the credentials may not read it");
+      }
+      String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
+      return "HTTP " + s.statusCode() + (code == null ? "" : " " + code);
+    }
+    if (cause instanceof ApiCallAttemptTimeoutException
+        || cause instanceof ApiCallTimeoutException) {
+      return "no complete reply within " + options.requestTimeout().toMillis() + " ms";
+    }
+    return String.valueOf(cause.getMessage());
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static <T> T await(CompletableFuture<T> future, String key) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new StoreException("reading key '" + key + "' was interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new StoreException("cannot read key '" + key + "': " + cause, cause);
+    }
   }
 
   @Override
   public Stream<String> list(String keyPrefix) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    List<String> keys = new ArrayList<>();
+    List<String> keys = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
-      for (S3Object o :
+      await(
           s3.listObjectsV2Paginator(
                   ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix).build())
-              .contents()) {
-        String k = o.key();
-        if (k.length() > strip && !k.endsWith("/")) {
-          keys.add(k.substring(strip));
-        }
-      }
+              .contents()
+              .subscribe(
+                  o -> {
+                    String k = o.key();
+                    if (k.length() > strip && !k.endsWith("/")) {
+                      keys.add(k.substring(strip));
+                    }
+                  }),
+          keyPrefix);
     } catch (SdkException e) {
       String detail =
           e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
               ? "access denied (HTTP " + s.statusCode() + ")"
-              : e instanceof NoSuchBucketException
-                  ? "no such bucket '" + bucket + "'"
-                  : e.getMessage();
+              : describe(e);
       throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
     }
     return keys.stream().filter(S3Store::isKey).sorted();
@@ -480,6 +772,12 @@ public final class S3Store implements Store {
         && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
   }
 
+  /** Remote: readers keep many requests in flight ({@link #getAsync}). */
+  @Override
+  public StoreCapabilities capabilities() {
+    return StoreCapabilities.REMOTE;
+  }
+
   @Override
   public String describe() {
     return name;
@@ -487,7 +785,233 @@ public final class S3Store implements Store {
 
   @Override
   public void close() {
-    io.shutdownNow();
     s3.close();
+  }
+
+  /**
+   * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator, sized from the
+   * reply's {@code Content-Length} (grown by doubling only if a server sends none). The SDK calls
+   * {@link #prepare} once per attempt: each attempt fills its own buffer, and a failed attempt's
+   * buffer is released before the next starts. The future of the last attempt completes with a
+   * buffer the caller then owns; {@link #abort} (the caller cancelled) releases whatever is being
+   * filled and makes later deliveries no-ops.
+   */
+  private static final class BodyToArrowBuf
+      implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
+    private final BufferAllocator allocator;
+    private final S3Store store;
+    private final String key;
+    private final Object lock = new Object();
+    private boolean aborted;
+    private CompletableFuture<ArrowBuf> future;
+    private GetObjectResponse response;
+    private ArrowBuf buf;
+    private long written;
+    private long expected;
+
+    BodyToArrowBuf(BufferAllocator allocator, S3Store store, String key) {
+      this.allocator = allocator;
+      this.store = store;
+      this.key = key;
+    }
+
+    GetObjectResponse response() {
+      synchronized (lock) {
+        return response;
+      }
+    }
+
+    @Override
+    public CompletableFuture<ArrowBuf> prepare() {
+      CompletableFuture<ArrowBuf> f = new CompletableFuture<>();
+      boolean cancelled;
+      synchronized (lock) {
+        release();
+        future = f;
+        response = null;
+        written = 0;
+        expected = -1;
+        cancelled = aborted;
+      }
+      if (cancelled) {
+        f.completeExceptionally(new CancellationException("cancelled"));
+      }
+      return f;
+    }
+
+    @Override
+    public void onResponse(GetObjectResponse r) {
+      CompletableFuture<ArrowBuf> f;
+      RuntimeException failure = null;
+      synchronized (lock) {
+        f = future;
+        response = r;
+        expected = r.contentLength() == null ? -1 : r.contentLength();
+        if (aborted) {
+          return;
+        }
+        try {
+          buf = allocator.buffer(expected >= 0 ? expected : 64 * 1024);
+        } catch (RuntimeException e) {
+          failure = e;
+        }
+      }
+      if (failure != null) {
+        f.completeExceptionally(failure);
+      }
+    }
+
+    @Override
+    public void onStream(SdkPublisher<ByteBuffer> publisher) {
+      CompletableFuture<ArrowBuf> f;
+      synchronized (lock) {
+        f = future;
+      }
+      publisher.subscribe(new Writer(f));
+    }
+
+    @Override
+    public void exceptionOccurred(Throwable error) {
+      CompletableFuture<ArrowBuf> f;
+      synchronized (lock) {
+        release();
+        f = future;
+      }
+      if (f != null) {
+        f.completeExceptionally(error);
+      }
+    }
+
+    /** The caller gave up: release the partial buffer, ignore whatever still arrives. */
+    void abort() {
+      CompletableFuture<ArrowBuf> f;
+      synchronized (lock) {
+        aborted = true;
+        release();
+        f = future;
+      }
+      if (f != null) {
+        f.completeExceptionally(new CancellationException("cancelled"));
+      }
+    }
+
+    /** Under {@link #lock}. */
+    private void release() {
+      if (buf != null) {
+        buf.close();
+        buf = null;
+      }
+    }
+
+    /** Copies one attempt's body chunks into its buffer. */
+    private final class Writer implements Subscriber<ByteBuffer> {
+      private final CompletableFuture<ArrowBuf> attempt;
+      private Subscription subscription;
+
+      Writer(CompletableFuture<ArrowBuf> attempt) {
+        this.attempt = attempt;
+      }
+
+      /** Whether this attempt still fills the current buffer; under {@link #lock}. */
+      private boolean live() {
+        return attempt == future && buf != null && !attempt.isDone();
+      }
+
+      @Override
+      public void onSubscribe(Subscription s) {
+        subscription = s;
+        boolean live;
+        synchronized (lock) {
+          live = !aborted && attempt == future && !attempt.isDone();
+        }
+        if (live) {
+          s.request(Long.MAX_VALUE);
+        } else {
+          s.cancel();
+        }
+      }
+
+      @Override
+      public void onNext(ByteBuffer chunk) {
+        RuntimeException failure = null;
+        synchronized (lock) {
+          if (!live()) {
+            return;
+          }
+          int n = chunk.remaining();
+          if (expected >= 0 && written + n > expected) {
+            failure =
+                new StoreException(
+                    store.where(key)
+                        + " in "
+                        + store.name
+                        + ": the body is longer than its Content-Length "
+                        + expected);
+            release();
+          } else {
+            try {
+              if (written + n > buf.capacity()) {
+                ArrowBuf bigger = allocator.buffer(Math.max(2 * buf.capacity(), written + n));
+                bigger.setBytes(0, buf, 0, written);
+                buf.close();
+                buf = bigger;
+              }
+              buf.setBytes(written, chunk);
+              written += n;
+            } catch (RuntimeException e) {
+              release();
+              failure = e;
+            }
+          }
+        }
+        if (failure != null) {
+          subscription.cancel();
+          attempt.completeExceptionally(failure);
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        synchronized (lock) {
+          if (attempt == future) {
+            release();
+          }
+        }
+        attempt.completeExceptionally(t);
+      }
+
+      @Override
+      public void onComplete() {
+        ArrowBuf out = null;
+        RuntimeException failure = null;
+        synchronized (lock) {
+          if (!live()) {
+            return;
+          }
+          if (expected >= 0 && written != expected) {
+            release();
+            failure =
+                new StoreException(
+                    store.where(key)
+                        + " in "
+                        + store.name
+                        + ": the body ended after "
+                        + written
+                        + " of its "
+                        + expected
+                        + " bytes");
+          } else {
+            out = buf;
+            buf = null;
+            out.writerIndex(written);
+          }
+        }
+        if (failure != null) {
+          attempt.completeExceptionally(failure);
+        } else if (!attempt.complete(out)) {
+          out.close();
+        }
+      }
+    }
   }
 }

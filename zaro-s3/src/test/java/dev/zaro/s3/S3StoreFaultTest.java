@@ -1,0 +1,313 @@
+package dev.zaro.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.TestHttpServer;
+import dev.zaro.arrow.store.TestHttpServer.Fault;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.ArrowBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * S3Store against a loopback server that answers path-style GETs ({@code /bucket/key}, with ranges)
+ * and injects faults: throttling and 5xx replies, bodies cut short or never finished. Each test's
+ * allocator is closed after it, so a buffer left behind by a failed, retried or cancelled request
+ * fails the test.
+ */
+class S3StoreFaultTest extends AllocatorTest {
+  @TempDir Path dir;
+  TestHttpServer server;
+  byte[] value;
+
+  @BeforeEach
+  void start() throws Exception {
+    value = new byte[200_000];
+    new java.util.Random(13).nextBytes(value);
+    Files.createDirectories(dir.resolve("bucket/pre/a"));
+    Files.write(dir.resolve("bucket/pre/a/b"), value);
+    server = new TestHttpServer(dir);
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private S3Store store(int attempts) {
+    return new S3Store(
+        "bucket",
+        "pre",
+        S3Store.Options.DEFAULT
+            .withEndpoint(URI.create(server.endpoint()), true)
+            .withRegion("us-east-1")
+            .withAnonymous(true)
+            .withRequestTimeout(Duration.ofSeconds(5))
+            .withRetries(attempts, Duration.ofMillis(1), Duration.ofMillis(20)));
+  }
+
+  private static byte[] bytes(ArrowBuf buf) {
+    byte[] out = new byte[(int) buf.writerIndex()];
+    buf.getBytes(0, out);
+    return out;
+  }
+
+  private byte[] slice(long offset, long length) {
+    return java.util.Arrays.copyOfRange(value, (int) offset, (int) (offset + length));
+  }
+
+  @Test
+  void rangesLandInBuffersOfTheCallersAllocator() throws Exception {
+    try (S3Store s = store(3)) {
+      try (ArrowBuf buf = s.get("a/b", ByteRange.of(1000, 5000), allocator).orElseThrow()) {
+        assertSame(allocator, buf.getReferenceManager().getAllocator());
+        // one buffer, sized from the reply (the allocator rounds sizes up), no other allocation
+        assertEquals(buf.capacity(), allocator.getAllocatedMemory());
+        assertEquals(5000, buf.writerIndex());
+        assertArrayEquals(slice(1000, 5000), bytes(buf));
+      }
+      try (ArrowBuf buf = s.get("a/b", ByteRange.suffix(777), allocator).orElseThrow()) {
+        assertArrayEquals(slice(value.length - 777, 777), bytes(buf));
+      }
+      try (ArrowBuf buf = s.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
+        assertArrayEquals(value, bytes(buf));
+      }
+      server.ignoreRange = true; // a server that sends the whole value: sliced
+      try (ArrowBuf buf = s.get("a/b", ByteRange.of(10, 20), allocator).orElseThrow()) {
+        assertArrayEquals(slice(10, 20), bytes(buf));
+      }
+    }
+  }
+
+  @Test
+  void manyRequestsAreInFlightAtOnce() throws Exception {
+    server.latencyMillis = 100;
+    try (S3Store s = store(3)) {
+      List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+      for (int i = 0; i < 32; i++) {
+        futures.add(s.getAsync("a/b", ByteRange.of(i * 1000L, 1000), allocator, Runnable::run));
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        try (ArrowBuf buf = futures.get(i).get(30, TimeUnit.SECONDS).orElseThrow()) {
+          assertArrayEquals(slice(i * 1000L, 1000), bytes(buf), "range " + i);
+        }
+      }
+    }
+    assertTrue(server.maxInFlight.get() > 8, "in flight at once: " + server.maxInFlight.get());
+  }
+
+  @Test
+  void absentKeysAreEmpty() throws Exception {
+    try (S3Store s = store(3)) {
+      assertEquals(Optional.empty(), s.get("a/nope", ByteRange.of(0, 10), allocator));
+      assertEquals(
+          Optional.empty(),
+          s.getAsync("nope", ByteRange.ALL, allocator, Runnable::run).get(30, TimeUnit.SECONDS));
+      assertEquals(Optional.empty(), s.getBytes("a/nope"));
+    }
+    assertEquals(3, server.requests.get()); // 404 is not retried
+  }
+
+  @Test
+  void throttlingAndServerErrorsAreRetried() {
+    server.fault(Fault.ERROR_503, Fault.TOO_MANY, Fault.ERROR_500);
+    try (S3Store s = store(4);
+        ArrowBuf buf = s.get("a/b", ByteRange.of(5, 100), allocator).orElseThrow()) {
+      assertArrayEquals(slice(5, 100), bytes(buf));
+    }
+    assertEquals(4, server.requests.get());
+  }
+
+  @Test
+  void persistentThrottlingIsAnErrorNamingTheKeyAfterTheRetries() {
+    server.fault(Fault.ERROR_503, Fault.ERROR_503, Fault.ERROR_503, Fault.ERROR_503);
+    try (S3Store s = store(3)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.of(0, 10), allocator));
+      assertTrue(
+          e.getMessage().contains("key 'a/b' (s3://bucket/pre/a/b)")
+              && e.getMessage().contains("HTTP 503")
+              && e.getMessage().contains("3 attempts"),
+          e.getMessage());
+    }
+    assertEquals(3, server.requests.get());
+  }
+
+  @Test
+  void aBodyCutShortIsRetriedAndItsBufferReleased() {
+    server.fault(Fault.TRUNCATE);
+    try (S3Store s = store(3);
+        ArrowBuf buf = s.get("a/b", ByteRange.of(0, 100_000), allocator).orElseThrow()) {
+      assertArrayEquals(slice(0, 100_000), bytes(buf));
+    }
+    assertEquals(2, server.requests.get());
+  }
+
+  @Test
+  void bodiesCutShortEveryTimeAreAnErrorAndLeakNothing() {
+    server.fault(Fault.TRUNCATE, Fault.TRUNCATE);
+    try (S3Store s = store(2)) {
+      StoreException e =
+          assertThrows(
+              StoreException.class, () -> s.get("a/b", ByteRange.of(0, 100_000), allocator));
+      assertTrue(e.getMessage().contains("key 'a/b'"), e.getMessage());
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void aBodyThatNeverEndsTimesOut() {
+    server.fault(Fault.HANG_BODY);
+    try (S3Store s =
+        new S3Store(
+            "bucket", "pre", store(1).options().withRequestTimeout(Duration.ofMillis(500)))) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, allocator));
+      assertTrue(e.getMessage().contains("key 'a/b'"), e.getMessage());
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void cancellingARequestReleasesItsPartialBuffer() throws Exception {
+    server.fault(Fault.HANG_BODY);
+    try (S3Store s = store(1)) {
+      CompletableFuture<Optional<ArrowBuf>> f =
+          s.getAsync("a/b", ByteRange.ALL, allocator, Runnable::run);
+      // half the body arrives, then the server stalls: wait until the buffer is being filled
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (allocator.getAllocatedMemory() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertTrue(allocator.getAllocatedMemory() >= value.length, "one buffer for the whole body");
+      assertTrue(f.cancel(true));
+      assertEquals(0, allocator.getAllocatedMemory());
+      assertThrows(CancellationException.class, f::join);
+    }
+  }
+
+  @Test
+  void aCancelledRequestsLateBodyIsReleased() throws Exception {
+    server.latencyMillis = 300;
+    try (S3Store s = store(1)) {
+      CompletableFuture<Optional<ArrowBuf>> f =
+          s.getAsync("a/b", ByteRange.ALL, allocator, Runnable::run);
+      assertTrue(f.cancel(true));
+      // a later request on the same store still reads
+      try (ArrowBuf buf = s.get("a/b", ByteRange.of(0, 3), allocator).orElseThrow()) {
+        assertArrayEquals(slice(0, 3), bytes(buf));
+      }
+      assertThrows(CancellationException.class, f::get);
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  /**
+   * A loopback endpoint that answers S3's own throttling reply ({@code 503} with an XML error body
+   * whose code is {@code SlowDown}) to the first {@code slowDowns} requests, then serves {@code
+   * value} as every key (whole, ranges ignored). Returns the server; the caller stops it.
+   */
+  private com.sun.net.httpserver.HttpServer slowDownServer(
+      int slowDowns, java.util.concurrent.atomic.AtomicInteger requests) throws Exception {
+    com.sun.net.httpserver.HttpServer s =
+        com.sun.net.httpserver.HttpServer.create(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 16);
+    s.createContext(
+        "/",
+        ex -> {
+          try (ex) {
+            byte[] body;
+            if (requests.incrementAndGet() <= slowDowns) {
+              body =
+                  ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
+                          + "<Message>Please reduce your request rate.</Message></Error>")
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              ex.getResponseHeaders().set("Content-Type", "application/xml");
+              ex.sendResponseHeaders(503, body.length);
+            } else {
+              body = value;
+              ex.sendResponseHeaders(200, body.length);
+            }
+            ex.getResponseBody().write(body);
+          }
+        });
+    s.start();
+    return s;
+  }
+
+  private S3Store slowDownStore(com.sun.net.httpserver.HttpServer s, int attempts) {
+    return new S3Store(
+        "bucket",
+        "pre",
+        store(attempts)
+            .options()
+            .withEndpoint(URI.create("http://127.0.0.1:" + s.getAddress().getPort()), true));
+  }
+
+  @Test
+  void s3SlowDownRepliesAreRetried() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger requests =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer s = slowDownServer(2, requests);
+    try (S3Store store = slowDownStore(s, 3);
+        ArrowBuf buf = store.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
+      assertArrayEquals(value, bytes(buf));
+    } finally {
+      s.stop(0);
+    }
+    assertEquals(3, requests.get());
+  }
+
+  @Test
+  void persistentSlowDownNamesTheKeyTheCodeAndTheAttempts() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger requests =
+        new java.util.concurrent.atomic.AtomicInteger();
+    com.sun.net.httpserver.HttpServer s = slowDownServer(Integer.MAX_VALUE, requests);
+    try (S3Store store = slowDownStore(s, 3)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> store.get("a/b", ByteRange.ALL, allocator));
+      assertTrue(
+          e.getMessage().contains("key 'a/b' (s3://bucket/pre/a/b)")
+              && e.getMessage().contains("HTTP 503 SlowDown")
+              && e.getMessage().contains("3 attempts"),
+          e.getMessage());
+    } finally {
+      s.stop(0);
+    }
+    assertEquals(3, requests.get());
+  }
+
+  @Test
+  void urlOptionsSetConnectionsRetriesAndTimeouts() {
+    try (S3Store s =
+        S3Store.open(
+            "s3://bucket/pre?anonymous=true&endpoint="
+                + server.endpoint()
+                + "&max_connections=8&max_attempts=2&request_timeout=1.5")) {
+      assertEquals(8, s.options().maxConnections());
+      assertEquals(2, s.options().maxAttempts());
+      assertEquals(Duration.ofMillis(1500), s.options().requestTimeout());
+    }
+    StoreException e =
+        assertThrows(StoreException.class, () -> S3Store.open("s3://bucket?max_attempts=zero"));
+    assertTrue(e.getMessage().contains("max_attempts=zero"), e.getMessage());
+  }
+}
