@@ -23,8 +23,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -97,8 +97,6 @@ public final class HttpStore implements Store {
     }
   }
 
-  private static final Pattern CONTENT_RANGE =
-      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static volatile HttpClient sharedClient;
 
   /** Request deadlines and retry delays: light work only, never blocking. */
@@ -207,10 +205,14 @@ public final class HttpStore implements Store {
       return CompletableFuture.failedFuture(e);
     }
     if (isEmptyRange(range)) {
-      return send(request(url, null, true), key, url)
+      return send(request(url, null, true), key, url, HttpResponse.BodyHandlers::ofByteArray)
           .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
-    return send(request(url, rangeHeader(range), false), key, url)
+    return send(
+            request(url, rangeHeader(range), false),
+            key,
+            url,
+            () -> new ArrowBody(allocator, key, url))
         .thenApply(r -> toBuffer(key, url, range, r, allocator));
   }
 
@@ -218,7 +220,7 @@ public final class HttpStore implements Store {
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
     return await(
-        send(request(url, null, false), key, url)
+        send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
             .thenApply(
                 r -> {
                   if (absent(r)) {
@@ -230,47 +232,13 @@ public final class HttpStore implements Store {
         key);
   }
 
-  @Override
-  public OptionalLong getInto(
-      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
-    URI url = url(key);
-    if (isEmptyRange(range)) {
-      Optional<ArrowBuf> empty = get(key, range, target.getReferenceManager().getAllocator());
-      empty.ifPresent(ArrowBuf::close);
-      return empty.isPresent() ? OptionalLong.of(0) : OptionalLong.empty();
-    }
-    return await(
-        send(request(url, rangeHeader(range), false), key, url)
-            .thenApply(
-                r -> {
-                  if (absent(r)) {
-                    return OptionalLong.empty();
-                  }
-                  long[] slice = slice(key, url, range, r);
-                  if (slice[1] > capacity) {
-                    throw new StoreException(
-                        "key '"
-                            + key
-                            + "' ("
-                            + url
-                            + ") holds "
-                            + slice[1]
-                            + " bytes, more than the "
-                            + capacity
-                            + " expected");
-                  }
-                  target.setBytes(offset, r.body(), (int) slice[0], (int) slice[1]);
-                  return OptionalLong.of(slice[1]);
-                }),
-        key);
-  }
-
   /**
    * GETs a whole URL with this store's retries, timeouts and headers (for listing APIs), and
    * returns the last reply whatever its status.
    */
   HttpResponse<byte[]> fetch(URI url, String what) {
-    return await(send(request(url, null, false), what, url), what);
+    return await(
+        send(request(url, null, false), what, url, HttpResponse.BodyHandlers::ofByteArray), what);
   }
 
   private static boolean isEmptyRange(ByteRange range) {
@@ -305,15 +273,24 @@ public final class HttpStore implements Store {
     return b.build();
   }
 
-  /** Sends a request, retrying transient failures; completes with the last response. */
-  private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest request, String key, URI url) {
-    return attempt(request, key, url, 1);
+  /**
+   * Sends a request, retrying transient failures; completes with the last response. {@code bodies}
+   * makes each attempt's body handler; an {@link ArrowBody} of an attempt that ends without a
+   * response is abandoned (its buffer freed).
+   */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return attempt(request, key, url, bodies, 1);
   }
 
-  private CompletableFuture<HttpResponse<byte[]>> attempt(
-      HttpRequest request, String key, URI url, int n) {
-    CompletableFuture<HttpResponse<byte[]>> response =
-        client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+  private <T> CompletableFuture<HttpResponse<T>> attempt(
+      HttpRequest request,
+      String key,
+      URI url,
+      Supplier<HttpResponse.BodyHandler<T>> bodies,
+      int n) {
+    HttpResponse.BodyHandler<T> handler = bodies.get();
+    CompletableFuture<HttpResponse<T>> response = client.sendAsync(request, handler);
     AtomicBoolean timedOut = new AtomicBoolean();
     long timeoutMillis = options.requestTimeout().toMillis();
     ScheduledFuture<?> watchdog =
@@ -331,6 +308,9 @@ public final class HttpStore implements Store {
             (r, error) -> {
               watchdog.cancel(false);
               Throwable cause = unwrap(error);
+              if (cause != null && handler instanceof ArrowBody body) {
+                body.abandon();
+              }
               boolean retriable;
               String problem;
               if (cause == null) {
@@ -343,12 +323,14 @@ public final class HttpStore implements Store {
               } else if (cause instanceof IOException) {
                 retriable = true;
                 problem = String.valueOf(cause);
+              } else if (cause instanceof StoreException e) {
+                return CompletableFuture.<HttpResponse<T>>failedFuture(e); // a malformed body
               } else if (cause instanceof CancellationException) {
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "request for key '" + key + "' (" + url + ") was cancelled", cause));
               } else {
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "cannot read key '" + key + "' (" + url + "): " + cause, cause));
               }
@@ -359,7 +341,7 @@ public final class HttpStore implements Store {
                 if (cause == null) {
                   return CompletableFuture.completedFuture(r); // the caller reports the status
                 }
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "cannot read key '"
                             + key
@@ -373,10 +355,10 @@ public final class HttpStore implements Store {
                         cause));
               }
               long delay = backoffMillis(n, r);
-              CompletableFuture<HttpResponse<byte[]>> retry = new CompletableFuture<>();
+              CompletableFuture<HttpResponse<T>> retry = new CompletableFuture<>();
               TIMER.schedule(
                   () -> {
-                    attempt(request, key, url, n + 1)
+                    attempt(request, key, url, bodies, n + 1)
                         .whenComplete(
                             (rr, e) -> {
                               if (e != null) {
@@ -393,7 +375,7 @@ public final class HttpStore implements Store {
         .thenCompose(f -> f);
   }
 
-  private long backoffMillis(int attempt, HttpResponse<byte[]> response) {
+  private long backoffMillis(int attempt, HttpResponse<?> response) {
     long max = options.maxBackoff().toMillis();
     long exp = options.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
     long delay = Math.min(max, exp);
@@ -480,40 +462,43 @@ public final class HttpStore implements Store {
         "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
   }
 
+  /** The reply as the caller's buffer: owns {@code r}'s body, which it frees if it throws. */
   private Optional<ArrowBuf> toBuffer(
-      String key, URI url, ByteRange range, HttpResponse<byte[]> r, BufferAllocator allocator) {
-    if (absent(r)) {
-      return Optional.empty();
+      String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r, BufferAllocator allocator) {
+    ArrowBuf body = r.body();
+    try {
+      if (absent(r)) {
+        return Optional.empty();
+      }
+      long[] slice = slice(key, url, range, r);
+      if (slice[0] == 0 && slice[1] == body.writerIndex()) {
+        ArrowBuf out = body;
+        body = null;
+        return Optional.of(out);
+      }
+      // a server that ignored Range sent the whole value: keep the part asked for
+      ArrowBuf out = allocator.buffer(slice[1]);
+      out.setBytes(0, body, slice[0], slice[1]);
+      out.writerIndex(slice[1]);
+      return Optional.of(out);
+    } finally {
+      if (body != null) {
+        body.close();
+      }
     }
-    long[] slice = slice(key, url, range, r);
-    ArrowBuf buf = allocator.buffer(slice[1]);
-    buf.setBytes(0, r.body(), (int) slice[0], (int) slice[1]);
-    buf.writerIndex(slice[1]);
-    return Optional.of(buf);
   }
 
-  /** Where the asked-for bytes lie in the reply's body: {offset, length}. */
-  private long[] slice(String key, URI url, ByteRange range, HttpResponse<byte[]> r) {
+  /**
+   * Where the asked-for bytes lie in the reply's body: {offset, length}. The body's length already
+   * matches what the headers announce ({@link ArrowBody} checks it).
+   */
+  private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
     checkStatus(key, url, r);
-    byte[] body = r.body();
     if (r.statusCode() == 200) {
-      long declared = r.headers().firstValueAsLong("Content-Length").orElse(body.length);
-      if (declared != body.length) {
-        throw new StoreException(
-            "key '"
-                + key
-                + "' ("
-                + url
-                + "): the reply was truncated: "
-                + body.length
-                + " of "
-                + declared
-                + " bytes");
-      }
-      return resolve(key, url, range, body.length);
+      return resolve(key, url, range, r.body().writerIndex());
     }
     String header = r.headers().firstValue("Content-Range").orElse(null);
-    Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
+    Matcher m = header == null ? null : ArrowBody.CONTENT_RANGE.matcher(header);
     if (m == null || !m.matches()) {
       throw new StoreException(
           "key '"
@@ -559,18 +544,6 @@ public final class HttpStore implements Store {
               + header
               + "'");
     }
-    if (body.length != got) {
-      throw new StoreException(
-          "key '"
-              + key
-              + "' ("
-              + url
-              + "): the reply was truncated: "
-              + body.length
-              + " of "
-              + got
-              + " bytes");
-    }
     return new long[] {0, got};
   }
 
@@ -605,7 +578,7 @@ public final class HttpStore implements Store {
     checkStatus(key, url, head);
     OptionalLong length = head.headers().firstValueAsLong("Content-Length");
     if (length.isEmpty()) {
-      return send(request(url, null, false), key, url)
+      return send(request(url, null, false), key, url, () -> new ArrowBody(allocator, key, url))
           .thenApply(r -> toBuffer(key, url, range, r, allocator));
     }
     resolve(key, url, range, length.getAsLong());

@@ -165,6 +165,54 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   @Test
+  void aBodyLongerOrShorterThanAnnouncedIsAnErrorNamingKeyAndUrl() {
+    String url = server.url("data/a/c/0/0").toString();
+    server.fault(Fault.LONG_BODY);
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    assertMentions(e, "a/c/0/0", url, "longer than the 20 bytes");
+    server.fault(Fault.SHORT_BODY);
+    e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    assertMentions(e, "a/c/0/0", url, "19 of 20 bytes");
+    // neither is retried (the server answered, wrongly), and no buffer is left behind
+    assertEquals(0, server.pendingFaults());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void bodiesOfUnknownLengthGrowIntoOneBuffer() throws Exception {
+    byte[] big = bytes(5, 200_000);
+    Files.write(dir.resolve("www/data/big"), big);
+    server.fault(Fault.CHUNKED);
+    try (ArrowBuf buf = store.get("big", ByteRange.ALL, allocator).orElseThrow()) {
+      byte[] out = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, out);
+      assertArrayEquals(big, out);
+      // one buffer (rounded up to a power of two by the allocator), the smaller ones freed
+      assertEquals(262_144, allocator.getAllocatedMemory());
+    }
+    server.fault(Fault.CHUNKED);
+    assertArrayEquals(
+        Arrays.copyOfRange(big, 150_000, 150_100), get(store, "big", ByteRange.of(150_000, 100)));
+  }
+
+  @Test
+  void retriesFreeTheBodiesOfFailedAttempts() {
+    server.fault(Fault.TRUNCATE, Fault.HANG_BODY);
+    var opts = FAST.withRequestTimeout(Duration.ofMillis(300));
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      assertArrayEquals(
+          Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 4, 64),
+          get(s, "a/c/0/0", ByteRange.of(4, 60)));
+    }
+    assertEquals(3, server.requests.get());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
   void zeroLengthRangesCheckExistenceAndSize() {
     assertEquals(0, get(store, "a/c/0/1", ByteRange.of(10, 0)).length);
     assertEquals(0, get(store, "a/c/0/1", ByteRange.suffix(0)).length);
