@@ -59,6 +59,8 @@ public final class HttpStore implements Store {
    * @param initialBackoff the wait before the first retry; it doubles for each further one
    * @param maxBackoff the longest wait between attempts
    * @param headers sent with every request (for example {@code Authorization})
+   * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
+   *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
    */
   public record Options(
       Duration requestTimeout,
@@ -66,7 +68,8 @@ public final class HttpStore implements Store {
       int maxAttempts,
       Duration initialBackoff,
       Duration maxBackoff,
-      Map<String, String> headers) {
+      Map<String, String> headers,
+      int maxRequests) {
     public static final Options DEFAULT =
         new Options(
             Duration.ofSeconds(30),
@@ -74,26 +77,43 @@ public final class HttpStore implements Store {
             5,
             Duration.ofMillis(100),
             Duration.ofSeconds(5),
-            Map.of());
+            Map.of(),
+            64);
 
     public Options {
       if (maxAttempts < 1) {
         throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
       }
+      if (maxRequests < 1) {
+        throw new IllegalArgumentException("maxRequests must be at least 1, not " + maxRequests);
+      }
       headers = Map.copyOf(headers);
     }
 
     public Options withRequestTimeout(Duration timeout) {
-      return new Options(timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers);
+      return new Options(
+          timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers, maxRequests);
     }
 
     public Options withRetries(int attempts, Duration initial, Duration max) {
-      return new Options(requestTimeout, connectTimeout, attempts, initial, max, headers);
+      return new Options(
+          requestTimeout, connectTimeout, attempts, initial, max, headers, maxRequests);
     }
 
     public Options withHeaders(Map<String, String> extra) {
       return new Options(
-          requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, extra);
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          extra,
+          maxRequests);
+    }
+
+    public Options withMaxRequests(int max) {
+      return new Options(
+          requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers, max);
     }
   }
 
@@ -107,6 +127,7 @@ public final class HttpStore implements Store {
   private final Options options;
   private final HttpClient client;
   private final String name;
+  private final AdaptiveConcurrency limiter;
 
   /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
   public HttpStore(URI base) {
@@ -139,6 +160,7 @@ public final class HttpStore implements Store {
     this.options = options;
     this.client = sharedClient(options.connectTimeout());
     this.name = name != null ? name : this.base.toString();
+    this.limiter = AdaptiveConcurrency.forHost(this.base.getRawAuthority(), options.maxRequests());
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -290,23 +312,49 @@ public final class HttpStore implements Store {
       Supplier<HttpResponse.BodyHandler<T>> bodies,
       int n) {
     HttpResponse.BodyHandler<T> handler = bodies.get();
-    CompletableFuture<HttpResponse<T>> response = client.sendAsync(request, handler);
     AtomicBoolean timedOut = new AtomicBoolean();
     long timeoutMillis = options.requestTimeout().toMillis();
-    ScheduledFuture<?> watchdog =
-        TIMER.schedule(
-            () -> {
-              if (!response.isDone()) {
-                timedOut.set(true);
-                response.cancel(true);
-              }
-            },
-            timeoutMillis,
-            TimeUnit.MILLISECONDS);
+    CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
+    limiter.execute(
+        permit -> {
+          CompletableFuture<HttpResponse<T>> sent;
+          try {
+            sent = client.sendAsync(request, handler);
+          } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+          }
+          CompletableFuture<HttpResponse<T>> inner = sent;
+          // the deadline runs from the start, not from the wait for a permit
+          ScheduledFuture<?> watchdog =
+              TIMER.schedule(
+                  () -> {
+                    if (!inner.isDone()) {
+                      timedOut.set(true);
+                      inner.cancel(true);
+                    }
+                  },
+                  timeoutMillis,
+                  TimeUnit.MILLISECONDS);
+          inner.whenComplete(
+              (r, e) -> {
+                watchdog.cancel(false);
+                int status = r == null ? 0 : r.statusCode();
+                boolean throttled =
+                    timedOut.get()
+                        || unwrap(e) instanceof HttpTimeoutException
+                        || status == 429
+                        || status == 503;
+                limiter.release(permit, throttled);
+                if (e != null) {
+                  response.completeExceptionally(e);
+                } else {
+                  response.complete(r);
+                }
+              });
+        });
     return response
         .handle(
             (r, error) -> {
-              watchdog.cancel(false);
               Throwable cause = unwrap(error);
               if (cause != null && handler instanceof ArrowBody body) {
                 body.abandon();

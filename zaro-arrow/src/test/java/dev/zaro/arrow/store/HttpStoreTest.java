@@ -248,6 +248,35 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   @Test
+  void backsOffAHostThatAnswers503AboveItsCapacity() throws Exception {
+    byte[] big = bytes(9, 4096);
+    Files.write(dir.resolve("www/data/big"), big);
+    server.latencyMillis = 20;
+    server.overloadAbove = 6;
+    int n = 240;
+    List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+    try (HttpStore s = new HttpStore(server.url("data"), FAST.withMaxRequests(32))) {
+      for (int i = 0; i < n; i++) {
+        futures.add(s.getAsync("big", ByteRange.of(i * 16, 16), allocator, Runnable::run));
+      }
+      for (int i = 0; i < n; i++) {
+        try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
+          byte[] out = new byte[16];
+          buf.getBytes(0, out);
+          assertArrayEquals(Arrays.copyOfRange(big, i * 16, i * 16 + 16), out, "range " + i);
+        }
+      }
+    }
+    // a fixed 16 in flight would have had ~10 of every 16 refused; the limit came down instead
+    int refused = server.overloaded.get();
+    assertTrue(refused < n / 4, refused + " of " + n + " requests refused");
+    List<Integer> arrivals = List.copyOf(server.arrivals);
+    List<Integer> secondHalf = arrivals.subList(arrivals.size() / 2, arrivals.size());
+    int peak = secondHalf.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    assertTrue(peak <= 6 + 3, "in flight after backing off: " + peak);
+  }
+
+  @Test
   void getIntoWritesInPlace() {
     try (ArrowBuf target = allocator.buffer(64)) {
       assertEquals(20, store.getInto("a/c/0/0", ByteRange.of(5, 20), target, 3, 30).orElseThrow());

@@ -81,6 +81,15 @@ public final class TestHttpServer implements AutoCloseable {
   public volatile boolean ignoreRange;
   public volatile long latencyMillis;
 
+  /** Above this many requests in flight, a request is answered 503 at once (0: never). */
+  public volatile int overloadAbove;
+
+  /** Requests answered 503 for overload. */
+  public final AtomicInteger overloaded = new AtomicInteger();
+
+  /** The most requests in flight when each request arrived, in arrival order. */
+  public final List<Integer> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
+
   public TestHttpServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
@@ -112,7 +121,13 @@ public final class TestHttpServer implements AutoCloseable {
     clientPorts.add(ex.getRemoteAddress().getPort());
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);
+    arrivals.add(now);
     try {
+      if (overloadAbove > 0 && now > overloadAbove) {
+        overloaded.incrementAndGet();
+        ex.sendResponseHeaders(503, -1);
+        return;
+      }
       if (latencyMillis > 0) {
         Thread.sleep(latencyMillis);
       }
