@@ -94,15 +94,11 @@ public final class AdaptiveConcurrency {
         }
       } else {
         minLatencyNanos = Math.min(minLatencyNanos, latency);
-        if (latency <= 2 * minLatencyNanos + SLACK_NANOS) {
-          if (slowStart) {
-            limit = Math.min(max, limit + 1);
-          } else if (++successes >= limit) { // a round trip's worth of replies
-            limit = Math.min(max, limit + 1);
-            successes = 0;
-          }
-        } else {
-          slowStart = false; // latency climbs: the host is queueing, stop growing
+        if (slowStart) {
+          limit = Math.min(max, limit + 1);
+        } else if (latency <= 2 * minLatencyNanos + SLACK_NANOS && ++successes >= limit) {
+          limit = Math.min(max, limit + 1); // a round trip's worth of replies, latency holding
+          successes = 0;
         }
       }
     }
