@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -61,6 +62,8 @@ public final class HttpStore implements Store {
    * @param headers sent with every request (for example {@code Authorization})
    * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
    *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
+   * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
+   *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests
    */
   public record Options(
       Duration requestTimeout,
@@ -69,7 +72,8 @@ public final class HttpStore implements Store {
       Duration initialBackoff,
       Duration maxBackoff,
       Map<String, String> headers,
-      int maxRequests) {
+      int maxRequests,
+      boolean hedging) {
     public static final Options DEFAULT =
         new Options(
             Duration.ofSeconds(30),
@@ -78,7 +82,8 @@ public final class HttpStore implements Store {
             Duration.ofMillis(100),
             Duration.ofSeconds(5),
             Map.of(),
-            64);
+            64,
+            true);
 
     public Options {
       if (maxAttempts < 1) {
@@ -92,12 +97,19 @@ public final class HttpStore implements Store {
 
     public Options withRequestTimeout(Duration timeout) {
       return new Options(
-          timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers, maxRequests);
+          timeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          maxRequests,
+          hedging);
     }
 
     public Options withRetries(int attempts, Duration initial, Duration max) {
       return new Options(
-          requestTimeout, connectTimeout, attempts, initial, max, headers, maxRequests);
+          requestTimeout, connectTimeout, attempts, initial, max, headers, maxRequests, hedging);
     }
 
     public Options withHeaders(Map<String, String> extra) {
@@ -108,12 +120,32 @@ public final class HttpStore implements Store {
           initialBackoff,
           maxBackoff,
           extra,
-          maxRequests);
+          maxRequests,
+          hedging);
+    }
+
+    public Options withHedging(boolean on) {
+      return new Options(
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          maxRequests,
+          on);
     }
 
     public Options withMaxRequests(int max) {
       return new Options(
-          requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers, max);
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          max,
+          hedging);
     }
   }
 
@@ -128,6 +160,7 @@ public final class HttpStore implements Store {
   private final HttpClient client;
   private final String name;
   private final AdaptiveConcurrency limiter;
+  private final Latencies latencies = new Latencies();
 
   /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
   public HttpStore(URI base) {
@@ -296,27 +329,20 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * Sends a request, retrying transient failures; completes with the last response. {@code bodies}
-   * makes each attempt's body handler; an {@link ArrowBody} of an attempt that ends without a
-   * response is abandoned (its buffer freed).
+   * Starts one request when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
+   * start. Cancelling the returned future aborts the request (or drops it while it waits).
    */
-  private <T> CompletableFuture<HttpResponse<T>> send(
-      HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
-    return attempt(request, key, url, bodies, 1);
-  }
-
-  private <T> CompletableFuture<HttpResponse<T>> attempt(
-      HttpRequest request,
-      String key,
-      URI url,
-      Supplier<HttpResponse.BodyHandler<T>> bodies,
-      int n) {
-    HttpResponse.BodyHandler<T> handler = bodies.get();
-    AtomicBoolean timedOut = new AtomicBoolean();
+  private <T> CompletableFuture<HttpResponse<T>> launch(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler, AtomicBoolean timedOut) {
     long timeoutMillis = options.requestTimeout().toMillis();
     CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
     limiter.execute(
         permit -> {
+          if (response.isDone()) { // cancelled while waiting
+            limiter.release(permit, false);
+            return;
+          }
+          long started = System.nanoTime();
           CompletableFuture<HttpResponse<T>> sent;
           try {
             sent = client.sendAsync(request, handler);
@@ -324,7 +350,6 @@ public final class HttpStore implements Store {
             sent = CompletableFuture.failedFuture(e);
           }
           CompletableFuture<HttpResponse<T>> inner = sent;
-          // the deadline runs from the start, not from the wait for a permit
           ScheduledFuture<?> watchdog =
               TIMER.schedule(
                   () -> {
@@ -345,13 +370,182 @@ public final class HttpStore implements Store {
                         || status == 429
                         || status == 503;
                 limiter.release(permit, throttled);
+                if (status == 200 || status == 206) {
+                  latencies.record(System.nanoTime() - started);
+                }
                 if (e != null) {
                   response.completeExceptionally(e);
                 } else {
                   response.complete(r);
                 }
               });
+          response.whenComplete(
+              (r, e) -> {
+                if (response.isCancelled()) {
+                  inner.cancel(true);
+                }
+              });
         });
+    return response;
+  }
+
+  /**
+   * Hedges a GET for the tail: if {@code first} has not answered after three times the recent 95th
+   * percentile latency (at least {@link Latencies#FLOOR_MILLIS}), and the hedge budget allows, the
+   * same request goes out again; the first good answer wins, the other is cancelled and its body
+   * freed.
+   */
+  private <T> CompletableFuture<HttpResponse<T>> hedged(
+      HttpRequest request,
+      Supplier<HttpResponse.BodyHandler<T>> bodies,
+      CompletableFuture<HttpResponse<T>> first,
+      HttpResponse.BodyHandler<T> firstHandler) {
+    long delay = latencies.hedgeDelayMillis();
+    if (delay < 0) {
+      return first;
+    }
+    Race<T> race = new Race<>();
+    race.join(first, firstHandler);
+    ScheduledFuture<?> timer =
+        TIMER.schedule(
+            () -> {
+              if (first.isDone() || !latencies.tryHedge()) {
+                return;
+              }
+              HttpResponse.BodyHandler<T> handler = bodies.get();
+              CompletableFuture<HttpResponse<T>> second =
+                  launch(request, handler, new AtomicBoolean());
+              if (!race.join(second, handler)) {
+                second.cancel(true);
+              }
+            },
+            delay,
+            TimeUnit.MILLISECONDS);
+    race.result.whenComplete((r, e) -> timer.cancel(false));
+    return race.result;
+  }
+
+  /**
+   * The latencies of this store's recent good replies, and its hedge budget: at most {@code 2 +
+   * requests / 20} hedges (5%).
+   */
+  static final class Latencies {
+    static final long FLOOR_MILLIS = 100;
+    private static final int WINDOW = 64;
+    private static final int MIN_SAMPLES = 16;
+    private final long[] recent = new long[WINDOW];
+    private int count;
+    private long requests;
+    private long hedges;
+
+    synchronized void record(long nanos) {
+      recent[count++ % WINDOW] = nanos;
+    }
+
+    /** How long a request may wait before it is hedged, or -1 before there is enough history. */
+    synchronized long hedgeDelayMillis() {
+      requests++;
+      int n = Math.min(count, WINDOW);
+      if (n < MIN_SAMPLES) {
+        return -1;
+      }
+      long[] sorted = Arrays.copyOf(recent, n);
+      Arrays.sort(sorted);
+      long p95 = sorted[(int) Math.ceil(0.95 * n) - 1];
+      return Math.max(FLOOR_MILLIS, 3 * p95 / 1_000_000);
+    }
+
+    synchronized boolean tryHedge() {
+      if (hedges >= 2 + requests / 20) {
+        return false;
+      }
+      hedges++;
+      return true;
+    }
+
+    synchronized long hedges() {
+      return hedges;
+    }
+  }
+
+  /** Hedged requests sent so far (see {@link Options#hedging}). */
+  public long hedges() {
+    return latencies.hedges();
+  }
+
+  /** Copies of one request racing: the first good reply wins, the others are cancelled. */
+  private static final class Race<T> {
+    final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    private final java.util.List<CompletableFuture<HttpResponse<T>>> runners =
+        new java.util.ArrayList<>(2);
+    private int pending;
+    private boolean over;
+
+    /** Adds a runner; false if the race is already over (the caller cancels it). */
+    boolean join(CompletableFuture<HttpResponse<T>> runner, HttpResponse.BodyHandler<T> handler) {
+      synchronized (this) {
+        if (over) {
+          return false;
+        }
+        pending++;
+        runners.add(runner);
+      }
+      runner.whenComplete((r, e) -> finished(r, e, handler));
+      return true;
+    }
+
+    private void finished(HttpResponse<T> r, Throwable e, HttpResponse.BodyHandler<T> handler) {
+      java.util.List<CompletableFuture<HttpResponse<T>>> losers;
+      synchronized (this) {
+        pending--;
+        if (over || (e != null && pending > 0)) {
+          // a loser, or a failure while another copy may still answer: free what it holds
+          if (handler instanceof ArrowBody body) {
+            body.abandon();
+          }
+          return;
+        }
+        over = true;
+        losers = java.util.List.copyOf(runners);
+      }
+      if (e != null && handler instanceof ArrowBody body) {
+        body.abandon();
+      }
+      for (CompletableFuture<HttpResponse<T>> loser : losers) {
+        loser.cancel(true); // no-op for the winner, already complete
+      }
+      if (e != null) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(r);
+      }
+    }
+  }
+
+  /**
+   * Sends a request, retrying transient failures; completes with the last response. {@code bodies}
+   * makes each attempt's body handler; an {@link ArrowBody} of an attempt that ends without a
+   * response is abandoned (its buffer freed).
+   */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return attempt(request, key, url, bodies, 1);
+  }
+
+  private <T> CompletableFuture<HttpResponse<T>> attempt(
+      HttpRequest request,
+      String key,
+      URI url,
+      Supplier<HttpResponse.BodyHandler<T>> bodies,
+      int n) {
+    HttpResponse.BodyHandler<T> handler = bodies.get();
+    AtomicBoolean timedOut = new AtomicBoolean();
+    long timeoutMillis = options.requestTimeout().toMillis();
+    CompletableFuture<HttpResponse<T>> first = launch(request, handler, timedOut);
+    CompletableFuture<HttpResponse<T>> response =
+        options.hedging() && handler instanceof ArrowBody
+            ? hedged(request, bodies, first, handler)
+            : first;
     return response
         .handle(
             (r, error) -> {

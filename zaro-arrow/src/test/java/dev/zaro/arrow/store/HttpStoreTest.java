@@ -277,6 +277,53 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   @Test
+  void aStalledRequestIsHedgedAndTheCopyAnswers() throws Exception {
+    // one attempt, a 30 s deadline: only a hedge can answer a request the server never answers
+    var opts =
+        HttpStore.Options.DEFAULT.withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10));
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      for (int i = 0; i < 40; i++) { // recent latencies: milliseconds, so the 100 ms floor rules
+        assertArrayEquals(
+            Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), i, i + 10),
+            get(s, "a/c/0/0", ByteRange.of(i, 10)));
+      }
+      assertEquals(0, s.hedges(), "no hedges while replies come in time");
+      server.fault(Fault.HANG);
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
+      assertEquals(1, s.hedges());
+      assertEquals(42, server.requests.get(), "40, the stalled one and its hedge");
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void hedgingIsBoundedAndCanBeTurnedOff() throws Exception {
+    var opts =
+        HttpStore.Options.DEFAULT
+            .withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10))
+            .withRequestTimeout(Duration.ofMillis(400));
+    try (HttpStore off = new HttpStore(server.url("data"), opts.withHedging(false))) {
+      for (int i = 0; i < 20; i++) {
+        get(off, "a/c/0/0", ByteRange.of(i, 10));
+      }
+      server.fault(Fault.HANG);
+      assertThrows(StoreException.class, () -> off.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertEquals(0, off.hedges());
+    }
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      for (int i = 0; i < 20; i++) {
+        get(s, "a/c/0/0", ByteRange.of(i, 10));
+      }
+      // 22 requests allow 2 + 22 / 20 = 3 hedges: the fourth stall in a row gets none
+      for (int i = 0; i < 4; i++) {
+        server.fault(Fault.HANG, Fault.HANG);
+        assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      }
+      assertEquals(3, s.hedges());
+    }
+  }
+
+  @Test
   void getIntoWritesInPlace() {
     try (ArrowBuf target = allocator.buffer(64)) {
       assertEquals(20, store.getInto("a/c/0/0", ByteRange.of(5, 20), target, 3, 30).orElseThrow());
