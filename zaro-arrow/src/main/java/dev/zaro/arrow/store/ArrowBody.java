@@ -135,12 +135,8 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
             int n = item.remaining();
             if (expected >= 0 && written + n > expected) {
               fail(
-                  new StoreException(
-                      "key '"
-                          + key
-                          + "' ("
-                          + url
-                          + "): the reply's body is longer than the "
+                  bad(
+                      "the reply's body is longer than the "
                           + expected
                           + " bytes its headers announce"));
               break;
@@ -181,17 +177,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
           return;
         }
         if (expected >= 0 && written != expected) {
-          fail(
-              new StoreException(
-                  "key '"
-                      + key
-                      + "' ("
-                      + url
-                      + "): the reply was truncated: "
-                      + written
-                      + " of "
-                      + expected
-                      + " bytes"));
+          fail(bad("the reply was truncated: " + written + " of " + expected + " bytes"));
           return;
         }
         finished = true;
@@ -211,6 +197,10 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         buf = null;
       }
       result.completeExceptionally(error);
+    }
+
+    private StoreException bad(String problem) {
+      return new StoreException("key '" + key + "' (" + url + "): " + problem);
     }
 
     void abandon() {
