@@ -21,6 +21,17 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
+  static {
+    // On 1-2 cores the common pool has parallelism 1, and CompletableFuture's default executor is
+    // then a new thread per task; the JDK HttpClient hands every sendAsync reply to that executor,
+    // so a remote read started (and tore down) one thread per request. Set before anything loads
+    // ForkJoinPool; an explicit -D setting wins.
+    String parallelism = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(parallelism) == null
+        && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(parallelism, "2");
+    }
+  }
 
   public static void main(String[] args) {
     System.exit(run(args));

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -23,8 +24,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -59,6 +60,10 @@ public final class HttpStore implements Store {
    * @param initialBackoff the wait before the first retry; it doubles for each further one
    * @param maxBackoff the longest wait between attempts
    * @param headers sent with every request (for example {@code Authorization})
+   * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
+   *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
+   * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
+   *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests
    */
   public record Options(
       Duration requestTimeout,
@@ -66,7 +71,9 @@ public final class HttpStore implements Store {
       int maxAttempts,
       Duration initialBackoff,
       Duration maxBackoff,
-      Map<String, String> headers) {
+      Map<String, String> headers,
+      int maxRequests,
+      boolean hedging) {
     public static final Options DEFAULT =
         new Options(
             Duration.ofSeconds(30),
@@ -74,31 +81,74 @@ public final class HttpStore implements Store {
             5,
             Duration.ofMillis(100),
             Duration.ofSeconds(5),
-            Map.of());
+            Map.of(),
+            64,
+            true);
 
     public Options {
       if (maxAttempts < 1) {
         throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
       }
+      if (maxRequests < 1) {
+        throw new IllegalArgumentException("maxRequests must be at least 1, not " + maxRequests);
+      }
       headers = Map.copyOf(headers);
     }
 
     public Options withRequestTimeout(Duration timeout) {
-      return new Options(timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, headers);
+      return new Options(
+          timeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          maxRequests,
+          hedging);
     }
 
     public Options withRetries(int attempts, Duration initial, Duration max) {
-      return new Options(requestTimeout, connectTimeout, attempts, initial, max, headers);
+      return new Options(
+          requestTimeout, connectTimeout, attempts, initial, max, headers, maxRequests, hedging);
     }
 
     public Options withHeaders(Map<String, String> extra) {
       return new Options(
-          requestTimeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff, extra);
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          extra,
+          maxRequests,
+          hedging);
+    }
+
+    public Options withHedging(boolean on) {
+      return new Options(
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          maxRequests,
+          on);
+    }
+
+    public Options withMaxRequests(int max) {
+      return new Options(
+          requestTimeout,
+          connectTimeout,
+          maxAttempts,
+          initialBackoff,
+          maxBackoff,
+          headers,
+          max,
+          hedging);
     }
   }
 
-  private static final Pattern CONTENT_RANGE =
-      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static volatile HttpClient sharedClient;
 
   /** Request deadlines and retry delays: light work only, never blocking. */
@@ -109,6 +159,8 @@ public final class HttpStore implements Store {
   private final Options options;
   private final HttpClient client;
   private final String name;
+  private final AdaptiveConcurrency limiter;
+  private final Latencies latencies = new Latencies();
 
   /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
   public HttpStore(URI base) {
@@ -141,6 +193,7 @@ public final class HttpStore implements Store {
     this.options = options;
     this.client = sharedClient(options.connectTimeout());
     this.name = name != null ? name : this.base.toString();
+    this.limiter = AdaptiveConcurrency.forHost(this.base.getRawAuthority(), options.maxRequests());
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -207,10 +260,14 @@ public final class HttpStore implements Store {
       return CompletableFuture.failedFuture(e);
     }
     if (isEmptyRange(range)) {
-      return send(request(url, null, true), key, url)
+      return send(request(url, null, true), key, url, HttpResponse.BodyHandlers::ofByteArray)
           .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
-    return send(request(url, rangeHeader(range), false), key, url)
+    return send(
+            request(url, rangeHeader(range), false),
+            key,
+            url,
+            () -> new ArrowBody(allocator, key, url))
         .thenApply(r -> toBuffer(key, url, range, r, allocator));
   }
 
@@ -218,7 +275,7 @@ public final class HttpStore implements Store {
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
     return await(
-        send(request(url, null, false), key, url)
+        send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
             .thenApply(
                 r -> {
                   if (absent(r)) {
@@ -230,47 +287,13 @@ public final class HttpStore implements Store {
         key);
   }
 
-  @Override
-  public OptionalLong getInto(
-      String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
-    URI url = url(key);
-    if (isEmptyRange(range)) {
-      Optional<ArrowBuf> empty = get(key, range, target.getReferenceManager().getAllocator());
-      empty.ifPresent(ArrowBuf::close);
-      return empty.isPresent() ? OptionalLong.of(0) : OptionalLong.empty();
-    }
-    return await(
-        send(request(url, rangeHeader(range), false), key, url)
-            .thenApply(
-                r -> {
-                  if (absent(r)) {
-                    return OptionalLong.empty();
-                  }
-                  long[] slice = slice(key, url, range, r);
-                  if (slice[1] > capacity) {
-                    throw new StoreException(
-                        "key '"
-                            + key
-                            + "' ("
-                            + url
-                            + ") holds "
-                            + slice[1]
-                            + " bytes, more than the "
-                            + capacity
-                            + " expected");
-                  }
-                  target.setBytes(offset, r.body(), (int) slice[0], (int) slice[1]);
-                  return OptionalLong.of(slice[1]);
-                }),
-        key);
-  }
-
   /**
    * GETs a whole URL with this store's retries, timeouts and headers (for listing APIs), and
    * returns the last reply whatever its status.
    */
   HttpResponse<byte[]> fetch(URI url, String what) {
-    return await(send(request(url, null, false), what, url), what);
+    return await(
+        send(request(url, null, false), what, url, HttpResponse.BodyHandlers::ofByteArray), what);
   }
 
   private static boolean isEmptyRange(ByteRange range) {
@@ -305,32 +328,231 @@ public final class HttpStore implements Store {
     return b.build();
   }
 
-  /** Sends a request, retrying transient failures; completes with the last response. */
-  private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest request, String key, URI url) {
-    return attempt(request, key, url, 1);
+  /**
+   * Starts one request when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
+   * start. Cancelling the returned future aborts the request (or drops it while it waits).
+   */
+  private <T> CompletableFuture<HttpResponse<T>> launch(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler, AtomicBoolean timedOut) {
+    long timeoutMillis = options.requestTimeout().toMillis();
+    CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
+    limiter.execute(
+        permit -> {
+          if (response.isDone()) { // cancelled while waiting
+            limiter.release(permit, false);
+            return;
+          }
+          long started = System.nanoTime();
+          CompletableFuture<HttpResponse<T>> sent;
+          try {
+            sent = client.sendAsync(request, handler);
+          } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+          }
+          CompletableFuture<HttpResponse<T>> inner = sent;
+          ScheduledFuture<?> watchdog =
+              TIMER.schedule(
+                  () -> {
+                    if (!inner.isDone()) {
+                      timedOut.set(true);
+                      inner.cancel(true);
+                    }
+                  },
+                  timeoutMillis,
+                  TimeUnit.MILLISECONDS);
+          inner.whenComplete(
+              (r, e) -> {
+                watchdog.cancel(false);
+                int status = r == null ? 0 : r.statusCode();
+                boolean throttled =
+                    timedOut.get()
+                        || unwrap(e) instanceof HttpTimeoutException
+                        || status == 429
+                        || status == 503;
+                limiter.release(permit, throttled);
+                if (status == 200 || status == 206) {
+                  latencies.record(System.nanoTime() - started);
+                }
+                if (e != null) {
+                  response.completeExceptionally(e);
+                } else {
+                  response.complete(r);
+                }
+              });
+          response.whenComplete(
+              (r, e) -> {
+                if (response.isCancelled()) {
+                  inner.cancel(true);
+                }
+              });
+        });
+    return response;
   }
 
-  private CompletableFuture<HttpResponse<byte[]>> attempt(
-      HttpRequest request, String key, URI url, int n) {
-    CompletableFuture<HttpResponse<byte[]>> response =
-        client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
-    AtomicBoolean timedOut = new AtomicBoolean();
-    long timeoutMillis = options.requestTimeout().toMillis();
-    ScheduledFuture<?> watchdog =
+  /**
+   * Hedges a GET for the tail: if {@code first} has not answered after three times the recent 95th
+   * percentile latency (at least {@link Latencies#FLOOR_MILLIS}), and the hedge budget allows, the
+   * same request goes out again; the first good answer wins, the other is cancelled and its body
+   * freed.
+   */
+  private <T> CompletableFuture<HttpResponse<T>> hedged(
+      HttpRequest request,
+      Supplier<HttpResponse.BodyHandler<T>> bodies,
+      CompletableFuture<HttpResponse<T>> first,
+      HttpResponse.BodyHandler<T> firstHandler) {
+    long delay = latencies.hedgeDelayMillis();
+    if (delay < 0) {
+      return first;
+    }
+    Race<T> race = new Race<>();
+    race.join(first, firstHandler);
+    ScheduledFuture<?> timer =
         TIMER.schedule(
             () -> {
-              if (!response.isDone()) {
-                timedOut.set(true);
-                response.cancel(true);
+              if (first.isDone() || !latencies.tryHedge()) {
+                return;
+              }
+              HttpResponse.BodyHandler<T> handler = bodies.get();
+              CompletableFuture<HttpResponse<T>> second =
+                  launch(request, handler, new AtomicBoolean());
+              if (!race.join(second, handler)) {
+                second.cancel(true);
               }
             },
-            timeoutMillis,
+            delay,
             TimeUnit.MILLISECONDS);
+    race.result.whenComplete((r, e) -> timer.cancel(false));
+    return race.result;
+  }
+
+  /**
+   * The latencies of this store's recent good replies, and its hedge budget: at most {@code 2 +
+   * requests / 20} hedges (5%).
+   */
+  static final class Latencies {
+    static final long FLOOR_MILLIS = 100;
+    private static final int WINDOW = 64;
+    private static final int MIN_SAMPLES = 16;
+    private final long[] recent = new long[WINDOW];
+    private int count;
+    private long requests;
+    private long hedges;
+
+    synchronized void record(long nanos) {
+      recent[count++ % WINDOW] = nanos;
+    }
+
+    /** How long a request may wait before it is hedged, or -1 before there is enough history. */
+    synchronized long hedgeDelayMillis() {
+      requests++;
+      int n = Math.min(count, WINDOW);
+      if (n < MIN_SAMPLES) {
+        return -1;
+      }
+      long[] sorted = Arrays.copyOf(recent, n);
+      Arrays.sort(sorted);
+      long p95 = sorted[(int) Math.ceil(0.95 * n) - 1];
+      return Math.max(FLOOR_MILLIS, 3 * p95 / 1_000_000);
+    }
+
+    synchronized boolean tryHedge() {
+      if (hedges >= 2 + requests / 20) {
+        return false;
+      }
+      hedges++;
+      return true;
+    }
+
+    synchronized long hedges() {
+      return hedges;
+    }
+  }
+
+  /** Hedged requests sent so far (see {@link Options#hedging}). */
+  public long hedges() {
+    return latencies.hedges();
+  }
+
+  /** Copies of one request racing: the first good reply wins, the others are cancelled. */
+  private static final class Race<T> {
+    final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    private final java.util.List<CompletableFuture<HttpResponse<T>>> runners =
+        new java.util.ArrayList<>(2);
+    private int pending;
+    private boolean over;
+
+    /** Adds a runner; false if the race is already over (the caller cancels it). */
+    boolean join(CompletableFuture<HttpResponse<T>> runner, HttpResponse.BodyHandler<T> handler) {
+      synchronized (this) {
+        if (over) {
+          return false;
+        }
+        pending++;
+        runners.add(runner);
+      }
+      runner.whenComplete((r, e) -> finished(r, e, handler));
+      return true;
+    }
+
+    private void finished(HttpResponse<T> r, Throwable e, HttpResponse.BodyHandler<T> handler) {
+      java.util.List<CompletableFuture<HttpResponse<T>>> losers;
+      synchronized (this) {
+        pending--;
+        if (over || (e != null && pending > 0)) {
+          // a loser, or a failure while another copy may still answer: free what it holds
+          if (handler instanceof ArrowBody body) {
+            body.abandon();
+          }
+          return;
+        }
+        over = true;
+        losers = java.util.List.copyOf(runners);
+      }
+      if (e != null && handler instanceof ArrowBody body) {
+        body.abandon();
+      }
+      for (CompletableFuture<HttpResponse<T>> loser : losers) {
+        loser.cancel(true); // no-op for the winner, already complete
+      }
+      if (e != null) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(r);
+      }
+    }
+  }
+
+  /**
+   * Sends a request, retrying transient failures; completes with the last response. {@code bodies}
+   * makes each attempt's body handler; an {@link ArrowBody} of an attempt that ends without a
+   * response is abandoned (its buffer freed).
+   */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return attempt(request, key, url, bodies, 1);
+  }
+
+  private <T> CompletableFuture<HttpResponse<T>> attempt(
+      HttpRequest request,
+      String key,
+      URI url,
+      Supplier<HttpResponse.BodyHandler<T>> bodies,
+      int n) {
+    HttpResponse.BodyHandler<T> handler = bodies.get();
+    AtomicBoolean timedOut = new AtomicBoolean();
+    long timeoutMillis = options.requestTimeout().toMillis();
+    CompletableFuture<HttpResponse<T>> first = launch(request, handler, timedOut);
+    CompletableFuture<HttpResponse<T>> response =
+        options.hedging() && handler instanceof ArrowBody
+            ? hedged(request, bodies, first, handler)
+            : first;
     return response
         .handle(
             (r, error) -> {
-              watchdog.cancel(false);
               Throwable cause = unwrap(error);
+              if (cause != null && handler instanceof ArrowBody body) {
+                body.abandon();
+              }
               boolean retriable;
               String problem;
               if (cause == null) {
@@ -343,12 +565,14 @@ public final class HttpStore implements Store {
               } else if (cause instanceof IOException) {
                 retriable = true;
                 problem = String.valueOf(cause);
+              } else if (cause instanceof StoreException e) {
+                return CompletableFuture.<HttpResponse<T>>failedFuture(e); // a malformed body
               } else if (cause instanceof CancellationException) {
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "request for key '" + key + "' (" + url + ") was cancelled", cause));
               } else {
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "cannot read key '" + key + "' (" + url + "): " + cause, cause));
               }
@@ -359,7 +583,7 @@ public final class HttpStore implements Store {
                 if (cause == null) {
                   return CompletableFuture.completedFuture(r); // the caller reports the status
                 }
-                return CompletableFuture.<HttpResponse<byte[]>>failedFuture(
+                return CompletableFuture.<HttpResponse<T>>failedFuture(
                     new StoreException(
                         "cannot read key '"
                             + key
@@ -373,10 +597,10 @@ public final class HttpStore implements Store {
                         cause));
               }
               long delay = backoffMillis(n, r);
-              CompletableFuture<HttpResponse<byte[]>> retry = new CompletableFuture<>();
+              CompletableFuture<HttpResponse<T>> retry = new CompletableFuture<>();
               TIMER.schedule(
                   () -> {
-                    attempt(request, key, url, n + 1)
+                    attempt(request, key, url, bodies, n + 1)
                         .whenComplete(
                             (rr, e) -> {
                               if (e != null) {
@@ -393,7 +617,7 @@ public final class HttpStore implements Store {
         .thenCompose(f -> f);
   }
 
-  private long backoffMillis(int attempt, HttpResponse<byte[]> response) {
+  private long backoffMillis(int attempt, HttpResponse<?> response) {
     long max = options.maxBackoff().toMillis();
     long exp = options.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
     long delay = Math.min(max, exp);
@@ -480,40 +704,43 @@ public final class HttpStore implements Store {
         "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
   }
 
+  /** The reply as the caller's buffer: owns {@code r}'s body, which it frees if it throws. */
   private Optional<ArrowBuf> toBuffer(
-      String key, URI url, ByteRange range, HttpResponse<byte[]> r, BufferAllocator allocator) {
-    if (absent(r)) {
-      return Optional.empty();
+      String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r, BufferAllocator allocator) {
+    ArrowBuf body = r.body();
+    try {
+      if (absent(r)) {
+        return Optional.empty();
+      }
+      long[] slice = slice(key, url, range, r);
+      if (slice[0] == 0 && slice[1] == body.writerIndex()) {
+        ArrowBuf out = body;
+        body = null;
+        return Optional.of(out);
+      }
+      // a server that ignored Range sent the whole value: keep the part asked for
+      ArrowBuf out = allocator.buffer(slice[1]);
+      out.setBytes(0, body, slice[0], slice[1]);
+      out.writerIndex(slice[1]);
+      return Optional.of(out);
+    } finally {
+      if (body != null) {
+        body.close();
+      }
     }
-    long[] slice = slice(key, url, range, r);
-    ArrowBuf buf = allocator.buffer(slice[1]);
-    buf.setBytes(0, r.body(), (int) slice[0], (int) slice[1]);
-    buf.writerIndex(slice[1]);
-    return Optional.of(buf);
   }
 
-  /** Where the asked-for bytes lie in the reply's body: {offset, length}. */
-  private long[] slice(String key, URI url, ByteRange range, HttpResponse<byte[]> r) {
+  /**
+   * Where the asked-for bytes lie in the reply's body: {offset, length}. The body's length already
+   * matches what the headers announce ({@link ArrowBody} checks it).
+   */
+  private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
     checkStatus(key, url, r);
-    byte[] body = r.body();
     if (r.statusCode() == 200) {
-      long declared = r.headers().firstValueAsLong("Content-Length").orElse(body.length);
-      if (declared != body.length) {
-        throw new StoreException(
-            "key '"
-                + key
-                + "' ("
-                + url
-                + "): the reply was truncated: "
-                + body.length
-                + " of "
-                + declared
-                + " bytes");
-      }
-      return resolve(key, url, range, body.length);
+      return resolve(key, url, range, r.body().writerIndex());
     }
     String header = r.headers().firstValue("Content-Range").orElse(null);
-    Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
+    Matcher m = header == null ? null : ArrowBody.CONTENT_RANGE.matcher(header);
     if (m == null || !m.matches()) {
       throw new StoreException(
           "key '"
@@ -559,18 +786,6 @@ public final class HttpStore implements Store {
               + header
               + "'");
     }
-    if (body.length != got) {
-      throw new StoreException(
-          "key '"
-              + key
-              + "' ("
-              + url
-              + "): the reply was truncated: "
-              + body.length
-              + " of "
-              + got
-              + " bytes");
-    }
     return new long[] {0, got};
   }
 
@@ -605,7 +820,7 @@ public final class HttpStore implements Store {
     checkStatus(key, url, head);
     OptionalLong length = head.headers().firstValueAsLong("Content-Length");
     if (length.isEmpty()) {
-      return send(request(url, null, false), key, url)
+      return send(request(url, null, false), key, url, () -> new ArrowBody(allocator, key, url))
           .thenApply(r -> toBuffer(key, url, range, r, allocator));
     }
     resolve(key, url, range, length.getAsLong());

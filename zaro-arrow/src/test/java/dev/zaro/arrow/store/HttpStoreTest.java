@@ -165,6 +165,54 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   @Test
+  void aBodyLongerOrShorterThanAnnouncedIsAnErrorNamingKeyAndUrl() {
+    String url = server.url("data/a/c/0/0").toString();
+    server.fault(Fault.LONG_BODY);
+    StoreException e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    assertMentions(e, "a/c/0/0", url, "longer than the 20 bytes");
+    server.fault(Fault.SHORT_BODY);
+    e =
+        assertThrows(
+            StoreException.class, () -> store.get("a/c/0/0", ByteRange.of(10, 20), allocator));
+    assertMentions(e, "a/c/0/0", url, "19 of 20 bytes");
+    // neither is retried (the server answered, wrongly), and no buffer is left behind
+    assertEquals(0, server.pendingFaults());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void bodiesOfUnknownLengthGrowIntoOneBuffer() throws Exception {
+    byte[] big = bytes(5, 200_000);
+    Files.write(dir.resolve("www/data/big"), big);
+    server.fault(Fault.CHUNKED);
+    try (ArrowBuf buf = store.get("big", ByteRange.ALL, allocator).orElseThrow()) {
+      byte[] out = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, out);
+      assertArrayEquals(big, out);
+      // one buffer (rounded up to a power of two by the allocator), the smaller ones freed
+      assertEquals(262_144, allocator.getAllocatedMemory());
+    }
+    server.fault(Fault.CHUNKED);
+    assertArrayEquals(
+        Arrays.copyOfRange(big, 150_000, 150_100), get(store, "big", ByteRange.of(150_000, 100)));
+  }
+
+  @Test
+  void retriesFreeTheBodiesOfFailedAttempts() {
+    server.fault(Fault.TRUNCATE, Fault.HANG_BODY);
+    var opts = FAST.withRequestTimeout(Duration.ofMillis(300));
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      assertArrayEquals(
+          Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 4, 64),
+          get(s, "a/c/0/0", ByteRange.of(4, 60)));
+    }
+    assertEquals(3, server.requests.get());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
   void zeroLengthRangesCheckExistenceAndSize() {
     assertEquals(0, get(store, "a/c/0/1", ByteRange.of(10, 0)).length);
     assertEquals(0, get(store, "a/c/0/1", ByteRange.suffix(0)).length);
@@ -197,6 +245,82 @@ class HttpStoreTest extends AbstractStoreTest {
     double seconds = (System.nanoTime() - t0) / 1e9;
     assertTrue(server.maxInFlight.get() >= 16, "in flight at most " + server.maxInFlight.get());
     assertTrue(seconds < 32 * 0.2 / 4, "took " + seconds + " s");
+  }
+
+  @Test
+  void backsOffAHostThatAnswers503AboveItsCapacity() throws Exception {
+    byte[] big = bytes(9, 4096);
+    Files.write(dir.resolve("www/data/big"), big);
+    server.latencyMillis = 20;
+    server.overloadAbove = 6;
+    int n = 240;
+    List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+    try (HttpStore s = new HttpStore(server.url("data"), FAST.withMaxRequests(32))) {
+      for (int i = 0; i < n; i++) {
+        futures.add(s.getAsync("big", ByteRange.of(i * 16, 16), allocator, Runnable::run));
+      }
+      for (int i = 0; i < n; i++) {
+        try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
+          byte[] out = new byte[16];
+          buf.getBytes(0, out);
+          assertArrayEquals(Arrays.copyOfRange(big, i * 16, i * 16 + 16), out, "range " + i);
+        }
+      }
+    }
+    // a fixed 16 in flight would have had ~10 of every 16 refused; the limit came down instead
+    int refused = server.overloaded.get();
+    assertTrue(refused < n / 4, refused + " of " + n + " requests refused");
+    List<Integer> arrivals = List.copyOf(server.arrivals);
+    List<Integer> secondHalf = arrivals.subList(arrivals.size() / 2, arrivals.size());
+    int peak = secondHalf.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    assertTrue(peak <= 6 + 3, "in flight after backing off: " + peak);
+  }
+
+  @Test
+  void aStalledRequestIsHedgedAndTheCopyAnswers() throws Exception {
+    // one attempt, a 30 s deadline: only a hedge can answer a request the server never answers
+    var opts =
+        HttpStore.Options.DEFAULT.withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10));
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      for (int i = 0; i < 40; i++) { // recent latencies: milliseconds, so the 100 ms floor rules
+        assertArrayEquals(
+            Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), i, i + 10),
+            get(s, "a/c/0/0", ByteRange.of(i, 10)));
+      }
+      assertEquals(0, s.hedges(), "no hedges while replies come in time");
+      server.fault(Fault.HANG);
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
+      assertEquals(1, s.hedges());
+      assertEquals(42, server.requests.get(), "40, the stalled one and its hedge");
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void hedgingIsBoundedAndCanBeTurnedOff() throws Exception {
+    var opts =
+        HttpStore.Options.DEFAULT
+            .withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10))
+            .withRequestTimeout(Duration.ofMillis(400));
+    try (HttpStore off = new HttpStore(server.url("data"), opts.withHedging(false))) {
+      for (int i = 0; i < 20; i++) {
+        get(off, "a/c/0/0", ByteRange.of(i, 10));
+      }
+      server.fault(Fault.HANG);
+      assertThrows(StoreException.class, () -> off.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertEquals(0, off.hedges());
+    }
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      for (int i = 0; i < 20; i++) {
+        get(s, "a/c/0/0", ByteRange.of(i, 10));
+      }
+      // 22 requests allow 2 + 22 / 20 = 3 hedges: the fourth stall in a row gets none
+      for (int i = 0; i < 4; i++) {
+        server.fault(Fault.HANG, Fault.HANG);
+        assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      }
+      assertEquals(3, s.hedges());
+    }
   }
 
   @Test

@@ -45,7 +45,13 @@ public final class TestHttpServer implements AutoCloseable {
     /** Headers with the full length, half the body, then the connection closes. */
     TRUNCATE,
     /** A 206 whose Content-Range is one byte off. */
-    WRONG_CONTENT_RANGE
+    WRONG_CONTENT_RANGE,
+    /** A 206 with the Content-Range asked for, but a body one byte longer (complete, framed). */
+    LONG_BODY,
+    /** A 206 with the Content-Range asked for, but a body one byte shorter (complete, framed). */
+    SHORT_BODY,
+    /** The reply without Content-Length (chunked transfer coding). */
+    CHUNKED
   }
 
   static {
@@ -74,6 +80,15 @@ public final class TestHttpServer implements AutoCloseable {
       java.util.Collections.synchronizedList(new ArrayList<>());
   public volatile boolean ignoreRange;
   public volatile long latencyMillis;
+
+  /** Above this many requests in flight, a request is answered 503 at once (0: never). */
+  public volatile int overloadAbove;
+
+  /** Requests answered 503 for overload. */
+  public final AtomicInteger overloaded = new AtomicInteger();
+
+  /** The most requests in flight when each request arrived, in arrival order. */
+  public final List<Integer> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
 
   public TestHttpServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
@@ -106,7 +121,13 @@ public final class TestHttpServer implements AutoCloseable {
     clientPorts.add(ex.getRemoteAddress().getPort());
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);
+    arrivals.add(now);
     try {
+      if (overloadAbove > 0 && now > overloadAbove) {
+        overloaded.incrementAndGet();
+        ex.sendResponseHeaders(503, -1);
+        return;
+      }
       if (latencyMillis > 0) {
         Thread.sleep(latencyMillis);
       }
@@ -188,7 +209,14 @@ public final class TestHttpServer implements AutoCloseable {
       ex.sendResponseHeaders(status, -1);
       return;
     }
-    ex.sendResponseHeaders(status, length == 0 ? -1 : length);
+    if (fault == Fault.LONG_BODY || fault == Fault.SHORT_BODY) {
+      int sent = fault == Fault.LONG_BODY ? length + 1 : length - 1;
+      byte[] body = java.util.Arrays.copyOfRange(all, (int) first, (int) first + sent);
+      ex.sendResponseHeaders(status, sent == 0 ? -1 : sent);
+      ex.getResponseBody().write(body);
+      return;
+    }
+    ex.sendResponseHeaders(status, fault == Fault.CHUNKED ? 0 : length == 0 ? -1 : length);
     OutputStream out = ex.getResponseBody();
     if (fault == Fault.HANG_BODY || fault == Fault.TRUNCATE) {
       out.write(all, (int) first, length / 2);

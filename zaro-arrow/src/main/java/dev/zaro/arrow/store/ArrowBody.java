@@ -1,0 +1,222 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Streams a {@code 200}/{@code 206} reply's body straight into one {@link ArrowBuf} from the
+ * caller's allocator, sized by the reply's {@code Content-Range} (or {@code Content-Length}; grown
+ * by doubling when neither says), with no intermediate {@code byte[]}. Any other status discards
+ * the body (the response's body is then {@code null}).
+ *
+ * <p>A body longer or shorter than announced fails the response with a {@link StoreException}
+ * naming the key and URL. Ownership: the buffer passes to whoever receives the response; a body
+ * that never reaches anyone (an error mid-body, a cancelled or timed-out attempt) is freed by the
+ * subscriber, or by {@link #abandon}, which the sender calls on every attempt that did not complete
+ * with a response. One handler per attempt.
+ */
+final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
+  /** {@code bytes FIRST-LAST/TOTAL} (TOTAL may be {@code *}). */
+  static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+
+  private static final long FIRST_GUESS = 64 * 1024;
+
+  private final BufferAllocator allocator;
+  private final String key;
+  private final URI url;
+  private final List<Sink> sinks = new ArrayList<>(1);
+  private boolean abandoned;
+
+  ArrowBody(BufferAllocator allocator, String key, URI url) {
+    this.allocator = allocator;
+    this.key = key;
+    this.url = url;
+  }
+
+  @Override
+  public HttpResponse.BodySubscriber<ArrowBuf> apply(HttpResponse.ResponseInfo info) {
+    int status = info.statusCode();
+    if (status != 200 && status != 206) {
+      return HttpResponse.BodySubscribers.replacing(null);
+    }
+    Sink sink = new Sink(announced(info));
+    synchronized (this) {
+      if (abandoned) {
+        sink.abandon();
+      }
+      sinks.add(sink);
+    }
+    return sink;
+  }
+
+  /**
+   * Frees any body this attempt received or still receives: called when the attempt ends without
+   * handing its response on (an error, a cancellation, a timeout).
+   */
+  void abandon() {
+    List<Sink> all;
+    synchronized (this) {
+      abandoned = true;
+      all = List.copyOf(sinks);
+    }
+    all.forEach(Sink::abandon);
+  }
+
+  /** The body length the headers announce, or -1 when they do not say. */
+  private static long announced(HttpResponse.ResponseInfo info) {
+    if (info.statusCode() == 206) {
+      String header = info.headers().firstValue("Content-Range").orElse(null);
+      Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
+      if (m != null && m.matches()) {
+        long n = Long.parseLong(m.group(2)) - Long.parseLong(m.group(1)) + 1;
+        if (n >= 0) {
+          return n;
+        }
+      }
+    }
+    return info.headers().firstValueAsLong("Content-Length").orElse(-1);
+  }
+
+  private final class Sink implements HttpResponse.BodySubscriber<ArrowBuf> {
+    private final CompletableFuture<ArrowBuf> result = new CompletableFuture<>();
+    private final long expected;
+    private Flow.Subscription subscription;
+    private ArrowBuf buf;
+    private long written;
+    private boolean finished;
+
+    Sink(long expected) {
+      this.expected = expected;
+    }
+
+    @Override
+    public CompletionStage<ArrowBuf> getBody() {
+      return result;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      synchronized (this) {
+        subscription = s;
+        if (!finished) {
+          try {
+            buf = allocator.buffer(expected >= 0 ? expected : FIRST_GUESS);
+          } catch (RuntimeException e) {
+            fail(e);
+          }
+        }
+      }
+      if (finished) {
+        s.cancel();
+      } else {
+        s.request(Long.MAX_VALUE);
+      }
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> items) {
+      synchronized (this) {
+        if (finished) {
+          return;
+        }
+        try {
+          for (ByteBuffer item : items) {
+            int n = item.remaining();
+            if (expected >= 0 && written + n > expected) {
+              fail(
+                  bad(
+                      "the reply's body is longer than the "
+                          + expected
+                          + " bytes its headers announce"));
+              break;
+            }
+            if (written + n > buf.capacity()) {
+              grow(written + n);
+            }
+            buf.setBytes(written, item);
+            written += n;
+          }
+        } catch (RuntimeException e) {
+          fail(e);
+        }
+      }
+      if (finished) {
+        subscription.cancel();
+      }
+    }
+
+    private void grow(long needed) {
+      ArrowBuf bigger = allocator.buffer(Math.max(needed, buf.capacity() * 2));
+      bigger.setBytes(0, buf, 0, written);
+      buf.close();
+      buf = bigger;
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      synchronized (this) {
+        fail(error);
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      synchronized (this) {
+        if (finished) {
+          return;
+        }
+        if (expected >= 0 && written != expected) {
+          fail(bad("the reply was truncated: " + written + " of " + expected + " bytes"));
+          return;
+        }
+        finished = true;
+        buf.writerIndex(written);
+      }
+      result.complete(buf);
+    }
+
+    /** Ends this body with an error, freeing what it holds; call holding the lock. */
+    private void fail(Throwable error) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      if (buf != null) {
+        buf.close();
+        buf = null;
+      }
+      result.completeExceptionally(error);
+    }
+
+    private StoreException bad(String problem) {
+      return new StoreException("key '" + key + "' (" + url + "): " + problem);
+    }
+
+    void abandon() {
+      Flow.Subscription s;
+      synchronized (this) {
+        s = subscription;
+        if (!finished) {
+          fail(new StoreException("the request for key '" + key + "' (" + url + ") was dropped"));
+        } else if (buf != null && result.isDone() && !result.isCompletedExceptionally()) {
+          buf.close(); // complete, but its response never reached anyone
+          buf = null;
+        }
+      }
+      if (s != null) {
+        s.cancel();
+      }
+    }
+  }
+}
