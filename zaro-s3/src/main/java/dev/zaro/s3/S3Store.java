@@ -4,6 +4,7 @@ import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.Futures;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
@@ -20,8 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -467,7 +466,7 @@ public final class S3Store implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return await(getAsync(key, range, allocator, Runnable::run), key);
+    return Futures.await(getAsync(key, range, allocator, Runnable::run), key);
   }
 
   /**
@@ -505,7 +504,7 @@ public final class S3Store implements Store {
     call.whenComplete(
         (buf, failure) -> {
           if (failure != null) {
-            Throwable cause = unwrap(failure);
+            Throwable cause = Futures.unwrap(failure);
             if (absent(cause)) {
               result.complete(Optional.empty());
             } else {
@@ -541,7 +540,7 @@ public final class S3Store implements Store {
         .handle(
             (head, failure) -> {
               if (failure != null) {
-                Throwable cause = unwrap(failure);
+                Throwable cause = Futures.unwrap(failure);
                 if (absent(cause)) {
                   return Optional.<ArrowBuf>empty();
                 }
@@ -562,13 +561,13 @@ public final class S3Store implements Store {
                   if (failure == null) {
                     return Optional.of(bytes.asByteArray());
                   }
-                  Throwable cause = unwrap(failure);
+                  Throwable cause = Futures.unwrap(failure);
                   if (absent(cause)) {
                     return Optional.empty();
                   }
                   throw error(key, ByteRange.ALL, cause);
                 });
-    return await(call, key);
+    return Futures.await(call, key);
   }
 
   /**
@@ -715,37 +714,13 @@ public final class S3Store implements Store {
     return String.valueOf(cause.getMessage());
   }
 
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
-
-  private static <T> T await(CompletableFuture<T> future, String key) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      future.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new StoreException("reading key '" + key + "' was interrupted", e);
-    } catch (ExecutionException e) {
-      Throwable cause = unwrap(e);
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new StoreException("cannot read key '" + key + "': " + cause, cause);
-    }
-  }
-
   @Override
   public Stream<String> list(String keyPrefix) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
     List<String> keys = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
-      await(
+      Futures.await(
           s3.listObjectsV2Paginator(
                   ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix).build())
               .contents()
@@ -758,13 +733,19 @@ public final class S3Store implements Store {
                   }),
           keyPrefix);
     } catch (SdkException e) {
-      String detail =
-          e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
-              ? "access denied (HTTP " + s.statusCode() + ")"
-              : describe(e);
-      throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
+      throw listFailure(keyPrefix, e);
+    } catch (StoreException e) {
+      throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
     }
     return keys.stream().filter(S3Store::isKey).sorted();
+  }
+
+  private StoreException listFailure(String keyPrefix, SdkException e) {
+    String detail =
+        e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
+            ? "access denied (HTTP " + s.statusCode() + ")"
+            : describe(e);
+    return new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
   }
 
   private static boolean isKey(String key) {

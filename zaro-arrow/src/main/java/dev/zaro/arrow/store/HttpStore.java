@@ -16,8 +16,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -247,7 +245,7 @@ public final class HttpStore implements Store {
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
-    return await(getAsync(key, range, allocator, Runnable::run), key);
+    return Futures.await(getAsync(key, range, allocator, Runnable::run), key);
   }
 
   @Override
@@ -274,7 +272,7 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
-    return await(
+    return Futures.await(
         send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
             .thenApply(
                 r -> {
@@ -292,7 +290,7 @@ public final class HttpStore implements Store {
    * returns the last reply whatever its status.
    */
   HttpResponse<byte[]> fetch(URI url, String what) {
-    return await(
+    return Futures.await(
         send(request(url, null, false), what, url, HttpResponse.BodyHandlers::ofByteArray), what);
   }
 
@@ -366,7 +364,7 @@ public final class HttpStore implements Store {
                 int status = r == null ? 0 : r.statusCode();
                 boolean throttled =
                     timedOut.get()
-                        || unwrap(e) instanceof HttpTimeoutException
+                        || Futures.unwrap(e) instanceof HttpTimeoutException
                         || status == 429
                         || status == 503;
                 limiter.release(permit, throttled);
@@ -549,7 +547,7 @@ public final class HttpStore implements Store {
     return response
         .handle(
             (r, error) -> {
-              Throwable cause = unwrap(error);
+              Throwable cause = Futures.unwrap(error);
               if (cause != null && handler instanceof ArrowBody body) {
                 body.abandon();
               }
@@ -633,30 +631,6 @@ public final class HttpStore implements Store {
       }
     }
     return delay;
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
-
-  private static <T> T await(CompletableFuture<T> future, String key) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      future.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new StoreException("reading key '" + key + "' was interrupted", e);
-    } catch (ExecutionException | CompletionException e) {
-      Throwable cause = unwrap(e);
-      if (cause instanceof ZaroException z) {
-        throw z;
-      }
-      throw new StoreException("cannot read key '" + key + "': " + cause, cause);
-    }
   }
 
   private static boolean absent(HttpResponse<?> r) {
