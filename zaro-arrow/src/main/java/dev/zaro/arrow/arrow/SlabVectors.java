@@ -228,7 +228,7 @@ public final class SlabVectors {
       MemoryUtil.putInt(offsets + 4L * (i + 1), at);
     }
     if (n > 0) {
-      vector.getValidityBuffer().setOne(0, (n + 7) / 8);
+      vector.getValidityBuffer().setOne(0L, (n + 7) / 8L);
     }
     vector.setLastSet(n - 1);
     vector.setValueCount(n);

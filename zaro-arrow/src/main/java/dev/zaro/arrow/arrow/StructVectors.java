@@ -153,7 +153,7 @@ public final class StructVectors {
         StructVector struct = (StructVector) vector;
         loadAllValid(struct, count);
         for (DataType.StructField f : type.fields()) {
-          fillField((FieldVector) struct.getChild(f.name()), f, at.plus(f.offset()));
+          fillField(struct.getChild(f.name()), f, at.plus(f.offset()));
         }
       }
       case COMPLEX -> {

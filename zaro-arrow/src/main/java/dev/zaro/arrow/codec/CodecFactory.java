@@ -6,6 +6,8 @@ import dev.zaro.arrow.metadata.CodecSpec;
 @FunctionalInterface
 public interface CodecFactory {
   /**
+   * Builds the codec {@code spec} names for chunks of {@code input}.
+   *
    * @param spec the codec's name and configuration
    * @param input the chunk spec this codec decodes to (for array codecs: the decoded array)
    * @param registry for codecs that hold nested chains (sharding)

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.MetadataException;
+import java.util.Locale;
 
 /**
  * A metadata JSON object read from one store key, with typed field access whose errors name the key
@@ -59,7 +60,7 @@ public final class JsonDocument {
           "key '"
               + key
               + "' holds a JSON "
-              + node.getNodeType().toString().toLowerCase()
+              + node.getNodeType().toString().toLowerCase(Locale.ROOT)
               + ", expected an object");
     }
     return new JsonDocument(key, (ObjectNode) node);
@@ -144,7 +145,7 @@ public final class JsonDocument {
   /** Short description of a JSON value for messages. */
   public static String describe(JsonNode node) {
     String text = node.toString();
-    String kind = node.getNodeType().toString().toLowerCase();
+    String kind = node.getNodeType().toString().toLowerCase(Locale.ROOT);
     return kind + " " + (text.length() > 60 ? text.substring(0, 57) + "..." : text);
   }
 }

@@ -89,7 +89,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
             sign
                 | maxExponentField << mantissaBits
                 | 1 << (mantissaBits - 1)
-                | (int) (payload >>> (52 - mantissaBits)) & mantissaMask;
+                | ((int) (payload >>> (52 - mantissaBits)) & mantissaMask);
         case FINITE -> sign | maxExponentField << mantissaBits | mantissaMask;
         case FINITE_UNSIGNED_ZERO, EXTENDED -> nanUnsignedZero();
       };
@@ -122,7 +122,9 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     }
     int largestFinite = style == Style.IEEE ? maxExponentField - 1 : maxExponentField;
     if (exponentField > largestFinite
-        || style == Style.FINITE && exponentField == maxExponentField && mantissa == mantissaMask) {
+        || (style == Style.FINITE
+            && exponentField == maxExponentField
+            && mantissa == mantissaMask)) {
       return overflow(sign);
     }
     return sign | exponentField << mantissaBits | mantissa;

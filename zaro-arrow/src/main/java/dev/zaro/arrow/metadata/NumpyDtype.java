@@ -165,8 +165,8 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       if (!names.isArray()
           || !formats.isArray()
           || names.size() != formats.size()
-          || !offsets.isMissingNode() && (!offsets.isArray() || offsets.size() != names.size())
-          || !itemsize.isMissingNode() && !itemsize.canConvertToInt()) {
+          || (!offsets.isMissingNode() && (!offsets.isArray() || offsets.size() != names.size()))
+          || (!itemsize.isMissingNode() && !itemsize.canConvertToInt())) {
         throw new MetadataException(
             where
                 + ": a structured dtype object needs lists 'names' and 'formats'"

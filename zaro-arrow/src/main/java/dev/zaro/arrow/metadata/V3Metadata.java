@@ -63,7 +63,7 @@ public final class V3Metadata {
 
   /** Unknown top-level fields are refused unless they are objects with must_understand false. */
   private static void checkUnknownFields(JsonDocument doc, Set<String> known) {
-    Iterator<Map.Entry<String, JsonNode>> fields = doc.root().fields();
+    Iterator<Map.Entry<String, JsonNode>> fields = doc.root().properties().iterator();
     while (fields.hasNext()) {
       Map.Entry<String, JsonNode> field = fields.next();
       if (known.contains(field.getKey())) {
@@ -337,7 +337,7 @@ public final class V3Metadata {
     String separator =
         separatorNode.isMissingNode() ? defaultSeparator : separatorNode.asText(null);
     if (separator == null
-        || !separatorNode.isMissingNode() && !separatorNode.isTextual()
+        || (!separatorNode.isMissingNode() && !separatorNode.isTextual())
         || !(separator.equals("/") || separator.equals("."))) {
       throw doc.error(
           "chunk_key_encoding", "separator must be \"/\" or \".\", not " + separatorNode);

@@ -84,7 +84,7 @@ public final class ReadPlan {
     ChunkGrid.Dim grid = metadata.chunkGrid().dim(d);
     long first = grid.chunkOf(dim.start() + from * dim.step());
     long last = grid.chunkOf(dim.start() + (from + count - 1) * dim.step());
-    if (grid.isRegular() && dim.step() <= grid.length(0) || dim.step() == 1) {
+    if ((grid.isRegular() && dim.step() <= grid.length(0)) || dim.step() == 1) {
       return last - first + 1;
     }
     // steps longer than a chunk may skip chunks: count the distinct chunks one run at a time

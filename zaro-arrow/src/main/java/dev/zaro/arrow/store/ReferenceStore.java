@@ -138,7 +138,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
       if (!t.isMissingNode() && !t.isObject()) {
         throw new StoreException("store '" + name + "': 'templates' must be an object");
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = t.properties().iterator(); it.hasNext(); ) {
         var e = it.next();
         templates.put(
             e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString());
@@ -181,7 +181,8 @@ public final class ReferenceStore implements ReferenceBackedStore {
       Map<String, Object> templates,
       NavigableMap<String, Reference> refs,
       String name) {
-    for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = object.properties().iterator();
+        it.hasNext(); ) {
       var e = it.next();
       String key = checkedKey(e.getKey(), name);
       refs.put(key, ref(key, e.getValue(), templates, name));
@@ -298,7 +299,8 @@ public final class ReferenceStore implements ReferenceBackedStore {
     List<String> names = new ArrayList<>();
     List<List<Object>> values = new ArrayList<>();
     long total = 1;
-    for (Iterator<Map.Entry<String, JsonNode>> it = g.get("dimensions").fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = g.get("dimensions").properties().iterator();
+        it.hasNext(); ) {
       var e = it.next();
       names.add(e.getKey());
       List<Object> vs =

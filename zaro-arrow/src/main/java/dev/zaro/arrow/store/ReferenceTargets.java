@@ -106,7 +106,7 @@ public final class ReferenceTargets implements AutoCloseable {
   /** Whether {@code url} is a local path or {@code file://} URL. */
   public static boolean isLocal(String url) {
     int colon = url.indexOf("://");
-    return colon < 0 || colon == 4 && url.regionMatches(true, 0, "file", 0, 4);
+    return colon < 0 || (colon == 4 && url.regionMatches(true, 0, "file", 0, 4));
   }
 
   /** The local path of a path or {@code file://} URL. */

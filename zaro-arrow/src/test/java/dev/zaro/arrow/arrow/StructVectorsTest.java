@@ -180,7 +180,7 @@ class StructVectorsTest extends AllocatorTest {
       case STRUCT -> {
         StructVector s = assertInstanceOf(StructVector.class, v, where);
         for (DataType.StructField f : type.fields()) {
-          checkField((FieldVector) s.getChild(f.name()), index, f, bytes, at + f.offset(), where);
+          checkField(s.getChild(f.name()), index, f, bytes, at + f.offset(), where);
         }
       }
       case BOOL -> assertEquals(bytes.get(at) != 0, ((BitVector) v).get(index) == 1, where);

@@ -82,7 +82,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
   void decodesIntoPlaceWhenItCan(String name, byte[] data) throws Exception {
     try (ArrowBuf in = buf(encode(data));
         ArrowBuf target = allocator.buffer(data.length + 16)) {
-      target.setOne(0, (int) target.capacity());
+      target.setOne(0L, target.capacity());
       if (codec().decodeInto(in, target, 8, data.length)) {
         byte[] out = new byte[data.length];
         target.getBytes(8, out);
@@ -109,7 +109,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
         ArrowBuf in = buf(encode(data));
         ArrowBuf target = allocator.buffer(data.length + 16)) {
       for (int round = 0; round < 2; round++) { // the second round reuses the decoder state
-        target.setOne(0, (int) target.capacity());
+        target.setOne(0L, target.capacity());
         if (codec().decodeInto(in, target, 8, data.length, scratch)) {
           byte[] out = new byte[data.length];
           target.getBytes(8, out);
@@ -134,7 +134,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
         ArrowBuf in = buf(encode(data));
         ArrowBuf target = allocator.buffer(data.length + 16)) {
       scratch.bind(allocator, () -> 3, pool);
-      target.setOne(0, (int) target.capacity());
+      target.setOne(0L, target.capacity());
       if (codec().decodeInto(in, target, 8, data.length, scratch)) {
         byte[] out = new byte[data.length];
         target.getBytes(8, out);

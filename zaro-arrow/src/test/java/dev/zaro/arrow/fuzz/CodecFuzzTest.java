@@ -120,7 +120,7 @@ class CodecFuzzTest {
         size % (1 + ((mode >> 3) & 7)) == 0
             ? 1 + ((mode >> 3) & 7)
             : 1; // sizes hold whole elements
-    long windowSize = 16L << ((mode >> 6) & 3) * 3;
+    long windowSize = 16L << (((mode >> 6) & 3) * 3);
     long[] next = {0};
     try (ArrowBuf window = allocator.buffer(windowSize)) {
       boolean streamed =

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.zaro.arrow.AllocatorTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,9 @@ class HugePagesTest extends AllocatorTest {
   @Test
   void availableOnLinuxWithTransparentHugePages() throws Exception {
     Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
-    assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux") && Files.exists(thp));
+    assumeTrue(
+        System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux")
+            && Files.exists(thp));
     assertTrue(HugePages.available(), "JNA could not find madvise");
   }
 

@@ -47,7 +47,7 @@ class V2MetadataTest {
 
   /** ARRAY with one field replaced (or removed when value is null). */
   static String with(String field, String value) {
-    ObjectNode node = JsonDocument.parse("x", ARRAY.getBytes()).root();
+    ObjectNode node = JsonDocument.parse("x", ARRAY.getBytes(StandardCharsets.UTF_8)).root();
     if (value == null) {
       node.remove(field);
     } else {
@@ -102,15 +102,19 @@ class V2MetadataTest {
     GroupMetadata g =
         V2Metadata.parseGroup(
             "g/.zgroup",
-            "{\"zarr_format\": 2}".getBytes(),
+            "{\"zarr_format\": 2}".getBytes(StandardCharsets.UTF_8),
             "g/.zattrs",
-            "{\"title\": \"t\"}".getBytes());
+            "{\"title\": \"t\"}".getBytes(StandardCharsets.UTF_8));
     assertEquals(2, g.zarrFormat());
     assertFalse(g.implicit());
     assertEquals("t", g.attributes().get("title").asText());
     assertEquals(
         0,
-        V2Metadata.parseGroup("g/.zgroup", "{\"zarr_format\": 2}".getBytes(), "g/.zattrs", null)
+        V2Metadata.parseGroup(
+                "g/.zgroup",
+                "{\"zarr_format\": 2}".getBytes(StandardCharsets.UTF_8),
+                "g/.zattrs",
+                null)
             .attributes()
             .size());
     assertEquals(
@@ -119,7 +123,10 @@ class V2MetadataTest {
                 MetadataException.class,
                 () ->
                     V2Metadata.parseGroup(
-                        "g/.zgroup", "{\"zarr_format\": 3}".getBytes(), "g/.zattrs", null))
+                        "g/.zgroup",
+                        "{\"zarr_format\": 3}".getBytes(StandardCharsets.UTF_8),
+                        "g/.zattrs",
+                        null))
             .getMessage());
     assertEquals(
         "key 'g/.zattrs' holds a JSON array, expected an object",
@@ -128,9 +135,9 @@ class V2MetadataTest {
                 () ->
                     V2Metadata.parseGroup(
                         "g/.zgroup",
-                        "{\"zarr_format\": 2}".getBytes(),
+                        "{\"zarr_format\": 2}".getBytes(StandardCharsets.UTF_8),
                         "g/.zattrs",
-                        "[1]".getBytes()))
+                        "[1]".getBytes(StandardCharsets.UTF_8)))
             .getMessage());
   }
 
@@ -519,7 +526,8 @@ class V2MetadataTest {
     assertEquals(Arrays.asList(null, null, null), a.dimensionNames());
     assertEquals("dim_2", a.dimensionName(2));
     assertEquals(
-        JsonDocument.MAPPER.valueToTree(JsonDocument.parse("x", attrs.getBytes()).root()),
+        JsonDocument.MAPPER.valueToTree(
+            JsonDocument.parse("x", attrs.getBytes(StandardCharsets.UTF_8)).root()),
         a.attributes());
   }
 

@@ -33,9 +33,7 @@ class V3MetadataTest {
 
   /** ARRAY with one field replaced (or removed when value is null). */
   static String with(String field, String value) {
-    var node =
-        (com.fasterxml.jackson.databind.node.ObjectNode)
-            JsonDocument.parse("x", ARRAY.getBytes()).root();
+    var node = JsonDocument.parse("x", ARRAY.getBytes(StandardCharsets.UTF_8)).root();
     if (value == null) {
       node.remove(field);
     } else {

@@ -11,6 +11,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.MemoryStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.Adler32;
 import java.util.zip.CRC32;
@@ -161,7 +162,7 @@ class CodecBadInputTest extends AllocatorTest {
     MemoryStore base64 =
         new MemoryStore()
             .put("a/.zarray", zarray("null", "{\"id\":\"base64\"}"))
-            .put("a/0.0", "AQAAAAIAAAADAAAABAAAA".getBytes());
+            .put("a/0.0", "AQAAAAIAAAADAAAABAAAA".getBytes(StandardCharsets.UTF_8));
     assertNames(
         readFails(CodecException.class, base64, "a"),
         "key 'a/0.0'",
@@ -418,7 +419,10 @@ class CodecBadInputTest extends AllocatorTest {
     String zarray =
         "{\"zarr_format\":2,\"shape\":[4,4],\"chunks\":[2,2],\"dtype\":\"|O\",\"fill_value\":\"\","
             + "\"order\":\"C\",\"filters\":[{\"id\":\"json2\",\"encoding\":\"utf-8\"}],\"compressor\":null}";
-    MemoryStore store = new MemoryStore().put("a/.zarray", zarray).put("a/1.0", chunk.getBytes());
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/.zarray", zarray)
+            .put("a/1.0", chunk.getBytes(StandardCharsets.UTF_8));
     assertNames(
         readFails(CodecException.class, store, "a"),
         "key 'a/1.0'",

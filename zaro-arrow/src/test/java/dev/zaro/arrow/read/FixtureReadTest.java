@@ -315,7 +315,7 @@ class FixtureReadTest extends AllocatorTest {
           assertEquals(n.path("implicit").asBoolean(false), meta.implicit(), n.toString());
         }
       }
-      var attrs = h.get("attributes").fields();
+      var attrs = h.get("attributes").properties().iterator();
       while (attrs.hasNext()) {
         var e = attrs.next();
         assertEquals(

@@ -45,10 +45,10 @@ public record CategorizeCodec(List<String> labels, DataType codeType, DataType d
     JsonNode dtype = config.node("dtype");
     if (dtype != null
         && !(dtype.isTextual()
-            && (dtype.textValue().equals("|O") && decoded.kind() == DataType.Kind.STRING
-                || dtype.textValue().matches("[<>|]U[0-9]+")
+            && ((dtype.textValue().equals("|O") && decoded.kind() == DataType.Kind.STRING)
+                || (dtype.textValue().matches("[<>|]U[0-9]+")
                     && decoded.kind() == DataType.Kind.FIXED_UTF32
-                    && Filters.type(config, "dtype", decoded).equals(decoded)))) {
+                    && Filters.type(config, "dtype", decoded).equals(decoded))))) {
       throw config.error(
           "dtype "
               + JsonDocument.describe(dtype)

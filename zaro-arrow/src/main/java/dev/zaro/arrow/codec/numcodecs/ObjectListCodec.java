@@ -20,13 +20,13 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * numcodecs {@code json2} and {@code msgpack2}, object codecs of v2 object arrays: a chunk is the
+ * numcodecs {@code json2} and {@code "msgpack2"}, object codecs of v2 object arrays: a chunk is the
  * list {@code [values..., dtype, shape]} as JSON or MessagePack, the values nested by the chunk's
  * dimensions (numpy's {@code tolist()}), read as one sequence in that nesting order (as zarr-python
  * does). zaro reads chunks whose values are all strings; any other value is an error naming it. The
  * strings are copied into one buffer the read's heap keeps.
  *
- * @param msgpack MessagePack ({@code msgpack2}) rather than JSON ({@code json2})
+ * @param msgpack MessagePack ({@code "msgpack2"}) rather than JSON ({@code json2})
  */
 public record ObjectListCodec(boolean msgpack) implements ArrayToBytesCodec {
 

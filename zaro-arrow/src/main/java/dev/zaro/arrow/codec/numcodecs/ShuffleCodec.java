@@ -10,10 +10,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * numcodecs {@code shuffle} {elementsize}: a buffer of {@code n} elements of {@code elementsize}
- * bytes stored as {@code elementsize} planes of {@code n} bytes (plane j holds byte j of every
+ * numcodecs {@code shuffle} {elementsize}: a buffer of {@code n} elements of {@code "elementsize"}
+ * bytes stored as {@code "elementsize"} planes of {@code n} bytes (plane j holds byte j of every
  * element). The buffer must be a whole number of elements; element sizes of 0 or 1 store the bytes
- * unchanged. Without {@code elementsize} (as zarr-python 3's numcodecs codecs may write it) the
+ * unchanged. Without {@code "elementsize"} (as zarr-python 3's numcodecs codecs may write it) the
  * array's element size is used.
  */
 public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {

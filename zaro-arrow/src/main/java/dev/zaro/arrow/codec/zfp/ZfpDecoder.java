@@ -373,7 +373,7 @@ public final class ZfpDecoder {
       long u = ublock[i];
       block[perm[i]] =
           type.bits == 32
-              ? (int) ((int) u ^ 0xaaaaaaaa) - 0xaaaaaaaa
+              ? ((int) u ^ 0xaaaaaaaa) - 0xaaaaaaaa
               : (u ^ 0xaaaaaaaaaaaaaaaaL) - 0xaaaaaaaaaaaaaaaaL;
     }
   }

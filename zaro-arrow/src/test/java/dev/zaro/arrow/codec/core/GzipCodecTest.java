@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import dev.zaro.arrow.codec.AbstractBytesCodecTest;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPOutputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
@@ -26,8 +27,8 @@ class GzipCodecTest extends AbstractBytesCodecTest {
 
   @Test
   void readsConcatenatedMembers() throws Exception {
-    byte[] a = "first member ".getBytes();
-    byte[] b = "second member".getBytes();
+    byte[] a = "first member ".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "second member".getBytes(StandardCharsets.UTF_8);
     byte[] ea = encode(a);
     byte[] eb = encode(b);
     byte[] both = new byte[ea.length + eb.length];
@@ -35,7 +36,7 @@ class GzipCodecTest extends AbstractBytesCodecTest {
     System.arraycopy(eb, 0, both, ea.length, eb.length);
     try (ArrowBuf in = buf(both);
         ArrowBuf out = codec().decode(in, a.length + b.length, allocator)) {
-      assertArrayEquals("first member second member".getBytes(), bytes(out));
+      assertArrayEquals("first member second member".getBytes(StandardCharsets.UTF_8), bytes(out));
     }
   }
 }

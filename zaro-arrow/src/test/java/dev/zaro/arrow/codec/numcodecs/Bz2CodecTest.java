@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import dev.zaro.arrow.codec.AbstractBytesCodecTest;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream;
 import org.junit.jupiter.api.Test;
@@ -27,14 +28,14 @@ class Bz2CodecTest extends AbstractBytesCodecTest {
 
   @Test
   void readsConcatenatedStreams() throws Exception {
-    byte[] a = encode("first ".getBytes());
-    byte[] b = encode("second".getBytes());
+    byte[] a = encode("first ".getBytes(StandardCharsets.UTF_8));
+    byte[] b = encode("second".getBytes(StandardCharsets.UTF_8));
     byte[] both = new byte[a.length + b.length];
     System.arraycopy(a, 0, both, 0, a.length);
     System.arraycopy(b, 0, both, a.length, b.length);
     try (ArrowBuf in = buf(both);
         ArrowBuf out = codec().decode(in, 12, allocator)) {
-      assertArrayEquals("first second".getBytes(), bytes(out));
+      assertArrayEquals("first second".getBytes(StandardCharsets.UTF_8), bytes(out));
     }
   }
 }

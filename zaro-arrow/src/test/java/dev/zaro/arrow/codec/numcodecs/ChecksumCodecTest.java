@@ -18,6 +18,7 @@ import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.JsonDocument;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.HexFormat;
 import java.util.zip.Adler32;
@@ -116,7 +117,7 @@ class ChecksumCodecTest extends AllocatorTest {
     "numcodecs.crc32c, {}, false", "numcodecs.crc32c, '{\"location\":\"start\"}', true"
   })
   void zipChecksumsAtEitherEnd(String name, String config, boolean atStart) {
-    byte[] data = "checksummed chunk bytes".getBytes();
+    byte[] data = "checksummed chunk bytes".getBytes(StandardCharsets.UTF_8);
     BytesToBytesCodec codec = codec(name, config);
     assertEquals(data.length + 4, codec.encodedSize(data.length));
     byte[] good = framed(data, jdk(name), atStart);
@@ -210,21 +211,21 @@ class ChecksumCodecTest extends AllocatorTest {
     BytesToBytesCodec codec = codec("numcodecs.base64", "{}");
     byte[] data = {(byte) 0xfb, (byte) 0xff, 0, 1, 2};
     // base64.standard_b64encode(bytes([0xfb, 0xff, 0, 1, 2])) == b'+/8AAQI='
-    try (ArrowBuf in = buf("+/8AAQI=".getBytes());
+    try (ArrowBuf in = buf("+/8AAQI=".getBytes(StandardCharsets.UTF_8));
         ArrowBuf out = codec.decode(in, 5, allocator)) {
       byte[] got = new byte[5];
       out.getBytes(0, got);
       assertArrayEquals(data, got);
     }
     for (String bad : new String[] {"-_8AAQI=", "+/8AAQ", "+/8A AQI="}) {
-      try (ArrowBuf in = buf(bad.getBytes())) {
+      try (ArrowBuf in = buf(bad.getBytes(StandardCharsets.UTF_8))) {
         CodecException e =
             assertThrows(CodecException.class, () -> codec.decode(in, -1, allocator).close());
         assertTrue(
             e.getMessage().startsWith("codec numcodecs.base64: not base64 text"), e.getMessage());
       }
     }
-    try (ArrowBuf in = buf("+/8AAQI=".getBytes())) {
+    try (ArrowBuf in = buf("+/8AAQI=".getBytes(StandardCharsets.UTF_8))) {
       CodecException e =
           assertThrows(CodecException.class, () -> codec.decode(in, 4, allocator).close());
       assertEquals("codec numcodecs.base64: decoded 5 bytes, expected 4", e.getMessage());

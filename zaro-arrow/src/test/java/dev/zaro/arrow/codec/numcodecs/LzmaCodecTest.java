@@ -15,6 +15,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.JsonDocument;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.ArrowBuf;
@@ -123,12 +124,12 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
 
   @Test
   void concatenatedXzStreams() throws Exception {
-    byte[] a = encode("first ".getBytes());
-    byte[] b = encode("second".getBytes());
+    byte[] a = encode("first ".getBytes(StandardCharsets.UTF_8));
+    byte[] b = encode("second".getBytes(StandardCharsets.UTF_8));
     byte[] both = new byte[a.length + b.length];
     System.arraycopy(a, 0, both, 0, a.length);
     System.arraycopy(b, 0, both, a.length, b.length);
-    roundTrip(codec(), both, "first second".getBytes());
+    roundTrip(codec(), both, "first second".getBytes(StandardCharsets.UTF_8));
   }
 
   @ParameterizedTest

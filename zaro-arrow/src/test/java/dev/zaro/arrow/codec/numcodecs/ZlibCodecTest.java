@@ -8,6 +8,7 @@ import dev.zaro.arrow.codec.AbstractBytesCodecTest;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.error.CodecException;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
@@ -32,7 +33,7 @@ class ZlibCodecTest extends AbstractBytesCodecTest {
 
   @Test
   void bytesAfterTheStreamAreRefused() throws Exception {
-    byte[] data = "some data some data some data".getBytes();
+    byte[] data = "some data some data some data".getBytes(StandardCharsets.UTF_8);
     byte[] encoded = encode(data);
     byte[] padded = Arrays.copyOf(encoded, encoded.length + 3);
     try (ArrowBuf in = buf(padded)) {

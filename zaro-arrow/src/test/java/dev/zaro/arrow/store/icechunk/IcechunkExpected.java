@@ -31,7 +31,7 @@ public final class IcechunkExpected {
 
   /** The query selecting the case's ref ("" for the default). */
   public static String query(JsonNode ref) {
-    Iterator<Map.Entry<String, JsonNode>> it = ref.fields();
+    Iterator<Map.Entry<String, JsonNode>> it = ref.properties().iterator();
     if (!it.hasNext()) {
       return "";
     }

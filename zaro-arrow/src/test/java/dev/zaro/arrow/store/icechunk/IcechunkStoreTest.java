@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -323,7 +324,7 @@ class IcechunkStoreTest extends AllocatorTest {
     assertEquals(
         ErrorKind.NOT_FOUND,
         assertMessage(loc + "ZZZZZZZZZZZZZZZZZZZ0", "has no snapshot ZZZZZZZZZZZZZZZZZZZ0"));
-    try (Store s = Stores.open(loc + FILL_DATA.toLowerCase())) {
+    try (Store s = Stores.open(loc + FILL_DATA.toLowerCase(Locale.ROOT))) {
       assertTrue(s.describe().contains(FILL_DATA));
     }
   }
