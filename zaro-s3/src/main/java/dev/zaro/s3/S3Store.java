@@ -252,7 +252,7 @@ public final class S3Store implements Store {
     Map<String, String> query = new HashMap<>();
     int q = rest.indexOf('?');
     if (q >= 0) {
-      for (String kv : rest.substring(q + 1).split("&")) {
+      for (String kv : rest.substring(q + 1).split("&", -1)) {
         if (kv.isEmpty()) {
           continue;
         }
@@ -475,6 +475,8 @@ public final class S3Store implements Store {
    * completion threads ({@code executor} is not needed: no thread waits for a reply).
    */
   @Override
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     String object;
@@ -483,8 +485,8 @@ public final class S3Store implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (range instanceof ByteRange.FromStart f && f.length() == 0
-        || range instanceof ByteRange.Suffix s && s.length() == 0) {
+    if ((range instanceof ByteRange.FromStart f && f.length() == 0)
+        || (range instanceof ByteRange.Suffix s && s.length() == 0)) {
       return emptyRange(key, object, range, allocator);
     }
     GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(object);
@@ -651,9 +653,9 @@ public final class S3Store implements Store {
   /** Whether a failed request means the key is absent (the bucket being absent is an error). */
   private static boolean absent(Throwable cause) {
     return cause instanceof NoSuchKeyException
-        || cause instanceof S3Exception s
+        || (cause instanceof S3Exception s
             && s.statusCode() == 404
-            && !(cause instanceof NoSuchBucketException);
+            && !(cause instanceof NoSuchBucketException));
   }
 
   /** A failed request as the typed error naming the key (the allocator's own errors pass). */

@@ -27,7 +27,8 @@ class S3OnSparkNettyTest {
   @Test
   void readsS3OnSparksNetty() throws Exception {
     Path root = Fixtures.sample();
-    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(
         "/bucket/",
         exchange -> {

@@ -157,39 +157,38 @@ public final class DimensionColumn {
    * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision).
    */
   public double valueAt(long i) {
-    switch (kind()) {
-      case INDEX:
-        return i;
-      case TIMES:
-        return times[(int) i];
-      default:
-        ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
-        int at = (int) (i * width);
-        return switch (type.kind()) {
-          case FLOAT ->
-              switch (type.bits()) {
-                case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
-                case 32 -> b.getFloat(at);
-                default -> b.getDouble(at);
-              };
-          case UINT ->
-              switch (type.bits()) {
-                case 8 -> b.get(at) & 0xff;
-                case 16 -> b.getShort(at) & 0xffff;
-                case 32 -> b.getInt(at) & 0xffffffffL;
-                default -> {
-                  long v = b.getLong(at);
-                  yield v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
-                }
-              };
-          default ->
-              switch (type.bits()) {
-                case 8 -> b.get(at);
-                case 16 -> b.getShort(at);
-                case 32 -> b.getInt(at);
-                default -> (double) b.getLong(at);
-              };
-        };
+    if (kind() == Kind.INDEX) {
+      return i;
     }
+    if (kind() == Kind.TIMES) {
+      return times[(int) i];
+    }
+    ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
+    int at = (int) (i * width);
+    return switch (type.kind()) {
+      case FLOAT ->
+          switch (type.bits()) {
+            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
+            case 32 -> b.getFloat(at);
+            default -> b.getDouble(at);
+          };
+      case UINT ->
+          switch (type.bits()) {
+            case 8 -> b.get(at) & 0xff;
+            case 16 -> b.getShort(at) & 0xffff;
+            case 32 -> b.getInt(at) & 0xffffffffL;
+            default -> {
+              long v = b.getLong(at);
+              yield v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
+            }
+          };
+      default ->
+          switch (type.bits()) {
+            case 8 -> b.get(at);
+            case 16 -> b.getShort(at);
+            case 32 -> b.getInt(at);
+            default -> (double) b.getLong(at);
+          };
+    };
   }
 }

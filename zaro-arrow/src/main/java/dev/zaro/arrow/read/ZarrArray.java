@@ -305,6 +305,7 @@ public final class ZarrArray {
    * Where one read's chunks go: the output, its strides, the per-dimension chunk parts; and how
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
    */
+  @SuppressWarnings("ArrayRecordComponent") // a read's private carrier, never compared
   private record Target(
       ArrowBuf out,
       int itemSize,

@@ -52,6 +52,8 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 public final class HttpStore implements Store {
   /**
+   * How an HTTP store talks to its server: timeouts, retries, extra headers, concurrency, hedging.
+   *
    * @param requestTimeout the longest one attempt may take, headers and body together
    * @param connectTimeout the longest a new connection may take
    * @param maxAttempts attempts per request (1 = no retries)
@@ -295,8 +297,8 @@ public final class HttpStore implements Store {
   }
 
   private static boolean isEmptyRange(ByteRange range) {
-    return range instanceof ByteRange.FromStart f && f.length() == 0
-        || range instanceof ByteRange.Suffix s && s.length() == 0;
+    return (range instanceof ByteRange.FromStart f && f.length() == 0)
+        || (range instanceof ByteRange.Suffix s && s.length() == 0);
   }
 
   private static String rangeHeader(ByteRange range) {
@@ -330,6 +332,8 @@ public final class HttpStore implements Store {
    * Starts one request when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
    * start. Cancelling the returned future aborts the request (or drops it while it waits).
    */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<HttpResponse<T>> launch(
       HttpRequest request, HttpResponse.BodyHandler<T> handler, AtomicBoolean timedOut) {
     long timeoutMillis = options.requestTimeout().toMillis();
@@ -393,6 +397,8 @@ public final class HttpStore implements Store {
    * same request goes out again; the first good answer wins, the other is cancelled and its body
    * freed.
    */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<HttpResponse<T>> hedged(
       HttpRequest request,
       Supplier<HttpResponse.BodyHandler<T>> bodies,
@@ -480,6 +486,7 @@ public final class HttpStore implements Store {
     private boolean over;
 
     /** Adds a runner; false if the race is already over (the caller cancels it). */
+    @SuppressWarnings("FutureReturnValueIgnored") // finished() settles the race
     boolean join(CompletableFuture<HttpResponse<T>> runner, HttpResponse.BodyHandler<T> handler) {
       synchronized (this) {
         if (over) {
@@ -530,6 +537,8 @@ public final class HttpStore implements Store {
     return attempt(request, key, url, bodies, 1);
   }
 
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<HttpResponse<T>> attempt(
       HttpRequest request,
       String key,

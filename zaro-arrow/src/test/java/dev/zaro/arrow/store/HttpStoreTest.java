@@ -257,7 +257,7 @@ class HttpStoreTest extends AbstractStoreTest {
     List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
     try (HttpStore s = new HttpStore(server.url("data"), FAST.withMaxRequests(32))) {
       for (int i = 0; i < n; i++) {
-        futures.add(s.getAsync("big", ByteRange.of(i * 16, 16), allocator, Runnable::run));
+        futures.add(s.getAsync("big", ByteRange.of(i * 16L, 16), allocator, Runnable::run));
       }
       for (int i = 0; i < n; i++) {
         try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
