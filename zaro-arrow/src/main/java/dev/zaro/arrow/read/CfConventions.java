@@ -1,6 +1,7 @@
 package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -136,8 +137,8 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
         OffsetDateTime odt = OffsetDateTime.parse(t.replaceAll("([+-]\\d\\d)(\\d\\d)$", "$1:$2"));
         return Optional.of(odt.toEpochSecond() * 1_000_000L + odt.getNano() / 1000);
       }
-      LocalDateTime ldt = LocalDateTime.parse(t);
-      return Optional.of(ldt.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + ldt.getNano() / 1000);
+      Instant utc = LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
+      return Optional.of(utc.getEpochSecond() * 1_000_000L + utc.getNano() / 1000);
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }

@@ -50,7 +50,7 @@ public final class MemoryStore implements Store {
     }
     long[] offsetLength = range.resolve(value.length, key, describe());
     ArrowBuf buf = allocator.buffer(offsetLength[1]);
-    buf.setBytes(0, value, (int) offsetLength[0], (int) offsetLength[1]);
+    buf.setBytes(0, value, (int) offsetLength[0], offsetLength[1]);
     buf.writerIndex(offsetLength[1]);
     return Optional.of(buf);
   }

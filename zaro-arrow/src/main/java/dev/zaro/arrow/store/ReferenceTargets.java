@@ -166,7 +166,7 @@ public final class ReferenceTargets implements AutoCloseable {
     String root = baseLocation.substring(0, bucketEnd + 1);
     List<String> parts = new ArrayList<>(List.of(baseLocation.substring(bucketEnd + 1).split("/")));
     parts.removeIf(String::isEmpty);
-    for (String p : url.split("/")) {
+    for (String p : url.split("/", -1)) {
       if (p.equals("..")) {
         if (!parts.isEmpty()) {
           parts.remove(parts.size() - 1);
@@ -336,7 +336,7 @@ public final class ReferenceTargets implements AutoCloseable {
       String key, Reference.Inline inline, ByteRange range, BufferAllocator allocator) {
     long[] ol = range.resolve(inline.bytes().length, key, name);
     ArrowBuf buf = allocator.buffer(ol[1]);
-    buf.setBytes(0, inline.bytes(), (int) ol[0], (int) ol[1]);
+    buf.setBytes(0, inline.bytes(), (int) ol[0], ol[1]);
     buf.writerIndex(ol[1]);
     return buf;
   }

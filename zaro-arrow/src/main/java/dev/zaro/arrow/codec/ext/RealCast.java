@@ -161,7 +161,7 @@ final class RealCast {
       if (integer >= -format.exactIntegers
           && integer <= format.exactIntegers
           && !isUint64Big(integer)) {
-        return format.bits(integer);
+        return format.bits((double) integer); // exact: within the format's integer range
       }
       return format.bits(
           toFloat(

@@ -52,7 +52,7 @@ public record ZfpyCodec(ZfpDecoder.Type type) implements BytesToBytesCodec {
               + " zfp 1.0)");
     }
     long meta = header.bits(52);
-    ZfpDecoder.Type stored = ZfpDecoder.Type.values()[(int) (meta & 3)];
+    ZfpDecoder.Type stored = ZfpDecoder.Type.ofHeaderCode((int) (meta & 3));
     int dims = (int) ((meta >>> 2) & 3) + 1;
     long[] sizes = new long[dims]; // numpy order: slowest first
     int width = new int[] {48, 24, 16, 12}[dims - 1];

@@ -31,6 +31,17 @@ public final class ZfpDecoder {
       this.ebias = ebias;
     }
 
+    /** The type a zfp header's 2-bit type field stores (zfp_type minus one). */
+    public static Type ofHeaderCode(int code) {
+      return switch (code) {
+        case 0 -> INT32;
+        case 1 -> INT64;
+        case 2 -> FLOAT;
+        case 3 -> DOUBLE;
+        default -> throw new IllegalArgumentException("zfp type code " + code);
+      };
+    }
+
     /**
      * The zfp type of a zarr data type, or null when zfp has none (no promotion of narrower types).
      */

@@ -133,7 +133,7 @@ public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBacked
     }
     Version version = null;
     List<String> passed = new ArrayList<>();
-    for (String kv : query.split("&")) {
+    for (String kv : query.split("&", -1)) {
       if (kv.isEmpty()) {
         continue;
       }
