@@ -67,6 +67,7 @@ final class ShardReader {
     }
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a read's private carrier, never compared
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
 
   /**
