@@ -3,6 +3,7 @@ package dev.zaro.s3;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.store.BodyBuffer;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Futures;
 import dev.zaro.arrow.store.Store;
@@ -495,7 +496,7 @@ public final class S3Store implements Store {
     } else if (range instanceof ByteRange.Suffix s) {
       req.range("bytes=-" + s.length());
     }
-    BodyToArrowBuf body = new BodyToArrowBuf(allocator, this, key);
+    BodyToArrowBuf body = new BodyToArrowBuf(allocator, where(key) + " in " + name);
     CompletableFuture<ArrowBuf> call;
     try {
       call = s3.getObject(req.build(), body);
@@ -772,30 +773,29 @@ public final class S3Store implements Store {
   }
 
   /**
-   * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator, sized from the
-   * reply's {@code Content-Length} (grown by doubling only if a server sends none). The SDK calls
-   * {@link #prepare} once per attempt: each attempt fills its own buffer, and a failed attempt's
-   * buffer is released before the next starts. The future of the last attempt completes with a
-   * buffer the caller then owns; {@link #abort} (the caller cancelled) releases whatever is being
-   * filled and makes later deliveries no-ops.
+   * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator through a {@link
+   * BodyBuffer}, sized from the reply's {@code Content-Length} (grown by doubling only if a server
+   * sends none). The SDK calls {@link #prepare} once per attempt: each attempt fills its own
+   * buffer, and a failed attempt's buffer is released before the next starts. The future of the
+   * last attempt completes with a buffer the caller then owns; {@link #abort} (the caller
+   * cancelled) releases whatever is being filled and makes later deliveries no-ops.
    */
   private static final class BodyToArrowBuf
       implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
     private final BufferAllocator allocator;
-    private final S3Store store;
-    private final String key;
+    private final String where;
     private final Object lock = new Object();
     private boolean aborted;
     private CompletableFuture<ArrowBuf> future;
     private GetObjectResponse response;
-    private ArrowBuf buf;
-    private long written;
-    private long expected;
+    private BodyBuffer body;
 
-    BodyToArrowBuf(BufferAllocator allocator, S3Store store, String key) {
+    /**
+     * @param where the body's key, object and store, for error messages
+     */
+    BodyToArrowBuf(BufferAllocator allocator, String where) {
       this.allocator = allocator;
-      this.store = store;
-      this.key = key;
+      this.where = where;
     }
 
     GetObjectResponse response() {
@@ -812,8 +812,6 @@ public final class S3Store implements Store {
         release();
         future = f;
         response = null;
-        written = 0;
-        expected = -1;
         cancelled = aborted;
       }
       if (cancelled) {
@@ -829,12 +827,12 @@ public final class S3Store implements Store {
       synchronized (lock) {
         f = future;
         response = r;
-        expected = r.contentLength() == null ? -1 : r.contentLength();
         if (aborted) {
           return;
         }
         try {
-          buf = allocator.buffer(expected >= 0 ? expected : 64 * 1024);
+          body =
+              new BodyBuffer(allocator, r.contentLength() == null ? -1 : r.contentLength(), where);
         } catch (RuntimeException e) {
           failure = e;
         }
@@ -880,9 +878,9 @@ public final class S3Store implements Store {
 
     /** Under {@link #lock}. */
     private void release() {
-      if (buf != null) {
-        buf.close();
-        buf = null;
+      if (body != null) {
+        body.close();
+        body = null;
       }
     }
 
@@ -897,7 +895,7 @@ public final class S3Store implements Store {
 
       /** Whether this attempt still fills the current buffer; under {@link #lock}. */
       private boolean live() {
-        return attempt == future && buf != null && !attempt.isDone();
+        return attempt == future && body != null && !attempt.isDone();
       }
 
       @Override
@@ -921,30 +919,11 @@ public final class S3Store implements Store {
           if (!live()) {
             return;
           }
-          int n = chunk.remaining();
-          if (expected >= 0 && written + n > expected) {
-            failure =
-                new StoreException(
-                    store.where(key)
-                        + " in "
-                        + store.name
-                        + ": the body is longer than its Content-Length "
-                        + expected);
+          try {
+            body.append(chunk);
+          } catch (RuntimeException e) {
             release();
-          } else {
-            try {
-              if (written + n > buf.capacity()) {
-                ArrowBuf bigger = allocator.buffer(Math.max(2 * buf.capacity(), written + n));
-                bigger.setBytes(0, buf, 0, written);
-                buf.close();
-                buf = bigger;
-              }
-              buf.setBytes(written, chunk);
-              written += n;
-            } catch (RuntimeException e) {
-              release();
-              failure = e;
-            }
+            failure = e;
           }
         }
         if (failure != null) {
@@ -971,23 +950,12 @@ public final class S3Store implements Store {
           if (!live()) {
             return;
           }
-          if (expected >= 0 && written != expected) {
-            release();
-            failure =
-                new StoreException(
-                    store.where(key)
-                        + " in "
-                        + store.name
-                        + ": the body ended after "
-                        + written
-                        + " of its "
-                        + expected
-                        + " bytes");
-          } else {
-            out = buf;
-            buf = null;
-            out.writerIndex(written);
+          try {
+            out = body.take();
+          } catch (RuntimeException e) {
+            failure = e; // a body shorter than its Content-Length, already freed
           }
+          body = null;
         }
         if (failure != null) {
           attempt.completeExceptionally(failure);

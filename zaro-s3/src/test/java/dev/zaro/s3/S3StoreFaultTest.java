@@ -174,6 +174,22 @@ class S3StoreFaultTest extends AllocatorTest {
   }
 
   @Test
+  void aBodyWithoutContentLengthGrowsIntoOneBuffer() {
+    server.fault(Fault.CHUNKED, Fault.CHUNKED);
+    try (S3Store s = store(1)) {
+      try (ArrowBuf buf = s.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
+        assertArrayEquals(value, bytes(buf)); // 200,000 bytes: past the 64 KiB first guess
+        assertEquals(buf.capacity(), allocator.getAllocatedMemory(), "one buffer left");
+      }
+      try (ArrowBuf buf = s.get("a/b", ByteRange.of(70_000, 90_000), allocator).orElseThrow()) {
+        assertArrayEquals(slice(70_000, 90_000), bytes(buf));
+      }
+    }
+    assertEquals(0, server.pendingFaults());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
   void aBodyThatNeverEndsTimesOut() {
     server.fault(Fault.HANG_BODY);
     try (S3Store s =

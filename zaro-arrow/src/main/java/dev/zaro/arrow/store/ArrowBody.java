@@ -16,9 +16,9 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Streams a {@code 200}/{@code 206} reply's body straight into one {@link ArrowBuf} from the
- * caller's allocator, sized by the reply's {@code Content-Range} (or {@code Content-Length}; grown
- * by doubling when neither says), with no intermediate {@code byte[]}. Any other status discards
- * the body (the response's body is then {@code null}).
+ * caller's allocator through a {@link BodyBuffer}, sized by the reply's {@code Content-Range} (or
+ * {@code Content-Length}; grown by doubling when neither says), with no intermediate {@code
+ * byte[]}. Any other status discards the body (the response's body is then {@code null}).
  *
  * <p>A body longer or shorter than announced fails the response with a {@link StoreException}
  * naming the key and URL. Ownership: the buffer passes to whoever receives the response; a body
@@ -30,18 +30,14 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   /** {@code bytes FIRST-LAST/TOTAL} (TOTAL may be {@code *}). */
   static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
 
-  private static final long FIRST_GUESS = 64 * 1024;
-
   private final BufferAllocator allocator;
-  private final String key;
-  private final URI url;
+  private final String where;
   private final List<Sink> sinks = new ArrayList<>(1);
   private boolean abandoned;
 
   ArrowBody(BufferAllocator allocator, String key, URI url) {
     this.allocator = allocator;
-    this.key = key;
-    this.url = url;
+    this.where = "key '" + key + "' (" + url + ")";
   }
 
   @Override
@@ -92,8 +88,8 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
     private final CompletableFuture<ArrowBuf> result = new CompletableFuture<>();
     private final long expected;
     private Flow.Subscription subscription;
-    private ArrowBuf buf;
-    private long written;
+    private BodyBuffer body; // while the body arrives
+    private ArrowBuf done; // the complete body, freed by abandon() if its response reaches no one
     private boolean finished;
 
     Sink(long expected) {
@@ -111,7 +107,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         subscription = s;
         if (!finished) {
           try {
-            buf = allocator.buffer(expected >= 0 ? expected : FIRST_GUESS);
+            body = new BodyBuffer(allocator, expected, where);
           } catch (RuntimeException e) {
             fail(e);
           }
@@ -132,20 +128,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         }
         try {
           for (ByteBuffer item : items) {
-            int n = item.remaining();
-            if (expected >= 0 && written + n > expected) {
-              fail(
-                  bad(
-                      "the reply's body is longer than the "
-                          + expected
-                          + " bytes its headers announce"));
-              break;
-            }
-            if (written + n > buf.capacity()) {
-              grow(written + n);
-            }
-            buf.setBytes(written, item);
-            written += n;
+            body.append(item);
           }
         } catch (RuntimeException e) {
           fail(e);
@@ -154,13 +137,6 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
       if (finished) {
         subscription.cancel();
       }
-    }
-
-    private void grow(long needed) {
-      ArrowBuf bigger = allocator.buffer(Math.max(needed, buf.capacity() * 2));
-      bigger.setBytes(0, buf, 0, written);
-      buf.close();
-      buf = bigger;
     }
 
     @Override
@@ -176,14 +152,16 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         if (finished) {
           return;
         }
-        if (expected >= 0 && written != expected) {
-          fail(bad("the reply was truncated: " + written + " of " + expected + " bytes"));
+        try {
+          done = body.take();
+        } catch (RuntimeException e) {
+          fail(e); // a body shorter than announced
           return;
         }
+        body = null;
         finished = true;
-        buf.writerIndex(written);
       }
-      result.complete(buf);
+      result.complete(done);
     }
 
     /** Ends this body with an error, freeing what it holds; call holding the lock. */
@@ -192,15 +170,11 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         return;
       }
       finished = true;
-      if (buf != null) {
-        buf.close();
-        buf = null;
+      if (body != null) {
+        body.close();
+        body = null;
       }
       result.completeExceptionally(error);
-    }
-
-    private StoreException bad(String problem) {
-      return new StoreException("key '" + key + "' (" + url + "): " + problem);
     }
 
     void abandon() {
@@ -208,10 +182,10 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
       synchronized (this) {
         s = subscription;
         if (!finished) {
-          fail(new StoreException("the request for key '" + key + "' (" + url + ") was dropped"));
-        } else if (buf != null && result.isDone() && !result.isCompletedExceptionally()) {
-          buf.close(); // complete, but its response never reached anyone
-          buf = null;
+          fail(new StoreException("the request for " + where + " was dropped"));
+        } else if (done != null && result.isDone() && !result.isCompletedExceptionally()) {
+          done.close(); // complete, but its response never reached anyone
+          done = null;
         }
       }
       if (s != null) {
