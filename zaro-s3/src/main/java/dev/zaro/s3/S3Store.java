@@ -6,6 +6,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.BodyBuffer;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Futures;
+import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -64,10 +66,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * <ul>
  *   <li>{@code 503 SlowDown}, {@code 429}, other 5xx, timeouts and broken connections are retried
  *       with exponential backoff and jitter, a bounded number of times ({@link
- *       Options#maxAttempts}); throttling also slows this store's requests down (the SDK's adaptive
- *       client-side rate). A request that still fails is a {@link StoreException} naming the key
- *       and the attempts.
- *   <li>Every attempt has a deadline ({@link Options#requestTimeout}, headers and body), so a
+ *       RetryOptions#maxAttempts}); throttling also slows this store's requests down (the SDK's
+ *       adaptive client-side rate). A request that still fails is a {@link StoreException} naming
+ *       the key and the attempts.
+ *   <li>Every attempt has a deadline ({@link RetryOptions#requestTimeout}, headers and body), so a
  *       server that hangs gives an error, never a hang.
  * </ul>
  *
@@ -101,8 +103,7 @@ public final class S3Store implements Store {
           "request_timeout");
 
   /**
-   * The timeouts and retries are {@link dev.zaro.arrow.store.HttpStore.Options}' (same names, same
-   * defaults).
+   * How an S3 store reaches its bucket: region, endpoint, signing, connections, timeouts, retries.
    *
    * @param region null for the SDK's default chain (else us-east-1)
    * @param endpoint null for AWS
@@ -112,11 +113,8 @@ public final class S3Store implements Store {
    * @param maxConnections the most connections (so requests) in flight at once; further requests
    *     wait for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in
    *     flight, so connections follow that up to this cap (the default is four times its default)
-   * @param requestTimeout the longest one attempt may take, headers and body together
-   * @param connectTimeout the longest a new connection may take
-   * @param maxAttempts attempts per request (1 = no retries)
-   * @param initialBackoff the wait before the first retry; it doubles for each further one
-   * @param maxBackoff the longest wait between attempts
+   * @param retry timeouts and retries: the same record, with the same defaults, as {@link
+   *     dev.zaro.arrow.store.HttpStore.Options#retry}
    */
   public record Options(
       String region,
@@ -124,11 +122,7 @@ public final class S3Store implements Store {
       boolean pathStyle,
       boolean anonymous,
       int maxConnections,
-      Duration requestTimeout,
-      Duration connectTimeout,
-      int maxAttempts,
-      Duration initialBackoff,
-      Duration maxBackoff) {
+      RetryOptions retry) {
     public static final Options DEFAULT =
         new Options(
             null,
@@ -136,16 +130,10 @@ public final class S3Store implements Store {
             false,
             false,
             4 * ZaroOptions.defaults().ioConcurrency(),
-            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.requestTimeout(),
-            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.connectTimeout(),
-            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.maxAttempts(),
-            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.initialBackoff(),
-            dev.zaro.arrow.store.HttpStore.Options.DEFAULT.maxBackoff());
+            RetryOptions.DEFAULT);
 
     public Options {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
-      }
+      Objects.requireNonNull(retry, "retry");
       if (maxConnections < 1) {
         throw new IllegalArgumentException(
             "maxConnections must be at least 1, not " + maxConnections);
@@ -153,87 +141,33 @@ public final class S3Store implements Store {
     }
 
     public Options withEndpoint(URI e, boolean path) {
-      return new Options(
-          region,
-          e,
-          path,
-          anonymous,
-          maxConnections,
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff);
+      return new Options(region, e, path, anonymous, maxConnections, retry);
     }
 
     public Options withRegion(String r) {
-      return new Options(
-          r,
-          endpoint,
-          pathStyle,
-          anonymous,
-          maxConnections,
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff);
+      return new Options(r, endpoint, pathStyle, anonymous, maxConnections, retry);
     }
 
     public Options withAnonymous(boolean a) {
-      return new Options(
-          region,
-          endpoint,
-          pathStyle,
-          a,
-          maxConnections,
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff);
+      return new Options(region, endpoint, pathStyle, a, maxConnections, retry);
     }
 
     public Options withMaxConnections(int n) {
-      return new Options(
-          region,
-          endpoint,
-          pathStyle,
-          anonymous,
-          n,
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff);
+      return new Options(region, endpoint, pathStyle, anonymous, n, retry);
     }
 
+    public Options withRetry(RetryOptions r) {
+      return new Options(region, endpoint, pathStyle, anonymous, maxConnections, r);
+    }
+
+    /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
     public Options withRequestTimeout(Duration timeout) {
-      return new Options(
-          region,
-          endpoint,
-          pathStyle,
-          anonymous,
-          maxConnections,
-          timeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff);
+      return withRetry(retry.withRequestTimeout(timeout));
     }
 
+    /** {@link RetryOptions#withRetries} on {@link #retry}. */
     public Options withRetries(int attempts, Duration initial, Duration max) {
-      return new Options(
-          region,
-          endpoint,
-          pathStyle,
-          anonymous,
-          maxConnections,
-          requestTimeout,
-          connectTimeout,
-          attempts,
-          initial,
-          max);
+      return withRetry(retry.withRetries(attempts, initial, max));
     }
   }
 
@@ -308,28 +242,23 @@ public final class S3Store implements Store {
       }
     }
     Options d = Options.DEFAULT;
-    Duration requestTimeout = d.requestTimeout();
+    RetryOptions retry = d.retry();
     if (query.containsKey("request_timeout")) {
       double seconds = number(location, "request_timeout", query.get("request_timeout"));
-      requestTimeout = Duration.ofMillis(Math.round(seconds * 1000));
+      retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));
     }
     try {
+      int maxConnections =
+          query.containsKey("max_connections")
+              ? (int) number(location, "max_connections", query.get("max_connections"))
+              : d.maxConnections();
+      if (query.containsKey("max_attempts")) {
+        int attempts = (int) number(location, "max_attempts", query.get("max_attempts"));
+        retry = retry.withRetries(attempts, retry.initialBackoff(), retry.maxBackoff());
+      }
       Options options =
           new Options(
-              query.get("region"),
-              endpointUri,
-              pathStyle,
-              anonymous,
-              query.containsKey("max_connections")
-                  ? (int) number(location, "max_connections", query.get("max_connections"))
-                  : d.maxConnections(),
-              requestTimeout,
-              d.connectTimeout(),
-              query.containsKey("max_attempts")
-                  ? (int) number(location, "max_attempts", query.get("max_attempts"))
-                  : d.maxAttempts(),
-              d.initialBackoff(),
-              d.maxBackoff());
+              query.get("region"), endpointUri, pathStyle, anonymous, maxConnections, retry);
       return new S3Store(bucket, prefix, options);
     } catch (IllegalArgumentException e) {
       throw new StoreException("store '" + location + "': " + e.getMessage(), e);
@@ -397,14 +326,15 @@ public final class S3Store implements Store {
         region = Region.US_EAST_1;
       }
     }
+    RetryOptions retry = options.retry();
     BackoffStrategy backoff =
-        BackoffStrategy.exponentialDelayHalfJitter(options.initialBackoff(), options.maxBackoff());
+        BackoffStrategy.exponentialDelayHalfJitter(retry.initialBackoff(), retry.maxBackoff());
     Duration callTimeout =
-        options
+        retry
             .requestTimeout()
-            .plus(options.maxBackoff())
-            .multipliedBy(options.maxAttempts())
-            .plus(options.connectTimeout());
+            .plus(retry.maxBackoff())
+            .multipliedBy(retry.maxAttempts())
+            .plus(retry.connectTimeout());
     var builder =
         S3AsyncClient.builder()
             .region(region)
@@ -412,17 +342,17 @@ public final class S3Store implements Store {
             .httpClientBuilder(
                 NettyNioAsyncHttpClient.builder()
                     .maxConcurrency(options.maxConnections())
-                    .connectionTimeout(options.connectTimeout())
+                    .connectionTimeout(retry.connectTimeout())
                     .connectionAcquisitionTimeout(callTimeout)
-                    .readTimeout(options.requestTimeout())
-                    .writeTimeout(options.requestTimeout()))
+                    .readTimeout(retry.requestTimeout())
+                    .writeTimeout(retry.requestTimeout()))
             .overrideConfiguration(
                 c ->
-                    c.apiCallAttemptTimeout(options.requestTimeout())
+                    c.apiCallAttemptTimeout(retry.requestTimeout())
                         .apiCallTimeout(callTimeout)
                         .retryStrategy(
                             AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
-                                .maxAttempts(options.maxAttempts())
+                                .maxAttempts(retry.maxAttempts())
                                 .backoffStrategy(backoff)
                                 .throttlingBackoffStrategy(backoff)
                                 .build()))
@@ -712,7 +642,7 @@ public final class S3Store implements Store {
     }
     if (cause instanceof ApiCallAttemptTimeoutException
         || cause instanceof ApiCallTimeoutException) {
-      return "no complete reply within " + options.requestTimeout().toMillis() + " ms";
+      return "no complete reply within " + options.retry().requestTimeout().toMillis() + " ms";
     }
     return String.valueOf(cause.getMessage());
   }

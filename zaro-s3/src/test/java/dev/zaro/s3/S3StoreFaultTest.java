@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.store.TestHttpServer.Fault;
 import java.net.URI;
@@ -319,8 +320,14 @@ class S3StoreFaultTest extends AllocatorTest {
                 + server.endpoint()
                 + "&max_connections=8&max_attempts=2&request_timeout=1.5")) {
       assertEquals(8, s.options().maxConnections());
-      assertEquals(2, s.options().maxAttempts());
-      assertEquals(Duration.ofMillis(1500), s.options().requestTimeout());
+      assertEquals(2, s.options().retry().maxAttempts());
+      assertEquals(Duration.ofMillis(1500), s.options().retry().requestTimeout());
+      assertEquals(
+          RetryOptions.DEFAULT
+              .withRetries(2, Duration.ofMillis(100), Duration.ofSeconds(5))
+              .withRequestTimeout(Duration.ofMillis(1500)),
+          s.options().retry(),
+          "the other timeouts and backoffs keep their defaults");
     }
     StoreException e =
         assertThrows(StoreException.class, () -> S3Store.open("s3://bucket?max_attempts=zero"));

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
@@ -54,11 +55,7 @@ public final class HttpStore implements Store {
   /**
    * How an HTTP store talks to its server: timeouts, retries, extra headers, concurrency, hedging.
    *
-   * @param requestTimeout the longest one attempt may take, headers and body together
-   * @param connectTimeout the longest a new connection may take
-   * @param maxAttempts attempts per request (1 = no retries)
-   * @param initialBackoff the wait before the first retry; it doubles for each further one
-   * @param maxBackoff the longest wait between attempts
+   * @param retry timeouts and retries (the same record as the S3 store's)
    * @param headers sent with every request (for example {@code Authorization})
    * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
    *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
@@ -66,86 +63,41 @@ public final class HttpStore implements Store {
    *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests
    */
   public record Options(
-      Duration requestTimeout,
-      Duration connectTimeout,
-      int maxAttempts,
-      Duration initialBackoff,
-      Duration maxBackoff,
-      Map<String, String> headers,
-      int maxRequests,
-      boolean hedging) {
-    public static final Options DEFAULT =
-        new Options(
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(10),
-            5,
-            Duration.ofMillis(100),
-            Duration.ofSeconds(5),
-            Map.of(),
-            64,
-            true);
+      RetryOptions retry, Map<String, String> headers, int maxRequests, boolean hedging) {
+    public static final Options DEFAULT = new Options(RetryOptions.DEFAULT, Map.of(), 64, true);
 
     public Options {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
-      }
+      Objects.requireNonNull(retry, "retry");
       if (maxRequests < 1) {
         throw new IllegalArgumentException("maxRequests must be at least 1, not " + maxRequests);
       }
       headers = Map.copyOf(headers);
     }
 
-    public Options withRequestTimeout(Duration timeout) {
-      return new Options(
-          timeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff,
-          headers,
-          maxRequests,
-          hedging);
+    public Options withRetry(RetryOptions r) {
+      return new Options(r, headers, maxRequests, hedging);
     }
 
+    /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
+    public Options withRequestTimeout(Duration timeout) {
+      return withRetry(retry.withRequestTimeout(timeout));
+    }
+
+    /** {@link RetryOptions#withRetries} on {@link #retry}. */
     public Options withRetries(int attempts, Duration initial, Duration max) {
-      return new Options(
-          requestTimeout, connectTimeout, attempts, initial, max, headers, maxRequests, hedging);
+      return withRetry(retry.withRetries(attempts, initial, max));
     }
 
     public Options withHeaders(Map<String, String> extra) {
-      return new Options(
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff,
-          extra,
-          maxRequests,
-          hedging);
+      return new Options(retry, extra, maxRequests, hedging);
     }
 
     public Options withHedging(boolean on) {
-      return new Options(
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff,
-          headers,
-          maxRequests,
-          on);
+      return new Options(retry, headers, maxRequests, on);
     }
 
     public Options withMaxRequests(int max) {
-      return new Options(
-          requestTimeout,
-          connectTimeout,
-          maxAttempts,
-          initialBackoff,
-          maxBackoff,
-          headers,
-          max,
-          hedging);
+      return new Options(retry, headers, max, hedging);
     }
   }
 
@@ -191,13 +143,13 @@ public final class HttpStore implements Store {
             scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
     this.query = base.getRawQuery();
     this.options = options;
-    this.client = sharedClient(options.connectTimeout());
+    this.client = sharedClient(options.retry().connectTimeout());
     this.name = name != null ? name : this.base.toString();
     this.limiter = AdaptiveConcurrency.forHost(this.base.getRawAuthority(), options.maxRequests());
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
-    if (!connectTimeout.equals(Options.DEFAULT.connectTimeout())) {
+    if (!connectTimeout.equals(RetryOptions.DEFAULT.connectTimeout())) {
       return newClient(connectTimeout);
     }
     HttpClient c = sharedClient;
@@ -312,7 +264,7 @@ public final class HttpStore implements Store {
   }
 
   private HttpRequest request(URI url, String range, boolean head) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.requestTimeout());
+    HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.retry().requestTimeout());
     if (head) {
       b.method("HEAD", HttpRequest.BodyPublishers.noBody());
     } else {
@@ -336,7 +288,7 @@ public final class HttpStore implements Store {
   @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<HttpResponse<T>> launch(
       HttpRequest request, HttpResponse.BodyHandler<T> handler, AtomicBoolean timedOut) {
-    long timeoutMillis = options.requestTimeout().toMillis();
+    long timeoutMillis = options.retry().requestTimeout().toMillis();
     CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
     limiter.execute(
         permit -> {
@@ -547,7 +499,7 @@ public final class HttpStore implements Store {
       int n) {
     HttpResponse.BodyHandler<T> handler = bodies.get();
     AtomicBoolean timedOut = new AtomicBoolean();
-    long timeoutMillis = options.requestTimeout().toMillis();
+    long timeoutMillis = options.retry().requestTimeout().toMillis();
     CompletableFuture<HttpResponse<T>> first = launch(request, handler, timedOut);
     CompletableFuture<HttpResponse<T>> response =
         options.hedging() && handler instanceof ArrowBody
@@ -586,7 +538,7 @@ public final class HttpStore implements Store {
               if (!retriable) {
                 return CompletableFuture.completedFuture(r);
               }
-              if (n >= options.maxAttempts()) {
+              if (n >= options.retry().maxAttempts()) {
                 if (cause == null) {
                   return CompletableFuture.completedFuture(r); // the caller reports the status
                 }
@@ -625,8 +577,8 @@ public final class HttpStore implements Store {
   }
 
   private long backoffMillis(int attempt, HttpResponse<?> response) {
-    long max = options.maxBackoff().toMillis();
-    long exp = options.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
+    long max = options.retry().maxBackoff().toMillis();
+    long exp = options.retry().initialBackoff().toMillis() << Math.min(attempt - 1, 20);
     long delay = Math.min(max, exp);
     delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
     if (response != null) {
@@ -680,8 +632,8 @@ public final class HttpStore implements Store {
               + "): HTTP "
               + status
               + " after "
-              + options.maxAttempts()
-              + (options.maxAttempts() == 1 ? " attempt" : " attempts"));
+              + options.retry().maxAttempts()
+              + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts"));
     }
     throw new StoreException(
         "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
