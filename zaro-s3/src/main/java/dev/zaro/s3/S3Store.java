@@ -5,6 +5,7 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.BodyBuffer;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.ContentRange;
 import dev.zaro.arrow.store.Futures;
 import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
@@ -25,8 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -88,8 +87,6 @@ public final class S3Store implements Store {
   public static final String ENDPOINT_ENV = "ZARO_S3_ENDPOINT";
   public static final String ANONYMOUS_PROPERTY = "zaro.s3.anonymous";
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
-  private static final Pattern CONTENT_RANGE =
-      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
   private static final List<String> QUERY_OPTIONS =
       List.of(
           "region",
@@ -528,43 +525,7 @@ public final class S3Store implements Store {
         body.close();
         return slice;
       }
-      Matcher m = CONTENT_RANGE.matcher(contentRange);
-      if (!m.matches()) {
-        throw new StoreException(
-            where(key) + " in " + name + ": a malformed Content-Range '" + contentRange + "'");
-      }
-      long first = Long.parseLong(m.group(1));
-      long last = Long.parseLong(m.group(2));
-      long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
-      long got = last - first + 1;
-      long want =
-          range instanceof ByteRange.FromStart f ? f.length() : ((ByteRange.Suffix) range).length();
-      long wantFirst = range instanceof ByteRange.FromStart f ? f.offset() : total - want;
-      if (got < want && total == last + 1) {
-        throw new StoreException(
-            "cannot read "
-                + range
-                + " of "
-                + where(key)
-                + " in "
-                + name
-                + ": the value has only "
-                + total
-                + " bytes");
-      }
-      if (got != want || (total >= 0 && first != wantFirst) || length != got) {
-        throw new StoreException(
-            where(key)
-                + " in "
-                + name
-                + ": asked for "
-                + range
-                + " but got Content-Range '"
-                + contentRange
-                + "' and "
-                + length
-                + " bytes");
-      }
+      ContentRange.check(range, contentRange, length, where(key) + " in " + name);
       return body;
     } catch (RuntimeException e) {
       body.close();

@@ -191,6 +191,35 @@ class S3StoreFaultTest extends AllocatorTest {
   }
 
   @Test
+  void aWrongContentRangeOrABodyOfAnotherLengthIsAnErrorAndLeaksNothing() {
+    try (S3Store s = store(3)) {
+      server.fault(Fault.WRONG_CONTENT_RANGE);
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.of(10, 20), allocator));
+      assertTrue(
+          e.getMessage().contains("key 'a/b' (s3://bucket/pre/a/b)")
+              && e.getMessage().contains("asked for bytes 10..30")
+              && e.getMessage().contains("Content-Range 'bytes 11-30/200000'"),
+          e.getMessage());
+      server.fault(Fault.WRONG_CONTENT_RANGE);
+      assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.suffix(10), allocator));
+      for (Fault fault : List.of(Fault.LONG_BODY, Fault.SHORT_BODY)) {
+        server.fault(fault);
+        e = assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.of(10, 20), allocator));
+        assertTrue(
+            e.getMessage().contains("key 'a/b' (s3://bucket/pre/a/b)")
+                && e.getMessage().contains("Content-Range 'bytes 10-29/200000'")
+                && e.getMessage().contains((fault == Fault.LONG_BODY ? 21 : 19) + " bytes"),
+            e.getMessage());
+      }
+    }
+    // none is retried (the server answered, wrongly)
+    assertEquals(0, server.pendingFaults());
+    assertEquals(4, server.requests.get());
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
   void aBodyThatNeverEndsTimesOut() {
     server.fault(Fault.HANG_BODY);
     try (S3Store s =

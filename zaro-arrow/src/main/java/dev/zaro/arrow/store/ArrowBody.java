@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -27,9 +25,6 @@ import org.apache.arrow.memory.BufferAllocator;
  * with a response. One handler per attempt.
  */
 final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
-  /** {@code bytes FIRST-LAST/TOTAL} (TOTAL may be {@code *}). */
-  static final Pattern CONTENT_RANGE = Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
-
   private final BufferAllocator allocator;
   private final String where;
   private final List<Sink> sinks = new ArrayList<>(1);
@@ -72,13 +67,14 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   /** The body length the headers announce, or -1 when they do not say. */
   private static long announced(HttpResponse.ResponseInfo info) {
     if (info.statusCode() == 206) {
-      String header = info.headers().firstValue("Content-Range").orElse(null);
-      Matcher m = header == null ? null : CONTENT_RANGE.matcher(header);
-      if (m != null && m.matches()) {
-        long n = Long.parseLong(m.group(2)) - Long.parseLong(m.group(1)) + 1;
-        if (n >= 0) {
-          return n;
-        }
+      long n =
+          info.headers()
+              .firstValue("Content-Range")
+              .flatMap(ContentRange::parse)
+              .map(ContentRange::length)
+              .orElse(-1L);
+      if (n >= 0) {
+        return n;
       }
     }
     return info.headers().firstValueAsLong("Content-Length").orElse(-1);

@@ -24,7 +24,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -666,8 +665,9 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * Where the asked-for bytes lie in the reply's body: {offset, length}. The body's length already
-   * matches what the headers announce ({@link ArrowBody} checks it).
+   * Where the asked-for bytes lie in the reply's body: {offset, length}. A partial reply is checked
+   * by {@link ContentRange#check}; its body's length already matches what the headers announce
+   * ({@link ArrowBody} checks it).
    */
   private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
     checkStatus(key, url, r);
@@ -675,52 +675,9 @@ public final class HttpStore implements Store {
       return resolve(key, url, range, r.body().writerIndex());
     }
     String header = r.headers().firstValue("Content-Range").orElse(null);
-    Matcher m = header == null ? null : ArrowBody.CONTENT_RANGE.matcher(header);
-    if (m == null || !m.matches()) {
-      throw new StoreException(
-          "key '"
-              + key
-              + "' ("
-              + url
-              + "): a partial reply (HTTP 206) with "
-              + (header == null
-                  ? "no Content-Range"
-                  : "a malformed Content-Range '" + header + "'"));
-    }
-    long first = Long.parseLong(m.group(1));
-    long last = Long.parseLong(m.group(2));
-    long total = m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3));
-    long got = last - first + 1;
-    if (got < 0 || (total >= 0 && last >= total)) {
-      throw new StoreException(
-          "key '" + key + "' (" + url + "): an invalid Content-Range '" + header + "'");
-    }
-    boolean ok;
-    if (range instanceof ByteRange.FromStart f) {
-      if (first == f.offset() && got < f.length() && total == last + 1) {
-        throw pastTheEnd(key, url, range, total);
-      }
-      ok = first == f.offset() && got == f.length();
-    } else if (range instanceof ByteRange.Suffix s) {
-      if (first == 0 && got < s.length() && total == last + 1) {
-        throw pastTheEnd(key, url, range, total);
-      }
-      ok = got == s.length() && (total < 0 || last == total - 1);
-    } else {
-      ok = first == 0 && total == got;
-    }
-    if (!ok) {
-      throw new StoreException(
-          "key '"
-              + key
-              + "' ("
-              + url
-              + "): asked for "
-              + range
-              + " but the server replied with Content-Range '"
-              + header
-              + "'");
-    }
+    long got =
+        ContentRange.check(
+            range, header, r.body().writerIndex(), "key '" + key + "' (" + url + ")");
     return new long[] {0, got};
   }
 
@@ -731,19 +688,6 @@ public final class HttpStore implements Store {
       throw new StoreException(
           "cannot read " + range + " of key '" + key + "' (" + url + "): " + e.getMessage());
     }
-  }
-
-  private StoreException pastTheEnd(String key, URI url, ByteRange range, long size) {
-    return new StoreException(
-        "cannot read "
-            + range
-            + " of key '"
-            + key
-            + "' ("
-            + url
-            + "): the value has only "
-            + size
-            + " bytes");
   }
 
   /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */

@@ -1,0 +1,100 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A ranged reply's {@code Content-Range} header, {@code bytes FIRST-LAST/TOTAL} (TOTAL may be
+ * {@code *}), and the one check of a partial reply against the range asked for, used by {@link
+ * HttpStore} and by the S3 store (zaro-s3). A plain immutable value: it holds no resources.
+ *
+ * @param first the first byte's offset in the value
+ * @param last the last byte's offset in the value (inclusive)
+ * @param total the value's whole length, or -1 for {@code *}
+ */
+public record ContentRange(long first, long last, long total) {
+  private static final Pattern PATTERN =
+      Pattern.compile("\\s*bytes\\s+(\\d+)-(\\d+)/(\\d+|\\*)\\s*");
+
+  /** The header's range, or empty when it is not {@code bytes FIRST-LAST/TOTAL}. */
+  public static Optional<ContentRange> parse(String header) {
+    Matcher m = PATTERN.matcher(header);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ContentRange(
+            Long.parseLong(m.group(1)),
+            Long.parseLong(m.group(2)),
+            m.group(3).equals("*") ? -1 : Long.parseLong(m.group(3))));
+  }
+
+  /** How many bytes the range covers ({@code last - first + 1}; negative for a bad header). */
+  public long length() {
+    return last - first + 1;
+  }
+
+  /**
+   * Checks a partial reply: its {@code Content-Range} must be the range asked for, and the body as
+   * long as that range.
+   *
+   * @param range the range asked for
+   * @param header the reply's {@code Content-Range}, or null when it carried none
+   * @param bodyLength the length of the body received
+   * @param where what was read, for error messages: {@code key 'a/b' (https://host/a/b)}
+   * @return the reply's length (the body's)
+   * @throws StoreException naming {@code where}, when the header is missing, malformed or invalid,
+   *     says the value ends before the range does ("the value has only N bytes"), or does not match
+   *     the range or the body
+   */
+  public static long check(ByteRange range, String header, long bodyLength, String where) {
+    ContentRange reply = header == null ? null : parse(header).orElse(null);
+    if (reply == null) {
+      throw new StoreException(
+          where
+              + ": a partial reply (HTTP 206) with "
+              + (header == null
+                  ? "no Content-Range"
+                  : "a malformed Content-Range '" + header + "'"));
+    }
+    long got = reply.length();
+    long total = reply.total;
+    if (got < 0 || (total >= 0 && reply.last >= total)) {
+      throw new StoreException(where + ": an invalid Content-Range '" + header + "'");
+    }
+    boolean endsAtTotal = total == reply.last + 1;
+    boolean ok;
+    if (range instanceof ByteRange.FromStart f) {
+      if (reply.first == f.offset() && got < f.length() && endsAtTotal) {
+        throw pastTheEnd(range, where, total);
+      }
+      ok = reply.first == f.offset() && got == f.length();
+    } else if (range instanceof ByteRange.Suffix s) {
+      if (reply.first == 0 && got < s.length() && endsAtTotal) {
+        throw pastTheEnd(range, where, total);
+      }
+      ok = got == s.length() && (total < 0 || endsAtTotal);
+    } else {
+      ok = reply.first == 0 && total == got;
+    }
+    if (!ok || bodyLength != got) {
+      throw new StoreException(
+          where
+              + ": asked for "
+              + range
+              + " but the server replied with Content-Range '"
+              + header
+              + "' and "
+              + bodyLength
+              + " bytes");
+    }
+    return got;
+  }
+
+  private static StoreException pastTheEnd(ByteRange range, String where, long total) {
+    return new StoreException(
+        "cannot read " + range + " of " + where + ": the value has only " + total + " bytes");
+  }
+}
