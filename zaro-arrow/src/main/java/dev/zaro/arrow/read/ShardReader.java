@@ -3,6 +3,7 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.PartialDecoder;
 import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
@@ -15,7 +16,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -26,6 +31,12 @@ import org.apache.arrow.memory.BufferAllocator;
  * them). An inner chunk that is itself a shard (nested sharding) is read the same way, one level
  * down, inside its byte range of the outer shard: at any depth only the indexes and the needed
  * innermost chunks are fetched.
+ *
+ * <p>A read is two steps, fetch then decode, so that remote reads can run the fetches ahead of the
+ * decoding threads ({@link #fetchAsync}, used by ZarrArray's prefetch window; docs/ARCHITECTURE.md,
+ * "Remote reads"): the fetch step reads the index and the needed bytes into a {@link Fetched}, the
+ * decode step ({@link #decode}) writes the view. A shard the view covers whole is fetched with one
+ * request (index and chunks together) when its index is not cached yet: one round trip, not two.
  */
 final class ShardReader {
   private static final int INDEX_CACHE_ENTRIES = 4096;
@@ -33,7 +44,7 @@ final class ShardReader {
   private final Store store;
   private final PartialDecoder codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
-  private final dev.zaro.arrow.codec.ScratchPool scratchPool;
+  private final ScratchPool scratchPool;
 
   /** The partial decoder of inner chunks that are shards themselves, else null. */
   private final ShardReader nested;
@@ -41,7 +52,7 @@ final class ShardReader {
   /**
    * @param scratchPool where helpers borrow decode buffers, or null
    */
-  ShardReader(Store store, PartialDecoder codec, dev.zaro.arrow.codec.ScratchPool scratchPool) {
+  ShardReader(Store store, PartialDecoder codec, ScratchPool scratchPool) {
     this.store = store;
     this.codec = codec;
     this.scratchPool = scratchPool;
@@ -71,6 +82,54 @@ final class ShardReader {
   private record Wanted(long[] innerIndex, SlabView view, long offset, long length) {}
 
   /**
+   * The fetch step of one shard read: which inner chunks the view needs and their bytes (none yet
+   * for nested shards, which are read one level down in the decode step). Owns the fetched buffers
+   * until {@link #close}; the decode step writes the view, including the fill of inner chunks the
+   * index marks absent. Absent ({@link #present} false) when the shard is not in the store.
+   */
+  static final class Fetched implements AutoCloseable {
+    private final Source source;
+    private final boolean present;
+    private final List<Wanted> wanted;
+    private final List<SlabView> absent;
+    private final ArrowBuf[] bytes;
+    private final List<ArrowBuf> owned;
+
+    private Fetched(
+        Source source,
+        boolean present,
+        List<Wanted> wanted,
+        List<SlabView> absent,
+        ArrowBuf[] bytes,
+        List<ArrowBuf> owned) {
+      this.source = source;
+      this.present = present;
+      this.wanted = wanted;
+      this.absent = absent;
+      this.bytes = bytes;
+      this.owned = owned;
+    }
+
+    static Fetched missing(Source source) {
+      return new Fetched(source, false, List.of(), List.of(), null, List.of());
+    }
+
+    boolean present() {
+      return present;
+    }
+
+    /** Bytes this holds (what a prefetch window counts). */
+    long heldBytes() {
+      return owned.stream().mapToLong(ArrowBuf::capacity).sum();
+    }
+
+    @Override
+    public void close() {
+      owned.forEach(ArrowBuf::close);
+    }
+  }
+
+  /**
    * Reads the part of shard {@code key} that {@code view} selects; idle threads of the read's
    * budget ({@code scratch.helpers()}) decode inner chunks beside the caller.
    *
@@ -84,93 +143,246 @@ final class ShardReader {
   private boolean read(
       Source source, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
     Optional<ShardIndex> index = index(source, allocator, stats);
-    byte[] fill = codec.fillElement();
     if (index.isEmpty()) {
-      view.fill(fill);
+      view.fill(codec.fillElement());
       return false;
     }
-    ShardIndex shardIndex = index.get();
     List<Wanted> wanted = new ArrayList<>();
+    List<SlabView> absent = new ArrayList<>();
+    plan(index.get(), view, wanted, absent);
+    ArrowBuf[] bytes = null;
+    List<ArrowBuf> owned = List.of();
+    if (nested == null && !wanted.isEmpty()) {
+      owned = fetch(source, ranges(source, wanted), allocator);
+      bytes = owned.toArray(new ArrowBuf[0]);
+      fetchedStats(stats, wanted);
+    }
+    try (Fetched f = new Fetched(source, true, wanted, absent, bytes, owned)) {
+      return decode(f, allocator, scratch, stats);
+    }
+  }
+
+  /**
+   * The fetch step of {@link #read}, asynchronous and without decoding: the index (cached, or one
+   * request), then the needed inner chunks' ranges in one coalesced batch; a shard the view takes
+   * whole ({@code whole}: every element inside the array) and whose index is not cached yet in one
+   * request. Not for nested sharding ({@link #prefetchable}). {@code view} is only planned here,
+   * never written.
+   *
+   * @return the fetched bytes, owned by the caller ({@link Fetched#close}) once the future
+   *     completes
+   */
+  CompletableFuture<Fetched> fetchAsync(
+      String key,
+      SlabView view,
+      boolean whole,
+      BufferAllocator allocator,
+      Executor executor,
+      ReadStats stats) {
+    Source source = new Source(key, 0, -1);
+    ShardIndex cached = indexes.get(source.cacheKey());
+    if (cached == null && whole) {
+      return store
+          .getAsync(key, ByteRange.ALL, allocator, executor)
+          .thenApply(body -> whole(source, body, view, allocator, stats));
+    }
+    CompletableFuture<Optional<ShardIndex>> index =
+        cached != null
+            ? CompletableFuture.completedFuture(Optional.of(cached))
+            : store
+                .getAsync(key, indexRange(source), allocator, executor)
+                .handle(
+                    (encoded, error) -> {
+                      if (error != null) {
+                        Throwable e = unwrap(error);
+                        throw new CompletionException(
+                            e instanceof StoreException se ? unreadableIndex(se) : e);
+                      }
+                      return indexFrom(source, encoded, allocator, stats);
+                    });
+    return index.thenCompose(
+        found -> {
+          if (found.isEmpty()) {
+            return CompletableFuture.completedFuture(Fetched.missing(source));
+          }
+          List<Wanted> wanted = new ArrayList<>();
+          List<SlabView> absent = new ArrayList<>();
+          plan(found.get(), view, wanted, absent);
+          if (wanted.isEmpty()) {
+            return CompletableFuture.completedFuture(
+                new Fetched(source, true, wanted, absent, new ArrowBuf[0], List.of()));
+          }
+          return store
+              .getRangesAsync(key, ranges(source, wanted), allocator, executor)
+              .handle(
+                  (got, error) -> {
+                    if (error != null) {
+                      throw new CompletionException(indexMismatch(source, unwrap(error)));
+                    }
+                    List<ArrowBuf> bufs =
+                        got.orElseThrow(
+                            () ->
+                                new CompletionException(
+                                    indexMismatch(
+                                        source,
+                                        new StoreException(
+                                            "shard '"
+                                                + source.key()
+                                                + "' disappeared while being read"))));
+                    fetchedStats(stats, wanted);
+                    return new Fetched(
+                        source, true, wanted, absent, bufs.toArray(new ArrowBuf[0]), bufs);
+                  });
+        });
+  }
+
+  /** True when {@link #fetchAsync} can fetch this shard's bytes (no nested sharding below). */
+  boolean prefetchable() {
+    return nested == null;
+  }
+
+  /** A whole shard read with one request: the index from its own bytes, the chunks as slices. */
+  private Fetched whole(
+      Source source,
+      Optional<ArrowBuf> body,
+      SlabView view,
+      BufferAllocator allocator,
+      ReadStats stats) {
+    if (body.isEmpty()) {
+      return Fetched.missing(source);
+    }
+    ArrowBuf shard = body.get();
+    try {
+      long n = shard.writerIndex();
+      long size = codec.indexSize();
+      if (n < size) {
+        throw new CodecException(
+            "codec sharding_indexed: cannot read the "
+                + size
+                + "-byte shard index: shard '"
+                + source.key()
+                + "' holds only "
+                + n
+                + " bytes (the shard is truncated?)");
+      }
+      ArrowBuf encodedIndex = shard.slice(codec.indexAtEnd() ? n - size : 0, size);
+      encodedIndex.writerIndex(size);
+      ShardIndex index = codec.decodeIndex(encodedIndex, allocator);
+      index.validate(codec.dataStart(), codec.indexAtEnd() ? n - size : n);
+      cache(source, index);
+      List<Wanted> wanted = new ArrayList<>();
+      List<SlabView> absent = new ArrayList<>();
+      plan(index, view, wanted, absent);
+      ArrowBuf[] bytes = new ArrowBuf[wanted.size()];
+      for (int i = 0; i < bytes.length; i++) {
+        Wanted w = wanted.get(i);
+        bytes[i] = shard.slice(w.offset(), w.length());
+        bytes[i].writerIndex(w.length());
+      }
+      if (stats != null) {
+        stats.fetched(n);
+      }
+      return new Fetched(source, true, wanted, absent, bytes, List.of(shard));
+    } catch (RuntimeException e) {
+      shard.close();
+      throw e;
+    }
+  }
+
+  /** The inner chunks {@code view} needs: present ones into {@code wanted}, absent ones' views. */
+  private void plan(ShardIndex index, SlabView view, List<Wanted> wanted, List<SlabView> absent) {
     ChunkPart.forEachChunk(
         view,
         codec.innerShape(),
         (innerIndex, innerView) -> {
-          int p = shardIndex.position(innerIndex);
-          if (shardIndex.isAbsent(p)) {
-            innerView.fill(fill);
+          int p = index.position(innerIndex);
+          if (index.isAbsent(p)) {
+            absent.add(innerView);
           } else {
-            wanted.add(
-                new Wanted(innerIndex, innerView, shardIndex.offset(p), shardIndex.length(p)));
+            wanted.add(new Wanted(innerIndex, innerView, index.offset(p), index.length(p)));
           }
         });
-    List<ArrowBuf> fetched = new ArrayList<>();
+  }
+
+  private static List<ByteRange.FromStart> ranges(Source source, List<Wanted> wanted) {
+    return wanted.stream()
+        .map(w -> (ByteRange.FromStart) source.range(w.offset(), w.length()))
+        .toList();
+  }
+
+  private static void fetchedStats(ReadStats stats, List<Wanted> wanted) {
+    if (stats != null && !wanted.isEmpty()) {
+      stats.fetched(wanted.stream().mapToLong(Wanted::length).sum());
+    }
+  }
+
+  /**
+   * The decode step: fills the inner chunks the index marks absent and decodes the wanted ones (or
+   * reads nested shards one level down); idle threads of the read's budget help.
+   *
+   * @return false if the shard is absent from the store (the whole view is then the fill value)
+   */
+  boolean decode(Fetched f, SlabView view, BufferAllocator allocator, Scratch s, ReadStats stats) {
+    if (!f.present()) {
+      view.fill(codec.fillElement());
+      return false;
+    }
+    return decode(f, allocator, s, stats);
+  }
+
+  private boolean decode(Fetched f, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
+    byte[] fill = codec.fillElement();
+    for (SlabView v : f.absent) {
+      v.fill(fill);
+    }
     List<Runnable> decodes = new ArrayList<>();
     Thread caller = Thread.currentThread();
-    try {
+    for (int i = 0; i < f.wanted.size(); i++) {
+      Wanted w = f.wanted.get(i);
       if (nested != null) {
         // inner shards: read each one's index and needed chunks inside its range, one level down
-        for (Wanted w : wanted) {
-          Source inner = new Source(source.key(), source.base() + w.offset(), w.length());
-          decodes.add(
-              () ->
-                  helping(
-                      caller,
-                      scratch,
-                      s -> {
-                        try {
-                          nested.read(
-                              inner, codec.innerChain().encodedView(w.view()), allocator, s, stats);
-                        } catch (CodecException e) {
-                          throw new CodecException(
-                              "inner chunk "
-                                  + Arrays.toString(w.innerIndex())
-                                  + ": "
-                                  + e.getMessage(),
-                              e);
-                        }
-                      }));
-        }
+        Source inner = new Source(f.source.key(), f.source.base() + w.offset(), w.length());
+        decodes.add(
+            () ->
+                helping(
+                    caller,
+                    scratch,
+                    s -> {
+                      try {
+                        nested.read(
+                            inner, codec.innerChain().encodedView(w.view()), allocator, s, stats);
+                      } catch (CodecException e) {
+                        throw new CodecException(
+                            "inner chunk "
+                                + Arrays.toString(w.innerIndex())
+                                + ": "
+                                + e.getMessage(),
+                            e);
+                      }
+                    }));
       } else {
-        fetched.addAll(
-            fetch(
-                source,
-                wanted.stream()
-                    .map(w -> (ByteRange.FromStart) source.range(w.offset(), w.length()))
-                    .toList(),
-                allocator));
-        if (stats != null && !wanted.isEmpty()) {
-          stats.fetched(wanted.stream().mapToLong(Wanted::length).sum());
-        }
-        for (int i = 0; i < wanted.size(); i++) {
-          Wanted w = wanted.get(i);
-          ArrowBuf bytes = fetched.get(i);
-          decodes.add(
-              () -> {
-                helping(caller, scratch, s -> decode(w, bytes, allocator, s));
-                if (stats != null) {
-                  stats.decoded(1, w.view().byteSize());
-                }
-              });
-        }
+        ArrowBuf bytes = f.bytes[i];
+        decodes.add(
+            () -> {
+              helping(caller, scratch, s -> decodeInner(w, bytes, allocator, s));
+              if (stats != null) {
+                stats.decoded(1, w.view().byteSize());
+              }
+            });
       }
-      // helpers only from threads of this read that are not running a chunk themselves
-      int helpers = scratch.helpers();
-      if (decodes.size() == 1 || helpers < 1) {
-        decodes.forEach(Runnable::run);
-      } else {
-        WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
-      }
-    } finally {
-      fetched.forEach(ArrowBuf::close);
+    }
+    // helpers only from threads of this read that are not running a chunk themselves
+    int helpers = scratch.helpers();
+    if (decodes.size() == 1 || helpers < 1) {
+      decodes.forEach(Runnable::run);
+    } else {
+      WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
     }
     return true;
   }
 
   private List<ArrowBuf> fetch(
       Source source, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
-    if (ranges.isEmpty()) {
-      return List.of();
-    }
     try {
       return store
           .getRanges(source.key(), ranges, allocator)
@@ -178,18 +390,28 @@ final class ShardReader {
               () ->
                   new StoreException("shard '" + source.key() + "' disappeared while being read"));
     } catch (StoreException e) {
-      throw new CodecException(
-          "codec sharding_indexed: the index points at bytes that the shard does not hold: "
-              + e.getMessage(),
-          e);
+      throw indexMismatch(source, e);
     }
+  }
+
+  private static RuntimeException indexMismatch(Source source, Throwable e) {
+    if (!(e instanceof StoreException)) {
+      return e instanceof RuntimeException r ? r : new CompletionException(e);
+    }
+    return new CodecException(
+        "codec sharding_indexed: the index points at bytes that the shard does not hold: "
+            + e.getMessage(),
+        e);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /**
    * Runs {@code work} with the caller's scratch, or on a helper thread with a scratch of its own.
    */
-  private void helping(
-      Thread caller, Scratch callerScratch, java.util.function.Consumer<Scratch> work) {
+  private void helping(Thread caller, Scratch callerScratch, Consumer<Scratch> work) {
     boolean helper = Thread.currentThread() != caller;
     Scratch scratch =
         !helper
@@ -211,7 +433,7 @@ final class ShardReader {
   }
 
   /** Decodes one inner chunk from its bytes. */
-  private void decode(Wanted w, ArrowBuf chunk, BufferAllocator allocator, Scratch scratch) {
+  private void decodeInner(Wanted w, ArrowBuf chunk, BufferAllocator allocator, Scratch scratch) {
     try {
       codec.decodeInner(chunk, w.view(), allocator, scratch);
     } catch (CodecException e) {
@@ -220,11 +442,8 @@ final class ShardReader {
     }
   }
 
-  private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
-    ShardIndex cached = indexes.get(source.cacheKey());
-    if (cached != null) {
-      return Optional.of(cached);
-    }
+  /** Where the index of {@code source} lies. */
+  private ByteRange indexRange(Source source) {
     long size = codec.indexSize();
     if (source.length() >= 0 && source.length() < size) {
       throw new CodecException(
@@ -234,27 +453,45 @@ final class ShardReader {
               + size
               + "-byte index");
     }
-    ByteRange range =
-        source.length() < 0
-            ? (codec.indexAtEnd() ? ByteRange.suffix(size) : ByteRange.of(0, size))
-            : source.range(codec.indexAtEnd() ? source.length() - size : 0, size);
+    return source.length() < 0
+        ? (codec.indexAtEnd() ? ByteRange.suffix(size) : ByteRange.of(0, size))
+        : source.range(codec.indexAtEnd() ? source.length() - size : 0, size);
+  }
+
+  private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
+    ShardIndex cached = indexes.get(source.cacheKey());
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    ByteRange range = indexRange(source);
     Optional<ArrowBuf> encoded;
     try {
       encoded = store.get(source.key(), range, allocator);
     } catch (StoreException e) {
-      throw new CodecException(
-          "codec sharding_indexed: cannot read the "
-              + size
-              + "-byte shard index (the shard is truncated?): "
-              + e.getMessage(),
-          e);
+      throw unreadableIndex(e);
     }
+    return indexFrom(source, encoded, allocator, stats);
+  }
+
+  private CodecException unreadableIndex(StoreException e) {
+    return new CodecException(
+        "codec sharding_indexed: cannot read the "
+            + codec.indexSize()
+            + "-byte shard index (the shard is truncated?): "
+            + e.getMessage(),
+        e);
+  }
+
+  /** The index decoded from its encoded bytes (consumed), validated and cached. */
+  private Optional<ShardIndex> indexFrom(
+      Source source, Optional<ArrowBuf> encoded, BufferAllocator allocator, ReadStats stats) {
     if (encoded.isEmpty()) {
       if (source.length() >= 0) {
         throw new StoreException("shard '" + source.key() + "' disappeared while being read");
       }
       return Optional.empty();
     }
+    long size = codec.indexSize();
     if (stats != null) {
       stats.fetched(size);
     }
@@ -268,10 +505,14 @@ final class ShardReader {
         source.length() < 0
             ? Long.MAX_VALUE
             : codec.indexAtEnd() ? source.length() - size : source.length());
+    cache(source, index);
+    return Optional.of(index);
+  }
+
+  private void cache(Source source, ShardIndex index) {
     if (indexes.size() >= INDEX_CACHE_ENTRIES) {
       indexes.clear();
     }
     indexes.put(source.cacheKey(), index);
-    return Optional.of(index);
   }
 }

@@ -324,17 +324,26 @@ public final class ZarrArray {
    * while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
-    // remote, not sharded: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`
-    boolean ahead =
-        ioConcurrency > 0
-            && tasks > 1
-            && resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0)))
-                    .shardReader()
-                == null;
+    // remote: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`; a shard's
+    // fetch is its index (unless cached) then its needed ranges, or the whole shard at once
+    ShardReader sharded =
+        resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0))).shardReader();
+    boolean ahead = ioConcurrency > 0 && tasks > 1 && (sharded == null || sharded.prefetchable());
     int workers = Math.min(ahead ? parallelism : Math.max(parallelism, ioConcurrency), tasks);
-    try (Prefetch prefetch = ahead ? new Prefetch(target.parts(), tasks, allocator) : null) {
-      if (prefetch != null) {
-        prefetch.pump();
+    try (Prefetch<ArrowBuf> chunks =
+            ahead && sharded == null
+                ? new Prefetch<>(tasks, t -> fetchChunk(target, t, allocator), ArrowBuf::capacity)
+                : null;
+        Prefetch<ShardReader.Fetched> shards =
+            ahead && sharded != null
+                ? new Prefetch<>(
+                    tasks, t -> fetchShard(target, t, allocator), ShardReader.Fetched::heldBytes)
+                : null) {
+      if (chunks != null) {
+        chunks.pump();
+      }
+      if (shards != null) {
+        shards.pump();
       }
       WorkRunner.run(
           tasks,
@@ -347,7 +356,7 @@ public final class ZarrArray {
                         .bind(target.scratch(), target.budget()::idle, target.budget().executor());
             target.budget().enter();
             try {
-              readChunk(target, t, allocator, scratch, prefetch);
+              readChunk(target, t, allocator, scratch, chunks, shards);
             } finally {
               target.budget().exit();
               if (scratchPool != null) {
@@ -365,6 +374,30 @@ public final class ZarrArray {
     }
   }
 
+  /** The request for task {@code t}'s chunk (a null body: the chunk is absent). */
+  private java.util.concurrent.CompletableFuture<ArrowBuf> fetchChunk(
+      Target target, int t, BufferAllocator allocator) {
+    String key = chunkKey(chunkIndexOf(target.parts(), t));
+    return store
+        .getAsync(key, dev.zaro.arrow.store.ByteRange.ALL, allocator, executor)
+        .thenApply(body -> body.orElse(null));
+  }
+
+  /** The fetch step of task {@code t}'s shard read (its view planned, not written). */
+  private java.util.concurrent.CompletableFuture<ShardReader.Fetched> fetchShard(
+      Target target, int t, BufferAllocator allocator) {
+    TaskView tv = taskView(target, t);
+    Resolved r = resolve(tv.chunkShape());
+    return r.shardReader()
+        .fetchAsync(
+            chunkKey(tv.chunkIndex()),
+            r.chain().encodedView(tv.view()),
+            tv.whole(),
+            allocator,
+            executor,
+            target.stats());
+  }
+
   /** The chunk index of task {@code task}: C order over the per-dimension chunk parts. */
   private static long[] chunkIndexOf(List<List<ChunkPart>> parts, int task) {
     long[] chunkIndex = new long[parts.size()];
@@ -378,37 +411,41 @@ public final class ZarrArray {
   }
 
   /**
-   * The chunk fetches of one read on a remote store, run ahead of its decoding threads: the body of
-   * task {@code t} is requested through {@link Store#getAsync} while fewer than {@code
-   * ioConcurrency} requests are in flight and the bodies that arrived but wait for a decoder hold
-   * less than {@code maxBytesInFlight} bytes. WorkRunner hands tasks out in increasing order, so
-   * the window slides along with the decoders, and requests in flight no longer depend on how many
-   * threads decode. Owns every body until a task {@link #take}s it; {@link #close} stops issuing,
-   * waits for the requests still in flight and frees the bodies nobody took (after a failure or
-   * cancellation).
+   * The chunk (or shard) fetches of one read on a remote store, run ahead of its decoding threads:
+   * the fetch of task {@code t} starts while fewer than {@code ioConcurrency} fetches are in flight
+   * and what arrived but waits for a decoder holds less than {@code maxBytesInFlight} bytes.
+   * WorkRunner hands tasks out in increasing order, so the window slides along with the decoders,
+   * and requests in flight no longer depend on how many threads decode. Owns every result until a
+   * task {@link #take}s it; {@link #close} stops issuing, waits for the fetches still in flight and
+   * frees the results nobody took (after a failure or cancellation).
+   *
+   * @param <T> what one fetch yields: a chunk's body (null when absent) or a shard's fetched bytes
    */
-  private final class Prefetch implements AutoCloseable {
-    private final List<List<ChunkPart>> parts;
+  private final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
     private final int tasks;
-    private final BufferAllocator allocator;
-    private final java.util.concurrent.CompletableFuture<?>[] fetches;
+    private final java.util.function.IntFunction<java.util.concurrent.CompletableFuture<T>> fetch;
+    private final java.util.function.ToLongFunction<T> held;
+    private final java.util.List<java.util.concurrent.CompletableFuture<T>> fetches;
     private final long[] sizes;
     private int issued;
     private int inFlight;
-    private long held;
+    private long heldBytes;
     private int unassigned;
     private boolean pumping;
     private boolean closed;
 
-    Prefetch(List<List<ChunkPart>> parts, int tasks, BufferAllocator allocator) {
-      this.parts = parts;
+    Prefetch(
+        int tasks,
+        java.util.function.IntFunction<java.util.concurrent.CompletableFuture<T>> fetch,
+        java.util.function.ToLongFunction<T> held) {
       this.tasks = tasks;
-      this.allocator = allocator;
-      this.fetches = new java.util.concurrent.CompletableFuture<?>[tasks];
+      this.fetch = fetch;
+      this.held = held;
+      this.fetches = new ArrayList<>(java.util.Collections.nCopies(tasks, null));
       this.sizes = new long[tasks];
     }
 
-    /** Requests chunks ahead while the window allows; re-entrant calls return at once. */
+    /** Starts fetches ahead while the window allows; re-entrant calls return at once. */
     void pump() {
       synchronized (this) {
         if (pumping) {
@@ -423,7 +460,7 @@ public final class ZarrArray {
             if (closed
                 || issued >= tasks
                 || inFlight >= ioConcurrency
-                || held >= maxBytesInFlight) {
+                || heldBytes >= maxBytesInFlight) {
               return;
             }
             t = issued++;
@@ -440,42 +477,40 @@ public final class ZarrArray {
     }
 
     private void issue(int t) {
-      String key = chunkKey(chunkIndexOf(parts, t));
-      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f;
+      java.util.concurrent.CompletableFuture<T> f;
       try {
-        f = store.getAsync(key, dev.zaro.arrow.store.ByteRange.ALL, allocator, executor);
+        f = fetch.apply(t);
       } catch (RuntimeException e) {
         f = java.util.concurrent.CompletableFuture.failedFuture(e);
       }
-      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> done =
+      java.util.concurrent.CompletableFuture<T> done =
           f.whenComplete(
-              (body, error) -> {
+              (result, error) -> {
                 synchronized (this) {
                   inFlight--;
-                  long n = body != null && body.isPresent() ? body.get().readableBytes() : 0;
+                  long n = result != null ? held.applyAsLong(result) : 0;
                   sizes[t] = n;
-                  held += n;
+                  heldBytes += n;
                   notifyAll();
                 }
                 pump();
               });
       synchronized (this) {
-        fetches[t] = done;
+        fetches.set(t, done);
         unassigned--;
         notifyAll();
       }
     }
 
     /**
-     * Waits for the body of task {@code t}, which the caller owns and closes; empty for a missing
-     * chunk. The window always reaches {@code t}: tasks are taken in order, so the bodies that hold
-     * it back belong to tasks already running, whose takes move it on.
+     * Waits for the result of task {@code t}, which the caller owns and closes. The window always
+     * reaches {@code t}: tasks are taken in order, so the results that hold it back belong to tasks
+     * already running, whose takes move it on.
      */
-    @SuppressWarnings("unchecked")
-    Optional<ArrowBuf> take(int t) {
-      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f;
+    T take(int t) {
+      java.util.concurrent.CompletableFuture<T> f;
       synchronized (this) {
-        while (fetches[t] == null && !closed) {
+        while (fetches.get(t) == null && !closed) {
           try {
             wait();
           } catch (InterruptedException e) {
@@ -483,29 +518,27 @@ public final class ZarrArray {
             throw new ZaroException("interrupted while fetching chunk " + t, e);
           }
         }
-        f = (java.util.concurrent.CompletableFuture<Optional<ArrowBuf>>) fetches[t];
-        fetches[t] = null;
+        f = fetches.get(t);
+        fetches.set(t, null);
       }
-      Optional<ArrowBuf> body;
       try {
-        body = f.join();
+        return f.join();
       } catch (java.util.concurrent.CompletionException e) {
         throw e.getCause() instanceof RuntimeException r ? r : e;
       } finally {
         synchronized (this) {
-          held -= sizes[t];
+          heldBytes -= sizes[t];
         }
+        pump();
       }
-      pump();
-      return body;
     }
 
     @Override
     public void close() {
-      java.util.concurrent.CompletableFuture<?>[] left;
+      List<java.util.concurrent.CompletableFuture<T>> left;
       synchronized (this) {
         closed = true;
-        // every request issued completes (the store's timeouts bound it) before its body is freed
+        // every fetch issued completes (the store's timeouts bound it) before its result is freed
         while (unassigned > 0 || inFlight > 0) {
           try {
             wait();
@@ -514,24 +547,33 @@ public final class ZarrArray {
             break;
           }
         }
-        left = fetches.clone();
-        Arrays.fill(fetches, null);
+        left = new ArrayList<>(fetches);
+        java.util.Collections.fill(fetches, null);
       }
-      for (java.util.concurrent.CompletableFuture<?> f : left) {
+      for (java.util.concurrent.CompletableFuture<T> f : left) {
         if (f == null) {
           continue;
         }
         try {
-          ((Optional<?>) f.join()).ifPresent(b -> ((ArrowBuf) b).close());
-        } catch (RuntimeException e) {
-          // a failed request holds no body; the read already reports its own failure
+          T result = f.join();
+          if (result != null) {
+            result.close();
+          }
+        } catch (Exception e) {
+          // a failed fetch holds nothing; the read already reports its own failure
         }
       }
     }
   }
 
-  private void readChunk(
-      Target target, int task, BufferAllocator allocator, Scratch scratch, Prefetch prefetch) {
+  /**
+   * Where task {@code t} reads: its chunk, the chunk's shape, the view of the output, and whether
+   * the view takes every element of the chunk that lies inside the array.
+   */
+  @SuppressWarnings("ArrayRecordComponent") // a read's private carrier, never compared
+  private record TaskView(long[] chunkIndex, int[] chunkShape, SlabView view, boolean whole) {}
+
+  private TaskView taskView(Target target, int task) {
     List<List<ChunkPart>> parts = target.parts();
     long[] stride = target.stride();
     int rank = parts.size();
@@ -550,9 +592,12 @@ public final class ZarrArray {
       offset += part.outStart() * stride[d];
     }
     int[] chunkShape = metadata.chunkGrid().chunkShape(chunkIndex);
-    Resolved r = resolve(chunkShape);
-    CodecChain chain = r.chain();
-    ShardReader shardReader = r.shardReader();
+    boolean whole = true;
+    for (int d = 0; d < rank && whole; d++) {
+      var dim = metadata.chunkGrid().dim(d);
+      long inside = Math.min(chunkShape[d], dim.size() - dim.start(chunkIndex[d]));
+      whole = start[d] == 0 && (target.step()[d] == 1 || count[d] == 1) && count[d] == inside;
+    }
     SlabView view =
         new SlabView(
             target.out(),
@@ -564,10 +609,37 @@ public final class ZarrArray {
             count,
             stride,
             target.heap());
+    return new TaskView(chunkIndex, chunkShape, view, whole);
+  }
+
+  private void readChunk(
+      Target target,
+      int task,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Prefetch<ArrowBuf> chunks,
+      Prefetch<ShardReader.Fetched> shards) {
+    TaskView tv = taskView(target, task);
+    long[] chunkIndex = tv.chunkIndex();
+    SlabView view = tv.view();
+    Resolved r = resolve(tv.chunkShape());
+    CodecChain chain = r.chain();
+    ShardReader shardReader = r.shardReader();
     String key = chunkKey(chunkIndex);
     if (shardReader != null) {
       try {
-        if (!shardReader.read(key, chain.encodedView(view), allocator, scratch, target.stats())) {
+        boolean present;
+        if (shards != null) {
+          try (ShardReader.Fetched fetched = shards.take(task)) {
+            present =
+                shardReader.decode(
+                    fetched, chain.encodedView(view), allocator, scratch, target.stats());
+          }
+        } else {
+          present =
+              shardReader.read(key, chain.encodedView(view), allocator, scratch, target.stats());
+        }
+        if (!present) {
           missing(key, chunkIndex, view, target);
         }
       } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
@@ -584,7 +656,7 @@ public final class ZarrArray {
     }
     Optional<ArrowBuf> encoded;
     try {
-      encoded = prefetch != null ? prefetch.take(task) : store.get(key, allocator);
+      encoded = chunks != null ? Optional.ofNullable(chunks.take(task)) : store.get(key, allocator);
     } catch (ZaroException e) {
       throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
     }
@@ -593,7 +665,7 @@ public final class ZarrArray {
       view.fill(target.fill());
       return;
     }
-    boolean slot = prefetch == null && ioConcurrency > parallelism;
+    boolean slot = chunks == null && ioConcurrency > parallelism;
     if (slot) {
       decodeSlots.acquireUninterruptibly();
     }

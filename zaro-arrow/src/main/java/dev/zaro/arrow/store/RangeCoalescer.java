@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -66,69 +69,132 @@ public final class RangeCoalescer {
    */
   public static Optional<List<ArrowBuf>> fetch(
       Store store, String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
-    ArrowBuf[] out = new ArrowBuf[ranges.size()];
     List<Group> groups = plan(ranges, MAX_GAP, MAX_REQUEST);
-    List<java.util.concurrent.CompletableFuture<Optional<ArrowBuf>>> pending = new ArrayList<>();
     if (groups.size() > 1 && store.capabilities().isRemote()) {
-      for (Group g : groups) {
-        // the store's own async path (HTTP: non-blocking); a blocking store runs it right here
-        pending.add(
-            store.getAsync(key, ByteRange.of(g.offset(), g.length()), allocator, Runnable::run));
-      }
+      // the store's own async path (HTTP: non-blocking); a blocking store runs it right here
+      return await(fetchAsync(store, key, ranges, allocator, Runnable::run));
     }
-    int next = 0;
+    ArrowBuf[] bodies = new ArrowBuf[groups.size()];
     try {
-      for (Group g : groups) {
+      for (int i = 0; i < groups.size(); i++) {
+        Group g = groups.get(i);
         Optional<ArrowBuf> fetched =
-            pending.isEmpty()
-                ? store.get(key, ByteRange.of(g.offset(), g.length()), allocator)
-                : await(pending.get(next));
-        next++;
+            store.get(key, ByteRange.of(g.offset(), g.length()), allocator);
         if (fetched.isEmpty()) {
-          closeAll(out);
+          closeAll(bodies);
           return Optional.empty();
         }
-        try (ArrowBuf buf = fetched.get()) {
-          if (buf.writerIndex() < g.length()) {
-            throw new dev.zaro.arrow.error.StoreException(
-                "key '"
-                    + key
-                    + "' in "
-                    + store.describe()
-                    + ": asked for "
-                    + g.length()
-                    + " bytes at "
-                    + g.offset()
-                    + ", got "
-                    + buf.writerIndex());
-          }
-          for (int m : g.members()) {
-            ByteRange.FromStart r = ranges.get(m);
-            ArrowBuf slice = buf.slice(r.offset() - g.offset(), r.length());
-            slice.getReferenceManager().retain();
-            slice.writerIndex(r.length());
-            out[m] = slice;
-          }
+        bodies[i] = fetched.get();
+      }
+    } catch (RuntimeException | Error e) {
+      closeAll(bodies);
+      throw e;
+    }
+    return Optional.of(slice(store, key, ranges, groups, bodies));
+  }
+
+  /**
+   * {@link #fetch} without blocking: every merged request goes out at once through {@link
+   * Store#getAsync}; the future completes when all have, with every range or none (a failure or an
+   * absent key frees what arrived).
+   */
+  public static CompletableFuture<Optional<List<ArrowBuf>>> fetchAsync(
+      Store store,
+      String key,
+      List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator,
+      Executor executor) {
+    List<Group> groups = plan(ranges, MAX_GAP, MAX_REQUEST);
+    @SuppressWarnings("unchecked")
+    CompletableFuture<Optional<ArrowBuf>>[] pending = new CompletableFuture[groups.size()];
+    for (int i = 0; i < pending.length; i++) {
+      Group g = groups.get(i);
+      try {
+        pending[i] = store.getAsync(key, ByteRange.of(g.offset(), g.length()), allocator, executor);
+      } catch (RuntimeException e) {
+        pending[i] = CompletableFuture.failedFuture(e);
+      }
+    }
+    return CompletableFuture.allOf(pending)
+        .handle(
+            (ignored, error) -> {
+              // every request has completed: keep all bodies or free all of them
+              ArrowBuf[] bodies = new ArrowBuf[pending.length];
+              Throwable failure = null;
+              boolean absent = false;
+              for (int i = 0; i < pending.length; i++) {
+                try {
+                  Optional<ArrowBuf> body = pending[i].join();
+                  if (body.isPresent()) {
+                    bodies[i] = body.get();
+                  } else {
+                    absent = true;
+                  }
+                } catch (CompletionException | java.util.concurrent.CancellationException e) {
+                  if (failure == null) {
+                    failure = e.getCause() != null ? e.getCause() : e;
+                  }
+                }
+              }
+              if (failure != null || absent) {
+                closeAll(bodies);
+                if (failure != null) {
+                  throw failure instanceof CompletionException c
+                      ? c
+                      : new CompletionException(failure);
+                }
+                return Optional.empty();
+              }
+              return Optional.of(slice(store, key, ranges, groups, bodies));
+            });
+  }
+
+  /**
+   * The asked ranges as slices of the merged bodies (each slice holds its own reference); the
+   * bodies are released here, on success or failure.
+   */
+  private static List<ArrowBuf> slice(
+      Store store,
+      String key,
+      List<ByteRange.FromStart> ranges,
+      List<Group> groups,
+      ArrowBuf[] bodies) {
+    ArrowBuf[] out = new ArrowBuf[ranges.size()];
+    try {
+      for (int i = 0; i < groups.size(); i++) {
+        Group g = groups.get(i);
+        ArrowBuf buf = bodies[i];
+        if (buf.writerIndex() < g.length()) {
+          throw new dev.zaro.arrow.error.StoreException(
+              "key '"
+                  + key
+                  + "' in "
+                  + store.describe()
+                  + ": asked for "
+                  + g.length()
+                  + " bytes at "
+                  + g.offset()
+                  + ", got "
+                  + buf.writerIndex());
+        }
+        for (int m : g.members()) {
+          ByteRange.FromStart r = ranges.get(m);
+          ArrowBuf slice = buf.slice(r.offset() - g.offset(), r.length());
+          slice.getReferenceManager().retain();
+          slice.writerIndex(r.length());
+          out[m] = slice;
         }
       }
-      return Optional.of(List.of(out));
+      return List.of(out);
     } catch (RuntimeException | Error e) {
       closeAll(out);
       throw e;
     } finally {
-      // requests not consumed (a failure or an absent key stopped early): wait, free their bodies
-      for (int i = next; i < pending.size(); i++) {
-        try {
-          await(pending.get(i)).ifPresent(ArrowBuf::close);
-        } catch (RuntimeException e) {
-          // the read already fails or reports the key absent
-        }
-      }
+      closeAll(bodies);
     }
   }
 
-  private static Optional<ArrowBuf> await(
-      java.util.concurrent.CompletableFuture<Optional<ArrowBuf>> f) {
+  private static <T> T await(CompletableFuture<T> f) {
     try {
       return f.join();
     } catch (java.util.concurrent.CompletionException e) {

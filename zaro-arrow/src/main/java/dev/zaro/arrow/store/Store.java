@@ -71,6 +71,21 @@ public interface Store extends AutoCloseable {
     return RangeCoalescer.fetch(this, key, ranges, allocator);
   }
 
+  /**
+   * {@link #getRanges} without blocking: the coalesced requests all go out at once through {@link
+   * #getAsync}, completing with every range or none (a failure frees what arrived).
+   *
+   * @return one buffer per range, in the order asked, each owned (closed) by the caller once the
+   *     future completes; empty if the key is absent
+   */
+  default CompletableFuture<Optional<java.util.List<ArrowBuf>>> getRangesAsync(
+      String key,
+      java.util.List<ByteRange.FromStart> ranges,
+      BufferAllocator allocator,
+      java.util.concurrent.Executor executor) {
+    return RangeCoalescer.fetchAsync(this, key, ranges, allocator, executor);
+  }
+
   /** Reads a small whole value (metadata documents) onto the heap; empty if absent. */
   Optional<byte[]> getBytes(String key);
 

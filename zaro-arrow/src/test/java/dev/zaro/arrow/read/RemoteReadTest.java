@@ -13,12 +13,14 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.MemoryStore;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.Stores;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -50,7 +52,16 @@ class RemoteReadTest extends AllocatorTest {
     private final ExecutorService io = Executors.newFixedThreadPool(8);
     private final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger peakInFlight = new AtomicInteger();
+
+    /** Every request, as "key range" (ByteRange's record form), in the order made. */
+    final java.util.Queue<String> requests = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     volatile String failing;
+
+    /** Keys whose value reads as only its first {@code truncatedTo} bytes (a cut-off upload). */
+    volatile String truncated;
+
+    volatile int truncatedTo;
 
     SlowRemoteStore(Store inner) {
       this.inner = inner;
@@ -61,12 +72,23 @@ class RemoteReadTest extends AllocatorTest {
       if (key.equals(failing)) {
         throw new StoreException(ErrorKind.IO, "injected failure for '" + key + "'");
       }
+      if (key.equals(truncated)) {
+        Optional<byte[]> whole = inner.getBytes(key);
+        if (whole.isEmpty()) {
+          return Optional.empty();
+        }
+        byte[] cut = Arrays.copyOf(whole.get(), Math.min(truncatedTo, whole.get().length));
+        try (MemoryStore one = new MemoryStore()) {
+          return one.put(key, cut).get(key, range, allocator);
+        }
+      }
       return inner.get(key, range, allocator);
     }
 
     @Override
     public CompletableFuture<Optional<ArrowBuf>> getAsync(
         String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+      requests.add(key + " " + range);
       int n = inFlight.incrementAndGet();
       peakInFlight.accumulateAndGet(n, Math::max);
       return CompletableFuture.supplyAsync(
@@ -176,6 +198,88 @@ class RemoteReadTest extends AllocatorTest {
         assertEquals(ErrorKind.IO, e.kind(), e.getMessage());
         assertTrue(e.getMessage().contains(key), e.getMessage());
         assertEquals(0, allocator.getAllocatedMemory(), "bodies left after the failed read");
+      }
+    }
+  }
+
+  /**
+   * A remote read of whole shards fetches each with one request (index and chunks together, as
+   * tensorstore does), a read of part of a shard its index and then the needed ranges; once the
+   * indexes are cached, one coalesced request per shard. Values equal tensorstore's.
+   */
+  @Test
+  void wholeShardsAreOneRequestEachPartsAreIndexThenRanges() throws IOException {
+    Path fixture = Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr");
+    byte[] want =
+        Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin"));
+    SlowRemoteStore store = new SlowRemoteStore(Stores.open(fixture.toString()));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(2).withIoConcurrency(4))) {
+      store.requests.clear();
+      try (Slab slab = zaro.read("", "", allocator)) {
+        byte[] got = new byte[(int) slab.byteSize()];
+        slab.data().getBytes(0, got);
+        assertArrayEquals(want, got);
+      }
+      // 30 x 41 in shards of 10 x 16: 9 shards, each one request for all of its bytes
+      assertEquals(9, store.requests.size(), store.requests.toString());
+      assertTrue(
+          store.requests.stream().allMatch(r -> r.endsWith(" " + ByteRange.ALL)),
+          store.requests.toString());
+      store.requests.clear();
+      try (Slab again = zaro.read("", "", allocator)) {
+        byte[] got = new byte[(int) again.byteSize()];
+        again.data().getBytes(0, got);
+        assertArrayEquals(want, got, "second read, indexes cached");
+      }
+      assertEquals(9, store.requests.size(), "indexes cached: " + store.requests);
+    }
+    SlowRemoteStore fresh = new SlowRemoteStore(Stores.open(fixture.toString()));
+    try (Zaro zaro = Zaro.open(fresh, ZaroOptions.defaults().withThreads(2).withIoConcurrency(4));
+        Slab part = zaro.read("", "0:15, 0:20", allocator)) {
+      assertArrayEquals(new long[] {15, 20}, part.shape());
+      // shard c/0/0 whole: one request; c/0/1, c/1/0, c/1/1 in part: an index, then ranges (the
+      // shards of column 2 are whole above: 9 of their 16 columns lie inside the array)
+      java.util.List<String> made = java.util.List.copyOf(fresh.requests);
+      assertEquals(1, made.stream().filter(r -> r.startsWith("c/0/0 ")).count(), made.toString());
+      for (String shard : new String[] {"c/0/1", "c/1/0", "c/1/1"}) {
+        java.util.List<String> of = made.stream().filter(r -> r.startsWith(shard + " ")).toList();
+        assertTrue(of.size() >= 2, shard + ": " + of);
+        assertTrue(of.get(0).endsWith(" last 132 bytes"), shard + " index first: " + of);
+      }
+    }
+  }
+
+  /** A failed or cut-off shard fails the read naming the shard's key and frees every body. */
+  @Test
+  void badShardFailsTheReadNamingItsKeyAndFreesEveryBody() {
+    Path fixture = Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr");
+    for (int requests : new int[] {1, 4, 64}) {
+      for (String slice : new String[] {"", "0:25, 3:40"}) {
+        SlowRemoteStore store = new SlowRemoteStore(Stores.open(fixture.toString()));
+        try (Zaro zaro =
+            Zaro.open(store, ZaroOptions.defaults().withThreads(2).withIoConcurrency(requests))) {
+          store.failing = "c/1/1";
+          ZaroException e =
+              assertThrows(ZaroException.class, () -> zaro.read("", slice, allocator));
+          assertEquals(ErrorKind.IO, e.kind(), e.getMessage());
+          assertTrue(e.getMessage().contains("c/1/1"), e.getMessage());
+          assertEquals(0, allocator.getAllocatedMemory(), "bodies left after the failed read");
+        }
+        SlowRemoteStore cut = new SlowRemoteStore(Stores.open(fixture.toString()));
+        try (Zaro zaro =
+            Zaro.open(cut, ZaroOptions.defaults().withThreads(2).withIoConcurrency(requests))) {
+          cut.truncated = "c/2/0";
+          for (int to : new int[] {7, 300}) {
+            cut.truncatedTo = to;
+            ZaroException e =
+                assertThrows(ZaroException.class, () -> zaro.read("", slice, allocator));
+            if (to > 132) { // the 132-byte index is there: its checksum fails
+              assertEquals(ErrorKind.CORRUPT, e.kind(), to + " bytes: " + e.getMessage());
+            }
+            assertTrue(e.getMessage().contains("c/2/0"), e.getMessage());
+            assertEquals(0, allocator.getAllocatedMemory(), "bodies left after the failed read");
+          }
+        }
       }
     }
   }

@@ -1,11 +1,17 @@
 package dev.zaro.arrow.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 
 /** The coalescer's plan against its contract, over random ranges. */
@@ -59,5 +65,78 @@ class RangeCoalescerTest {
     assertEquals(2, groups.size());
     assertEquals(new RangeCoalescer.Group(0, 30, List.of(0, 1)), groups.get(0));
     assertEquals(new RangeCoalescer.Group(1000, 5, List.of(2)), groups.get(1));
+  }
+
+  /**
+   * fetchAsync: every range's bytes, or none (an absent key reads empty, a failed request fails the
+   * future), and nothing held afterwards; the requests are the plan's merged groups.
+   */
+  @Test
+  void fetchAsyncReturnsEveryRangeOrFreesEverything() {
+    byte[] value = new byte[300_000];
+    new Random(5).nextBytes(value);
+    List<ByteRange.FromStart> ranges =
+        List.of(
+            (ByteRange.FromStart) ByteRange.of(250_000, 100),
+            (ByteRange.FromStart) ByteRange.of(0, 10),
+            (ByteRange.FromStart) ByteRange.of(20, 1000));
+    try (BufferAllocator allocator = new RootAllocator();
+        MemoryStore memory = new MemoryStore().put("k", value)) {
+      List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+      String[] failing = {null};
+      Store store =
+          new Store() {
+            @Override
+            public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator a) {
+              asked.add(range.toString());
+              if (range.equals(ByteRange.of(250_000, 100)) && "fail".equals(failing[0])) {
+                throw new dev.zaro.arrow.error.StoreException("injected failure");
+              }
+              return memory.get(key, range, a);
+            }
+
+            @Override
+            public Optional<byte[]> getBytes(String key) {
+              return memory.getBytes(key);
+            }
+
+            @Override
+            public java.util.stream.Stream<String> list(String prefix) {
+              return memory.list(prefix);
+            }
+
+            @Override
+            public String describe() {
+              return "test store";
+            }
+          };
+      Optional<List<ArrowBuf>> got =
+          RangeCoalescer.fetchAsync(store, "k", ranges, allocator, Runnable::run).join();
+      assertEquals(2, asked.size(), "two merged requests: " + asked);
+      for (int i = 0; i < ranges.size(); i++) {
+        try (ArrowBuf b = got.orElseThrow().get(i)) {
+          ByteRange.FromStart r = ranges.get(i);
+          byte[] bytes = new byte[(int) r.length()];
+          b.getBytes(0, bytes);
+          assertArrayEquals(
+              java.util.Arrays.copyOfRange(
+                  value, (int) r.offset(), (int) (r.offset() + r.length())),
+              bytes,
+              r.toString());
+        }
+      }
+      assertEquals(0, allocator.getAllocatedMemory());
+      assertTrue(
+          RangeCoalescer.fetchAsync(store, "absent", ranges, allocator, Runnable::run)
+              .join()
+              .isEmpty());
+      failing[0] = "fail";
+      java.util.concurrent.CompletionException e =
+          assertThrows(
+              java.util.concurrent.CompletionException.class,
+              () -> RangeCoalescer.fetchAsync(store, "k", ranges, allocator, Runnable::run).join());
+      assertTrue(e.getCause().getMessage().contains("injected"), e.getCause().getMessage());
+      assertEquals(0, allocator.getAllocatedMemory(), "the other request's body was freed");
+    }
   }
 }
