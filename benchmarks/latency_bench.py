@@ -36,7 +36,7 @@ DATASETS = {"zstd_64": 64, "sharded_zstd": 64}
 TS_CHILD = r"""
 import json, resource, sys, time
 import numpy as np, tensorstore as ts
-url, threads, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+url, threads, repeat, warmup = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 slices = json.loads(sys.stdin.read())
 def parse(sel):
     return tuple(slice(*[int(b) for b in p.split(":")]) for p in sel.split(","))
@@ -46,13 +46,13 @@ t = ts.open({"driver": "zarr3", "kvstore": {"driver": "http", "base_url": url},
 index = [parse(s) for s in slices]
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 seconds, each = [], []
-for r in range(repeat + 1):
+for r in range(warmup + repeat):
     t0 = time.perf_counter(); nbytes = 0
     for ix in index:
         r0 = time.perf_counter()
         a = t[ix].read().result(); nbytes += a.nbytes; del a
-        if r > 0: each.append(time.perf_counter() - r0)
-    if r > 0: seconds.append(time.perf_counter() - t0)
+        if r >= warmup: each.append(time.perf_counter() - r0)
+    if r >= warmup: seconds.append(time.perf_counter() - t0)
 out = {"median_seconds": float(np.median(seconds)), "bytes": nbytes,
        "peak_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}
 if len(index) > 1:
@@ -108,19 +108,19 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-def run_zaro(url, slices, threads, repeat, extra):
+def run_zaro(url, slices, threads, repeat, extra, warmup):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(slices))
     out = subprocess.run([str(ROOT / "zaro"), "bench", url, "/", "--slices-file", f.name,
-                          "--repeat", str(repeat), "--warmup", "1", "--threads", str(threads)] + extra,
+                          "--repeat", str(repeat), "--warmup", str(warmup), "--threads", str(threads)] + extra,
                          check=True, capture_output=True, text=True).stdout
     r = json.loads(out.strip().splitlines()[-1])
     r["peak_mib"] = r["peak_allocator_bytes"] / 2**20
     return r
 
 
-def run_tensorstore(url, slices, threads, repeat, child=TS_CHILD):
-    out = subprocess.run([sys.executable, "-c", child, url, str(threads), str(repeat)],
+def run_tensorstore(url, slices, threads, repeat, warmup, child=TS_CHILD):
+    out = subprocess.run([sys.executable, "-c", child, url, str(threads), str(repeat), str(warmup)],
                          input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -131,6 +131,8 @@ def main():
     parser.add_argument("--mbps", type=float, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="timed passes of read_all (others: 1)")
+    parser.add_argument("--warmup", type=int, default=3,
+                        help="untimed passes of read_all before the timed ones, for both readers (others: 1)")
     parser.add_argument("--chunks", type=int, default=64)
     parser.add_argument("--boxes", type=int, default=100)
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
@@ -160,10 +162,11 @@ def main():
                     if args.ops and op not in args.ops:
                         continue
                     repeat = args.repeat if op == "read_all" else 1
+                    warmup = args.warmup if op == "read_all" else 1
                     server.stats()
-                    z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split())
+                    z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split(), warmup)
                     zreq = server.stats()
-                    t = run_tensorstore(ts_url, slices, args.threads, repeat, ts_child)
+                    t = run_tensorstore(ts_url, slices, args.threads, repeat, warmup, ts_child)
                     treq = server.stats()
                     ms = lambda r: (f"{r['read_p50_seconds'] * 1e3:.0f}/{r['read_p99_seconds'] * 1e3:.0f}"
                                     if "read_p50_seconds" in r else "")

@@ -5,113 +5,147 @@ GET and HEAD with single `Range: bytes=a-b`, `bytes=a-` and `bytes=-n` (206), 40
 key. Every request waits `--latency-ms` before its first byte (time to first byte of an object
 store) and, with `--mbps`, the body is paced to that bandwidth per connection.
 
+One asyncio event loop serves every connection, and bodies go out with sendfile(2): a real object
+store's CPU is not on the client's machine, so this server spends as little of the shared cores
+as it can (a thread per connection under the GIL slowed both readers once they kept 100+ requests
+in flight).
+
   python benchmarks/latency_server.py DIR [--port 0] [--latency-ms 20] [--mbps 0] [--s3-bucket B]
 
 With --s3-bucket B it also answers as a path-style S3 endpoint: GET/HEAD /B/KEY serve DIR/KEY
 (the SDKs' query parameters and signatures are ignored), so `s3://B/KEY?endpoint=...` reads DIR.
 
-Prints `PORT <n>` on stdout once listening.
+Prints `PORT <n>` on stdout once listening; "stats" on stdin prints `STATS <requests> <peak in
+flight>` since the last call.
 """
 import argparse
-import http.server
+import asyncio
 import os
 import pathlib
 import re
 import sys
 import threading
-import time
+import urllib.parse
 
 RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 
-def handler(root, latency, mbps, counter, bucket=None):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class Counter:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.in_flight = 0
+        self.peak = 0
 
-        def log_message(self, *args):
-            pass
 
-        def _resolve(self):
-            rel = self.path.split("?", 1)[0].lstrip("/")
-            if bucket is not None:  # S3 path style: /BUCKET/KEY
-                if not rel.startswith(bucket + "/"):
-                    return None
-                rel = rel[len(bucket) + 1:]
-            path = (root / rel).resolve()
-            if root not in path.parents and path != root:
-                return None
-            return path if path.is_file() else None
+def resolve(root, target, bucket):
+    rel = urllib.parse.unquote(target.split("?", 1)[0]).lstrip("/")
+    if bucket is not None:  # S3 path style: /BUCKET/KEY
+        if not rel.startswith(bucket + "/"):
+            return None
+        rel = rel[len(bucket) + 1:]
+    path = (root / rel).resolve()
+    if root not in path.parents and path != root:
+        return None
+    return path if path.is_file() else None
 
-        def _serve(self, body):
-            with counter["lock"]:
-                counter["requests"] += 1
-                counter["in_flight"] += 1
-                counter["peak_in_flight"] = max(counter["peak_in_flight"], counter["in_flight"])
+
+def head(status, reason, fields):
+    lines = [f"HTTP/1.1 {status} {reason}"] + [f"{k}: {v}" for k, v in fields] + ["", ""]
+    return "\r\n".join(lines).encode("latin-1")
+
+
+async def serve(reader, writer, root, latency, mbps, counter, bucket):
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
             try:
-                time.sleep(latency)
-                path = self._resolve()
-                if path is None:
-                    self.send_response(404)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                size = path.stat().st_size
+                request = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return
+            lines = request.decode("latin-1").split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+            if int(headers.get("content-length", "0") or 0):
+                await reader.readexactly(int(headers["content-length"]))
+            with counter.lock:
+                counter.requests += 1
+                counter.in_flight += 1
+                counter.peak = max(counter.peak, counter.in_flight)
+            try:
+                await asyncio.sleep(latency)
+                path = resolve(root, target, bucket)
+                if path is None or method not in ("GET", "HEAD"):
+                    writer.write(head(404, "Not Found", [("Content-Length", 0)]))
+                    await writer.drain()
+                    continue
+                st = path.stat()
+                size = st.st_size
                 start, end, status = 0, size, 200
-                rng = self.headers.get("Range")
+                rng = headers.get("range")
                 if rng:
-                    m = RANGE.match(rng.strip())
+                    m = RANGE.match(rng)
                     if not m or (not m.group(1) and not m.group(2)):
-                        self.send_response(416)
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                        return
+                        writer.write(head(416, "Range Not Satisfiable", [("Content-Length", 0)]))
+                        await writer.drain()
+                        continue
                     if not m.group(1):
                         start = max(0, size - int(m.group(2)))
                     else:
                         start = int(m.group(1))
                         end = min(size, int(m.group(2)) + 1) if m.group(2) else size
                     if start >= size or start >= end:
-                        self.send_response(416)
-                        self.send_header("Content-Range", f"bytes */{size}")
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                        return
+                        writer.write(head(416, "Range Not Satisfiable",
+                                          [("Content-Range", f"bytes */{size}"), ("Content-Length", 0)]))
+                        await writer.drain()
+                        continue
                     status = 206
-                self.send_response(status)
-                self.send_header("Content-Length", str(end - start))
-                self.send_header("Accept-Ranges", "bytes")
+                fields = [("Content-Length", end - start), ("Accept-Ranges", "bytes")]
                 if status == 206:
-                    self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+                    fields.append(("Content-Range", f"bytes {start}-{end - 1}/{size}"))
                 if bucket is not None:  # S3 clients (tensorstore) require an ETag
-                    st = path.stat()
-                    self.send_header("ETag", f'"{st.st_size:x}-{st.st_mtime_ns:x}"')
-                self.end_headers()
-                if not body:
-                    return
+                    fields.append(("ETag", f'"{st.st_size:x}-{st.st_mtime_ns:x}"'))
+                writer.write(head(status, "Partial Content" if status == 206 else "OK", fields))
+                if method == "HEAD":
+                    await writer.drain()
+                    continue
                 with open(path, "rb") as f:
-                    f.seek(start)
-                    left = end - start
-                    step = 1 << 20
-                    while left > 0:
-                        block = f.read(min(step, left))
-                        t0 = time.perf_counter()
-                        self.wfile.write(block)
-                        left -= len(block)
-                        if mbps:
-                            wait = len(block) / (mbps * 1e6) - (time.perf_counter() - t0)
+                    if not mbps:
+                        await writer.drain()
+                        await loop.sendfile(writer.transport, f, start, end - start)
+                    else:
+                        step = 1 << 20
+                        at = start
+                        while at < end:
+                            n = min(step, end - at)
+                            t0 = loop.time()
+                            await writer.drain()
+                            await loop.sendfile(writer.transport, f, at, n)
+                            at += n
+                            wait = n / (mbps * 1e6) - (loop.time() - t0)
                             if wait > 0:
-                                time.sleep(wait)
+                                await asyncio.sleep(wait)
             finally:
-                with counter["lock"]:
-                    counter["in_flight"] -= 1
+                with counter.lock:
+                    counter.in_flight -= 1
+    except (ConnectionError, OSError):
+        pass  # the client hung up (a hedged request's loser, a cancelled read)
+    finally:
+        writer.close()
 
-        def do_GET(self):
-            self._serve(True)
 
-        def do_HEAD(self):
-            self._serve(False)
-
-    return Handler
+async def main_async(args, counter):
+    root = pathlib.Path(args.root).resolve()
+    server = await asyncio.start_server(
+        lambda r, w: serve(r, w, root, args.latency_ms / 1000, args.mbps, counter, args.s3_bucket),
+        "127.0.0.1", args.port, backlog=1024)
+    print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
 
 
 def main():
@@ -122,25 +156,19 @@ def main():
     parser.add_argument("--mbps", type=float, default=0, help="per-connection bandwidth, MB/s (0: unlimited)")
     parser.add_argument("--s3-bucket", help="serve DIR as this bucket, S3 path style (/BUCKET/KEY)")
     args = parser.parse_args()
-    counter = {"lock": threading.Lock(), "requests": 0, "in_flight": 0, "peak_in_flight": 0}
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", args.port),
-        handler(pathlib.Path(args.root).resolve(), args.latency_ms / 1000, args.mbps, counter,
-                args.s3_bucket))
-    server.daemon_threads = True
-    server.request_queue_size = 256
-    print(f"PORT {server.server_address[1]}", flush=True)
+    counter = Counter()
+
     # "stats" on stdin prints request counters (the benchmark reads peak requests in flight)
     def control():
         for line in sys.stdin:
             if line.strip() == "stats":
-                with counter["lock"]:
-                    print(f"STATS {counter['requests']} {counter['peak_in_flight']}", flush=True)
-                    counter["requests"] = 0
-                    counter["peak_in_flight"] = 0
+                with counter.lock:
+                    print(f"STATS {counter.requests} {counter.peak}", flush=True)
+                    counter.requests = 0
+                    counter.peak = 0
         os._exit(0)
     threading.Thread(target=control, daemon=True).start()
-    server.serve_forever()
+    asyncio.run(main_async(args, counter))
 
 
 if __name__ == "__main__":

@@ -64,8 +64,12 @@ public final class Zaro implements AutoCloseable {
           t.setDaemon(true);
           return t;
         };
+    // remote reads fetch asynchronously ahead of `threads` decoders; the extra threads serve the
+    // blocking path (shards with nested sharding: one worker per shard in flight), up to 64
     int poolSize =
-        isRemote(store) ? Math.max(options.threads(), options.ioConcurrency()) : options.threads();
+        isRemote(store)
+            ? Math.max(options.threads(), Math.min(64, options.ioConcurrency()))
+            : options.threads();
     this.workers =
         new ThreadPoolExecutor(
             poolSize, poolSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);

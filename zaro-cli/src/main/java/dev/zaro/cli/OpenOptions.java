@@ -34,7 +34,9 @@ final class OpenOptions {
   @Option(
       names = "--max-requests",
       paramLabel = "N",
-      description = "Remote stores: chunk requests one read keeps in flight (default: 64).")
+      description =
+          "Remote stores: chunk (or shard) requests one read keeps in flight (default: 256; the"
+              + " bytes budget and the per-host limit may keep fewer).")
   Integer maxRequests;
 
   @Option(

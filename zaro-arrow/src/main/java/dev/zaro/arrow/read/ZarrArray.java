@@ -329,15 +329,25 @@ public final class ZarrArray {
     ShardReader sharded =
         resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0))).shardReader();
     boolean ahead = ioConcurrency > 0 && tasks > 1 && (sharded == null || sharded.prefetchable());
-    int workers = Math.min(ahead ? parallelism : Math.max(parallelism, ioConcurrency), tasks);
+    int workers =
+        Math.min(ahead ? parallelism : Math.max(parallelism, Math.min(64, ioConcurrency)), tasks);
+    // what one fetch is expected to hold before any has arrived: a decoded chunk (or shard)
+    long firstGuess = Math.max(1, target.itemSize());
+    for (int n : metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0))) {
+      firstGuess = Math.multiplyExact(firstGuess, (long) n);
+    }
     try (Prefetch<ArrowBuf> chunks =
             ahead && sharded == null
-                ? new Prefetch<>(tasks, t -> fetchChunk(target, t, allocator), ArrowBuf::capacity)
+                ? new Prefetch<>(
+                    tasks, t -> fetchChunk(target, t, allocator), ArrowBuf::capacity, firstGuess)
                 : null;
         Prefetch<ShardReader.Fetched> shards =
             ahead && sharded != null
                 ? new Prefetch<>(
-                    tasks, t -> fetchShard(target, t, allocator), ShardReader.Fetched::heldBytes)
+                    tasks,
+                    t -> fetchShard(target, t, allocator),
+                    ShardReader.Fetched::heldBytes,
+                    firstGuess)
                 : null) {
       if (chunks != null) {
         chunks.pump();
@@ -413,11 +423,13 @@ public final class ZarrArray {
   /**
    * The chunk (or shard) fetches of one read on a remote store, run ahead of its decoding threads:
    * the fetch of task {@code t} starts while fewer than {@code ioConcurrency} fetches are in flight
-   * and what arrived but waits for a decoder holds less than {@code maxBytesInFlight} bytes.
-   * WorkRunner hands tasks out in increasing order, so the window slides along with the decoders,
-   * and requests in flight no longer depend on how many threads decode. Owns every result until a
-   * task {@link #take}s it; {@link #close} stops issuing, waits for the fetches still in flight and
-   * frees the results nobody took (after a failure or cancellation).
+   * and what arrived but waits for a decoder, plus what the fetches in flight are expected to bring
+   * (the mean of the arrived ones; a decoded chunk before any), stays within {@code
+   * maxBytesInFlight} bytes (one fetch always may run). WorkRunner hands tasks out in increasing
+   * order, so the window slides along with the decoders, and requests in flight no longer depend on
+   * how many threads decode. Owns every result until a task {@link #take}s it; {@link #close} stops
+   * issuing, waits for the fetches still in flight and frees the results nobody took (after a
+   * failure or cancellation).
    *
    * @param <T> what one fetch yields: a chunk's body (null when absent) or a shard's fetched bytes
    */
@@ -427,6 +439,9 @@ public final class ZarrArray {
     private final java.util.function.ToLongFunction<T> held;
     private final java.util.List<java.util.concurrent.CompletableFuture<T>> fetches;
     private final long[] sizes;
+    private final long firstGuess;
+    private long arrived;
+    private long arrivedBytes;
     private int issued;
     private int inFlight;
     private long heldBytes;
@@ -437,8 +452,10 @@ public final class ZarrArray {
     Prefetch(
         int tasks,
         java.util.function.IntFunction<java.util.concurrent.CompletableFuture<T>> fetch,
-        java.util.function.ToLongFunction<T> held) {
+        java.util.function.ToLongFunction<T> held,
+        long firstGuess) {
       this.tasks = tasks;
+      this.firstGuess = firstGuess;
       this.fetch = fetch;
       this.held = held;
       this.fetches = new ArrayList<>(java.util.Collections.nCopies(tasks, null));
@@ -457,10 +474,12 @@ public final class ZarrArray {
         while (true) {
           int t;
           synchronized (this) {
+            long expected = arrived > 0 ? arrivedBytes / arrived : firstGuess;
             if (closed
                 || issued >= tasks
                 || inFlight >= ioConcurrency
-                || heldBytes >= maxBytesInFlight) {
+                || heldBytes >= maxBytesInFlight
+                || (inFlight > 0 && heldBytes + (inFlight + 1) * expected > maxBytesInFlight)) {
               return;
             }
             t = issued++;
@@ -491,6 +510,10 @@ public final class ZarrArray {
                   long n = result != null ? held.applyAsLong(result) : 0;
                   sizes[t] = n;
                   heldBytes += n;
+                  if (result != null) {
+                    arrived++;
+                    arrivedBytes += n;
+                  }
                   notifyAll();
                 }
                 pump();

@@ -63,7 +63,7 @@ public final class HttpStore implements Store {
    */
   public record Options(
       RetryOptions retry, Map<String, String> headers, int maxRequests, boolean hedging) {
-    public static final Options DEFAULT = new Options(RetryOptions.DEFAULT, Map.of(), 64, true);
+    public static final Options DEFAULT = new Options(RetryOptions.DEFAULT, Map.of(), 256, true);
 
     public Options {
       Objects.requireNonNull(retry, "retry");

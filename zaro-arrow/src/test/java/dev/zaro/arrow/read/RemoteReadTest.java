@@ -283,4 +283,33 @@ class RemoteReadTest extends AllocatorTest {
       }
     }
   }
+
+  /**
+   * The bytes budget covers what requests in flight will bring, not only what arrived: with room
+   * for two chunks, no more than two requests are in flight, however many the count allows.
+   */
+  @Test
+  void requestsInFlightStayWithinTheBytesBudget() throws IOException {
+    Path fixture = Fixtures.testdata().resolve("core/stores/crc_only.zarr");
+    byte[] want = Files.readAllBytes(Fixtures.testdata().resolve("core/expected/crc_only.0.bin"));
+    // int64 chunks of 7 x 6: 336 decoded bytes, 340 stored (crc32c); 20 chunks
+    for (long budget : new long[] {700, 1400}) {
+      SlowRemoteStore store = new SlowRemoteStore(Stores.open(fixture.toString()));
+      try (Zaro zaro =
+              Zaro.open(
+                  store,
+                  ZaroOptions.defaults()
+                      .withThreads(2)
+                      .withIoConcurrency(64)
+                      .withMaxBytesInFlight(budget));
+          Slab slab = zaro.read("", "", allocator)) {
+        byte[] got = new byte[(int) slab.byteSize()];
+        slab.data().getBytes(0, got);
+        assertArrayEquals(want, got);
+        assertTrue(
+            store.peakInFlight.get() <= budget / 336,
+            store.peakInFlight.get() + " requests in flight with a budget of " + budget + " bytes");
+      }
+    }
+  }
 }
