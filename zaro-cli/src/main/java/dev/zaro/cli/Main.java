@@ -31,6 +31,13 @@ public final class Main implements Runnable {
         && Runtime.getRuntime().availableProcessors() <= 2) {
       System.setProperty(parallelism, "2");
     }
+    // The JDK HttpClient reads replies in 16 KiB buffers, each passed through its flow machinery:
+    // 64 KiB took a shard-sized (5.6 MiB) read-all over loopback HTTP from 0.22 to 0.18 s and left
+    // one of many 90 KiB chunks unchanged (benchmarks/README.md, object-store latency). Larger
+    // buffers cost more for small replies (each read allocates one). An explicit -D setting wins.
+    if (System.getProperty("jdk.httpclient.bufsize") == null) {
+      System.setProperty("jdk.httpclient.bufsize", "65536");
+    }
   }
 
   public static void main(String[] args) {
