@@ -41,6 +41,18 @@ public final class WorkRunner {
    *     INTERNAL error when cancelled, past the deadline or interrupted
    */
   public static void run(int n, IntConsumer task, Executor executor, int helpers, Control control) {
+    run(n, task, executor, helpers, control, null);
+  }
+
+  /**
+   * {@link #run(int, IntConsumer, Executor, int, Control)}, and each thread that finds no task left
+   * to claim runs {@code drained} before it stops (a read's threads help with the work inside
+   * chunks still running: {@link Budget#helpOut}).
+   *
+   * @param drained run once by every puller out of tasks, or null; must not throw
+   */
+  public static void run(
+      int n, IntConsumer task, Executor executor, int helpers, Control control, Runnable drained) {
     if (n <= 0) {
       return;
     }
@@ -75,6 +87,9 @@ public final class WorkRunner {
                 finished.notifyAll();
               }
             }
+          }
+          if (drained != null) {
+            drained.run();
           }
         };
     int started = executor == null ? 0 : Math.min(helpers, n - 1);

@@ -8,6 +8,7 @@ import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
@@ -136,12 +137,22 @@ final class ShardReader {
    * @return false if the shard is absent from the store (the view then holds the fill value)
    */
   boolean read(
-      String key, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
-    return read(new Source(key, 0, -1), view, allocator, scratch, stats);
+      String key,
+      SlabView view,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Budget budget,
+      ReadStats stats) {
+    return read(new Source(key, 0, -1), view, allocator, scratch, budget, stats);
   }
 
   private boolean read(
-      Source source, SlabView view, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
+      Source source,
+      SlabView view,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Budget budget,
+      ReadStats stats) {
     Optional<ShardIndex> index = index(source, allocator, stats);
     if (index.isEmpty()) {
       view.fill(codec.fillElement());
@@ -158,7 +169,7 @@ final class ShardReader {
       fetchedStats(stats, wanted);
     }
     try (Fetched f = new Fetched(source, true, wanted, absent, bytes, owned)) {
-      return decode(f, allocator, scratch, stats);
+      return decode(f, allocator, scratch, budget, stats);
     }
   }
 
@@ -322,15 +333,22 @@ final class ShardReader {
    *
    * @return false if the shard is absent from the store (the whole view is then the fill value)
    */
-  boolean decode(Fetched f, SlabView view, BufferAllocator allocator, Scratch s, ReadStats stats) {
+  boolean decode(
+      Fetched f,
+      SlabView view,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Budget budget,
+      ReadStats stats) {
     if (!f.present()) {
       view.fill(codec.fillElement());
       return false;
     }
-    return decode(f, allocator, s, stats);
+    return decode(f, allocator, scratch, budget, stats);
   }
 
-  private boolean decode(Fetched f, BufferAllocator allocator, Scratch scratch, ReadStats stats) {
+  private boolean decode(
+      Fetched f, BufferAllocator allocator, Scratch scratch, Budget budget, ReadStats stats) {
     byte[] fill = codec.fillElement();
     for (SlabView v : f.absent) {
       v.fill(fill);
@@ -350,7 +368,12 @@ final class ShardReader {
                     s -> {
                       try {
                         nested.read(
-                            inner, codec.innerChain().encodedView(w.view()), allocator, s, stats);
+                            inner,
+                            codec.innerChain().encodedView(w.view()),
+                            allocator,
+                            s,
+                            budget,
+                            stats);
                       } catch (CodecException e) {
                         throw new CodecException(
                             "inner chunk "
@@ -371,9 +394,13 @@ final class ShardReader {
             });
       }
     }
-    // helpers only from threads of this read that are not running a chunk themselves
+    // helpers: threads of this read idle now, and (budget) any that runs out of chunks meanwhile
     int helpers = scratch.helpers();
-    if (decodes.size() == 1 || helpers < 1) {
+    if (decodes.size() == 1) {
+      decodes.get(0).run();
+    } else if (budget != null) {
+      budget.share(decodes, scratch.helperExecutor(), helpers);
+    } else if (helpers < 1) {
       decodes.forEach(Runnable::run);
     } else {
       WorkRunner.run(decodes, scratch.helperExecutor(), helpers);

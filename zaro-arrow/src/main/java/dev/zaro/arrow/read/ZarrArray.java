@@ -378,7 +378,8 @@ public final class ZarrArray {
           },
           executor,
           workers - 1,
-          options.control());
+          options.control(),
+          target.budget()::helpOut);
     } catch (Error e) {
       throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
     }
@@ -656,11 +657,22 @@ public final class ZarrArray {
           try (ShardReader.Fetched fetched = shards.take(task)) {
             present =
                 shardReader.decode(
-                    fetched, chain.encodedView(view), allocator, scratch, target.stats());
+                    fetched,
+                    chain.encodedView(view),
+                    allocator,
+                    scratch,
+                    target.budget(),
+                    target.stats());
           }
         } else {
           present =
-              shardReader.read(key, chain.encodedView(view), allocator, scratch, target.stats());
+              shardReader.read(
+                  key,
+                  chain.encodedView(view),
+                  allocator,
+                  scratch,
+                  target.budget(),
+                  target.stats());
         }
         if (!present) {
           missing(key, chunkIndex, view, target);
