@@ -1,7 +1,5 @@
 package dev.zaro.arrow.exec;
 
-import dev.zaro.arrow.error.ErrorKind;
-import dev.zaro.arrow.error.ZaroException;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -149,16 +147,7 @@ public final class Budget {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
-      Throwable t = failure.get();
-      if (t instanceof RuntimeException r) {
-        throw r;
-      }
-      if (t instanceof Error e) {
-        throw e;
-      }
-      if (t != null) {
-        throw new ZaroException(ErrorKind.INTERNAL, t.toString(), t);
-      }
+      WorkRunner.rethrow(failure.get());
     }
   }
 }

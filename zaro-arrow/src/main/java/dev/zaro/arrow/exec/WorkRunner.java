@@ -116,7 +116,14 @@ public final class WorkRunner {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    Throwable t = failure.get();
+    rethrow(failure.get());
+  }
+
+  /**
+   * Rethrows a task's failure as is (RuntimeException, Error) or wrapped; nothing when null. The
+   * one place work run on other threads reports back ({@link Budget#share} too).
+   */
+  static void rethrow(Throwable t) {
     if (t instanceof RuntimeException r) {
       throw r;
     }
