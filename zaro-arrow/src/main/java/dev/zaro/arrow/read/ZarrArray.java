@@ -324,6 +324,9 @@ public final class ZarrArray {
    * while it runs a task, so nothing of a read is in use once the read returns.
    */
   private void runChunks(Target target, int tasks, BufferAllocator allocator, ReadOptions options) {
+    if (tasks == 0) {
+      return; // an empty selection touches no chunk
+    }
     // remote: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`; a shard's
     // fetch is its index (unless cached) then its needed ranges, or the whole shard at once
     ShardReader sharded =

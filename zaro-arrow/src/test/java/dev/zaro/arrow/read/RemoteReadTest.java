@@ -312,4 +312,24 @@ class RemoteReadTest extends AllocatorTest {
       }
     }
   }
+
+  /** An empty selection reads no chunk and returns an empty slab, locally and remotely. */
+  @Test
+  void emptySelectionsReadNothing() {
+    for (String fixture :
+        new String[] {"core/stores/crc_only.zarr", "sharding/stores/end_zstd.zarr"}) {
+      for (boolean remote : new boolean[] {false, true}) {
+        Store inner = Stores.open(Fixtures.testdata().resolve(fixture).toString());
+        SlowRemoteStore slow = remote ? new SlowRemoteStore(inner) : null;
+        try (Zaro zaro = Zaro.open(remote ? slow : inner, ZaroOptions.defaults().withThreads(2));
+            Slab slab = zaro.read("", "0:0, :", allocator)) {
+          assertEquals(0, slab.byteSize(), fixture);
+          assertEquals(0, slab.shape()[0], fixture);
+          if (remote) {
+            assertTrue(slow.requests.isEmpty(), slow.requests.toString());
+          }
+        }
+      }
+    }
+  }
 }
