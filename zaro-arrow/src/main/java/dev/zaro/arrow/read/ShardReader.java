@@ -228,14 +228,13 @@ final class ShardReader {
               .handle(
                   (got, error) -> {
                     if (error != null) {
-                      throw new CompletionException(indexMismatch(source, unwrap(error)));
+                      throw new CompletionException(indexMismatch(unwrap(error)));
                     }
                     List<ArrowBuf> bufs =
                         got.orElseThrow(
                             () ->
                                 new CompletionException(
                                     indexMismatch(
-                                        source,
                                         new StoreException(
                                             "shard '"
                                                 + source.key()
@@ -417,11 +416,11 @@ final class ShardReader {
               () ->
                   new StoreException("shard '" + source.key() + "' disappeared while being read"));
     } catch (StoreException e) {
-      throw indexMismatch(source, e);
+      throw indexMismatch(e);
     }
   }
 
-  private static RuntimeException indexMismatch(Source source, Throwable e) {
+  private static RuntimeException indexMismatch(Throwable e) {
     if (!(e instanceof StoreException)) {
       return e instanceof RuntimeException r ? r : new CompletionException(e);
     }

@@ -106,7 +106,8 @@ public final class RangeCoalescer {
       Executor executor) {
     List<Group> groups = plan(ranges, MAX_GAP, MAX_REQUEST);
     @SuppressWarnings("unchecked")
-    CompletableFuture<Optional<ArrowBuf>>[] pending = new CompletableFuture[groups.size()];
+    CompletableFuture<Optional<ArrowBuf>>[] pending =
+        (CompletableFuture<Optional<ArrowBuf>>[]) new CompletableFuture<?>[groups.size()];
     for (int i = 0; i < pending.length; i++) {
       Group g = groups.get(i);
       try {
