@@ -9,6 +9,8 @@
  *
  * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
  */
+// JNA ships no module descriptor, only an Automatic-Module-Name
+@SuppressWarnings("requires-automatic")
 module dev.zaro.arrow {
   requires transitive org.apache.arrow.memory.core;
   requires transitive org.apache.arrow.vector;

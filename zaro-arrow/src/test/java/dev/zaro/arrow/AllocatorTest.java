@@ -12,6 +12,8 @@ import org.junit.jupiter.api.BeforeEach;
 public abstract class AllocatorTest {
   protected BufferAllocator allocator;
 
+  protected AllocatorTest() {}
+
   @BeforeEach
   void openAllocator() {
     allocator = new RootAllocator();

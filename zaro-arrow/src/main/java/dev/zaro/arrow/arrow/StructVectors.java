@@ -86,6 +86,7 @@ public final class StructVectors {
   /**
    * Where values are: entry {@code (i0, i1, ...)} (C order) at {@code base + sum(i_k * steps[k])}.
    */
+  @SuppressWarnings("ArrayRecordComponent") // a private carrier of one fill, never compared
   private record Positions(long base, long[] counts, long[] steps) {
     long total() {
       long n = 1;

@@ -5,6 +5,7 @@ import dev.zaro.arrow.metadata.FillValue;
 import java.util.Arrays;
 
 /** The shape and element type of one chunk as a codec sees it. */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the contents
 public record ChunkSpec(int[] shape, DataType dataType, FillValue fillValue) {
   public ChunkSpec {
     shape = shape.clone();

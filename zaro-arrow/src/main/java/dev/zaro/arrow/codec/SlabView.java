@@ -1,6 +1,7 @@
 package dev.zaro.arrow.codec;
 
 import java.util.Arrays;
+import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 
@@ -16,6 +17,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * @param stride target byte strides, one per dimension
  * @param heap where variable-length decoders keep element bytes; null for fixed-size types
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the contents
 public record SlabView(
     ArrowBuf target,
     long offset,
@@ -397,6 +399,35 @@ public record SlabView(
     for (int b = 0; b < element.length; b++) {
       MemoryUtil.putByte(address + b, element[b]);
     }
+  }
+
+  /** Views are equal when they select the same elements of the same target the same way. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SlabView v
+        && target.equals(v.target)
+        && offset == v.offset
+        && itemSize == v.itemSize
+        && Arrays.equals(shape, v.shape)
+        && Arrays.equals(start, v.start)
+        && Arrays.equals(step, v.step)
+        && Arrays.equals(count, v.count)
+        && Arrays.equals(stride, v.stride)
+        && Objects.equals(heap, v.heap);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        target,
+        offset,
+        itemSize,
+        Arrays.hashCode(shape),
+        Arrays.hashCode(start),
+        Arrays.hashCode(step),
+        Arrays.hashCode(count),
+        Arrays.hashCode(stride),
+        heap);
   }
 
   @Override

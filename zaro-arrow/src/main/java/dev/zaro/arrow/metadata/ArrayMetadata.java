@@ -17,6 +17,7 @@ import java.util.List;
  * @param codecs the codec chain in v3 order (array-to-array, array-to-bytes, bytes-to-bytes)
  * @param dimensionNames one entry per dimension, {@code null} where unnamed
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the contents
 public record ArrayMetadata(
     int zarrFormat,
     long[] shape,

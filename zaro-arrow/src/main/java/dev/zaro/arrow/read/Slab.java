@@ -4,6 +4,7 @@ import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -19,6 +20,7 @@ import org.apache.arrow.memory.ArrowBuf;
  * @param dimensionNames one name per result dimension
  * @param heap the element bytes of variable-length types, else null
  */
+@SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the contents
 public record Slab(
     String name,
     DataType dataType,
@@ -66,6 +68,23 @@ public record Slab(
     if (heap != null) {
       heap.close();
     }
+  }
+
+  /** Slabs are equal when they are the same result over the same buffers. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Slab s
+        && Objects.equals(name, s.name)
+        && Objects.equals(dataType, s.dataType)
+        && Arrays.equals(shape, s.shape)
+        && dimensionNames.equals(s.dimensionNames)
+        && Objects.equals(data, s.data)
+        && Objects.equals(heap, s.heap);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, dataType, Arrays.hashCode(shape), dimensionNames, data, heap);
   }
 
   @Override

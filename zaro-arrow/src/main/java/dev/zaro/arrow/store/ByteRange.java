@@ -3,6 +3,9 @@ package dev.zaro.arrow.store;
 /** Which bytes of a stored value to read. */
 public sealed interface ByteRange {
   /** The whole value. */
+  // All is constructed nowhere else, so its initialization only ever starts inside this
+  // interface's: no second thread can hold one of the two while waiting for the other
+  @SuppressWarnings("ClassInitializationDeadlock")
   ByteRange ALL = new All();
 
   static ByteRange of(long offset, long length) {

@@ -105,8 +105,9 @@ public final class RangeCoalescer {
       BufferAllocator allocator,
       Executor executor) {
     List<Group> groups = plan(ranges, MAX_GAP, MAX_REQUEST);
-    @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array: filled only with these futures
-    CompletableFuture<Optional<ArrowBuf>>[] pending = new CompletableFuture[groups.size()];
+    @SuppressWarnings("unchecked")
+    CompletableFuture<Optional<ArrowBuf>>[] pending =
+        (CompletableFuture<Optional<ArrowBuf>>[]) new CompletableFuture<?>[groups.size()];
     for (int i = 0; i < pending.length; i++) {
       Group g = groups.get(i);
       try {

@@ -7,6 +7,7 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +30,23 @@ public final class ReferenceTargets implements AutoCloseable {
   /** What a key refers to. */
   public sealed interface Reference {
     /** Inline bytes. */
-    record Inline(byte[] bytes) implements Reference {}
+    @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString use the contents
+    record Inline(byte[] bytes) implements Reference {
+      @Override
+      public boolean equals(Object o) {
+        return o instanceof Inline i && Arrays.equals(bytes, i.bytes);
+      }
+
+      @Override
+      public int hashCode() {
+        return Arrays.hashCode(bytes);
+      }
+
+      @Override
+      public String toString() {
+        return "Inline[" + bytes.length + " bytes]";
+      }
+    }
 
     /** A whole file. */
     record Whole(String url) implements Reference {}

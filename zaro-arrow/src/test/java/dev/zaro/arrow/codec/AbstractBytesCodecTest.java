@@ -23,6 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public abstract class AbstractBytesCodecTest extends AllocatorTest {
 
+  protected AbstractBytesCodecTest() {}
+
   /** The codec under test. */
   protected abstract BytesToBytesCodec codec();
 

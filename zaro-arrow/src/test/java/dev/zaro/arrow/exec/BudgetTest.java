@@ -26,8 +26,9 @@ class BudgetTest {
   }
 
   /**
-   * The owner's first task blocks until another thread of the read, out of chunks, has helped: that
-   * thread's helpOut takes the remaining tasks, and share returns once all have run.
+   * The owner's first task blocks until every other task has run, so only another thread of the
+   * read, out of chunks, can run them: its helpOut takes the remaining tasks, and share returns
+   * once all have run.
    */
   @Test
   void aThreadOutOfChunksTakesTheRestOfSharedWork() throws Exception {
@@ -36,7 +37,7 @@ class BudgetTest {
     AtomicIntegerArray runs = new AtomicIntegerArray(n);
     AtomicReferenceArray<Thread> ranOn = new AtomicReferenceArray<>(n);
     CountDownLatch shared = new CountDownLatch(1);
-    CountDownLatch helped = new CountDownLatch(1);
+    CountDownLatch helped = new CountDownLatch(n - 1);
     List<Runnable> tasks = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int t = i;

@@ -27,10 +27,11 @@ class DimensionFilterTest extends AllocatorTest {
       List<DimensionColumn> columns = zaro.dimensionColumns("t2m", TableOptions.DEFAULT, allocator);
       long[] shape = zaro.meta("t2m").shape();
       Random random = new Random(7);
+      DimensionFilter.Op[] ops = DimensionFilter.Op.values();
       for (int trial = 0; trial < 300; trial++) {
         int d = random.nextInt(shape.length);
         DimensionColumn c = columns.get(d);
-        DimensionFilter.Op op = DimensionFilter.Op.values()[random.nextInt(5)];
+        DimensionFilter.Op op = ops[random.nextInt(ops.length)];
         double pick = c.valueAt(random.nextInt((int) shape[d]));
         double v = random.nextBoolean() ? pick : pick + (random.nextDouble() - 0.5) * 3;
         DimensionFilter filter = new DimensionFilter(columns, shape).restrict(c.name(), op, v);

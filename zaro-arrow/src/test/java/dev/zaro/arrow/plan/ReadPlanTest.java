@@ -48,7 +48,7 @@ class ReadPlanTest {
       int[] chunks = new int[rank];
       StringBuilder text = new StringBuilder();
       for (int d = 0; d < rank; d++) {
-        shape[d] = 1 + random.nextInt(13);
+        shape[d] = 1L + random.nextInt(13);
         chunks[d] = 1 + random.nextInt(6);
         long a = random.nextInt((int) shape[d]);
         long b = a + random.nextInt((int) (shape[d] - a) + 1);
@@ -61,7 +61,7 @@ class ReadPlanTest {
       ArrayMetadata meta = array(shape, chunks, DataType.INT16);
       Selection selection = Selection.parse(text.toString(), shape);
       ReadPlan plan = ReadPlan.of(meta, selection);
-      long target = 2 + random.nextInt(200);
+      long target = 2L + random.nextInt(200);
       List<Selection> pieces = plan.split(target);
       String where =
           "shape "

@@ -34,6 +34,8 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   protected Store store;
 
+  protected AbstractStoreTest() {}
+
   /** A store holding exactly {@code contents}. */
   protected abstract Store createStore(Map<String, byte[]> contents) throws Exception;
 

@@ -26,7 +26,7 @@ class RangeCoalescerTest {
         ranges.add((ByteRange.FromStart) ByteRange.of(random.nextInt(1000), random.nextInt(120)));
       }
       long gap = random.nextInt(100);
-      long max = 1 + random.nextInt(400);
+      long max = 1L + random.nextInt(400);
       List<RangeCoalescer.Group> groups = RangeCoalescer.plan(ranges, gap, max);
       int[] seen = new int[n];
       long lastStart = -1;

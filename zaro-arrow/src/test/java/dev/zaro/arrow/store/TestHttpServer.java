@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -92,7 +93,9 @@ public final class TestHttpServer implements AutoCloseable {
 
   public TestHttpServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+    server =
+        HttpServer.create(
+            new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0), 200);
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
@@ -237,7 +240,7 @@ public final class TestHttpServer implements AutoCloseable {
 
   /** The GCS JSON API's object listing, two items a page. */
   private void listing(HttpExchange ex, String path) throws IOException {
-    String[] parts = path.split("/");
+    String[] parts = path.split("/", -1);
     if (parts.length != 5 || !parts[4].equals("o")) {
       ex.sendResponseHeaders(404, -1);
       return;
@@ -247,7 +250,7 @@ public final class TestHttpServer implements AutoCloseable {
     int page = 0;
     String q = ex.getRequestURI().getRawQuery();
     if (q != null) {
-      for (String kv : q.split("&")) {
+      for (String kv : q.split("&", -1)) {
         int eq = kv.indexOf('=');
         String k = kv.substring(0, eq);
         String v = URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);

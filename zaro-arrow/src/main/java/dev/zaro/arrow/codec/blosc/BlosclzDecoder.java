@@ -34,7 +34,7 @@ final class BlosclzDecoder {
     int ctrl = MemoryUtil.getByte(ip++) & 31;
     while (true) {
       if (ctrl >= 32) {
-        long length = (ctrl >>> 5) - 1;
+        long length = (long) (ctrl >>> 5) - 1;
         long high = (long) (ctrl & 31) << 8;
         int code;
         if (length == 6) {
@@ -57,7 +57,7 @@ final class BlosclzDecoder {
             throw new StreamException("stream ends inside a far match distance");
           }
           distance =
-              ((MemoryUtil.getByte(ip) & 0xff) << 8 | (MemoryUtil.getByte(ip + 1) & 0xff))
+              (long) ((MemoryUtil.getByte(ip) & 0xff) << 8 | (MemoryUtil.getByte(ip + 1) & 0xff))
                   + MAX_DISTANCE
                   + 1;
           ip += 2;
@@ -83,7 +83,7 @@ final class BlosclzDecoder {
         Copy.match(op, distance, length, opEnd);
         op += length;
       } else {
-        long length = ctrl + 1;
+        long length = (long) ctrl + 1;
         Copy.literalRun(src, ip, ipEnd, dst, op, opEnd, length);
         ip += length;
         op += length;

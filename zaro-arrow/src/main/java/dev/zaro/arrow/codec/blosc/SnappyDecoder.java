@@ -61,7 +61,7 @@ final class SnappyDecoder {
       long offset;
       switch (tag & 3) {
         case 0 -> {
-          length = (tag >>> 2) + 1;
+          length = (long) (tag >>> 2) + 1;
           if (length > 60) {
             int n = (int) length - 60;
             if (ipEnd - ip < n) {
@@ -83,22 +83,23 @@ final class SnappyDecoder {
           if (ip >= ipEnd) {
             throw new StreamException("stream ends inside a copy");
           }
-          length = ((tag >>> 2) & 7) + 4;
+          length = (long) ((tag >>> 2) & 7) + 4;
           offset = ((long) (tag >>> 5) << 8) | (MemoryUtil.getByte(ip++) & 0xff);
         }
         case 2 -> {
           if (ipEnd - ip < 2) {
             throw new StreamException("stream ends inside a copy");
           }
-          length = (tag >>> 2) + 1;
-          offset = (MemoryUtil.getByte(ip) & 0xff) | (MemoryUtil.getByte(ip + 1) & 0xff) << 8;
+          length = (long) (tag >>> 2) + 1;
+          offset =
+              (long) ((MemoryUtil.getByte(ip) & 0xff) | (MemoryUtil.getByte(ip + 1) & 0xff) << 8);
           ip += 2;
         }
         default -> {
           if (ipEnd - ip < 4) {
             throw new StreamException("stream ends inside a copy");
           }
-          length = (tag >>> 2) + 1;
+          length = (long) (tag >>> 2) + 1;
           offset = 0;
           for (int i = 0; i < 4; i++) {
             offset |= (long) (MemoryUtil.getByte(ip + i) & 0xff) << (8 * i);

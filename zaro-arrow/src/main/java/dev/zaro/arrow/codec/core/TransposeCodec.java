@@ -13,6 +13,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /** {@code transpose}: the encoded array's dimension i is the decoded array's dimension order[i]. */
+@SuppressWarnings("ArrayRecordComponent") // equals and hashCode below use the contents
 public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
 
   static TransposeCodec create(CodecSpec spec, ChunkSpec input, CodecRegistry registry) {

@@ -18,6 +18,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * increasing order over all entries, each list aligned with the input's dimensions). Decoding hands
  * the stored bytes on without copying them.
  */
+@SuppressWarnings("ArrayRecordComponent") // an internal codec, never compared
 public record ReshapeCodec(int[] encodedShape) implements ArrayToArrayCodec {
 
   static ReshapeCodec create(CodecSpec spec, ChunkSpec input) {

@@ -32,7 +32,7 @@ public final class Lz4BlockDecoder {
             "stream ends after a match, " + (op - dst) + " of " + dstLength + " bytes decoded");
       }
       int token = MemoryUtil.getByte(ip++) & 0xff;
-      long literals = token >>> 4;
+      long literals = (long) (token >>> 4);
       if (literals < 15 && ipEnd - ip >= 16 && opEnd - op >= 16) {
         // a short run with room on both sides: copy 16 bytes, advance by the run
         MemoryUtil.putLong(op, MemoryUtil.getLong(ip));

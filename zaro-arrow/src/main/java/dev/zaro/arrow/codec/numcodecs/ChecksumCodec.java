@@ -25,6 +25,7 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * @param prefix bytes hashed before the data (jenkins_lookup3 only; empty for the others)
  */
+@SuppressWarnings("ArrayRecordComponent") // an internal codec, never compared
 public record ChecksumCodec(Algorithm algorithm, boolean atStart, int initval, byte[] prefix)
     implements BytesToBytesCodec {
 

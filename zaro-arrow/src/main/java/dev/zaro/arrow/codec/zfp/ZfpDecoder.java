@@ -73,6 +73,7 @@ public final class ZfpDecoder {
   }
 
   /** A field: element type and sizes, x fastest ({@code nx} is the last numpy dimension). */
+  @SuppressWarnings("ArrayRecordComponent") // an internal decode argument, never compared
   public record Field(Type type, long[] sizes) {
     public long count() {
       long n = 1;

@@ -12,6 +12,7 @@ import java.util.List;
  */
 final class Snapshot {
   /** A manifest holding the chunk references of one region of an array's chunk grid. */
+  @SuppressWarnings("ArrayRecordComponent") // parsed snapshot contents, never compared
   record ManifestRef(String id, int[] from, int[] to) {
     /** Whether chunk {@code index} lies in this region (from inclusive, to exclusive). */
     boolean covers(int[] index) {
@@ -36,6 +37,7 @@ final class Snapshot {
    * @param zarrJson the node's {@code zarr.json} document
    * @param manifests null for a group
    */
+  @SuppressWarnings("ArrayRecordComponent") // parsed snapshot contents, never compared
   record Node(byte[] id, String path, byte[] zarrJson, int ndim, List<ManifestRef> manifests) {
     boolean isArray() {
       return manifests != null;

@@ -50,7 +50,7 @@ class BloscFixtureTest extends AllocatorTest {
     try (ArrowBuf in = buf(frame)) {
       BloscHeader h = BloscHeader.read(in);
       assertEquals(raw.length, h.nbytes());
-      assertEquals(Integer.parseInt(name.split("-")[2].substring(2)), h.typesize(), "typesize");
+      assertEquals(Integer.parseInt(name.split("-", -1)[2].substring(2)), h.typesize(), "typesize");
       try (ArrowBuf out = CODEC.decode(in, raw.length, allocator)) {
         assertArrayEquals(raw, bytes(out, 0, out.writerIndex()));
       }
@@ -107,7 +107,7 @@ class BloscFixtureTest extends AllocatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void headerMatchesTheCase(String name) {
-    String[] parts = name.split("-");
+    String[] parts = name.split("-", -1);
     String cname = parts[0];
     String shuffle = parts[1];
     try (ArrowBuf in = buf(BloscFixtures.frame(name))) {

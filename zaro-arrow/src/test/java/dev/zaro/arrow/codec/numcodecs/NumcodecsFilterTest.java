@@ -70,7 +70,7 @@ class NumcodecsFilterTest extends AllocatorTest {
         ArrowBuf out = delta.decode(in, decoded, allocator)) {
       assertEquals(20, out.writerIndex());
       for (int i = 0; i < 10; i++) {
-        assertEquals(100 + 2 * i, out.getShort(2 * i));
+        assertEquals(100 + 2 * i, out.getShort(2L * i));
       }
     }
   }
