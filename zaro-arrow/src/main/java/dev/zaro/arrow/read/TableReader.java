@@ -75,6 +75,13 @@ public final class TableReader extends ArrowReader {
 
   private final ArrowBuf[] dimBuffers;
 
+  /**
+   * All ones: the validity of every column without nulls, shared by all batches (written once,
+   * before any batch holds it). Arrow's loader retains a validity buffer it is given; given none,
+   * it would allocate one per column and batch and fill it twice (zeros, then ones).
+   */
+  private ArrowBuf allValid;
+
   /** The read's threads, which also fill the dimension columns. */
   private final Budget budget;
 
@@ -375,13 +382,32 @@ public final class TableReader extends ArrowReader {
         FieldVector vector = dimColumns.get(column).field().createVector(allocator);
         vectors.add(vector);
         vector.loadFieldBuffers(
-            new ArrowFieldNode(rows, 0), List.of(allocator.getEmpty(), dimBuffers[column]));
+            new ArrowFieldNode(rows, 0), List.of(allValid(rows), dimBuffers[column]));
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
     }
     return vectors;
+  }
+
+  /**
+   * {@link #allValid}, at least {@code rows} bits long (held by this reader; loaders retain it).
+   */
+  private ArrowBuf allValid(long rows) {
+    long bytes = Math.max(1, (rows + 7) / 8);
+    if (allValid == null || allValid.capacity() < bytes) {
+      if (allValid != null) {
+        allValid.close(); // batches that hold it keep their own references
+        allValid = null;
+      }
+      // sized for the largest batch at once (no batch is longer than batchRows or the selection)
+      long largest = (Math.min(options.batchRows(), selection.size()) + 7) / 8;
+      ArrowBuf ones = allocator.buffer(Math.max(bytes, largest));
+      MemoryUtil.setMemory(ones.memoryAddress(), ones.capacity(), (byte) 0xff);
+      allValid = ones;
+    }
+    return allValid;
   }
 
   /** Rows below which filling a dimension column is not worth waking a helper thread. */
@@ -555,7 +581,7 @@ public final class TableReader extends ArrowReader {
                   Double.doubleToRawLongBits(missing ? Double.NaN : cf.unpack(raw)));
             }
           }
-          ArrowBuf valid = validity == null ? allocator.getEmpty() : validity;
+          ArrowBuf valid = validity == null ? allValid(rows) : validity;
           vector.loadFieldBuffers(new ArrowFieldNode(rows, nulls), List.of(valid, data));
         } finally {
           if (ownData) {
@@ -614,6 +640,10 @@ public final class TableReader extends ArrowReader {
   protected void closeReadSource() {
     // the coordinate values were copied to the heap; only the current block and the last
     // dimension column buffers hold memory
+    if (allValid != null) {
+      allValid.close();
+      allValid = null;
+    }
     for (int c = 0; c < dimBuffers.length; c++) {
       if (dimBuffers[c] != null) {
         dimBuffers[c].close();
