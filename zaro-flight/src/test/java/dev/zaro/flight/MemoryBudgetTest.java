@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class MemoryBudgetTest extends AllocatorTest {
 
   @Test
+  @SuppressWarnings("try") // the leases are held for their reservations, not used
   void aReservationThatDoesNotFitWaitsThenFailsNamingTheBudget() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1000, 8, Duration.ofMillis(300));
         MemoryBudget.Lease first = budget.acquire("first", 700, 1000, () -> false)) {
@@ -42,6 +43,7 @@ class MemoryBudgetTest extends AllocatorTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lease is held for its reservation, not used
   void aWaitingRequestGoesAheadWhenALeaseComesBack() throws Exception {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1000, 8, Duration.ofSeconds(30))) {
       MemoryBudget.Lease first = budget.acquire("first", 700, 1000, () -> false);
@@ -63,6 +65,7 @@ class MemoryBudgetTest extends AllocatorTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lease is held for its reservation, not used
   void streamSlotsAreCountedToo() {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1 << 20, 1, Duration.ofMillis(100));
         MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {
@@ -75,6 +78,7 @@ class MemoryBudgetTest extends AllocatorTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lease is held for its reservation, not used
   void aClientThatLeavesStopsWaiting() throws Exception {
     try (MemoryBudget budget = new MemoryBudget(allocator, 1 << 20, 1, Duration.ofSeconds(30));
         MemoryBudget.Lease one = budget.acquire("one", 0, 1 << 20, () -> false)) {

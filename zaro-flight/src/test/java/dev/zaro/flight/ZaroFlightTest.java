@@ -66,6 +66,7 @@ class ZaroFlightTest extends AllocatorTest {
     return FlightDescriptor.command(json.getBytes(StandardCharsets.UTF_8));
   }
 
+  @SuppressWarnings("try") // FlightStream.close() declares Exception (Arrow's signature)
   private byte[] values(FlightInfo info) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (FlightEndpoint e : info.getEndpoints()) {
@@ -91,7 +92,8 @@ class ZaroFlightTest extends AllocatorTest {
     assertEquals(List.of("/"), infos.get(0).getDescriptor().getPath());
     assertEquals(30, infos.get(0).getRecords());
     assertTrue(
-        infos.get(0).getSchema().getFields().get(0).getType() instanceof FixedShapeTensorType);
+        infos.get(0).getSchemaOptional().orElseThrow().getFields().get(0).getType()
+            instanceof FixedShapeTensorType);
   }
 
   @Test
@@ -109,6 +111,7 @@ class ZaroFlightTest extends AllocatorTest {
   }
 
   @Test
+  @SuppressWarnings("try") // FlightStream.close() declares Exception (Arrow's signature)
   void tableLayoutStreamsIndexColumnsAndValues() throws Exception {
     FlightInfo info =
         client.getInfo(
@@ -165,6 +168,7 @@ class ZaroFlightTest extends AllocatorTest {
   }
 
   @Test
+  @SuppressWarnings("try") // FlightStream.close() declares Exception (Arrow's signature)
   void aClientThatLeavesMidStreamFreesEverything() throws Exception {
     FlightInfo info = client.getInfo(FlightDescriptor.path("/"));
     try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {

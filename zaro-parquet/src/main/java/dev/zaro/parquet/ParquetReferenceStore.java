@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +58,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   private static final int CACHED_FILES = 64;
 
   /** An array with chunk references: where its chunks are and how many. */
+  @SuppressWarnings("ArrayRecordComponent") // private, never compared
   private record ArrayInfo(String path, long[] grid, String separator) {
     long chunks() {
       long n = 1;
@@ -70,6 +70,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   }
 
   /** The rows of one refs.k.parq file. */
+  @SuppressWarnings("ArrayRecordComponent") // private, never compared
   private record RefFile(Reference[] refs) {}
 
   private final String name;
@@ -140,8 +141,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
     Map<String, byte[]> meta = new TreeMap<>();
     ObjectNode consolidated = JSON.createObjectNode();
     List<ArrayInfo> found = new ArrayList<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = root.get("metadata").fields(); it.hasNext(); ) {
-      var e = it.next();
+    for (var e : root.get("metadata").properties()) {
       String key = checkedKey(e.getKey());
       JsonNode value = e.getValue();
       JsonNode parsed = value;
@@ -290,6 +290,8 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   }
 
   /** Reads one refs.k.parq with arrow-dataset (remote files through a temporary copy). */
+  // arrow-dataset's DatasetFactory, Dataset and Scanner declare close() throws Exception
+  @SuppressWarnings("try")
   private RefFile load(String key) {
     Path file;
     Path temp = null;

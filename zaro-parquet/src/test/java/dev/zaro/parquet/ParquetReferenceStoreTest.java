@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterAll;
@@ -61,7 +60,7 @@ class ParquetReferenceStoreTest extends AllocatorTest {
 
   static List<Arguments> sets() throws Exception {
     List<Arguments> out = new ArrayList<>();
-    for (var e : (Iterable<Map.Entry<String, JsonNode>>) manifest().get("parquet")::fields) {
+    for (var e : manifest().get("parquet").properties()) {
       out.add(Arguments.of(e.getKey(), e.getValue().asText(), "local"));
       out.add(Arguments.of(e.getKey(), e.getValue().asText(), "http"));
     }
@@ -120,7 +119,7 @@ class ParquetReferenceStoreTest extends AllocatorTest {
   void arraysReadEqualH5pysValues(String parq, String json, String over) throws Exception {
     JsonNode arrays = manifest().get("references").get(json).get("arrays");
     try (Zaro zaro = Zaro.open(location(parq, over))) {
-      for (var array : (Iterable<Map.Entry<String, JsonNode>>) arrays::fields) {
+      for (var array : arrays.properties()) {
         byte[] want = Files.readAllBytes(dir().resolve(array.getValue().get("expected").asText()));
         try (Slab slab = zaro.read(array.getKey(), "", allocator)) {
           byte[] got = new byte[(int) slab.byteSize()];

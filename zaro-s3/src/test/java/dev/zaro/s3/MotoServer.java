@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Assumptions;
  * A real local S3 endpoint for tests: {@code moto_server} started on loopback at a free port,
  * stopped by {@link #close}. Tests are skipped (not failed) where moto is not installed.
  */
+@SuppressWarnings("try") // close() waits for moto_server to exit, so it is interruptible
 final class MotoServer implements AutoCloseable {
   private final Process process;
   private final URI endpoint;

@@ -13,9 +13,9 @@ import dev.zaro.arrow.store.AbstractStoreTest;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.Stores;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -102,7 +102,7 @@ class S3StoreTest extends AbstractStoreTest {
         RequestBody.fromString("{}"));
     try (Store s =
         Stores.open("s3://" + bucket + "/public?anonymous=true&endpoint=" + moto.endpoint())) {
-      assertEquals("{}", new String(s.getBytes("zarr.json").orElseThrow()));
+      assertEquals("{}", new String(s.getBytes("zarr.json").orElseThrow(), StandardCharsets.UTF_8));
     }
     StoreException e =
         assertThrows(StoreException.class, () -> Stores.open("s3://" + bucket + "?colour=blue"));
@@ -146,7 +146,7 @@ class S3StoreTest extends AbstractStoreTest {
     put(
         bucket,
         "kerchunk/evil.json",
-        ("{\"k\": [\"" + dir.resolve("data/note.txt") + "\"]}").getBytes());
+        ("{\"k\": [\"" + dir.resolve("data/note.txt") + "\"]}").getBytes(StandardCharsets.UTF_8));
     byte[] h5 = Files.readAllBytes(dir.resolve("data/simple.h5"));
     JsonNode arrays =
         new ObjectMapper()
@@ -159,10 +159,8 @@ class S3StoreTest extends AbstractStoreTest {
       for (String ref : List.of("simple.v0.json", "simple.v1.json")) {
         try (Store s = Stores.open("reference+json://s3://" + bucket + "/kerchunk/" + ref)) {
           int n = 0;
-          for (Iterator<Map.Entry<String, JsonNode>> it = arrays.fields(); it.hasNext(); ) {
-            for (var chunk :
-                (Iterable<Map.Entry<String, JsonNode>>)
-                    it.next().getValue().get("chunks")::fields) {
+          for (var array : arrays.properties()) {
+            for (var chunk : array.getValue().get("chunks").properties()) {
               int off = chunk.getValue().get("offset").asInt();
               int size = chunk.getValue().get("size").asInt();
               assertArrayEquals(

@@ -72,7 +72,7 @@ final class WideningColumnVector extends ColumnVector {
 
   @Override
   public boolean hasNull() {
-    return vector.getNullCount() > 0 || time && numNulls() > 0;
+    return vector.getNullCount() > 0 || (time && numNulls() > 0);
   }
 
   @Override
@@ -89,7 +89,7 @@ final class WideningColumnVector extends ColumnVector {
 
   @Override
   public boolean isNullAt(int rowId) {
-    return vector.isNull(rowId) || time && data.getLong((long) rowId * 8) == Long.MIN_VALUE;
+    return vector.isNull(rowId) || (time && data.getLong((long) rowId * 8) == Long.MIN_VALUE);
   }
 
   @Override

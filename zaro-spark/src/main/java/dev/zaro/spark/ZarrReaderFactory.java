@@ -14,6 +14,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * @param columns per output column: {@code -1 - d} for dimension column d, else the index in {@code
  *     arrays} of the array whose value column it is
  */
+@SuppressWarnings("ArrayRecordComponent") // sent to executors, never compared
 record ZarrReaderFactory(ZarrOptions options, List<String> arrays, int[] columns)
     implements PartitionReaderFactory {
 

@@ -39,7 +39,6 @@ import org.apache.spark.sql.types.StructType;
  */
 final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
   private final ZarrOptions options;
-  private final StructType schema;
   private final StructType required;
   private final Filter[] filters;
 
@@ -61,7 +60,6 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
 
   ZarrScan(ZarrOptions options, StructType schema, StructType required, Filter[] filters) {
     this.options = options;
-    this.schema = schema;
     this.required = required;
     this.filters = filters.clone();
     int dims = schema.size() - options.arrays().size();

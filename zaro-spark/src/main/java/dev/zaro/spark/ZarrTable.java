@@ -1,6 +1,8 @@
 package dev.zaro.spark;
 
 import java.util.Set;
+import org.apache.spark.sql.connector.catalog.CatalogV2Util;
+import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -25,9 +27,10 @@ final class ZarrTable implements SupportsRead {
     return "zarr " + options.location() + " " + String.join(",", options.arrays());
   }
 
+  /** The schema as columns: what Table's default columns() made of the deprecated schema(). */
   @Override
-  public StructType schema() {
-    return schema;
+  public Column[] columns() {
+    return CatalogV2Util.structTypeToV2Columns(schema);
   }
 
   @Override

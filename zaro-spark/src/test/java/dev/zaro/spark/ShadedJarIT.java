@@ -45,7 +45,7 @@ class ShadedJarIT {
       Files.copy(in, classes.resolve(smoke));
     }
     List<String> classPath = new ArrayList<>();
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator, -1)) {
       if (BUNDLED.stream().noneMatch(entry::contains) && !entry.contains("test-classes")) {
         classPath.add(entry);
       }
@@ -54,7 +54,7 @@ class ShadedJarIT {
     classPath.add(classes.toString());
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String flag : System.getProperty("zaro.spark.jvmFlags", "").trim().split("\\s+")) {
+    for (String flag : System.getProperty("zaro.spark.jvmFlags", "").trim().split("\\s+", -1)) {
       if (!flag.isEmpty()) {
         command.add(flag);
       }

@@ -509,7 +509,7 @@ public final class SqlEngine implements AutoCloseable {
    */
   private Map<JsonNode, double[]> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
     List<JsonNode> all = new ArrayList<>();
-    Map<JsonNode, double[]> out = new java.util.IdentityHashMap<>();
+    java.util.IdentityHashMap<JsonNode, double[]> out = new java.util.IdentityHashMap<>();
     for (List<StatementScan.Use> list : uses) {
       for (StatementScan.Use use : list) {
         for (StatementScan.Condition c : use.conditions()) {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -56,7 +55,7 @@ final class StatementScan {
   private final Set<String> singleNames = new TreeSet<>();
   private final Set<String> cteNames = new TreeSet<>();
   private boolean star;
-  private final Map<JsonNode, List<Condition>> conditions = new IdentityHashMap<>();
+  private final IdentityHashMap<JsonNode, List<Condition>> conditions = new IdentityHashMap<>();
 
   /**
    * Scans one statement. {@code columnsOf} gives the (lower-case) columns of a table by its

@@ -143,6 +143,7 @@ class FlightSqlJdbcTest {
   }
 
   @Test
+  @SuppressWarnings("try") // Arrow's FlightClient declares close() throws Exception
   void zaroFlightStillServesBesideIt() throws Exception {
     try (BufferAllocator allocator = new RootAllocator();
         FlightClient client =

@@ -265,7 +265,6 @@ public final class Hierarchy {
     return Map.copyOf(unreadable);
   }
 
-  /** The node path a metadata key belongs to ({@code "a/b/.zarray" -> "a/b"}), or null. */
   /**
    * Whether directory {@code dir} is an array (v2 .zarray or v3 array zarr.json). The metadata read
    * to find out is kept, so the listing does not read it again.
