@@ -9,8 +9,8 @@ import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Budget;
-import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.Futures;
 import dev.zaro.arrow.store.Store;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -205,7 +205,7 @@ final class ShardReader {
                 .handle(
                     (encoded, error) -> {
                       if (error != null) {
-                        Throwable e = unwrap(error);
+                        Throwable e = Futures.unwrap(error);
                         throw new CompletionException(
                             e instanceof StoreException se ? unreadableIndex(se) : e);
                       }
@@ -228,7 +228,7 @@ final class ShardReader {
               .handle(
                   (got, error) -> {
                     if (error != null) {
-                      throw new CompletionException(indexMismatch(unwrap(error)));
+                      throw new CompletionException(indexMismatch(Futures.unwrap(error)));
                     }
                     List<ArrowBuf> bufs =
                         got.orElseThrow(
@@ -393,16 +393,11 @@ final class ShardReader {
             });
       }
     }
-    // helpers: threads of this read idle now, and (budget) any that runs out of chunks meanwhile
-    int helpers = scratch.helpers();
+    // helpers: threads of this read idle now, and any that runs out of chunks meanwhile
     if (decodes.size() == 1) {
       decodes.get(0).run();
-    } else if (budget != null) {
-      budget.share(decodes, scratch.helperExecutor(), helpers);
-    } else if (helpers < 1) {
-      decodes.forEach(Runnable::run);
     } else {
-      WorkRunner.run(decodes, scratch.helperExecutor(), helpers);
+      budget.share(decodes, scratch.helperExecutor(), scratch.helpers());
     }
     return true;
   }
@@ -428,10 +423,6 @@ final class ShardReader {
         "codec sharding_indexed: the index points at bytes that the shard does not hold: "
             + e.getMessage(),
         e);
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /**
