@@ -329,16 +329,15 @@ public final class ZarrArray {
     }
     // remote: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`; a shard's
     // fetch is its index (unless cached) then its needed ranges, or the whole shard at once
-    ShardReader sharded =
-        resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0))).shardReader();
+    Resolved first = resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0)));
+    ShardReader sharded = first.shardReader();
     boolean ahead = ioConcurrency > 0 && tasks > 1 && (sharded == null || sharded.prefetchable());
     int workers =
         Math.min(ahead ? parallelism : Math.max(parallelism, Math.min(64, ioConcurrency)), tasks);
     // what one fetch is expected to hold before any has arrived: a decoded chunk (or shard)
-    long firstGuess = Math.max(1, target.itemSize());
-    for (int n : metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0))) {
-      firstGuess = Math.multiplyExact(firstGuess, (long) n);
-    }
+    long firstGuess =
+        Math.multiplyExact(
+            Math.max(1, target.itemSize()), first.chain().decodedSpec().elementCount());
     try (Prefetch<ArrowBuf> chunks =
             ahead && sharded == null
                 ? new Prefetch<>(
