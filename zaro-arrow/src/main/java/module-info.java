@@ -23,7 +23,7 @@ module dev.zaro.arrow {
   requires java.net.http;
 
   exports dev.zaro.arrow;
-  exports dev.zaro.arrow.arrow;
+  exports dev.zaro.arrow.vector;
   exports dev.zaro.arrow.codec;
   exports dev.zaro.arrow.error;
   exports dev.zaro.arrow.metadata;

@@ -52,7 +52,7 @@ class ModuleDescriptorTest {
         new TreeSet<>(
             Set.of(
                 "dev.zaro.arrow",
-                "dev.zaro.arrow.arrow",
+                "dev.zaro.arrow.vector",
                 "dev.zaro.arrow.codec",
                 "dev.zaro.arrow.error",
                 "dev.zaro.arrow.metadata",

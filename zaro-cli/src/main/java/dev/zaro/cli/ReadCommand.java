@@ -2,13 +2,13 @@ package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
-import dev.zaro.arrow.arrow.ArrowFiles;
-import dev.zaro.arrow.arrow.SlabVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
+import dev.zaro.arrow.vector.ArrowFiles;
+import dev.zaro.arrow.vector.SlabVectors;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;

@@ -1,8 +1,8 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.arrow.ArrowFiles;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.vector.ArrowFiles;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.SqlQuery;
 import java.nio.file.Path;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
-import dev.zaro.arrow.arrow.FixedShapeTensorType;
-import dev.zaro.arrow.arrow.FixedShapeTensorVector;
+import dev.zaro.arrow.vector.FixedShapeTensorType;
+import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;

@@ -1,19 +1,19 @@
 package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.arrow.SlabVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.ReadPlan;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
-import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.vector.SlabVectors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -141,8 +141,8 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
         // the read would refuse it: say which option allows it
         zaro.array(array);
       }
-      dev.zaro.arrow.read.Selection selection =
-          dev.zaro.arrow.read.Selection.parse(options.slice(), meta.shape());
+      dev.zaro.arrow.plan.Selection selection =
+          dev.zaro.arrow.plan.Selection.parse(options.slice(), meta.shape());
       return zaro.tableSchema(
               array, selection, dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()))
           .getFields();

@@ -7,6 +7,6 @@ import org.apache.spark.sql.connector.read.InputPartition;
  * the executor reopens the store from the scan's options.
  *
  * @param index the partition's position in the plan (C order)
- * @param selection {@code dev.zaro.arrow.read.Selection#canonical()} of the piece
+ * @param selection {@code dev.zaro.arrow.plan.Selection#canonical()} of the piece
  */
 record ZarrPartition(int index, String selection) implements InputPartition {}

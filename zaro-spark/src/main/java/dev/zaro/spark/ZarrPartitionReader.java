@@ -2,10 +2,10 @@ package dev.zaro.spark;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
-import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.ReadPlan;
-import dev.zaro.arrow.read.Selection;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import java.util.ArrayList;

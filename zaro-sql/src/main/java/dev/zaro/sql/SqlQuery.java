@@ -1,14 +1,14 @@
 package dev.zaro.sql;
 
-import dev.zaro.arrow.arrow.CData;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.plan.ReadPlan;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
-import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
+import dev.zaro.arrow.vector.CData;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

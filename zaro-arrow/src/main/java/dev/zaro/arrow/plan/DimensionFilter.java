@@ -2,7 +2,6 @@ package dev.zaro.arrow.plan;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.DimensionColumn;
-import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import java.time.Instant;
 import java.time.LocalDate;

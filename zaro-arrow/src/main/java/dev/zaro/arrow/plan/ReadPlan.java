@@ -2,7 +2,6 @@ package dev.zaro.arrow.plan;
 
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.ChunkGrid;
-import dev.zaro.arrow.read.Selection;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

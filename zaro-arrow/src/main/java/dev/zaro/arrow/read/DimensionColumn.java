@@ -1,8 +1,8 @@
 package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.zaro.arrow.arrow.ArrowTypes;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.vector.types.TimeUnit;

@@ -126,7 +126,7 @@ public final class NodeJson {
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
       case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
       case FIXED_UTF32 ->
-          f.textNode(dev.zaro.arrow.arrow.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
+          f.textNode(dev.zaro.arrow.vector.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);

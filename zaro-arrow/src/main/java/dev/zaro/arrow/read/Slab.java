@@ -10,8 +10,8 @@ import org.apache.arrow.memory.ArrowBuf;
 /**
  * The result of a read: the selected elements in one C-order, little-endian buffer (see {@link
  * DataType} for the element layout), with the result shape. The slab owns its buffer and releases
- * it on {@link #close()}; vectors built from it (see {@code dev.zaro.arrow.arrow.SlabVectors}) hold
- * their own reference, so they stay valid after the slab is closed.
+ * it on {@link #close()}; vectors built from it (see {@code dev.zaro.arrow.vector.SlabVectors})
+ * hold their own reference, so they stay valid after the slab is closed.
  *
  * <p>Variable-length types (string, bytes) hold one 16-byte reference per element in {@code data}
  * (address and length, see {@link VarHeap}); the bytes live in {@code heap}.

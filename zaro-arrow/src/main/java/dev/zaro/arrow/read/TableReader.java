@@ -1,13 +1,14 @@
 package dev.zaro.arrow.read;
 
-import dev.zaro.arrow.arrow.ArrowTypes;
-import dev.zaro.arrow.arrow.StructVectors;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.Control;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.vector.ArrowTypes;
+import dev.zaro.arrow.vector.StructVectors;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,7 +201,7 @@ public final class TableReader extends ArrowReader {
         new Field(
             array.name(),
             new FieldType(
-                cf.masks(), valueType, null, dev.zaro.arrow.arrow.SlabVectors.fieldMetadata(type)),
+                cf.masks(), valueType, null, dev.zaro.arrow.vector.SlabVectors.fieldMetadata(type)),
             null));
     return out;
   }
@@ -508,7 +509,7 @@ public final class TableReader extends ArrowReader {
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
-        dev.zaro.arrow.arrow.SlabVectors.fillFromUtf32(
+        dev.zaro.arrow.vector.SlabVectors.fillFromUtf32(
             (org.apache.arrow.vector.BaseVariableWidthVector) vector,
             slab.data(),
             first,
@@ -522,7 +523,7 @@ public final class TableReader extends ArrowReader {
     }
     if (type.isVariableLength()) {
       try {
-        dev.zaro.arrow.arrow.SlabVectors.fillVariableWidth(
+        dev.zaro.arrow.vector.SlabVectors.fillVariableWidth(
             (org.apache.arrow.vector.BaseVariableWidthVector) vector, slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {

@@ -16,6 +16,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.zaro.arrow.read.Selection;
+import dev.zaro.arrow.plan.Selection;
 import java.nio.charset.StandardCharsets;
 
 /**

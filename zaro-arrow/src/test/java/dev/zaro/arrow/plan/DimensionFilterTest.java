@@ -7,7 +7,6 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.DimensionColumn;
-import dev.zaro.arrow.read.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import java.time.LocalDateTime;
 import java.util.List;

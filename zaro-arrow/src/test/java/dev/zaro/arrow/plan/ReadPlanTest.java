@@ -8,7 +8,6 @@ import dev.zaro.arrow.metadata.ChunkGrid;
 import dev.zaro.arrow.metadata.ChunkKeyEncoding;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.read.Selection;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;

@@ -9,6 +9,7 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
 import java.util.ArrayList;

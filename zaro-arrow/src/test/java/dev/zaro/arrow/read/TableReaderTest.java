@@ -7,6 +7,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.MemoryStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.arrow;
+package dev.zaro.arrow.vector;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.hash.ArrowBufHasher;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.arrow;
+package dev.zaro.arrow.vector;
 
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;

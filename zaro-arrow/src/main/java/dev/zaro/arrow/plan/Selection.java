@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.plan;
 
 import dev.zaro.arrow.error.SelectionException;
 import java.util.ArrayList;

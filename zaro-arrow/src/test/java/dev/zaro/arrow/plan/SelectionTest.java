@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.plan;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

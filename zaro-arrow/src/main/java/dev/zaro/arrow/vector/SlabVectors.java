@@ -1,4 +1,4 @@
-package dev.zaro.arrow.arrow;
+package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;

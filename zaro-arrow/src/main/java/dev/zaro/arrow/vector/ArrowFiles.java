@@ -1,4 +1,4 @@
-package dev.zaro.arrow.arrow;
+package dev.zaro.arrow.vector;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;

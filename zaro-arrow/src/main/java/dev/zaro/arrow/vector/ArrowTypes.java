@@ -1,4 +1,4 @@
-package dev.zaro.arrow.arrow;
+package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.metadata.DataType;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
