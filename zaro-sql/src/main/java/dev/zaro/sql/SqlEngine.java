@@ -15,6 +15,7 @@ import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.vector.CData;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -30,6 +31,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -141,6 +143,7 @@ public final class SqlEngine implements AutoCloseable {
       throw new ZaroException("sql: cannot start DuckDB: " + e.getMessage(), e);
     }
     try (Statement s = database.createStatement()) {
+      createCatalogViews();
       if (options.threads() > 0) {
         s.execute("SET threads = " + options.threads());
       }
@@ -152,6 +155,68 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       close();
       throw new ZaroException("sql: cannot configure DuckDB: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * Names every table in DuckDB's own catalog: an empty view per table, with the table layout's
+   * columns and DuckDB's types for them, so that {@code SHOW TABLES}, {@code information_schema}
+   * and DuckDB's hints for a misspelled table name it. A statement never reads these views: its
+   * connection registers each table it uses as a stream of the same name (a temporary view, found
+   * first), read with the pushed-down columns and ranges. Arrays the table layout cannot show
+   * (complex values, ...) get no view, as they get no table.
+   */
+  private void createCatalogViews() throws SQLException {
+    try (BufferAllocator allocator = new RootAllocator();
+        Connection connection = database.duplicate();
+        Statement s = connection.createStatement()) {
+      DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
+      for (String table : tables.values()) {
+        TableInfo info;
+        try {
+          info = info(table);
+        } catch (ZaroException e) {
+          continue;
+        }
+        long[] shape = info.array().metadata().shape();
+        List<Selection.Dim> none = new ArrayList<>();
+        for (int d = 0; d < shape.length; d++) {
+          none.add(new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
+        }
+        List<String> columns = new ArrayList<>();
+        try (TableReader reader =
+                new TableReader(
+                    info.array(),
+                    Selection.of(none),
+                    info.columns(),
+                    TableOptions.DEFAULT.withCf(options.cf()),
+                    dev.zaro.arrow.read.ReadOptions.DEFAULT,
+                    allocator);
+            ArrowArrayStream stream = CData.export(reader, allocator)) {
+          duck.registerArrowStream("__zaro_schema", stream);
+          try (ResultSet rs = s.executeQuery("DESCRIBE SELECT * FROM __zaro_schema")) {
+            while (rs.next()) {
+              columns.add(
+                  "CAST(NULL AS "
+                      + rs.getString("column_type")
+                      + ") AS "
+                      + SqlQuery.quote(rs.getString("column_name")));
+            }
+          }
+        } catch (java.io.IOException e) {
+          throw new ZaroException("sql: cannot open table '" + table + "': " + e, e);
+        }
+        s.execute(
+            "CREATE VIEW main."
+                + SqlQuery.quote(table)
+                + " AS SELECT "
+                + String.join(", ", columns)
+                + " WHERE false");
+      }
+      s.execute("DROP VIEW IF EXISTS __zaro_schema");
     }
   }
 
