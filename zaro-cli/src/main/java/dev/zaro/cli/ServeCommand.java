@@ -44,11 +44,7 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(
-      index = "0",
-      arity = "0..1",
-      paramLabel = "STORE",
-      description = "A local path or file:// URL.")
+  @Parameters(index = "0", arity = "0..1", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Option(
