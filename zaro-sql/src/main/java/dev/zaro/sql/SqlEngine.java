@@ -78,6 +78,10 @@ public final class SqlEngine implements AutoCloseable {
   private final Map<String, String> paths = new ConcurrentHashMap<>();
 
   private final Map<String, TableInfo> infos = new ConcurrentHashMap<>();
+
+  /** Whether the catalog views exist (made on first need: they cost a schema per table). */
+  private volatile boolean catalog;
+
   private final JsonNode constantsTemplate;
 
   /**
@@ -143,7 +147,6 @@ public final class SqlEngine implements AutoCloseable {
       throw new ZaroException("sql: cannot start DuckDB: " + e.getMessage(), e);
     }
     try (Statement s = database.createStatement()) {
-      createCatalogViews();
       if (options.threads() > 0) {
         s.execute("SET threads = " + options.threads());
       }
@@ -169,7 +172,38 @@ public final class SqlEngine implements AutoCloseable {
    * first), read with the pushed-down columns and ranges. Arrays the table layout cannot show
    * (complex values, ...) get no view, as they get no table.
    */
-  private void createCatalogViews() throws SQLException {
+  private synchronized void createCatalogViews() {
+    if (catalog) {
+      return;
+    }
+    try {
+      createViews();
+    } catch (SQLException e) {
+      throw new ZaroException(
+          "sql: cannot name the tables in DuckDB's catalog: " + e.getMessage(), e);
+    }
+    catalog = true;
+  }
+
+  /**
+   * Whether a statement may look at the catalog (SHOW, DESCRIBE, information_schema, DuckDB's
+   * metadata functions), so the views are made first; a statement naming a table that is not one of
+   * ours makes them too (DuckDB's hint for a misspelled name then lists ours).
+   */
+  private static boolean readsCatalog(String sql) {
+    String lower = StatementScan.lower(sql);
+    for (String word :
+        new String[] {
+          "information_schema", "show", "describe", "summarize", "duckdb_", "sqlite_", "pg_"
+        }) {
+      if (lower.contains(word)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void createViews() throws SQLException {
     try (BufferAllocator allocator = new RootAllocator();
         Connection connection = database.duplicate();
         Statement s = connection.createStatement()) {
@@ -301,6 +335,9 @@ public final class SqlEngine implements AutoCloseable {
    * @param allocator the reads' buffers come from children of it
    */
   public SqlQuery query(String sql, BufferAllocator allocator) {
+    if (!catalog && readsCatalog(sql)) {
+      createCatalogViews();
+    }
     JsonNode parsed = serialize(database, sql);
     if (parsed.path("error").asBoolean(true)) {
       String type = parsed.path("error_type").asText("");
@@ -377,6 +414,8 @@ public final class SqlEngine implements AutoCloseable {
     for (StatementScan.Use use : scan.uses()) {
       if (tables.containsKey(use.table())) {
         byTable.computeIfAbsent(tables.get(use.table()), k -> new ArrayList<>()).add(use);
+      } else if (!catalog) {
+        createCatalogViews(); // not ours (a CTE, or a misspelling DuckDB's hint should correct)
       }
     }
     Set<String> allColumns = new HashSet<>();
