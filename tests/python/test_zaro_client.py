@@ -86,6 +86,19 @@ def test_read_equals_tensorstore(client, path, sel):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("name", ["zero_d_complex", "dtype_complex64", "dtype_bool", "dtype_float16", "zero_d"])
+def test_read_types_and_ranks_equal_tensorstore(name):
+    store = ROOT / "testdata" / "core" / "stores" / f"{name}.zarr"
+    want = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(store)}}).result().read().result()
+    with Server(store) as s, zaro_client.connect(s.uri) as c:
+        got = c.read("/")
+        part = c.read("/", "1:4, ::3") if want.ndim == 2 else None
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    if part is not None:
+        np.testing.assert_array_equal(part, want[1:4, ::3])
+
+
 def test_a_read_of_several_endpoints_is_reassembled_in_place(big):
     path, values = big
     sel = ":, 0:65, :"  # 272 MiB: more than one endpoint (256 MiB each at most)

@@ -165,18 +165,21 @@ class Client:
         field = info.schema.field(0)
         value_type, _ = _value_type(field)
         complex_ = meta["data_type"].startswith("complex")
-        out_shape = tuple(selection.result_shape()) + ((2,) if complex_ else ())
-        out = np.empty(out_shape, dtype=_numpy_dtype(value_type))
+        # the server sends one row per index of the result's first dimension (one row for a
+        # single element), each holding the rest of the result (complex: real, imaginary pairs)
+        logical = tuple(selection.result_shape())
+        rows = logical[0] if logical else 1
+        row_values = int(np.prod(logical[1:], dtype=np.int64)) * (2 if complex_ else 1)
+        out = np.empty(logical + ((2,) if complex_ else ()), dtype=_numpy_dtype(value_type))
+        flat = out.reshape(-1)  # a view: out is C-contiguous
         # where each endpoint's rows go: its ticket holds the canonical selection of its part
-        starts, at = [], 0
-        if out.ndim > 0:
-            for e in info.endpoints:
-                starts.append(at)
-                at += self._rows(e.ticket, shape) if len(info.endpoints) > 1 else out_shape[0]
-            if at != out_shape[0]:
-                raise errors.Internal(what, f"the endpoints hold {at} rows, the selection {out_shape[0]}")
-        else:
-            starts = [0] * len(info.endpoints)
+        starts = [0]
+        if len(info.endpoints) > 1:
+            for e in info.endpoints[:-1]:
+                starts.append(starts[-1] + self._rows(e.ticket, shape))
+        expected_ends = starts[1:] + [rows]
+        if len(info.endpoints) == 0 or expected_ends[-1] - starts[-1] < 0:
+            raise errors.Internal(what, f"the endpoints' parts do not add up to the selection's {rows} rows")
 
         def place(i, reader):
             row = starts[i]
@@ -186,23 +189,17 @@ class Client:
                 if isinstance(column.type, pa.FixedShapeTensorType):
                     column = column.storage.flatten()
                 values = column.to_numpy(zero_copy_only=False)
-                if out.ndim == 0:
-                    out[...] = values.reshape(())
-                else:
-                    dest = out[row:row + n]
-                    if dest.shape[0] != n:
-                        raise errors.Internal(what, "an endpoint sent more rows than its selection")
-                    dest[...] = values.reshape(dest.shape)
+                if row + n > expected_ends[i] or values.size != n * row_values:
+                    raise errors.Internal(what, f"endpoint {i} sent more rows or values than its part holds")
+                flat[row * row_values:(row + n) * row_values] = values
                 row += n
-            return row if out.ndim > 0 else row - starts[i]
+            return row
 
         ends = self._fetch(info.endpoints, what, place)
         # every row written exactly once: an endpoint that sent fewer rows than its part holds
         # would leave uninitialized memory in the result
-        if out.ndim > 0 and ends != starts[1:] + [out_shape[0]]:
-            raise errors.Internal(what, f"the endpoints sent rows up to {ends}, expected {starts[1:] + [out_shape[0]]}")
-        if out.ndim == 0 and ends != [1]:
-            raise errors.Internal(what, f"expected one endpoint of one row for a single element, got {ends}")
+        if ends != expected_ends:
+            raise errors.Internal(what, f"the endpoints sent rows up to {ends}, expected {expected_ends}")
         if complex_:
             return out.view(np.complex64 if out.dtype == np.float32 else np.complex128)[..., 0]
         return out
