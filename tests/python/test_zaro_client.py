@@ -135,6 +135,8 @@ def test_sql_runs_on_the_flight_sql_service(client, cf_server):
     assert got.column_names == ["n", "hottest"]
     assert got.column("n").to_pylist() == [inside.size]
     assert got.column("hottest").to_pylist() == [pytest.approx(float(inside.max()))]
+    with pytest.raises(zaro_client.InvalidArgument, match=r"^select nope from t2m: .*nope"):
+        client.sql("select nope from t2m")
     with pytest.raises(zaro_client.Unimplemented, match=r"zaro serve STORE --sql"):
         zaro_client.connect(cf_server.uri).sql("select 1")  # a server without --sql
 

@@ -213,7 +213,8 @@ class Client:
         """The selection of array `path` in zaro's table layout as a pyarrow.Table: one row per
         element, a column per dimension (coordinate values when the group has them; CF times
         as timestamps) and the value column (CF packing and missing values applied unless
-        raw=True). columns: the names to keep, in that order."""
+        raw=True). columns: the names to keep, in that order (chosen from the fetched table: the
+        Flight command has no projection, so every column travels)."""
         command = {"array": path, "slice": slice or "", "layout": "table"}
         if raw:
             command["raw"] = True
