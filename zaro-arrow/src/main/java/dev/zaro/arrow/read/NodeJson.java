@@ -11,6 +11,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.metadata.HalfFloat;
+import dev.zaro.arrow.metadata.Utf32;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -125,8 +126,7 @@ public final class NodeJson {
               .add(floatNode(b, type.byteSize() / 2));
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
       case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
-      case FIXED_UTF32 ->
-          f.textNode(dev.zaro.arrow.vector.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
+      case FIXED_UTF32 -> f.textNode(Utf32.decode(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);
