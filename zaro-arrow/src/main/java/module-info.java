@@ -35,6 +35,9 @@ module dev.zaro.arrow {
   uses dev.zaro.arrow.store.StoreProvider;
   uses dev.zaro.arrow.codec.CodecProvider;
 
+  provides dev.zaro.arrow.store.StoreProvider with
+      dev.zaro.arrow.store.BuiltInStores,
+      dev.zaro.arrow.store.icechunk.IcechunkStoreProvider;
   provides dev.zaro.arrow.codec.CodecProvider with
       dev.zaro.arrow.codec.core.CoreCodecs,
       dev.zaro.arrow.codec.blosc.BloscCodecs,
