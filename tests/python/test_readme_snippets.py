@@ -26,6 +26,8 @@ NEEDS = {
     "cert.pem": "needs the TLS certificate and token files the Serving section makes",
     "spark.": "needs a Spark session (pyspark with the zaro-spark jar)",
     "benchmarks/data/": "needs the benchmark datasets that benchmarks/make_datasets.py writes",
+    "zaro_client": "the Python client section: run by the client's own tests (tests/python/test_client*.py)",
+    "pip install": "installs packages",
 }
 UNTESTED = {"r", "js", "javascript", "scala", "xml", "java", ""}
 
