@@ -15,8 +15,14 @@ import java.util.List;
 public final class FillValue {
   private final byte[] element;
   private final boolean zero;
+  private final boolean declared;
 
   public FillValue(byte[] element) {
+    this(element, true);
+  }
+
+  private FillValue(byte[] element, boolean declared) {
+    this.declared = declared;
     this.element = element.clone();
     boolean allZero = true;
     for (byte b : element) {
@@ -28,6 +34,22 @@ public final class FillValue {
   /** All-zero bytes of the given type: zarr's default when no fill value is given. */
   public static FillValue zero(DataType type) {
     return new FillValue(new byte[type.byteSize()]);
+  }
+
+  /**
+   * Zeros standing in for a v2 {@code "fill_value": null} (no fill value declared; chunks that are
+   * absent read as zeros). {@link #declared()} is false.
+   */
+  public static FillValue absent(DataType type) {
+    return new FillValue(new byte[type.byteSize()], false);
+  }
+
+  /**
+   * Whether the metadata declared this fill value (false only for a v2 {@code null}). xarray reads
+   * a declared v2 fill value as the CF {@code _FillValue}.
+   */
+  public boolean declared() {
+    return declared;
   }
 
   /** A copy of the element's bytes. */

@@ -237,7 +237,7 @@ public final class V2Metadata {
   private static FillValue fillValue(JsonDocument doc, DataType type) {
     JsonNode node = doc.required("fill_value");
     if (node.isNull()) {
-      return FillValue.zero(type);
+      return FillValue.absent(type);
     }
     if ((type.kind() == DataType.Kind.FIXED_UTF32 || type.kind() == DataType.Kind.STRUCT)
         && node.isNumber()
