@@ -85,7 +85,8 @@ public final class DimensionFilter {
    * Narrows by {@code column op value}.
    *
    * @param value a {@link Number}; for a timestamp column also an {@link Instant}, a {@link
-   *     LocalDateTime} or {@link LocalDate} (UTC), or epoch microseconds as a Number
+   *     LocalDateTime} or {@link LocalDate} (UTC), or epoch microseconds as a Number; for a label
+   *     column a String (only {@code EQ} narrows: see {@link #restrictIn})
    * @return this
    */
   public DimensionFilter restrict(String column, Op op, Object value) {
@@ -282,6 +283,12 @@ public final class DimensionFilter {
 
   /** The literal as the column orders it, or null if it cannot be compared with it. */
   private static Double key(DimensionColumn c, Object value) {
+    if (c.kind() == DimensionColumn.Kind.TIMES
+        && !(c.field().getType()
+            instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp)) {
+      // a CF duration: only numbers (its unit) compare with it
+      return value instanceof Number number ? number.doubleValue() : null;
+    }
     if (c.kind() == DimensionColumn.Kind.TIMES) {
       if (value instanceof Instant t) {
         return (double) ChronoUnit.MICROS.between(Instant.EPOCH, t);
