@@ -520,7 +520,7 @@ record CfConventions(
       if (duration) {
         return off;
       }
-      long total = referenceMicros + off;
+      long total = total(off, v, integral, raw);
       if (calendar == Calendar.PROLEPTIC_GREGORIAN
           || (calendar == Calendar.STANDARD && total >= Calendar.GREGORIAN_START * DAY_MICROS)) {
         return total;
@@ -543,9 +543,20 @@ record CfConventions(
       }
     }
 
+    /** The reference plus {@code offset} microseconds, or an error when that overflows. */
+    private long total(long offset, double v, boolean integral, long raw) {
+      try {
+        return Math.addExact(referenceMicros, offset);
+      } catch (ArithmeticException e) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where + ": CF time value " + (integral ? raw : v) + " is out of the timestamp range");
+      }
+    }
+
     /** The value's label "YYYY-MM-DD HH:MM:SS[.ffffff]" in its calendar. */
     String label(double v, boolean integral, long raw) {
-      long total = referenceMicros + offset(v, integral, raw);
+      long total = total(offset(v, integral, raw), v, integral, raw);
       long[] ymd = calendar.date(Math.floorDiv(total, DAY_MICROS));
       long t = Math.floorMod(total, DAY_MICROS);
       long s = t / 1_000_000;
