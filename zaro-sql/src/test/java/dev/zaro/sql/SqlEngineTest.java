@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -166,15 +168,14 @@ class SqlEngineTest extends AllocatorTest {
   @ValueSource(strings = {"EGLL", "LFPG", "KJFK,RJTT", "EGLL,ZZZZ", "ZZZZ"})
   void stringLabelsAsXarrayReadsThem(String stations) throws Exception {
     Path dir = Fixtures.testdata().resolve("xarray");
-    com.fasterxml.jackson.databind.JsonNode expected =
-        dev.zaro.arrow.metadata.JsonDocument.MAPPER
-            .readTree(dir.resolve("stations.expected.json").toFile())
+    JsonNode expected =
+        Json.readTree(dir.resolve("stations.expected.json").toFile())
             .get("temperature")
             .get("rows");
     List<String> wanted = List.of(stations.split(","));
     long count = 0;
     double sum = 0;
-    for (com.fasterxml.jackson.databind.JsonNode row : expected) {
+    for (JsonNode row : expected) {
       if (wanted.contains(row.get(0).textValue()) && !row.get(2).isNull()) {
         count++;
         sum += row.get(2).doubleValue();

@@ -3,6 +3,7 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,7 +23,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * column holds: the table layout writes it, and {@code plan.DimensionFilter} compares predicates
  * against it.
  */
-public final class DimensionColumn {
+public final class DimensionColumn implements CoordinateValues {
   /** What the column holds. */
   public enum Kind {
     /** The int64 index along the dimension. */
@@ -205,12 +206,25 @@ public final class DimensionColumn {
     return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
 
+  @Override
   public int dim() {
     return dim;
   }
 
+  @Override
   public String name() {
     return field.getName();
+  }
+
+  /** True for CF times (kind TIMES), which predicates may compare with dates. */
+  @Override
+  public boolean isEpochMicros() {
+    return kind() == Kind.TIMES && field.getType() instanceof ArrowType.Timestamp;
+  }
+
+  @Override
+  public boolean isLabels() {
+    return kind() == Kind.LABELS;
   }
 
   public Field field() {
@@ -229,6 +243,7 @@ public final class DimensionColumn {
   }
 
   /** The label at array index {@code i} (kind LABELS): UTF-8 text, or bytes for a Binary column. */
+  @Override
   public byte[] labelAt(long i) {
     return labels[(int) i].clone();
   }
@@ -263,6 +278,7 @@ public final class DimensionColumn {
    * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision); NaN
    * for labels, which have no numeric order.
    */
+  @Override
   public double valueAt(long i) {
     if (kind() == Kind.LABELS) {
       return Double.NaN;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,8 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CfTimeTest {
   private static CfConventions.CfTime time(String units, String calendar) throws Exception {
     return CfConventions.CfTime.of(
-            JsonDocument.MAPPER.readTree(
-                "{\"units\": \"" + units + "\", \"calendar\": \"" + calendar + "\"}"),
+            Json.readTree("{\"units\": \"" + units + "\", \"calendar\": \"" + calendar + "\"}"),
             "t")
         .orElseThrow();
   }

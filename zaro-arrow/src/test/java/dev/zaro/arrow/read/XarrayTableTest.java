@@ -10,7 +10,7 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.MemoryStore;
@@ -49,8 +49,7 @@ class XarrayTableTest extends AllocatorTest {
   static Stream<Arguments> variables() throws Exception {
     List<Arguments> out = new ArrayList<>();
     for (String store : List.of("era5", "calendars", "stations")) {
-      JsonNode expected =
-          JsonDocument.MAPPER.readTree(DIR.resolve(store + ".expected.json").toFile());
+      JsonNode expected = Json.readTree(DIR.resolve(store + ".expected.json").toFile());
       for (Map.Entry<String, JsonNode> e : expected.properties()) {
         if (!REFUSED.contains(e.getKey())) {
           out.add(Arguments.of(store, e.getKey(), e.getValue()));
@@ -215,20 +214,20 @@ class XarrayTableTest extends AllocatorTest {
   void labelPredicatesNarrow() throws Exception {
     try (Zaro zaro = Zaro.open(DIR.resolve("stations.zarr").toString())) {
       DimensionFilter egll =
-          DimensionFilter.of(zaro, "temperature", TableOptions.DEFAULT)
+          zaro.dimensionFilter("temperature", TableOptions.DEFAULT)
               .restrict("station", DimensionFilter.Op.EQ, "LFPG");
       assertEquals(List.of(2L, 3L), List.of(egll.range(0)[0], egll.range(0)[1]));
       DimensionFilter in =
-          DimensionFilter.of(zaro, "temperature", TableOptions.DEFAULT)
+          zaro.dimensionFilter("temperature", TableOptions.DEFAULT)
               .restrictIn("station", List.of("RJTT", "KJFK"));
       assertEquals(List.of(1L, 4L), List.of(in.range(0)[0], in.range(0)[1]));
       DimensionFilter none =
-          DimensionFilter.of(zaro, "temperature", TableOptions.DEFAULT)
+          zaro.dimensionFilter("temperature", TableOptions.DEFAULT)
               .restrict("station", DimensionFilter.Op.EQ, "ZZZZ");
       assertTrue(none.isEmpty());
       // a comparison other than equality, or a number, narrows nothing
       DimensionFilter lt =
-          DimensionFilter.of(zaro, "temperature", TableOptions.DEFAULT)
+          zaro.dimensionFilter("temperature", TableOptions.DEFAULT)
               .restrict("station", DimensionFilter.Op.LT, "KJFK")
               .restrict("station", DimensionFilter.Op.EQ, 3);
       assertEquals(List.of(0L, 4L), List.of(lt.range(0)[0], lt.range(0)[1]));
