@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.json.Json;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -169,7 +169,8 @@ class SqlEngineTest extends AllocatorTest {
   void stringLabelsAsXarrayReadsThem(String stations) throws Exception {
     Path dir = Fixtures.testdata().resolve("xarray");
     JsonNode expected =
-        Json.readTree(dir.resolve("stations.expected.json").toFile())
+        new ObjectMapper()
+            .readTree(dir.resolve("stations.expected.json").toFile())
             .get("temperature")
             .get("rows");
     List<String> wanted = List.of(stations.split(","));
