@@ -15,20 +15,20 @@ import java.util.List;
 public final class FillValue {
   private final byte[] element;
   private final boolean zero;
-  private final boolean declared;
+  private final boolean unset;
 
   public FillValue(byte[] element) {
-    this(element, true);
+    this(element, false);
   }
 
-  private FillValue(byte[] element, boolean declared) {
-    this.declared = declared;
+  private FillValue(byte[] element, boolean unset) {
     this.element = element.clone();
     boolean allZero = true;
     for (byte b : element) {
       allZero &= b == 0;
     }
     this.zero = allZero;
+    this.unset = unset;
   }
 
   /** All-zero bytes of the given type: zarr's default when no fill value is given. */
@@ -37,19 +37,16 @@ public final class FillValue {
   }
 
   /**
-   * Zeros standing in for a v2 {@code "fill_value": null} (no fill value declared; chunks that are
-   * absent read as zeros). {@link #declared()} is false.
+   * A v2 {@code "fill_value": null}: no fill value declared; uninitialized chunks read as zeros,
+   * but (unlike a declared 0) the zeros are not missing values to readers that mask the fill value.
    */
-  public static FillValue absent(DataType type) {
-    return new FillValue(new byte[type.byteSize()], false);
+  public static FillValue unset(DataType type) {
+    return new FillValue(new byte[type.byteSize()], true);
   }
 
-  /**
-   * Whether the metadata declared this fill value (false only for a v2 {@code null}). xarray reads
-   * a declared v2 fill value as the CF {@code _FillValue}.
-   */
-  public boolean declared() {
-    return declared;
+  /** Whether this is a v2 {@code null} fill value ({@link #unset}). */
+  public boolean isUnset() {
+    return unset;
   }
 
   /** A copy of the element's bytes. */

@@ -85,7 +85,7 @@ record CfConventions(
     DataType type = meta.dataType();
     if (meta.zarrFormat() != 2
         || !meta.attributes().has("_ARRAY_DIMENSIONS")
-        || !meta.fillValue().declared()
+        || meta.fillValue().isUnset()
         || type.fallbackFormat().isPresent()) {
       return null;
     }
