@@ -3,8 +3,10 @@ package dev.zaro.arrow;
 import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
@@ -30,6 +32,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The entry point: an open Zarr hierarchy.
@@ -68,7 +71,7 @@ public final class Zaro implements AutoCloseable {
     // blocking path (shards with nested sharding: one worker per shard in flight), up to 64
     int poolSize =
         isRemote(store)
-            ? Math.max(options.threads(), Math.min(64, options.ioConcurrency()))
+            ? ConcurrencyPolicy.poolThreads(options.threads(), options.ioConcurrency())
             : options.threads();
     this.workers =
         new ThreadPoolExecutor(
@@ -248,6 +251,16 @@ public final class Zaro implements AutoCloseable {
           }
         });
     return columns;
+  }
+
+  /**
+   * A filter over every index of the array at {@code path}, narrowed by predicates on its dimension
+   * columns as {@link #readTable} makes them (see {@link #dimensionColumns}).
+   */
+  public DimensionFilter dimensionFilter(String path, TableOptions options) {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      return new DimensionFilter(dimensionColumns(path, options, allocator), meta(path).shape());
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -146,7 +147,7 @@ public record ArrayMetadata(
             new byte[] {
               (byte) wide, (byte) (wide >>> 8), (byte) (wide >>> 16), (byte) (wide >>> 24)
             });
-    com.fasterxml.jackson.databind.node.ObjectNode cast = JsonNodeFactory.instance.objectNode();
+    ObjectNode cast = JsonNodeFactory.instance.objectNode();
     cast.put("data_type", format.name());
     List<CodecSpec> chain = new ArrayList<>();
     chain.add(new CodecSpec("cast_value", cast));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ class MiniFloatTest {
     List<Arguments> out = new ArrayList<>();
     for (String set : List.of("fallback", "mlfloats")) {
       JsonNode oracle =
-          JsonDocument.MAPPER.readTree(
+          Json.readTree(
               Files.readAllBytes(Fixtures.testdata().resolve(set).resolve("conversions.json")));
       for (Map.Entry<String, JsonNode> e : oracle.properties()) {
         out.add(Arguments.of(e.getKey(), e.getValue()));

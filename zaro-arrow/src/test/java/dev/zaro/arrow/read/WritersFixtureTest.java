@@ -10,7 +10,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,7 +41,7 @@ class WritersFixtureTest extends AllocatorTest {
     }
     for (Path set : sets) {
       Path dir = set.getParent();
-      for (JsonNode c : JsonDocument.MAPPER.readTree(Files.readAllBytes(set)).get("cases")) {
+      for (JsonNode c : Json.readTree(Files.readAllBytes(set)).get("cases")) {
         String store = c.get("store").asText();
         out.add(
             Arguments.of(
@@ -69,7 +69,7 @@ class WritersFixtureTest extends AllocatorTest {
   private static Expected expected(Path file, JsonNode c) throws IOException {
     byte[] all = Files.readAllBytes(file);
     if (!file.toString().endsWith(".npy")) {
-      return new Expected(all, JsonDocument.MAPPER.convertValue(c.get("shape"), long[].class));
+      return new Expected(all, Json.convertValue(c.get("shape"), long[].class));
     }
     // numpy's .npy: magic, version, header length (2 bytes in version 1, 4 in 2), a dict
     int major = all[6];

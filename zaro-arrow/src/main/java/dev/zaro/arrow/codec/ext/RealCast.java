@@ -7,6 +7,7 @@ import dev.zaro.arrow.metadata.MiniFloat;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -205,7 +206,7 @@ final class RealCast {
         return m.output;
       }
     }
-    java.util.Optional<MiniFloat> target = to.fallbackFormat();
+    Optional<MiniFloat> target = to.fallbackFormat();
     if (target.isPresent()) {
       double exact = isFloat ? value : isUint64Big(integer) ? Double.NaN : (double) integer;
       if (target.get().holdsExactly(exact) && (isFloat || (long) exact == integer)) {
