@@ -66,6 +66,40 @@ class FallbackTypeTest extends AllocatorTest {
     }
   }
 
+  /**
+   * cast_value with an ML float stored type (a float32 array kept as float8_e4m3fn): values widen
+   * exactly, as OCP's E4M3 defines them (0x38 is 1, 0xc0 is -2, 0x01 the smallest subnormal 2^-9,
+   * 0x7f NaN, 0x7e the largest, 448), and a missing chunk reads as the array's fill value.
+   */
+  @Test
+  void castValueStoredAsAnMlFloat() {
+    String meta =
+        """
+        {"zarr_format": 3, "node_type": "array", "shape": [2, 3], "data_type": "float32",
+         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1, 3]}},
+         "chunk_key_encoding": {"name": "default"}, "fill_value": -0.5,
+         "codecs": [{"name": "cast_value", "configuration": {"data_type": "float8_e4m3fn"}},
+                    {"name": "bytes"}]}""";
+    MemoryStore store =
+        new MemoryStore()
+            .put("a/zarr.json", meta)
+            .put("a/c/0/0", new byte[] {0x38, (byte) 0xc0, 0x01});
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+        Slab slab = zaro.read("a", "", allocator)) {
+      float[] want = {1f, -2f, 0x1p-9f, -0.5f, -0.5f, -0.5f};
+      for (int i = 0; i < want.length; i++) {
+        assertEquals(want[i], slab.data().getFloat(4L * i), "element " + i);
+      }
+    }
+    store.put("a/c/1/0", new byte[] {0x7f, 0x7e, (byte) 0x80});
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+        Slab slab = zaro.read("a", "1, :", allocator)) {
+      assertTrue(Float.isNaN(slab.data().getFloat(0)));
+      assertEquals(448f, slab.data().getFloat(4));
+      assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(slab.data().getFloat(8)));
+    }
+  }
+
   /** A copy of the bfloat16 store with the CF attribute scale_factor 0.5. */
   private static Path withScaleFactor(Path dir) throws IOException {
     Path copy = Fixtures.copyTree(BFLOAT16, dir.resolve("bf.zarr"));
