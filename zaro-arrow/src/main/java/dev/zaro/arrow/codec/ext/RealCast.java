@@ -9,6 +9,7 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Casts elements of one real number type (int8..uint64, float16/32/64) to another by value, with
@@ -91,13 +92,20 @@ final class RealCast {
       for (long i = 0; i < count; i++) {
         cast(in, out, i);
       }
-    } else if (widening.length == 0) {
+      return;
+    }
+    // checked once here, so the loops read and write by address (ArrowBuf checks every access)
+    in.checkBytes(0, count * from.byteSize());
+    out.checkBytes(0, count * 4);
+    long src = in.memoryAddress();
+    long dst = out.memoryAddress();
+    if (widening.length == 0) {
       for (long i = 0; i < count; i++) {
-        out.setInt(i * 4, (in.getShort(i * 2) & 0xffff) << 16);
+        MemoryUtil.putInt(dst + i * 4, (MemoryUtil.getShort(src + i * 2) & 0xffff) << 16);
       }
     } else {
       for (long i = 0; i < count; i++) {
-        out.setInt(i * 4, widening[in.getByte(i) & 0xff]);
+        MemoryUtil.putInt(dst + i * 4, widening[MemoryUtil.getByte(src + i) & 0xff]);
       }
     }
   }
