@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pyarrow.flight as fl
 
-from zaro_server import Server
+from zaro_server import Server, check_load
 
 CLIENTS = int(os.environ.get("ZARO_LOAD_CLIENTS", "16"))
 BUDGET_MIB = 256
@@ -70,24 +70,5 @@ def test_concurrent_clients_early_quitters_and_a_slow_reader(big):
             for t in threads:
                 t.join(timeout=600)
 
-        assert not errors, errors
-        assert len(results) == CLIENTS
-        for i, fn in enumerate(kinds):
-            if fn is quitter:
-                assert results[i] == "quit"
-            else:
-                np.testing.assert_array_equal(results[i], values, err_msg=f"client {i} ({fn.__name__})")
-        assert max(queued) > 0, "the budget never made a request wait"
-        grown_mib = (s.rss_kib("VmHWM") - baseline) / 1024
-        assert grown_mib <= BUDGET_MIB + JVM_SLACK_MIB, f"RSS grew {grown_mib:.0f} MiB"
-        for _ in range(200):
-            stats = s.stats(client)
-            if stats["allocated_bytes"] == 0 and stats["active_streams"] == 0:
-                break
-            time.sleep(0.05)
-        assert stats["allocated_bytes"] == 0 and stats["queued"] == 0 and stats["active_streams"] == 0, stats
-        assert stats["peak_in_use_bytes"] <= BUDGET_MIB << 20
-        print(f"\nRSS grew {grown_mib:.0f} MiB over {baseline // 1024} MiB; peak Arrow memory "
-              f"{stats['peak_in_use_bytes'] >> 20} MiB of {BUDGET_MIB}; most queued {max(queued)}")
-        code, out, err = s.stop()
-        assert code == 0, err
+        check_load(s, lambda: s.stats(client), kinds, results, errors, queued, values, baseline,
+                   BUDGET_MIB, JVM_SLACK_MIB)

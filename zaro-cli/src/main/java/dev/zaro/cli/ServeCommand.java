@@ -138,6 +138,15 @@ final class ServeCommand implements Callable<Integer> {
   long queueTimeout;
 
   @Option(
+      names = "--http-port",
+      paramLabel = "P",
+      description =
+          "Also serve Arrow IPC streams over HTTP on port P of the same host (0 picks one):"
+              + " GET /arrays/{path}?slice=S&layout=tensor|table&compression=zstd|lz4,"
+              + " with the same TLS, tokens and budget.")
+  Integer httpPort;
+
+  @Option(
       names = "--shutdown-grace",
       paramLabel = "SECONDS",
       defaultValue = "30",
@@ -256,7 +265,27 @@ final class ServeCommand implements Callable<Integer> {
           }
         };
     onSignals(stop);
+    int http = -1;
+    if (httpPort != null) {
+      try {
+        http = server.startHttp(httpPort);
+      } catch (IOException | RuntimeException e) {
+        server.close();
+        throw e;
+      }
+    }
     printHello(location, serverOptions, server.port());
+    if (http >= 0) {
+      String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+      System.out.println(
+          "  HTTP: "
+              + (serverOptions.tls() != null ? "https://" : "http://")
+              + shown
+              + ":"
+              + http
+              + "/arrays/{path} (Arrow IPC stream)");
+    }
+    System.out.flush();
     stopped.await();
     return 0;
   }

@@ -165,6 +165,11 @@ class ZaroFlightTest extends AllocatorTest {
             FlightRuntimeException.class,
             () -> client.getInfo(command("{\"array\": \"/\", \"layout\": \"cube\"}")));
     assertEquals(CallStatus.INVALID_ARGUMENT.code(), layout.status().code());
+    FlightRuntimeException codec =
+        assertThrows(
+            FlightRuntimeException.class,
+            () -> client.getInfo(command("{\"array\": \"/\", \"compression\": \"gzip\"}")));
+    assertEquals(CallStatus.INVALID_ARGUMENT.code(), codec.status().code());
   }
 
   @Test
