@@ -138,6 +138,15 @@ final class ServeCommand implements Callable<Integer> {
   long queueTimeout;
 
   @Option(
+      names = "--cache-memory",
+      paramLabel = "SIZE",
+      defaultValue = "0",
+      description =
+          "Decoded chunks kept for every later request (k/m/g suffixes; default: 0, none), LRU by"
+              + " bytes, taken out of --max-memory; the stats action reports hits and misses.")
+  String cacheMemory;
+
+  @Option(
       names = "--http-port",
       paramLabel = "P",
       description =
@@ -171,6 +180,14 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
+  private long cacheBytes() {
+    long bytes = size("--cache-memory", cacheMemory);
+    if (bytes < 0) {
+      throw usage("--cache-memory must not be negative");
+    }
+    return bytes;
+  }
+
   /** The server's options from the command line; refuses unsafe or incomplete combinations. */
   ServerOptions serverOptions() throws IOException {
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -195,9 +212,11 @@ final class ServeCommand implements Callable<Integer> {
     if (maxStreams < 1) {
       throw usage("--max-streams must be at least 1");
     }
-    long budget = size("--max-memory", maxMemory);
+    long budget = size("--max-memory", maxMemory) - cacheBytes();
     if (budget < 1) {
-      throw usage("--max-memory must be positive");
+      throw usage(
+          "--max-memory must be positive"
+              + (cacheBytes() > 0 ? " and larger than --cache-memory, which it includes" : ""));
     }
     ZaroFlightProducer.FlightOptions limits =
         new ZaroFlightProducer.FlightOptions(
@@ -238,7 +257,7 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     String location = store != null ? store : sample().toString();
     ServerOptions serverOptions = serverOptions();
-    ZaroOptions options = open.toOptions();
+    ZaroOptions options = open.toOptions().withCacheMemory(cacheBytes());
     Zaro zaro = Zaro.open(location, options);
     ZaroFlightServer server =
         !sql

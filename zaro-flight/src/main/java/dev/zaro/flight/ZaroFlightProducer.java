@@ -628,6 +628,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         + allocator.getPeakMemoryAllocation()
         + ",\"stream_body_bytes\":"
         + wireBytes.sum()
+        + (zaro.cache() == null
+            ? ""
+            : ",\"cache_allocated_bytes\":"
+                + zaro.cache().allocatedBytes()
+                + ","
+                + zaro.cache().stats().jsonFields())
         + ","
         + budget.statsJson()
         + "}";
