@@ -213,7 +213,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       ReadRequest request, ZarrArray array, Selection selection) {
     List<FlightEndpoint> out = new ArrayList<>();
     for (Selection part :
-        ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
+        ReadPlan.of(array.metadata(), selection)
+            .splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
       out.add(
           new FlightEndpoint(
               new Ticket(
@@ -540,7 +541,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             : Math.max(
                 1, selection.size() / first.count() * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
+    return ReadPlan.of(array.metadata(), selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, Sink stream) {

@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,7 +17,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * decides what a dimension column holds: the table layout writes it, and {@code
  * plan.DimensionFilter} compares predicates against it.
  */
-public final class DimensionColumn {
+public final class DimensionColumn implements CoordinateValues {
   /** What the column holds. */
   public enum Kind {
     /** The int64 index along the dimension. */
@@ -116,12 +117,20 @@ public final class DimensionColumn {
     return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
 
+  @Override
   public int dim() {
     return dim;
   }
 
+  @Override
   public String name() {
     return field.getName();
+  }
+
+  /** True for CF times (kind TIMES), which predicates may compare with dates. */
+  @Override
+  public boolean isEpochMicros() {
+    return kind() == Kind.TIMES;
   }
 
   public Field field() {
@@ -156,6 +165,7 @@ public final class DimensionColumn {
    * The column's value at array index {@code i} as a number for ordering: the index itself, epoch
    * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision).
    */
+  @Override
   public double valueAt(long i) {
     if (kind() == Kind.INDEX) {
       return i;

@@ -14,6 +14,7 @@ import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ class V2MetadataTest {
       node.remove(field);
     } else {
       try {
-        node.set(field, JsonDocument.MAPPER.readTree(value));
+        node.set(field, Json.readTree(value));
       } catch (Exception e) {
         throw new RuntimeException(e);
       }
@@ -526,8 +527,7 @@ class V2MetadataTest {
     assertEquals(Arrays.asList(null, null, null), a.dimensionNames());
     assertEquals("dim_2", a.dimensionName(2));
     assertEquals(
-        JsonDocument.MAPPER.valueToTree(
-            JsonDocument.parse("x", attrs.getBytes(StandardCharsets.UTF_8)).root()),
+        Json.valueToTree(JsonDocument.parse("x", attrs.getBytes(StandardCharsets.UTF_8)).root()),
         a.attributes());
   }
 
