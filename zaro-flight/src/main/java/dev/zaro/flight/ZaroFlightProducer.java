@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
@@ -650,11 +650,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   /** Every node of the hierarchy as {@code {"nodes": [metadata JSON of each]}}. */
   String hierarchyJson() {
-    ArrayNode nodes = JsonDocument.MAPPER.createArrayNode();
+    ArrayNode nodes = Json.nodeFactory().arrayNode();
     for (Node node : zaro.list()) {
       nodes.add(NodeJson.of(node, node.isArray() ? null : zaro.hierarchy().children(node.path())));
     }
-    ObjectNode out = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode out = Json.createObjectNode();
     out.set("nodes", nodes);
     return out.toString();
   }

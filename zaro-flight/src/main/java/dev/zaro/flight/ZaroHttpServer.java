@@ -1,7 +1,7 @@
 package dev.zaro.flight;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -197,7 +197,7 @@ public final class ZaroHttpServer implements AutoCloseable {
   }
 
   private static FullHttpResponse errorResponse(FlightRuntimeException e) {
-    ObjectNode body = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode body = Json.createObjectNode();
     body.put("error", e.status().code().name());
     body.put("message", e.status().description());
     FullHttpResponse r = json(httpStatus(e.status().code()), body.toString());
