@@ -12,6 +12,8 @@ the best rates, and `zaro bench` of the same array (decoding alone, no Flight); 
 zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
 less on what else runs than the rates do.
 
+A minimal Arrow Java Flight server (benchmarks/java/MemoryFlightServer.java, flight-core with
+zero-copy writes) streams the same values from memory: the floor of Java's Flight stack.
 A second zaro server runs with `--cache-memory` and `--http-port` (issue 22): after its warm-up
 every chunk is in its decoded-chunk cache, and its rounds measure a cached repeat do_get, a cached
 repeat GET of the same array as an Arrow IPC stream over HTTP (read by pyarrow from urllib's
@@ -161,8 +163,14 @@ def main():
         [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
          "--max-memory", f"{cache_mib + 1024}m"])
     other, other_uri = start([sys.executable, __file__, "--serve-pyarrow", str(path)], r"grpc://127\.0\.0\.1:\d+")
+    # the Arrow Java floor: flight-core streaming the array from memory (benchmarks/java)
+    lib = ROOT / "zaro-cli" / "target"
+    java, java_uri = start(["java", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+                            f"{lib / 'classes'}:{lib / 'lib'}/*",
+                            str(ROOT / "benchmarks" / "java" / "MemoryFlightServer.java"), str(path)],
+                           r"grpc://127\.0\.0\.1:\d+")
     try:
-        zc, pc, cc = fl.connect(zaro_uri), fl.connect(other_uri), fl.connect(cached_uri)
+        zc, pc, cc, jc = fl.connect(zaro_uri), fl.connect(other_uri), fl.connect(cached_uri), fl.connect(java_uri)
         tensor = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor"}))
         zstd = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor",
                                                            "compression": "zstd"}))
@@ -172,11 +180,13 @@ def main():
         fetch(cc, tensor)  # and fills the cache
         fetch_http(cached_http + "/arrays/")
         fetch(cc, zstd)
-        times = {"zaro": [], "pyarrow": [], "zaro cached": [], "zaro cached http": [], "zaro cached zstd": []}
+        fetch(jc, whole)
+        times = {"zaro": [], "pyarrow": [], "java from memory": [], "zaro cached": [], "zaro cached http": [], "zaro cached zstd": []}
         cpu = {name: [0.0, 0.0] for name in times}  # server, client CPU seconds, all rounds
         sizes = {}
         wire = []
         runs = [("zaro", lambda: fetch(zc, tensor), zaro), ("pyarrow", lambda: fetch(pc, whole), other),
+                ("java from memory", lambda: fetch(jc, whole), java),
                 ("zaro cached", lambda: fetch(cc, tensor), cached),
                 ("zaro cached http", lambda: fetch_http(cached_http + "/arrays/"), cached),
                 ("zaro cached zstd", lambda: fetch(cc, zstd), cached)]
@@ -212,7 +222,10 @@ def main():
             print(json.dumps(line))
         cstats = json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
         print(json.dumps({k: v for k, v in cstats.items() if k.startswith("cache_")}))
-        for name in ["zaro cached", "zaro cached http", "zaro cached zstd"]:
+        print(json.dumps({"zaro cached_over_java_best": round(rates["zaro cached"] / rates["java from memory"], 3),
+                          "zaro cached_over_java_median": round(statistics.median(times["java from memory"])
+                                                                / statistics.median(times["zaro cached"]), 3)}))
+        for name in ["zaro cached", "zaro cached http", "zaro cached zstd", "java from memory"]:
             print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
                               name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                                    / statistics.median(times[name]), 3)}))
@@ -234,7 +247,7 @@ def main():
             print(json.dumps({"server": "zaro", "layout": "table", "slice": f"0:{args.size // 4}", "bytes": nbytes,
                               "best_seconds": round(best, 3), "best_gbps": round(nbytes / best / 1e9, 3)}))
     finally:
-        for p in (zaro, other, cached):
+        for p in (zaro, other, cached, java):
             p.terminate()
             p.wait()
 
