@@ -11,6 +11,7 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
@@ -74,6 +75,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   private final ExecutorService prefetch = Executors.newCachedThreadPool(daemons("zaro-prefetch-"));
   private final Set<Sink> running = ConcurrentHashMap.newKeySet();
   private final LongAdder wireBytes = new LongAdder();
+
+  /** Chunks decoded (and found missing) by every read since start, for the stats action. */
+  private final ReadStats reads = new ReadStats();
+
+  private final ReadOptions readOptions = ReadOptions.DEFAULT.withStats(reads);
   private volatile boolean stopping;
 
   /** Serving limits. */
@@ -498,8 +504,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   private CompletableFuture<Slab> readAsync(
       ZarrArray array, Selection block, BufferAllocator child) {
-    return CompletableFuture.supplyAsync(
-        () -> array.read(block, child, ReadOptions.DEFAULT), prefetch);
+    return CompletableFuture.supplyAsync(() -> array.read(block, child, readOptions), prefetch);
   }
 
   private static Slab await(CompletableFuture<Slab> future) {
@@ -554,7 +559,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                 .withCf(!request.raw())
                 .withColumns(request.columns())
                 .withBatchRows(tableBatchRows()),
-            ReadOptions.DEFAULT)) {
+            readOptions)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       stream.start(root, request.compression());
       while (reader.loadNextBatch()) {
@@ -637,6 +642,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                 + zaro.cache().stats().jsonFields())
         + ","
         + budget.statsJson()
+        + ",\"chunks_decoded\":"
+        + reads.chunksDecoded()
+        + ",\"chunks_missing\":"
+        + reads.chunksMissing()
         + "}";
   }
 
@@ -678,6 +687,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             "stats",
             "Server memory: allocated and peak bytes;"
                 + " the budget, its use, and streams active and queued;"
+                + " chunks decoded and found missing since start;"
                 + " stream_body_bytes: Arrow IPC body bytes sent (after compression)"));
     listener.onCompleted();
   }

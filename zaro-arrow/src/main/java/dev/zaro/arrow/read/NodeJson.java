@@ -68,7 +68,11 @@ public final class NodeJson {
           .putObject("configuration")
           .put("separator", String.valueOf(v.separator()));
     }
-    json.set("fill_value", fillValue(a.fillValue(), a.dataType()));
+    json.set(
+        "fill_value",
+        a.fillValue().isUnset()
+            ? Json.nodeFactory().nullNode()
+            : fillValue(a.fillValue(), a.dataType()));
     ArrayNode codecs = json.putArray("codecs");
     for (CodecSpec c : a.codecs()) {
       ObjectNode codec = codecs.addObject();

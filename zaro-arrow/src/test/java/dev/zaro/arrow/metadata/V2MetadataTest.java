@@ -69,6 +69,20 @@ class V2MetadataTest {
     return assertThrows(MetadataException.class, () -> parse(json)).getMessage();
   }
 
+  /**
+   * A null fill_value is "none declared": it reads as zeros but stays distinguishable from a
+   * declared 0, which xarray's zarr backend masks as _FillValue and a null one it does not.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '~',
+      value = {"<i8 ~ null ~ true", "<i8 ~ 0 ~ false", "<f4 ~ null ~ true", "<f4 ~ 0.0 ~ false"})
+  void aNullFillValueIsUnsetAndReadsAsZeros(String dtype, String fill, boolean unset) {
+    ArrayMetadata a = parse(with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", fill));
+    assertEquals(unset, a.fillValue().isUnset());
+    assertTrue(a.fillValue().isZero());
+  }
+
   @Test
   void parsesAnArray() {
     ArrayMetadata a =
