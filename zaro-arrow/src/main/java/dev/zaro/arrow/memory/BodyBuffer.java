@@ -1,0 +1,132 @@
+package dev.zaro.arrow.memory;
+
+import dev.zaro.arrow.error.StoreException;
+import java.nio.ByteBuffer;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * One reply body written into one {@link ArrowBuf} as its chunks arrive: the store layer's one
+ * appender, used by {@link HttpStore} and by the S3 store (zaro-s3), so that sizing, growth, the
+ * length check and freeing are written once.
+ *
+ * <p>The buffer comes from the caller's allocator, sized by the length the reply's headers announce
+ * ({@code Content-Length}, or a {@code Content-Range}'s length), or {@link #FIRST_GUESS} bytes when
+ * they do not say; without an announced length it grows by doubling. A body longer or shorter than
+ * announced is a {@link StoreException} naming where the body came from (the key and its URL or
+ * bucket, as the store words it) with the announced and the received byte counts.
+ *
+ * <p>Ownership: this appender owns its buffer until {@link #take} hands it over; from then on the
+ * caller owns it and closes it. Until then {@link #close} frees it, and a failure in {@link
+ * #append} or {@link #take} (a body longer or shorter than announced, an allocation that fails)
+ * frees it before the exception leaves, so a failed body holds no memory. Closing is idempotent.
+ * Not thread-safe: the caller serializes one body's calls (reply bodies arrive in order, one chunk
+ * at a time).
+ */
+public final class BodyBuffer implements AutoCloseable {
+  /** The first buffer's size when the headers announce no length. */
+  public static final long FIRST_GUESS = 64 * 1024;
+
+  private final BufferAllocator allocator;
+  private final long announced;
+  private final String source;
+  private ArrowBuf buf;
+  private long written;
+
+  /**
+   * Allocates the buffer (an allocation failure, such as the allocator's limit, is thrown as it
+   * is).
+   *
+   * @param allocator the caller's allocator, which the buffer comes from
+   * @param announced the body's length as the reply's headers announce it, or -1 if they do not
+   * @param source what the body is, for error messages: {@code key 'a/b' (https://host/a/b)}
+   */
+  public BodyBuffer(BufferAllocator allocator, long announced, String source) {
+    this.allocator = allocator;
+    this.announced = announced;
+    this.source = source;
+    this.buf = allocator.buffer(announced >= 0 ? announced : FIRST_GUESS);
+  }
+
+  /** The announced length, or -1. */
+  public long announced() {
+    return announced;
+  }
+
+  /** The bytes appended so far. */
+  public long written() {
+    return written;
+  }
+
+  /**
+   * Appends {@code chunk}'s remaining bytes, growing the buffer when needed.
+   *
+   * @throws StoreException if the body becomes longer than announced (the buffer is then freed)
+   * @throws IllegalStateException if the buffer was already taken or freed
+   */
+  public void append(ByteBuffer chunk) {
+    held();
+    int n = chunk.remaining();
+    try {
+      if (announced >= 0 && written + n > announced) {
+        throw new StoreException(
+            source
+                + ": the body is longer than the "
+                + announced
+                + " bytes its headers announce (at least "
+                + (written + n)
+                + " bytes arrived)");
+      }
+      if (written + n > buf.capacity()) {
+        grow(written + n);
+      }
+      buf.setBytes(written, chunk);
+      written += n;
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void grow(long needed) {
+    ArrowBuf bigger = allocator.buffer(Math.max(needed, buf.capacity() * 2));
+    bigger.setBytes(0, buf, 0, written);
+    buf.close();
+    buf = bigger;
+  }
+
+  /**
+   * Hands the complete body over: the buffer, its writer index at the body's length, now the
+   * caller's to close.
+   *
+   * @throws StoreException if the body is shorter than announced (the buffer is then freed)
+   * @throws IllegalStateException if the buffer was already taken or freed
+   */
+  public ArrowBuf take() {
+    held();
+    if (announced >= 0 && written != announced) {
+      close();
+      throw new StoreException(
+          source + ": the body was truncated: " + written + " of " + announced + " bytes");
+    }
+    ArrowBuf out = buf;
+    buf = null;
+    out.writerIndex(written);
+    return out;
+  }
+
+  /** Frees the buffer unless {@link #take} handed it over; a no-op when called again. */
+  @Override
+  public void close() {
+    if (buf != null) {
+      buf.close();
+      buf = null;
+    }
+  }
+
+  private void held() {
+    if (buf == null) {
+      throw new IllegalStateException(source + ": the body's buffer was already taken or freed");
+    }
+  }
+}
