@@ -12,6 +12,14 @@ the best rates, and `zaro bench` of the same array (decoding alone, no Flight); 
 zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
 less on what else runs than the rates do.
 
+A minimal Arrow Java Flight server (benchmarks/java/MemoryFlightServer.java, flight-core with
+zero-copy writes) streams the same values from memory: the floor of Java's Flight stack.
+A second zaro server runs with `--cache-memory` and `--http-port` (issue 22): after its warm-up
+every chunk is in its decoded-chunk cache, and its rounds measure a cached repeat do_get, a cached
+repeat GET of the same array as an Arrow IPC stream over HTTP (read by pyarrow from urllib's
+response), and a cached do_get asking for zstd IPC compression (bytes on the wire from the
+server's stream_body_bytes, and the client's time, which includes decompression).
+
 The pyarrow server holds the array as a table of arrow.fixed_shape_tensor rows [512, 512] in
 8 MiB record batches (zaro's batch size), one endpoint, and streams it with RecordBatchStream.
 """
@@ -110,6 +118,32 @@ def fetch(client, command):
     return time.perf_counter() - t0, nbytes
 
 
+def start_http(cmd):
+    """A zaro server that also serves HTTP: its Flight URI and HTTP base URL."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    uri = None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("zaro serve exited before serving")
+        m = re.search(r"grpc://127\.0\.0\.1:\d+", line)
+        uri = uri or (m.group(0) if m else None)
+        h = re.search(r"HTTP: (http://127\.0\.0\.1:\d+)", line)
+        if h:
+            return proc, uri, h.group(1)
+
+
+def fetch_http(url):
+    """Seconds and bytes to GET one Arrow IPC stream and read it with pyarrow."""
+    import urllib.request
+    t0 = time.perf_counter()
+    nbytes = 0
+    with urllib.request.urlopen(url) as r:
+        for batch in pa.ipc.open_stream(r):
+            nbytes += batch.get_total_buffer_size()
+    return time.perf_counter() - t0, nbytes
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=512)
@@ -123,22 +157,52 @@ def main():
         return
     path = dataset(args.size)
     zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
+    # decoded float32 chunks of 4 MiB, and their stored bytes in buffers rounded to powers of 2
+    cache_mib = 2 * 4 * (args.size // 64) * 16 + 64
+    cached, cached_uri, cached_http = start_http(
+        [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
+         "--max-memory", f"{cache_mib + 1024}m"])
     other, other_uri = start([sys.executable, __file__, "--serve-pyarrow", str(path)], r"grpc://127\.0\.0\.1:\d+")
+    # the Arrow Java floor: flight-core streaming the array from memory (benchmarks/java)
+    lib = ROOT / "zaro-cli" / "target"
+    java, java_uri = start(["java", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+                            f"{lib / 'classes'}:{lib / 'lib'}/*",
+                            str(ROOT / "benchmarks" / "java" / "MemoryFlightServer.java"), str(path)],
+                           r"grpc://127\.0\.0\.1:\d+")
     try:
-        zc, pc = fl.connect(zaro_uri), fl.connect(other_uri)
+        zc, pc, cc, jc = fl.connect(zaro_uri), fl.connect(other_uri), fl.connect(cached_uri), fl.connect(java_uri)
         tensor = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor"}))
+        zstd = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor",
+                                                           "compression": "zstd"}))
         whole = fl.FlightDescriptor.for_path("data")
         fetch(zc, tensor)  # warm-up: JIT, page cache, connections
         fetch(pc, whole)
-        times = {"zaro": [], "pyarrow": []}
-        cpu = {"zaro": [0.0, 0.0], "pyarrow": [0.0, 0.0]}  # server, client CPU seconds, all rounds
+        fetch(cc, tensor)  # and fills the cache
+        fetch_http(cached_http + "/arrays/")
+        fetch(cc, zstd)
+        fetch(jc, whole)
+        times = {"zaro": [], "pyarrow": [], "java from memory": [], "zaro cached": [], "zaro cached http": [], "zaro cached zstd": []}
+        cpu = {name: [0.0, 0.0] for name in times}  # server, client CPU seconds, all rounds
         sizes = {}
+        wire = []
+        runs = [("zaro", lambda: fetch(zc, tensor), zaro), ("pyarrow", lambda: fetch(pc, whole), other),
+                ("java from memory", lambda: fetch(jc, whole), java),
+                ("zaro cached", lambda: fetch(cc, tensor), cached),
+                ("zaro cached http", lambda: fetch_http(cached_http + "/arrays/"), cached),
+                ("zaro cached zstd", lambda: fetch(cc, zstd), cached)]
+
+        def body_bytes():
+            return json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())["stream_body_bytes"]
+
         for _ in range(args.rounds):
-            for name, client, d, proc in [("zaro", zc, tensor, zaro), ("pyarrow", pc, whole, other)]:
+            for name, run, proc in runs:
                 s0, c0 = cpu_seconds(proc.pid), cpu_seconds()
-                dt, nbytes = fetch(client, d)
+                w0 = body_bytes() if name == "zaro cached zstd" else 0
+                dt, nbytes = run()
                 cpu[name][0] += cpu_seconds(proc.pid) - s0
                 cpu[name][1] += cpu_seconds() - c0
+                if name == "zaro cached zstd":
+                    wire.append(body_bytes() - w0)
                 times[name].append(dt)
                 sizes[name] = nbytes
         stats = json.loads(list(zc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
@@ -153,7 +217,18 @@ def main():
                     "client_cpu_seconds_per_fetch": round(cpu[name][1] / args.rounds, 3)}
             if name == "zaro":
                 line["server_peak_allocator_bytes"] = stats["peak_allocated_bytes"]
+            if name == "zaro cached zstd":
+                line["body_bytes_on_the_wire"] = wire[-1]
             print(json.dumps(line))
+        cstats = json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
+        print(json.dumps({k: v for k, v in cstats.items() if k.startswith("cache_")}))
+        print(json.dumps({"zaro cached_over_java_best": round(rates["zaro cached"] / rates["java from memory"], 3),
+                          "zaro cached_over_java_median": round(statistics.median(times["java from memory"])
+                                                                / statistics.median(times["zaro cached"]), 3)}))
+        for name in ["zaro cached", "zaro cached http", "zaro cached zstd", "java from memory"]:
+            print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
+                              name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
+                                                                   / statistics.median(times[name]), 3)}))
         print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
                           "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                             / statistics.median(times["zaro"]), 3)}))
@@ -172,7 +247,7 @@ def main():
             print(json.dumps({"server": "zaro", "layout": "table", "slice": f"0:{args.size // 4}", "bytes": nbytes,
                               "best_seconds": round(best, 3), "best_gbps": round(nbytes / best / 1e9, 3)}))
     finally:
-        for p in (zaro, other):
+        for p in (zaro, other, cached, java):
             p.terminate()
             p.wait()
 

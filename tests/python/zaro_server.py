@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+import numpy as np
 import pyarrow.flight as fl
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -21,16 +22,22 @@ class Server:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.uri = None
+        # with --http-port, the HTTP base URL (printed after the Flight address)
+        self.http = None
+        want_http = "--http-port" in map(str, args)
         self.terminated = False
         deadline = time.time() + timeout
-        while time.time() < deadline and self.uri is None:
+        while time.time() < deadline and (self.uri is None or (want_http and self.http is None)):
             line = self.proc.stdout.readline()
             if not line and self.proc.poll() is not None:
                 raise RuntimeError("zaro serve exited: " + self.proc.stderr.read())
             self.lines.append(line)
             m = re.search(r"grpc(\+tls)?://127\.0\.0\.1:\d+", line)
-            if m:
+            if m and self.uri is None:
                 self.uri = m.group(0)
+            h = re.search(r"HTTP: (https?://127\.0\.0\.1:\d+)", line)
+            if h:
+                self.http = h.group(1)
         assert self.uri, "zaro serve did not print its address"
         # keep reading both pipes, so a chatty server never blocks on a full one
         self.err = []
@@ -94,3 +101,30 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def check_load(s, stats, kinds, results, errors, queued, values, baseline, budget_mib, slack_mib):
+    """The load tests' verdict: no client failed, quitters quit, every other client got `values`,
+    the budget made requests wait, RSS grew by at most the budget plus the JVM's slack, Arrow
+    memory is back to 0 (from `stats()`), and the server stops with exit code 0."""
+    assert not errors, errors
+    assert len(results) == len(kinds)
+    for i, fn in enumerate(kinds):
+        if fn.__name__ == "quitter":
+            assert results[i] == "quit"
+        else:
+            np.testing.assert_array_equal(results[i], values, err_msg=f"client {i} ({fn.__name__})")
+    assert max(queued) > 0, "the budget never made a request wait"
+    grown_mib = (s.rss_kib("VmHWM") - baseline) / 1024
+    assert grown_mib <= budget_mib + slack_mib, f"RSS grew {grown_mib:.0f} MiB"
+    for _ in range(200):
+        st = stats()
+        if st["allocated_bytes"] == 0 and st["active_streams"] == 0:
+            break
+        time.sleep(0.05)
+    assert st["allocated_bytes"] == 0 and st["queued"] == 0 and st["active_streams"] == 0, st
+    assert st["peak_in_use_bytes"] <= budget_mib << 20
+    print(f"\nRSS grew {grown_mib:.0f} MiB over {baseline // 1024} MiB; peak Arrow memory "
+          f"{st['peak_in_use_bytes'] >> 20} MiB of {budget_mib}; most queued {max(queued)}")
+    code, out, err = s.stop()
+    assert code == 0, err

@@ -8,6 +8,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.ChunkCache;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
 import dev.zaro.arrow.read.Node;
@@ -54,12 +55,14 @@ public final class Zaro implements AutoCloseable {
   private final ExecutorService workers;
   private final Map<String, ZarrArray> arrays = new ConcurrentHashMap<>();
   private final ScratchPool scratch;
+  private final ChunkCache cache;
 
   private Zaro(Store store, ZaroOptions options) {
     this.store = store;
     this.options = options;
     this.hierarchy = new Hierarchy(store);
     this.scratch = new ScratchPool(options.threads() * 2);
+    this.cache = options.cacheMemory() > 0 ? new ChunkCache(options.cacheMemory()) : null;
     AtomicInteger n = new AtomicInteger();
     ThreadFactory factory =
         r -> {
@@ -99,6 +102,11 @@ public final class Zaro implements AutoCloseable {
 
   public Hierarchy hierarchy() {
     return hierarchy;
+  }
+
+  /** The decoded-chunk cache of {@link ZaroOptions#cacheMemory()}, or null without one. */
+  public ChunkCache cache() {
+    return cache;
   }
 
   /** Every node of the hierarchy, parents first. */
@@ -142,7 +150,8 @@ public final class Zaro implements AutoCloseable {
                 scratch,
                 isRemote(store) ? options.ioConcurrency() : 0,
                 options.missingChunks(),
-                options.maxBytesInFlight()));
+                options.maxBytesInFlight(),
+                cache));
   }
 
   /**
@@ -346,6 +355,9 @@ public final class Zaro implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     scratch.close();
+    if (cache != null) {
+      cache.close();
+    }
     store.close();
   }
 }

@@ -17,6 +17,7 @@ import dev.zaro.arrow.read.MissingChunks;
  * @param maxBytesInFlight remote stores: fetched chunk bytes one read holds ahead of its decoders
  *     before it requests more (default 256 MiB); a read's memory stays within its output plus this
  *     plus {@code ioConcurrency} chunks
+ * @param cacheMemory bytes of decoded chunks kept for later reads of the same hierarchy (0: none)
  */
 public record ZaroOptions(
     int threads,
@@ -24,7 +25,8 @@ public record ZaroOptions(
     int ioConcurrency,
     boolean fallbackTypes,
     MissingChunks missingChunks,
-    long maxBytesInFlight) {
+    long maxBytesInFlight,
+    long cacheMemory) {
   /**
    * Requests one read keeps in flight on a remote store by default: enough to hide 100 ms of
    * latency behind a 2-core decoder (fsspec batches up to 1280; tensorstore's default is 32); the
@@ -34,6 +36,9 @@ public record ZaroOptions(
   public static final int DEFAULT_IO_CONCURRENCY = 256;
 
   public ZaroOptions {
+    if (cacheMemory < 0) {
+      throw new IllegalArgumentException("cacheMemory must not be negative, not " + cacheMemory);
+    }
     if (maxBytesInFlight < 1) {
       throw new IllegalArgumentException(
           "maxBytesInFlight must be at least 1, not " + maxBytesInFlight);
@@ -47,6 +52,16 @@ public record ZaroOptions(
     if (ioConcurrency < 1) {
       throw new IllegalArgumentException("ioConcurrency must be at least 1, not " + ioConcurrency);
     }
+  }
+
+  public ZaroOptions(
+      int threads,
+      CodecRegistry codecs,
+      int ioConcurrency,
+      boolean fallbackTypes,
+      MissingChunks missingChunks,
+      long maxBytesInFlight) {
+    this(threads, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, 0);
   }
 
   public ZaroOptions(
@@ -82,11 +97,12 @@ public record ZaroOptions(
 
   public ZaroOptions withThreads(int n) {
     return new ZaroOptions(
-        n, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight);
+        n, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);
   }
 
   public ZaroOptions withIoConcurrency(int n) {
-    return new ZaroOptions(threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight);
+    return new ZaroOptions(
+        threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);
   }
 
   /**
@@ -94,16 +110,29 @@ public record ZaroOptions(
    * values; see {@link #fallbackTypes()}.
    */
   public ZaroOptions withFallbackTypes(boolean allow) {
-    return new ZaroOptions(threads, codecs, ioConcurrency, allow, missingChunks, maxBytesInFlight);
+    return new ZaroOptions(
+        threads, codecs, ioConcurrency, allow, missingChunks, maxBytesInFlight, cacheMemory);
   }
 
   /** Chooses what reads do with chunks absent from the store; see {@link MissingChunks}. */
   public ZaroOptions withMissingChunks(MissingChunks policy) {
-    return new ZaroOptions(threads, codecs, ioConcurrency, fallbackTypes, policy, maxBytesInFlight);
+    return new ZaroOptions(
+        threads, codecs, ioConcurrency, fallbackTypes, policy, maxBytesInFlight, cacheMemory);
   }
 
   /** Sets {@link #maxBytesInFlight()}: fetched bytes a remote read holds ahead of its decoders. */
   public ZaroOptions withMaxBytesInFlight(long bytes) {
-    return new ZaroOptions(threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes);
+    return new ZaroOptions(
+        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes, cacheMemory);
+  }
+
+  /**
+   * Sets {@link #cacheMemory()}: bytes of decoded chunks kept for every later read of the same
+   * {@link Zaro} (a {@link dev.zaro.arrow.read.ChunkCache}, LRU by bytes); 0 (the default) keeps
+   * none.
+   */
+  public ZaroOptions withCacheMemory(long bytes) {
+    return new ZaroOptions(
+        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, bytes);
   }
 }

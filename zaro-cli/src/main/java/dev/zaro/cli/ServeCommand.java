@@ -134,6 +134,24 @@ final class ServeCommand implements Callable<Integer> {
   long queueTimeout;
 
   @Option(
+      names = "--cache-memory",
+      paramLabel = "SIZE",
+      defaultValue = "0",
+      description =
+          "Decoded chunks kept for every later request (k/m/g suffixes; default: 0, none), LRU by"
+              + " bytes, taken out of --max-memory; the stats action reports hits and misses.")
+  String cacheMemory;
+
+  @Option(
+      names = "--http-port",
+      paramLabel = "P",
+      description =
+          "Also serve Arrow IPC streams over HTTP on port P of the same host (0 picks one):"
+              + " GET /arrays/{path}?slice=S&layout=tensor|table&compression=zstd|lz4,"
+              + " with the same TLS, tokens and budget.")
+  Integer httpPort;
+
+  @Option(
       names = "--shutdown-grace",
       paramLabel = "SECONDS",
       defaultValue = "30",
@@ -156,6 +174,14 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw usage(option + ": " + e.getMessage());
     }
+  }
+
+  private long cacheBytes() {
+    long bytes = size("--cache-memory", cacheMemory);
+    if (bytes < 0) {
+      throw usage("--cache-memory must not be negative");
+    }
+    return bytes;
   }
 
   /** The server's options from the command line; refuses unsafe or incomplete combinations. */
@@ -182,9 +208,11 @@ final class ServeCommand implements Callable<Integer> {
     if (maxStreams < 1) {
       throw usage("--max-streams must be at least 1");
     }
-    long budget = size("--max-memory", maxMemory);
+    long budget = size("--max-memory", maxMemory) - cacheBytes();
     if (budget < 1) {
-      throw usage("--max-memory must be positive");
+      throw usage(
+          "--max-memory must be positive"
+              + (cacheBytes() > 0 ? " and larger than --cache-memory, which it includes" : ""));
     }
     ZaroFlightProducer.FlightOptions limits =
         new ZaroFlightProducer.FlightOptions(
@@ -225,7 +253,7 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     String location = store != null ? store : sample().toString();
     ServerOptions serverOptions = serverOptions();
-    ZaroOptions options = open.toOptions();
+    ZaroOptions options = open.toOptions().withCacheMemory(cacheBytes());
     Zaro zaro = Zaro.open(location, options);
     ZaroFlightServer server =
         !sql
@@ -252,7 +280,27 @@ final class ServeCommand implements Callable<Integer> {
           }
         };
     onSignals(stop);
+    int http = -1;
+    if (httpPort != null) {
+      try {
+        http = server.startHttp(httpPort);
+      } catch (IOException | RuntimeException e) {
+        server.close();
+        throw e;
+      }
+    }
     printHello(location, serverOptions, server.port());
+    if (http >= 0) {
+      String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+      System.out.println(
+          "  HTTP: "
+              + (serverOptions.tls() != null ? "https://" : "http://")
+              + shown
+              + ":"
+              + http
+              + "/arrays/{path} (Arrow IPC stream)");
+    }
+    System.out.flush();
     stopped.await();
     return 0;
   }

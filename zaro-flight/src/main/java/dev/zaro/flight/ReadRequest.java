@@ -4,16 +4,36 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.json.Json;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.arrow.flight.CallStatus;
 
 /**
  * What a command descriptor or a ticket asks for: {@code {"array": PATH, "slice": S, "layout":
  * "tensor"|"table"}} (the Flight contract: README, "Clients"), plus {@code "raw"} to turn off CF
- * conventions in the table layout.
+ * conventions in the table layout and {@code "compression": "zstd"|"lz4"} for IPC buffer
+ * compression of the stream and {@code "columns": [NAME...]} for some table-layout columns only.
  */
-record ReadRequest(String array, String slice, String layout, boolean raw) {
+record ReadRequest(
+    String array,
+    String slice,
+    String layout,
+    boolean raw,
+    WireCompression compression,
+    List<String> columns) {
+
+  ReadRequest(String array, String slice, String layout, boolean raw) {
+    this(array, slice, layout, raw, WireCompression.NONE, null);
+  }
 
   ReadRequest {
+    columns = columns == null ? null : List.copyOf(columns);
+    if (columns != null && !"table".equals(layout)) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription("columns apply to the table layout only (ask for \"layout\": \"table\")")
+          .toRuntimeException();
+    }
+    compression = compression == null ? WireCompression.NONE : compression;
     slice = slice == null ? "" : slice;
     layout = layout == null ? "tensor" : layout;
     if (!layout.equals("tensor") && !layout.equals("table")) {
@@ -38,18 +58,43 @@ record ReadRequest(String array, String slice, String layout, boolean raw) {
               "the command must be a JSON object {\"array\": PATH, \"slice\": S, \"layout\": \"tensor\"|\"table\"}")
           .toRuntimeException();
     }
-    for (String f : new String[] {"slice", "layout"}) {
+    for (String f : new String[] {"slice", "layout", "compression"}) {
       if (node.has(f) && !node.get(f).isTextual() && !node.get(f).isNull()) {
         throw CallStatus.INVALID_ARGUMENT
             .withDescription("\"" + f + "\" must be a string")
             .toRuntimeException();
       }
     }
+    List<String> columns = null;
+    if (node.has("columns") && !node.get("columns").isNull()) {
+      if (!node.get("columns").isArray()) {
+        throw CallStatus.INVALID_ARGUMENT
+            .withDescription("\"columns\" must be a list of column names")
+            .toRuntimeException();
+      }
+      columns = new ArrayList<>();
+      for (JsonNode c : node.get("columns")) {
+        if (!c.isTextual()) {
+          throw CallStatus.INVALID_ARGUMENT
+              .withDescription(
+                  "\"columns\" must be a list of column names, not " + node.get("columns"))
+              .toRuntimeException();
+        }
+        columns.add(c.textValue());
+      }
+    }
     return new ReadRequest(
         node.get("array").textValue(),
         node.path("slice").asText(""),
         node.path("layout").asText("tensor"),
-        node.path("raw").asBoolean(false));
+        node.path("raw").asBoolean(false),
+        WireCompression.parse(node.path("compression").asText("")),
+        columns);
+  }
+
+  /** The same request for another slice. */
+  ReadRequest withSlice(String s) {
+    return new ReadRequest(array, s, layout, raw, compression, columns);
   }
 
   byte[] toJson() {
@@ -57,6 +102,12 @@ record ReadRequest(String array, String slice, String layout, boolean raw) {
     node.put("array", array).put("slice", slice).put("layout", layout);
     if (raw) {
       node.put("raw", true);
+    }
+    if (compression != WireCompression.NONE) {
+      node.put("compression", compression.option());
+    }
+    if (columns != null) {
+      columns.forEach(node.putArray("columns")::add);
     }
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }

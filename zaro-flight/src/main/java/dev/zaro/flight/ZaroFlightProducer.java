@@ -1,7 +1,10 @@
 package dev.zaro.flight;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
@@ -29,6 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
 import org.apache.arrow.flight.BackpressureStrategy;
@@ -69,7 +73,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   private final MemoryBudget budget;
   private final ExecutorService streams = Executors.newCachedThreadPool(daemons("zaro-stream-"));
   private final ExecutorService prefetch = Executors.newCachedThreadPool(daemons("zaro-prefetch-"));
-  private final Set<Stream> running = ConcurrentHashMap.newKeySet();
+  private final Set<Sink> running = ConcurrentHashMap.newKeySet();
+  private final LongAdder wireBytes = new LongAdder();
 
   /** Chunks decoded (and found missing) by every read since start, for the stats action. */
   private final ReadStats reads = new ReadStats();
@@ -122,9 +127,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
 
-  private static RuntimeException translate(RuntimeException e) {
-    if (e instanceof FlightRuntimeException) {
-      return e;
+  /**
+   * The Flight status of any failure of a call (zaro errors by kind, memory, the rest INTERNAL).
+   */
+  static FlightRuntimeException translate(RuntimeException e) {
+    if (e instanceof FlightRuntimeException f) {
+      return f;
     }
     if (e instanceof ZaroException z) {
       return status(z);
@@ -194,7 +202,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                   request.array(),
                   request.slice(),
                   child,
-                  TableOptions.DEFAULT.withCf(!request.raw()),
+                  TableOptions.DEFAULT.withCf(!request.raw()).withColumns(request.columns()),
                   ReadOptions.DEFAULT)) {
         return reader.getVectorSchemaRoot().getSchema();
       } catch (java.io.IOException e) {
@@ -225,9 +233,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
               new Ticket(
                   part.equals(selection)
                       ? request.toJson()
-                      : new ReadRequest(
-                              request.array(), part.canonical(), request.layout(), request.raw())
-                          .toJson())));
+                      : request.withSlice(part.canonical()).toJson())));
     }
     return out;
   }
@@ -241,34 +247,106 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       listener.error(translate(e));
       return;
     }
-    Stream stream = new Stream(listener);
     listener.setUseZeroCopy(true);
+    submit(request, new FlightSink(listener));
+  }
+
+  /**
+   * Runs a read on a stream thread of its own, into {@code sink} (a do_get's listener or an HTTP
+   * response); a server that is shutting down fails it UNAVAILABLE.
+   */
+  void submit(ReadRequest request, Sink sink) {
     try {
-      streams.execute(() -> serve(request, stream));
+      streams.execute(() -> serve(request, sink));
     } catch (RejectedExecutionException e) {
-      listener.error(
+      sink.error(
           CallStatus.UNAVAILABLE
               .withDescription("the server is shutting down")
               .toRuntimeException());
     }
   }
 
+  /**
+   * Where a read's batches go: a Flight do_get or an HTTP response. The producer loads each batch
+   * into the root it gave {@link #start}, waits for {@link #awaitReady}, then calls {@link
+   * #putNext}; memory stays in the read's lease until the sink lets go of it.
+   */
+  interface Sink {
+    /** Sends the schema; from now on batches are unloaded from {@code root}. */
+    void start(VectorSchemaRoot root, WireCompression compression);
+
+    /** Sends what {@code root} holds now. */
+    void putNext();
+
+    /** Ends the stream successfully. */
+    void completed();
+
+    /** Ends the stream with a Flight status (the HTTP sink maps it to a status code). */
+    void error(FlightRuntimeException status);
+
+    /** Whether the client went away. */
+    boolean cancelled();
+
+    /** Waits until the client can take a batch; false when it left or {@link #stop} was called. */
+    boolean awaitReady();
+
+    /** Whether shutdown asked the stream to stop. */
+    boolean stopped();
+
+    /** Asks the stream to stop before its next batch, waking a wait for the client. */
+    void stop();
+
+    /** Called when the client leaves, so a request waiting for memory stops waiting. */
+    default boolean gone() {
+      return stopped() || cancelled();
+    }
+  }
+
   /** One do_get: its listener, its backpressure wait, and whether shutdown asked it to stop. */
-  private final class Stream extends BackpressureStrategy.CallbackBackpressureStrategy {
+  private final class FlightSink extends BackpressureStrategy.CallbackBackpressureStrategy
+      implements Sink {
     final ServerStreamListener listener;
     volatile boolean stopped;
 
-    Stream(ServerStreamListener listener) {
+    FlightSink(ServerStreamListener listener) {
       this.listener = listener;
       register(listener);
     }
 
-    boolean gone() {
-      return stopped || listener.isCancelled();
+    @Override
+    public void start(VectorSchemaRoot root, WireCompression compression) {
+      listener.start(root);
+      compression.install(listener, root, wireBytes);
+    }
+
+    @Override
+    public void putNext() {
+      listener.putNext();
+    }
+
+    @Override
+    public void completed() {
+      listener.completed();
+    }
+
+    @Override
+    public void error(FlightRuntimeException status) {
+      listener.error(status);
+    }
+
+    @Override
+    public boolean cancelled() {
+      return listener.isCancelled();
+    }
+
+    @Override
+    public boolean stopped() {
+      return stopped;
     }
 
     /** Waits (woken by gRPC's ready and cancel callbacks) until the client can take a batch. */
-    boolean awaitReady() {
+    @Override
+    public boolean awaitReady() {
       return !stopped && waitForListener(0) == WaitResult.READY && !stopped;
     }
 
@@ -282,14 +360,15 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       budget.wake();
     }
 
-    void stop() {
+    @Override
+    public void stop() {
       stopped = true;
       interruptWait();
       budget.wake();
     }
   }
 
-  private void serve(ReadRequest request, Stream stream) {
+  private void serve(ReadRequest request, Sink stream) {
     running.add(stream);
     try {
       if (stopping) {
@@ -327,9 +406,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
-  private static void fail(Stream stream, RuntimeException e) {
-    if (!stream.listener.isCancelled()) {
-      stream.listener.error(translate(e));
+  private static void fail(Sink stream, RuntimeException e) {
+    if (!stream.cancelled()) {
+      stream.error(translate(e));
     }
   }
 
@@ -365,12 +444,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       Selection selection,
       List<Selection> blocks,
       BufferAllocator child,
-      Stream stream) {
-    ServerStreamListener listener = stream.listener;
+      Sink stream) {
     Schema schema = schema(request, array, selection);
     CompletableFuture<Slab> next = null;
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
-      listener.start(root);
+      stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
       next = readAsync(array, blocks.get(0), child);
       for (int i = 0; i < blocks.size(); i++) {
@@ -385,14 +463,14 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
           }
         }
       }
-      listener.completed();
+      stream.completed();
     } finally {
       discard(next);
     }
   }
 
   /** Sends one decoded block as batches of about batchBytes; false if the stream must end. */
-  private boolean send(Slab slab, VectorLoader loader, Stream stream) {
+  private boolean send(Slab slab, VectorLoader loader, Sink stream) {
     long rows = SlabVectors.rows(slab);
     long rowBytes = Math.max(1, rows == 0 ? 1 : slab.byteSize() / rows);
     long perBatch = Math.max(1, options.batchBytes() / rowBytes);
@@ -408,7 +486,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       if (!ready(stream)) {
         return false;
       }
-      stream.listener.putNext();
+      stream.putNext();
       if (rows == 0) {
         break;
       }
@@ -417,12 +495,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /** Waits for the client; false when it left or shutdown stopped the stream (then says so). */
-  private static boolean ready(Stream stream) {
+  private static boolean ready(Sink stream) {
     if (stream.awaitReady()) {
       return true;
     }
-    if (stream.stopped && !stream.listener.isCancelled()) {
-      stream.listener.error(
+    if (stream.stopped() && !stream.cancelled()) {
+      stream.error(
           CallStatus.UNAVAILABLE
               .withDescription(
                   "the server is shutting down and its grace period for running streams is over")
@@ -478,24 +556,26 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return ReadPlan.of(array.metadata(), selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
-  private void streamTable(ReadRequest request, BufferAllocator child, Stream stream) {
-    ServerStreamListener listener = stream.listener;
+  private void streamTable(ReadRequest request, BufferAllocator child, Sink stream) {
     try (TableReader reader =
         zaro.readTable(
             request.array(),
             request.slice(),
             child,
-            TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(tableBatchRows()),
+            TableOptions.DEFAULT
+                .withCf(!request.raw())
+                .withColumns(request.columns())
+                .withBatchRows(tableBatchRows()),
             readOptions)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
-      listener.start(root);
+      stream.start(root, request.compression());
       while (reader.loadNextBatch()) {
         if (!ready(stream)) {
           return;
         }
-        listener.putNext();
+        stream.putNext();
       }
-      listener.completed();
+      stream.completed();
     } catch (java.io.IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     }
@@ -524,7 +604,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   /** Ends every running do_get: each stops before its next batch and fails UNAVAILABLE. */
   public void cancelStreams() {
-    for (Stream s : running) {
+    for (Sink s : running) {
       s.stop();
     }
   }
@@ -533,19 +613,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try {
       if (action.getType().equals("stats")) {
-        String stats =
-            "{\"allocated_bytes\":"
-                + allocator.getAllocatedMemory()
-                + ",\"peak_allocated_bytes\":"
-                + allocator.getPeakMemoryAllocation()
-                + ","
-                + budget.statsJson()
-                + ",\"chunks_decoded\":"
-                + reads.chunksDecoded()
-                + ",\"chunks_missing\":"
-                + reads.chunksMissing()
-                + "}";
-        listener.onNext(new Result(stats.getBytes(StandardCharsets.UTF_8)));
+        listener.onNext(new Result(statsJson().getBytes(StandardCharsets.UTF_8)));
         listener.onCompleted();
         return;
       }
@@ -555,15 +623,66 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                 "unknown action '" + action.getType() + "' (zaro serves: metadata, stats)")
             .toRuntimeException();
       }
-      String path = StoreKeys.stripSlashes(new String(action.getBody(), StandardCharsets.UTF_8));
-      Node node = new Node(path, zaro.node(path));
-      var children = node.isArray() ? null : zaro.hierarchy().children(path);
       listener.onNext(
-          new Result(NodeJson.of(node, children).toString().getBytes(StandardCharsets.UTF_8)));
+          new Result(
+              metadataJson(new String(action.getBody(), StandardCharsets.UTF_8))
+                  .getBytes(StandardCharsets.UTF_8)));
       listener.onCompleted();
     } catch (RuntimeException e) {
       listener.onError(translate(e));
     }
+  }
+
+  /** The stats action's JSON: memory, the budget, streams, and body bytes sent. */
+  String statsJson() {
+    return "{\"allocated_bytes\":"
+        + allocator.getAllocatedMemory()
+        + ",\"peak_allocated_bytes\":"
+        + allocator.getPeakMemoryAllocation()
+        + ",\"stream_body_bytes\":"
+        + wireBytes.sum()
+        + (zaro.cache() == null
+            ? ""
+            : ",\"cache_allocated_bytes\":"
+                + zaro.cache().allocatedBytes()
+                + ","
+                + zaro.cache().stats().jsonFields())
+        + ","
+        + budget.statsJson()
+        + ",\"chunks_decoded\":"
+        + reads.chunksDecoded()
+        + ",\"chunks_missing\":"
+        + reads.chunksMissing()
+        + "}";
+  }
+
+  /** The metadata action's JSON: the normalized metadata of the node at {@code path}. */
+  String metadataJson(String path) {
+    String p = StoreKeys.stripSlashes(path);
+    Node node = new Node(p, zaro.node(p));
+    var children = node.isArray() ? null : zaro.hierarchy().children(p);
+    return NodeJson.of(node, children).toString();
+  }
+
+  /** Every node of the hierarchy as {@code {"nodes": [metadata JSON of each]}}. */
+  String hierarchyJson() {
+    ArrayNode nodes = Json.nodeFactory().arrayNode();
+    for (Node node : zaro.list()) {
+      nodes.add(NodeJson.of(node, node.isArray() ? null : zaro.hierarchy().children(node.path())));
+    }
+    ObjectNode out = Json.createObjectNode();
+    out.set("nodes", nodes);
+    return out.toString();
+  }
+
+  /** Wakes requests waiting for memory, so one whose client left stops waiting. */
+  void wakeBudget() {
+    budget.wake();
+  }
+
+  /** The counter of Arrow IPC body bytes sent by every stream (after compression). */
+  LongAdder wireBytes() {
+    return wireBytes;
   }
 
   @Override
@@ -575,7 +694,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             "stats",
             "Server memory: allocated and peak bytes;"
                 + " the budget, its use, and streams active and queued;"
-                + " chunks decoded and found missing since start"));
+                + " chunks decoded and found missing since start;"
+                + " stream_body_bytes: Arrow IPC body bytes sent (after compression)"));
     listener.onCompleted();
   }
 

@@ -31,6 +31,7 @@ public final class ZaroFlightServer implements AutoCloseable {
   private final Zaro zaro;
   private final ServerOptions options;
   private final ExecutorService calls;
+  private ZaroHttpServer http;
   private boolean closed;
   private volatile boolean shuttingDown;
 
@@ -120,6 +121,19 @@ public final class ZaroFlightServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Also serves Arrow IPC over HTTP on {@code port} (0 picks a free one) of the same host, with the
+   * same TLS, tokens, budget and limits ({@link ZaroHttpServer}); closed with this server. Returns
+   * the bound port.
+   */
+  public synchronized int startHttp(int port) throws IOException {
+    if (http != null) {
+      throw new IllegalStateException("HTTP is served already, on port " + http.port());
+    }
+    http = ZaroHttpServer.start(producer, options, port);
+    return http.port();
+  }
+
   public int port() {
     return server.getPort();
   }
@@ -168,6 +182,9 @@ public final class ZaroFlightServer implements AutoCloseable {
         shutdown(options.shutdownGrace());
       }
       server.close(); // after 3 s, cancels the calls still open (gRPC then frees what they held)
+      if (http != null) {
+        http.close(); // closes its connections: writes still pending fail and free their batches
+      }
       if (served != producer) {
         closeService(served);
       }

@@ -31,6 +31,7 @@ final class ChunkDecoder {
   private final ArrayMetadata metadata;
   private final CodecRegistry registry;
   private final ScratchPool scratchPool;
+  private final ChunkCache cache;
   private final Map<List<Integer>, Resolved> resolved = new ConcurrentHashMap<>();
 
   /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
@@ -41,7 +42,9 @@ final class ChunkDecoder {
       String displayPath,
       ArrayMetadata metadata,
       CodecRegistry registry,
-      ScratchPool scratchPool) {
+      ScratchPool scratchPool,
+      ChunkCache cache) {
+    this.cache = cache;
     this.store = store;
     this.displayPath = displayPath;
     this.metadata = metadata;
@@ -84,7 +87,9 @@ final class ChunkDecoder {
 
   /**
    * Decodes one chunk's stored bytes (not closed here) into {@code view}; a chunk whose codec
-   * splits (blosc blocks) may use the read's idle threads ({@code scratch.helpers()}).
+   * splits (blosc blocks) may use the read's idle threads ({@code scratch.helpers()}). With a
+   * {@link ChunkCache}, a chunk decoded before from the same stored bytes is copied from the cache
+   * instead (and not counted as decoded), and a chunk decoded now is kept there.
    */
   void decode(
       ArrowBuf encoded,
@@ -99,7 +104,31 @@ final class ChunkDecoder {
       stats.fetched(encoded.readableBytes());
     }
     try {
-      chain.decodeInto(encoded, view, allocator, scratch);
+      if (cache != null && view.heap() == null) {
+        ChunkCache.Key k = new ChunkCache.Key(store.describe(), displayPath, key, metadata);
+        if (cache.copyTo(k, encoded, view)) {
+          return; // decoded before, from these very bytes
+        }
+        ChunkCache.Pending chunk = cache.reserve(encoded, view.chunkBytes());
+        if (chunk != null) {
+          try {
+            chain.decodeInto(
+                encoded,
+                SlabView.whole(chunk.decoded(), 0, view.itemSize(), view.shape()),
+                allocator,
+                scratch);
+            view.scatterFrom(chunk.decoded(), chunk.decodedBytes(), 0);
+          } catch (RuntimeException e) {
+            chunk.discard();
+            throw e;
+          }
+          cache.put(k, chunk);
+        } else {
+          chain.decodeInto(encoded, view, allocator, scratch);
+        }
+      } else {
+        chain.decodeInto(encoded, view, allocator, scratch);
+      }
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
     }

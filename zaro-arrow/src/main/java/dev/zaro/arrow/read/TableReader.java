@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.Control;
@@ -237,6 +238,7 @@ public final class TableReader extends ArrowReader {
     for (String c : columns) {
       if (!all.contains(c)) {
         throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
             "array '/"
                 + array.path()
                 + "' has no table column '"

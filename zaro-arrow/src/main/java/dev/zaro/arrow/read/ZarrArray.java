@@ -89,6 +89,33 @@ public final class ZarrArray {
       int ioConcurrency,
       MissingChunks missingChunks,
       long maxBytesInFlight) {
+    this(
+        store,
+        path,
+        metadata,
+        registry,
+        executor,
+        parallelism,
+        scratchPool,
+        ioConcurrency,
+        missingChunks,
+        maxBytesInFlight,
+        null);
+  }
+
+  /** As above, sharing decoded chunks through {@code cache} (null: none; not closed here). */
+  public ZarrArray(
+      Store store,
+      String path,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      Executor executor,
+      int parallelism,
+      ScratchPool scratchPool,
+      int ioConcurrency,
+      MissingChunks missingChunks,
+      long maxBytesInFlight,
+      ChunkCache cache) {
     if (maxBytesInFlight < 1) {
       throw new IllegalArgumentException(
           "maxBytesInFlight must be at least 1, not " + maxBytesInFlight);
@@ -102,7 +129,7 @@ public final class ZarrArray {
     this.metadata = metadata;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
-    this.decoder = new ChunkDecoder(store, displayPath(), metadata, registry, scratchPool);
+    this.decoder = new ChunkDecoder(store, displayPath(), metadata, registry, scratchPool, cache);
     this.chain =
         decoder.resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
   }

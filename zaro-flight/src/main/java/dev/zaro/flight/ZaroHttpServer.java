@@ -1,0 +1,529 @@
+package dev.zaro.flight;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.json.Json;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+
+/**
+ * Arrow IPC streams over plain HTTP/1.1 (README, "Clients"; DESIGN.md, "Arrow IPC over HTTP"),
+ * served by the same {@link ZaroFlightProducer} as Flight: the same arrays, planning, memory
+ * budget, stream slots, bearer tokens and TLS certificate.
+ *
+ * <ul>
+ *   <li>{@code GET /} the hierarchy as JSON; {@code GET /stats} the stats action's JSON;
+ *   <li>{@code GET /arrays/{path}/metadata} one node's metadata;
+ *   <li>{@code GET
+ *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true}
+ *       ({@code /arrays/} for a root array): {@code application/vnd.apache.arrow.stream}, chunked.
+ * </ul>
+ *
+ * <p>Record batch bodies go to the socket as Netty buffers wrapping the ArrowBufs' memory (only the
+ * small IPC headers are copied); each batch holds its buffers until Netty has written them, and the
+ * next batch waits until the channel is writable again, so a slow client holds the stream back
+ * instead of making the server buffer. Failures before the first byte are the HTTP status (400,
+ * 401, 404, 429, 500, 501, 503) with {@code {"error": KIND, "message": ...}}, KIND being the Flight
+ * status the same failure has; a failure mid-stream closes the connection without the stream's end
+ * marker, so clients see a truncated stream rather than a short one.
+ */
+public final class ZaroHttpServer implements AutoCloseable {
+  /** The IANA media type of the Arrow IPC stream format. */
+  public static final String ARROW_STREAM = "application/vnd.apache.arrow.stream";
+
+  private static final Set<String> READ_PARAMS =
+      Set.of("slice", "layout", "columns", "compression", "raw");
+
+  /** Below this, bytes a batch writes (IPC headers, padding) are copied rather than wrapped. */
+  private static final int WRAP_BYTES = 4096;
+
+  private final ZaroFlightProducer producer;
+  private final BearerTokens tokens;
+  private final EventLoopGroup boss = new NioEventLoopGroup(1);
+  private final EventLoopGroup workers = new NioEventLoopGroup(2);
+  private final Channel server;
+
+  private ZaroHttpServer(ZaroFlightProducer producer, ServerOptions options, int port)
+      throws IOException {
+    this.producer = producer;
+    this.tokens = options.tokens();
+    SslContext ssl = options.tls() == null ? null : sslContext(options.tls());
+    long batch = options.limits().batchBytes();
+    int high = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(1L << 20, 2 * batch));
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ChannelPipeline p = ch.pipeline();
+                    if (ssl != null) {
+                      p.addLast(ssl.newHandler(ch.alloc()));
+                    }
+                    p.addLast(new HttpServerCodec());
+                    p.addLast(new Handler());
+                  }
+                });
+    try {
+      server = bootstrap.bind(options.host(), port).sync().channel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new IOException("interrupted while binding the HTTP port", e);
+    } catch (RuntimeException e) {
+      close();
+      throw new IOException(
+          "cannot serve HTTP on " + options.host() + ":" + port + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Serves HTTP on {@code port} (0 picks a free one) of {@code options.host()}, with its TLS and
+   * tokens, through {@code producer} (not closed here: close this server first, then the producer).
+   */
+  static ZaroHttpServer start(ZaroFlightProducer producer, ServerOptions options, int port)
+      throws IOException {
+    return new ZaroHttpServer(producer, options, port);
+  }
+
+  private static SslContext sslContext(ServerOptions.Tls tls) throws IOException {
+    SslContextBuilder b =
+        SslContextBuilder.forServer(tls.certChain().toFile(), tls.privateKey().toFile());
+    if (tls.clientCa() != null) {
+      b.trustManager(tls.clientCa().toFile()).clientAuth(ClientAuth.REQUIRE);
+    }
+    return b.build();
+  }
+
+  /** The bound port. */
+  public int port() {
+    return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  /**
+   * Stops listening and closes every connection (a stream still writing fails, its buffers are
+   * freed). Call after the producer's streams have finished or been cancelled.
+   */
+  @Override
+  public void close() {
+    if (server != null) {
+      server.close().awaitUninterruptibly();
+    }
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
+
+  /** The HTTP status of a Flight status. */
+  static HttpResponseStatus httpStatus(FlightStatusCode code) {
+    return switch (code) {
+      case NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
+      case INVALID_ARGUMENT, ALREADY_EXISTS -> HttpResponseStatus.BAD_REQUEST;
+      case UNAUTHENTICATED -> HttpResponseStatus.UNAUTHORIZED;
+      case UNAUTHORIZED -> HttpResponseStatus.FORBIDDEN;
+      case RESOURCE_EXHAUSTED -> HttpResponseStatus.TOO_MANY_REQUESTS;
+      case UNAVAILABLE, CANCELLED, TIMED_OUT -> HttpResponseStatus.SERVICE_UNAVAILABLE;
+      case UNIMPLEMENTED -> HttpResponseStatus.NOT_IMPLEMENTED;
+      default -> HttpResponseStatus.INTERNAL_SERVER_ERROR;
+    };
+  }
+
+  private static FullHttpResponse json(HttpResponseStatus status, String body) {
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            status,
+            Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
+    r.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
+    return r;
+  }
+
+  private static FullHttpResponse errorResponse(FlightRuntimeException e) {
+    ObjectNode body = Json.createObjectNode();
+    body.put("error", e.status().code().name());
+    body.put("message", e.status().description());
+    FullHttpResponse r = json(httpStatus(e.status().code()), body.toString());
+    if (e.status().code() == FlightStatusCode.UNAUTHENTICATED) {
+      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+    }
+    return r;
+  }
+
+  private static FlightRuntimeException invalid(String message) {
+    return CallStatus.INVALID_ARGUMENT.withDescription(message).toRuntimeException();
+  }
+
+  /** One connection's requests, one at a time (reading pauses while a stream is sent). */
+  private final class Handler extends SimpleChannelInboundHandler<HttpObject> {
+    private HttpSink sink;
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
+      if (!(msg instanceof HttpRequest request)) {
+        return; // a GET's (empty) body
+      }
+      boolean keepAlive = HttpUtil.isKeepAlive(request);
+      if (!request.decoderResult().isSuccess()) {
+        respond(ctx, errorResponse(invalid("malformed HTTP request")), false);
+        return;
+      }
+      try {
+        authenticate(request);
+        if (!request.method().equals(HttpMethod.GET)) {
+          FullHttpResponse r =
+              json(
+                  HttpResponseStatus.METHOD_NOT_ALLOWED,
+                  "{\"error\":\"INVALID_ARGUMENT\",\"message\":\"only GET is served\"}");
+          r.headers().set(HttpHeaderNames.ALLOW, "GET");
+          respond(ctx, r, keepAlive);
+          return;
+        }
+        route(ctx, request, keepAlive);
+      } catch (RuntimeException e) {
+        respond(ctx, errorResponse(ZaroFlightProducer.translate(e)), keepAlive);
+      }
+    }
+
+    private void authenticate(HttpRequest request) {
+      if (tokens == null) {
+        return;
+      }
+      String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+      if (header == null
+          || !header.regionMatches(true, 0, "Bearer ", 0, 7)
+          || !tokens.accepts(header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
+        throw CallStatus.UNAUTHENTICATED
+            .withDescription(
+                header == null
+                    ? "this server needs an 'Authorization: Bearer TOKEN' header"
+                    : "the bearer token is not accepted")
+            .toRuntimeException();
+      }
+    }
+
+    private void route(ChannelHandlerContext ctx, HttpRequest request, boolean keepAlive) {
+      QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+      String path = uri.path();
+      if (path.equals("/")) {
+        respond(ctx, json(HttpResponseStatus.OK, producer.hierarchyJson()), keepAlive);
+      } else if (path.equals("/stats")) {
+        respond(ctx, json(HttpResponseStatus.OK, producer.statsJson()), keepAlive);
+      } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
+        String node = path.length() <= "/arrays/".length() ? "" : path.substring(8);
+        if (node.equals("metadata") || node.endsWith("/metadata")) {
+          String p = node.substring(0, node.length() - "metadata".length());
+          respond(ctx, json(HttpResponseStatus.OK, producer.metadataJson(p)), keepAlive);
+        } else {
+          ReadRequest read = readRequest(node, uri.parameters());
+          ctx.channel().config().setAutoRead(false); // the next request waits for this stream
+          sink = new HttpSink(ctx.channel(), keepAlive);
+          producer.submit(read, sink);
+        }
+      } else {
+        throw CallStatus.NOT_FOUND
+            .withDescription(
+                "no such resource '"
+                    + path
+                    + "' (zaro serves GET /, /stats, /arrays/{path} and /arrays/{path}/metadata)")
+            .toRuntimeException();
+      }
+    }
+
+    private ReadRequest readRequest(String node, Map<String, List<String>> params) {
+      for (Map.Entry<String, List<String>> e : params.entrySet()) {
+        if (!READ_PARAMS.contains(e.getKey())) {
+          throw invalid(
+              "unknown query parameter '"
+                  + e.getKey()
+                  + "' (zaro reads: slice, layout, columns, compression, raw)");
+        }
+        if (e.getValue().size() != 1) {
+          throw invalid("query parameter '" + e.getKey() + "' is given more than once");
+        }
+      }
+      String raw = one(params, "raw");
+      if (raw != null && !raw.equals("true") && !raw.equals("false")) {
+        throw invalid("raw must be true or false, not '" + raw + "'");
+      }
+      String columns = one(params, "columns");
+      return new ReadRequest(
+          node,
+          one(params, "slice"),
+          one(params, "layout"),
+          "true".equals(raw),
+          WireCompression.parse(one(params, "compression")),
+          columns == null ? null : Arrays.asList(columns.split(",", -1)));
+    }
+
+    private static String one(Map<String, List<String>> params, String name) {
+      List<String> v = params.get(name);
+      return v == null ? null : v.get(0);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      if (sink != null) {
+        sink.wake();
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (sink != null) {
+        sink.wake();
+      }
+      producer.wakeBudget();
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      var unused = ctx.close(); // a reset connection or a TLS handshake failure: nothing to answer
+    }
+  }
+
+  private static void respond(ChannelHandlerContext ctx, FullHttpResponse r, boolean keepAlive) {
+    respond(ctx.channel(), r, keepAlive);
+  }
+
+  private static void respond(Channel ch, FullHttpResponse r, boolean keepAlive) {
+    HttpUtil.setKeepAlive(r, keepAlive);
+    var f = ch.writeAndFlush(r);
+    if (!keepAlive) {
+      f.addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  /**
+   * One GET of an array as an Arrow IPC stream. Batches go out as Netty buffers over the batch's
+   * ArrowBufs; the batch is closed (its buffers released to the read's lease) when Netty has
+   * written it.
+   */
+  private final class HttpSink implements ZaroFlightProducer.Sink {
+    private final Channel ch;
+    private final boolean keepAlive;
+    private final Object lock = new Object();
+    private volatile boolean stopped;
+    private boolean started;
+    private VectorUnloader unloader;
+
+    HttpSink(Channel ch, boolean keepAlive) {
+      this.ch = ch;
+      this.keepAlive = keepAlive;
+    }
+
+    void wake() {
+      synchronized (lock) {
+        lock.notifyAll();
+      }
+    }
+
+    @Override
+    public void start(VectorSchemaRoot root, WireCompression compression) {
+      unloader = compression.unloader(root, producer.wireBytes());
+      HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      r.headers()
+          .set(
+              HttpHeaderNames.CONTENT_TYPE,
+              compression == WireCompression.NONE
+                  ? ARROW_STREAM
+                  : ARROW_STREAM + "; codecs=" + compression.option())
+          .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      HttpUtil.setKeepAlive(r, keepAlive);
+      started = true;
+      ch.write(r).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      Buffers out = new Buffers(ch);
+      try {
+        MessageSerializer.serialize(new WriteChannel(out), root.getSchema());
+      } catch (IOException e) {
+        out.release();
+        throw new IllegalStateException(e);
+      }
+      ch.writeAndFlush(new DefaultHttpContent(out.composite))
+          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+
+    @Override
+    public void putNext() {
+      ArrowRecordBatch batch = unloader.getRecordBatch();
+      Buffers out = new Buffers(ch);
+      try {
+        MessageSerializer.serialize(new WriteChannel(out), batch, IpcOption.DEFAULT);
+      } catch (IOException | RuntimeException e) {
+        out.release();
+        batch.close();
+        throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+      }
+      ch.writeAndFlush(new DefaultHttpContent(out.composite)).addListener(f -> batch.close());
+    }
+
+    @Override
+    public void completed() {
+      Buffers out = new Buffers(ch);
+      try {
+        ArrowStreamWriter.writeEndOfStream(new WriteChannel(out), IpcOption.DEFAULT);
+      } catch (IOException e) {
+        out.release();
+        throw new IllegalStateException(e);
+      }
+      ch.write(new DefaultHttpContent(out.composite))
+          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      var f = ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      finish(f, keepAlive);
+    }
+
+    private void finish(ChannelFuture f, boolean open) {
+      if (open) {
+        f.addListener(
+            x -> {
+              ch.config().setAutoRead(true);
+              ch.read();
+            });
+      } else {
+        f.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    @Override
+    public void error(FlightRuntimeException status) {
+      if (started) {
+        var unused =
+            ch.close(); // mid-stream: no end-of-stream marker, the client sees the stream cut
+        return;
+      }
+      FullHttpResponse r = errorResponse(status);
+      HttpUtil.setKeepAlive(r, keepAlive);
+      finish(ch.writeAndFlush(r), keepAlive);
+    }
+
+    @Override
+    public boolean cancelled() {
+      return !ch.isActive();
+    }
+
+    @Override
+    public boolean awaitReady() {
+      synchronized (lock) {
+        while (!stopped && ch.isActive() && !ch.isWritable()) {
+          try {
+            lock.wait(100); // woken by writability and close events; the timeout is a safety net
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        }
+      }
+      return !stopped && ch.isActive();
+    }
+
+    @Override
+    public boolean stopped() {
+      return stopped;
+    }
+
+    @Override
+    public void stop() {
+      stopped = true;
+      wake();
+    }
+  }
+
+  /**
+   * A channel collecting what Arrow's {@link MessageSerializer} writes into one Netty buffer: large
+   * direct buffers (the ArrowBufs' memory) are wrapped, not copied; small writes (headers, padding)
+   * are copied.
+   */
+  private static final class Buffers implements WritableByteChannel {
+    final CompositeByteBuf composite;
+
+    Buffers(Channel ch) {
+      composite = ch.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+    }
+
+    @Override
+    public int write(ByteBuffer src) {
+      int n = src.remaining();
+      ByteBuf part;
+      if (src.isDirect() && n >= WRAP_BYTES) {
+        part = Unpooled.wrappedBuffer(src.slice());
+      } else {
+        part = Unpooled.buffer(n);
+        part.writeBytes(src.duplicate());
+      }
+      src.position(src.limit());
+      composite.addComponent(true, part);
+      return n;
+    }
+
+    void release() {
+      composite.release();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+}
