@@ -124,7 +124,8 @@ public final class NodeJson {
               .add(floatNode(b, type.byteSize() / 2))
               .add(floatNode(b, type.byteSize() / 2));
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
-      case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
+      case BYTES, NULL_TERMINATED_BYTES ->
+          f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
       case FIXED_UTF32 ->
           f.textNode(dev.zaro.arrow.vector.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
