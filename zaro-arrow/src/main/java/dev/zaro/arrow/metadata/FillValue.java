@@ -131,6 +131,11 @@ public final class FillValue {
         if (node.isTextual() && node.textValue().equals("NaT")) {
           out.putLong(Long.MIN_VALUE);
         } else if (node.isIntegralNumber() && node.canConvertToLong()) {
+          try {
+            type.time().convert(node.longValue(), type.kind() == DataType.Kind.DATETIME);
+          } catch (ArithmeticException e) {
+            throw new MetadataException(where + ": fill_value: " + e.getMessage(), e);
+          }
           out.putLong(node.longValue());
         } else {
           throw new MetadataException(
