@@ -26,8 +26,7 @@ import org.apache.spark.sql.vectorized.ColumnVector;
  * short/int/long, uint64 to decimal(20,0), float16 to float, fixed-size binary to binary,
  * timestamps to microsecond timestamps and durations to day-time intervals (numpy's NaT as null);
  * date32 (numpy datetime64 D, W, M, Y) is a date and a year-month interval (timedelta64 M, Y) a
- * year-month interval, both read by Spark's own vector.
- * Values are never copied into new buffers.
+ * year-month interval, both read by Spark's own vector. Values are never copied into new buffers.
  *
  * <p>Arrow timestamps without a time zone (CF times, numpy.datetime64) are Spark's {@code
  * TIMESTAMP_NTZ}, as Spark reads Parquet's local timestamps.
@@ -93,7 +92,8 @@ final class SparkColumns {
     }
     if (t instanceof ArrowType.Interval iv && iv.getUnit() == IntervalUnit.YEAR_MONTH) {
       // numpy timedelta64 M, Y
-      return YearMonthIntervalType.apply(YearMonthIntervalType.YEAR(), YearMonthIntervalType.MONTH());
+      return YearMonthIntervalType.apply(
+          YearMonthIntervalType.YEAR(), YearMonthIntervalType.MONTH());
     }
     throw new IllegalArgumentException(
         "zarr: column '" + field.getName() + "' has Arrow type " + t + ", which has no Spark type");
