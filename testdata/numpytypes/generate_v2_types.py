@@ -90,9 +90,20 @@ def main():
     cases.append({"name": "void_V4", "store": "stores_v2/void_V4.zarr", "format": 2,
                   "numpy": "|V4", "arrow": "fixed_size_binary[4]", "shape": list(shape),
                   "values": [full.flat[i].tobytes().hex() for i in range(full.size)]})
+    # a dataset as xarray lays it out in zarr-python 2: a datetime64[D] coordinate labels the rows
+    # of the table layout (date32, numpy's values)
+    g = zarr.open_group(str(HERE / "stores_v2" / "coords.zarr"), mode="w")
+    days = np.datetime64("2020-02-27") + np.arange(6).astype("m8[D]") * 3
+    t = g.create_dataset("time", data=days, chunks=(4,), compressor=None)
+    t.attrs["_ARRAY_DIMENSIONS"] = ["time"]
+    v = g.create_dataset("v", data=np.arange(6, dtype="<i2") * 10, chunks=(4,), compressor=None)
+    v.attrs["_ARRAY_DIMENSIONS"] = ["time"]
+    coords = {"store": "stores_v2/coords.zarr", "path": "v", "dimension": "time",
+              "dimension_values": [int(x) for x in days.astype("M8[D]").astype("<i8")],
+              "values": [int(x) for x in v[...]]}
     (HERE / "cases_v2.json").write_text(json.dumps({
         "writer": f"zarr-python {zarr.__version__}, numpy {np.__version__}, numcodecs {numcodecs.__version__}",
-        "cases": cases}, indent=1) + "\n")
+        "cases": cases, "coordinates": coords}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

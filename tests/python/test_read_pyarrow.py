@@ -97,6 +97,10 @@ def expected(set_dir, case, read):
     if dt.startswith("numpy."):
         kind = "M8" if "datetime" in dt else "m8"
         return np.fromfile(exp, dtype=f"<{kind}[{case['unit']}]").reshape(read["shape"])
+    if dt == "null_terminated_bytes":  # numpy S<n>: Arrow binary without the trailing NULs
+        n = case["shape"] and np.fromfile(exp, dtype=np.uint8).size // max(1, int(np.prod(read["shape"])))
+        raw = np.fromfile(exp, dtype=np.uint8).reshape(-1, n)
+        return np.asarray([bytes(x).rstrip(b"\0") for x in raw], dtype=object).reshape(read["shape"])
     if dt.startswith("r"):
         n = int(dt[1:]) // 8
         raw = np.fromfile(exp, dtype=np.uint8).reshape(list(read["shape"]) + [n])
@@ -127,7 +131,9 @@ def assert_arrow_equals_numpy(values, want, where):
         assert values.type.list_size == 2, where
         np.testing.assert_array_equal(values.flatten().to_numpy(), np.stack([want.real, want.imag], -1).ravel(),
                                       err_msg=where)
-    elif want.dtype.kind in "SV":
+    elif want.dtype.kind == "S":  # numpy S<n>: binary without trailing NULs, as numpy reads it
+        assert values.to_pylist() == [bytes(x) for x in want], where
+    elif want.dtype.kind == "V":
         k = want.dtype.itemsize
         raw = np.ascontiguousarray(want).tobytes()
         assert values.to_pylist() == [raw[i * k:(i + 1) * k] for i in range(n)], where

@@ -132,7 +132,9 @@ public final class FillValue {
           out.putLong(Long.MIN_VALUE);
         } else if (node.isIntegralNumber() && node.canConvertToLong()) {
           try {
-            type.time().convert(node.longValue(), type.kind() == DataType.Kind.DATETIME);
+            if (node.longValue() != NumpyTime.NAT) { // zarr-python writes NaT as this integer
+              type.time().convert(node.longValue(), type.kind() == DataType.Kind.DATETIME);
+            }
           } catch (ArithmeticException e) {
             throw new MetadataException(where + ": fill_value: " + e.getMessage(), e);
           }

@@ -1,5 +1,7 @@
 package dev.zaro.arrow.metadata;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -171,6 +173,27 @@ public record NumpyTime(String base, long scale) {
               + describe(target, datetime)
               + (target.bytes() == 4 && datetime ? " (a date past Arrow's range)" : ""));
     }
+  }
+
+  /**
+   * Converts stored values (little-endian int64) to their Arrow values, little endian in {@link
+   * Target#bytes()} each; NaT becomes the smallest value of that width.
+   *
+   * @throws ArithmeticException as {@link #convert} does
+   */
+  public byte[] convertAll(byte[] stored, boolean datetime) {
+    int width = target(datetime).bytes();
+    ByteBuffer in = ByteBuffer.wrap(stored).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer out = ByteBuffer.allocate(stored.length / 8 * width).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < stored.length / 8; i++) {
+      long v = in.getLong(i * 8);
+      if (width == 4) {
+        out.putInt(v == NAT ? Integer.MIN_VALUE : (int) convert(v, datetime));
+      } else {
+        out.putLong(v == NAT ? NAT : convert(v, datetime));
+      }
+    }
+    return out.array();
   }
 
   private static String describe(Target target, boolean datetime) {

@@ -1,6 +1,8 @@
 package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
@@ -87,6 +89,21 @@ public final class DimensionColumn {
         times[i] = units.toMicros(v);
       }
       return new DimensionColumn(dim, field, 8, null, times, type);
+    }
+    if ((type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA)
+        && !type.time().isIdentity()) {
+      // numpy time units Arrow has no type for (D, W, M, Y, h, m, counts): the Arrow values
+      boolean datetime = type.kind() == DataType.Kind.DATETIME;
+      try {
+        byte[] converted = type.time().convertAll(values, datetime);
+        return new DimensionColumn(
+            dim, field, type.time().target(datetime).bytes(), converted, null, type);
+      } catch (ArithmeticException e) {
+        throw new ZaroException(
+            ErrorKind.UNSUPPORTED,
+            "coordinate '" + name + "' (" + type + "): " + e.getMessage(),
+            e);
+      }
     }
     return new DimensionColumn(dim, field, type.byteSize(), values, null, type);
   }
@@ -183,7 +200,7 @@ public final class DimensionColumn {
             }
           };
       default ->
-          switch (type.bits()) {
+          switch (8 * width) { // a converted time coordinate's Arrow width (date32: 4 bytes)
             case 8 -> b.get(at);
             case 16 -> b.getShort(at);
             case 32 -> b.getInt(at);

@@ -28,6 +28,7 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.IntervalUnit;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -105,6 +106,33 @@ class NumpyTypesReadTest extends AllocatorTest {
     assertEquals(c.get("values").toString(), JsonDocument.MAPPER.valueToTree(got).toString(), name);
   }
 
+  /**
+   * A datetime64[D] coordinate (xarray's layout, zarr-python 2) labels the table layout's rows as
+   * date32, numpy's days.
+   */
+  @Test
+  void datetimeCoordinateIsADate32DimensionColumn() throws IOException {
+    JsonNode c =
+        JsonDocument.MAPPER
+            .readTree(Files.readAllBytes(dir().resolve("cases_v2.json")))
+            .get("coordinates");
+    List<String> dims = new ArrayList<>();
+    List<String> values = new ArrayList<>();
+    try (Zaro zaro = Zaro.open(dir().resolve(c.get("store").asText()).toString());
+        TableReader table = zaro.readTable(c.get("path").asText(), "", allocator)) {
+      VectorSchemaRoot root = table.getVectorSchemaRoot();
+      while (table.loadNextBatch()) {
+        FieldVector time = root.getVector(c.get("dimension").asText());
+        assertEquals(new ArrowType.Date(DateUnit.DAY), time.getField().getType());
+        valuesOf(time, 0).forEach(v -> dims.add(v.toString()));
+        valuesOf(root.getVector(root.getFieldVectors().size() - 1), 0)
+            .forEach(v -> values.add(v.toString()));
+      }
+    }
+    assertEquals(c.get("dimension_values").toString(), "[" + String.join(",", dims) + "]");
+    assertEquals(c.get("values").toString(), "[" + String.join(",", values) + "]");
+  }
+
   /** The vector's values as the cases write them: integers, hex for bytes, null for nulls. */
   private static JsonNode valuesOf(FieldVector v, int first) {
     var f = JsonDocument.MAPPER.getNodeFactory();
@@ -116,6 +144,8 @@ class NumpyTypesReadTest extends AllocatorTest {
         out.add(HexFormat.of().formatHex(b.get(i)));
       } else if (v instanceof FixedSizeBinaryVector b) {
         out.add(HexFormat.of().formatHex(b.get(i)));
+      } else if (((BaseFixedWidthVector) v).getTypeWidth() == 2) {
+        out.add(v.getDataBuffer().getShort(2L * i));
       } else if (((BaseFixedWidthVector) v).getTypeWidth() == 4) {
         out.add(v.getDataBuffer().getInt(4L * i));
       } else {
