@@ -58,7 +58,7 @@ def to_numpy(table, dtype_name):
         shape = [len(column), column.type.list_size]
         values = column.flatten()
         if pa.types.is_timestamp(values.type) or pa.types.is_duration(values.type):
-            return values.to_numpy().reshape(shape)
+            return values.to_numpy(zero_copy_only=False).reshape(shape)   # NaT is a null
         return np.asarray(values.to_pylist(), dtype=object).reshape(shape)
     if pa.types.is_string(column.type) or pa.types.is_binary(column.type):
         return np.asarray(column.to_pylist(), dtype=object)
@@ -140,7 +140,9 @@ def assert_arrow_equals_numpy(values, want, where):
     elif want.dtype.kind == "U":
         assert values.to_pylist() == [str(x) for x in want], where
     elif want.dtype.kind in "Mm":
-        np.testing.assert_array_equal(values.to_numpy().view("i8"), want.view("i8"), err_msg=where)
+        # numpy's NaT is a null: to_numpy makes it NaT again
+        np.testing.assert_array_equal(values.to_numpy(zero_copy_only=False).view("i8"), want.view("i8"),
+                                      err_msg=where)
     else:
         np.testing.assert_array_equal(values.to_numpy(zero_copy_only=False), want, err_msg=where)
 
