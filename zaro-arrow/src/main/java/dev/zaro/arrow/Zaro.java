@@ -6,6 +6,7 @@ import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
@@ -31,6 +32,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The entry point: an open Zarr hierarchy.
@@ -248,6 +250,16 @@ public final class Zaro implements AutoCloseable {
           }
         });
     return columns;
+  }
+
+  /**
+   * A filter over every index of the array at {@code path}, narrowed by predicates on its dimension
+   * columns as {@link #readTable} makes them (see {@link #dimensionColumns}).
+   */
+  public DimensionFilter dimensionFilter(String path, TableOptions options) {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      return new DimensionFilter(dimensionColumns(path, options, allocator), meta(path).shape());
+    }
   }
 
   /**

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
@@ -589,7 +589,7 @@ public final class SqlEngine implements AutoCloseable {
       s.setString(1, sql);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
-        return JsonDocument.MAPPER.readTree(rs.getString(1));
+        return Json.readTree(rs.getString(1));
       }
     } catch (SQLException | java.io.IOException e) {
       throw new ZaroException("sql: cannot parse the statement: " + e.getMessage(), e);
@@ -598,7 +598,7 @@ public final class SqlEngine implements AutoCloseable {
 
   /** DuckDB's text of one serialized statement ({@code json_deserialize_sql}). */
   private static String deserialize(DuckDBConnection database, JsonNode statement) {
-    ObjectNode doc = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode doc = Json.createObjectNode();
     doc.put("error", false);
     doc.putArray("statements").add(statement);
     try (Connection c = database.duplicate();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,7 +19,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * decides what a dimension column holds: the table layout writes it, and {@code
  * plan.DimensionFilter} compares predicates against it.
  */
-public final class DimensionColumn {
+public final class DimensionColumn implements CoordinateValues {
   /** What the column holds. */
   public enum Kind {
     /** The int64 index along the dimension. */
@@ -133,12 +134,20 @@ public final class DimensionColumn {
     return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
 
+  @Override
   public int dim() {
     return dim;
   }
 
+  @Override
   public String name() {
     return field.getName();
+  }
+
+  /** True for CF times (kind TIMES), which predicates may compare with dates. */
+  @Override
+  public boolean isEpochMicros() {
+    return kind() == Kind.TIMES;
   }
 
   public Field field() {
@@ -173,6 +182,7 @@ public final class DimensionColumn {
    * The column's value at array index {@code i} as a number for ordering: the index itself, epoch
    * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision).
    */
+  @Override
   public double valueAt(long i) {
     if (kind() == Kind.INDEX) {
       return i;

@@ -130,7 +130,7 @@ public final class TableReader extends ArrowReader {
                 ? 1
                 : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
     this.blocks =
-        dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+        dev.zaro.arrow.plan.ReadPlan.of(array.metadata(), selection)
             .splitFirst(
                 Math.max(1, options.batchRows() * meta.dataType().byteSize()),
                 Math.max(

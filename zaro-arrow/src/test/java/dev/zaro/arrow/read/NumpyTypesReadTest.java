@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
 import java.io.IOException;
@@ -49,7 +49,7 @@ class NumpyTypesReadTest extends AllocatorTest {
   static Stream<Arguments> cases() throws IOException {
     List<Arguments> out = new ArrayList<>();
     for (String file : List.of("cases_v2.json", "cases_v3.json")) {
-      JsonNode doc = JsonDocument.MAPPER.readTree(Files.readAllBytes(dir().resolve(file)));
+      JsonNode doc = Json.readTree(Files.readAllBytes(dir().resolve(file)));
       for (JsonNode c : doc.get("cases")) {
         out.add(Arguments.of(c.get("name").asText(), c));
       }
@@ -103,7 +103,7 @@ class NumpyTypesReadTest extends AllocatorTest {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
-    assertEquals(c.get("values").toString(), JsonDocument.MAPPER.valueToTree(got).toString(), name);
+    assertEquals(c.get("values").toString(), Json.valueToTree(got).toString(), name);
   }
 
   /**
@@ -113,9 +113,7 @@ class NumpyTypesReadTest extends AllocatorTest {
   @Test
   void datetimeCoordinateIsADate32DimensionColumn() throws IOException {
     JsonNode c =
-        JsonDocument.MAPPER
-            .readTree(Files.readAllBytes(dir().resolve("cases_v2.json")))
-            .get("coordinates");
+        Json.readTree(Files.readAllBytes(dir().resolve("cases_v2.json"))).get("coordinates");
     List<String> dims = new ArrayList<>();
     List<String> values = new ArrayList<>();
     try (Zaro zaro = Zaro.open(dir().resolve(c.get("store").asText()).toString());
@@ -135,7 +133,7 @@ class NumpyTypesReadTest extends AllocatorTest {
 
   /** The vector's values as the cases write them: integers, hex for bytes, null for nulls. */
   private static JsonNode valuesOf(FieldVector v, int first) {
-    var f = JsonDocument.MAPPER.getNodeFactory();
+    var f = Json.nodeFactory();
     var out = f.arrayNode();
     for (int i = first; i < v.getValueCount(); i++) {
       if (v.isNull(i)) {
