@@ -96,7 +96,8 @@ def main():
     days = np.datetime64("2020-02-27") + np.arange(6).astype("m8[D]") * 3
     t = g.create_dataset("time", data=days, chunks=(4,), compressor=None)
     t.attrs["_ARRAY_DIMENSIONS"] = ["time"]
-    v = g.create_dataset("v", data=np.arange(6, dtype="<i2") * 10, chunks=(4,), compressor=None)
+    v = g.create_dataset("v", data=np.arange(6, dtype="<i2") * 10, chunks=(4,), compressor=None,
+                         fill_value=None)    # no fill value: xarray would mask the values equal to it
     v.attrs["_ARRAY_DIMENSIONS"] = ["time"]
     coords = {"store": "stores_v2/coords.zarr", "path": "v", "dimension": "time",
               "dimension_values": [int(x) for x in days.astype("M8[D]").astype("<i8")],

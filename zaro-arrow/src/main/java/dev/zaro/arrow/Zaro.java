@@ -245,7 +245,7 @@ public final class Zaro implements AutoCloseable {
             columns.add(DimensionColumn.index(d, name));
           } else {
             try (Slab values = read(coordPath, "", allocator)) {
-              columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
+              columns.add(DimensionColumn.of(d, name, values, coord, options.cf()));
             }
           }
         });
@@ -277,9 +277,7 @@ public final class Zaro implements AutoCloseable {
             return;
           }
           org.apache.arrow.vector.types.pojo.Field f =
-              coord == null
-                  ? null
-                  : DimensionColumn.field(name, coord.dataType(), coord.attributes(), options.cf());
+              coord == null ? null : DimensionColumn.field(name, coord, options.cf());
           fields.add(f != null ? f : DimensionColumn.index(d, name).field());
         });
     fields.addAll(TableReader.valueFields(array(path), options));

@@ -104,13 +104,20 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     };
   }
 
-  /** The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}. */
+  /**
+   * The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}: NOT_FOUND,
+   * INVALID_ARGUMENT, UNIMPLEMENTED (unsupported), UNAVAILABLE (a store failure), else INTERNAL.
+   * Corrupt data stays INTERNAL: Arrow Flight has no DATA_LOSS code (gRPC's maps to INTERNAL), and
+   * the message names the chunk key either way.
+   */
   public static FlightRuntimeException status(ZaroException e) {
     CallStatus status =
         switch (e.kind()) {
           case NOT_FOUND -> CallStatus.NOT_FOUND;
           case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
-          default -> CallStatus.INTERNAL;
+          case UNSUPPORTED -> CallStatus.UNIMPLEMENTED;
+          case IO -> CallStatus.UNAVAILABLE;
+          case CORRUPT, MISSING_CHUNK, INTERNAL -> CallStatus.INTERNAL;
         };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }

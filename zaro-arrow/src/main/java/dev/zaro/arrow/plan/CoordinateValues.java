@@ -24,4 +24,21 @@ public interface CoordinateValues {
    * instants as well as numbers.
    */
   boolean isEpochMicros();
+
+  /**
+   * Whether the values are labels (text coordinates, 360_day times), which predicates compare only
+   * for equality, through {@link #labelAt}; {@link #valueAt} is then NaN.
+   */
+  default boolean isLabels() {
+    return false;
+  }
+
+  /**
+   * The label at array index {@code i} (UTF-8 text, or raw bytes) when {@link #isLabels()}.
+   *
+   * @throws UnsupportedOperationException for values that are not labels
+   */
+  default byte[] labelAt(long i) {
+    throw new UnsupportedOperationException("not labels");
+  }
 }

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.plan;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -79,6 +80,9 @@ public final class DimensionFilter {
    */
   public DimensionFilter restrict(String column, Op op, Object value) {
     CoordinateValues c = column(column);
+    if (c != null && c.isLabels()) {
+      return op == Op.EQ ? restrictIn(column, List.of(value)) : this;
+    }
     Double v = c == null ? null : key(c, value);
     if (v == null || v.isNaN() || !monotone(c)) {
       return this;
@@ -128,9 +132,16 @@ public final class DimensionFilter {
     return restrict(column, Op.GE, low).restrict(column, Op.LE, high);
   }
 
-  /** Narrows by {@code column IN (values)} to the hull of the values' ranges. */
+  /**
+   * Narrows by {@code column IN (values)} to the hull of the values' ranges. On labels (text
+   * coordinates, 360_day times) the values are Strings (or byte arrays) and the range is the hull
+   * of the positions holding one of them, whatever the labels' order.
+   */
   public DimensionFilter restrictIn(String column, Collection<?> values) {
     CoordinateValues c = column(column);
+    if (c != null && c.isLabels()) {
+      return restrictLabels(c, values);
+    }
     if (c == null
         || !monotone(c)
         || values.stream().anyMatch(v -> key(c, v) == null || key(c, v).isNaN())) {
@@ -146,6 +157,35 @@ public final class DimensionFilter {
       if (one.lo[d] < one.hi[d]) {
         from = Math.min(from, one.lo[d]);
         to = Math.max(to, one.hi[d]);
+      }
+    }
+    lo[d] = Math.max(lo[d], from);
+    hi[d] = Math.min(hi[d], Math.max(from, to));
+    return this;
+  }
+
+  private DimensionFilter restrictLabels(CoordinateValues c, Collection<?> values) {
+    List<byte[]> wanted = new ArrayList<>();
+    for (Object v : values) {
+      if (v instanceof String text) {
+        wanted.add(text.getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof byte[] bytes) {
+        wanted.add(bytes);
+      } else {
+        return this; // not a label: narrows nothing
+      }
+    }
+    int d = c.dim();
+    long from = shape[d];
+    long to = 0;
+    for (long i = 0; i < shape[d]; i++) {
+      byte[] label = c.labelAt(i);
+      for (byte[] w : wanted) {
+        if (Arrays.equals(label, w)) {
+          from = Math.min(from, i);
+          to = Math.max(to, i + 1);
+          break;
+        }
       }
     }
     lo[d] = Math.max(lo[d], from);
