@@ -139,7 +139,7 @@ def main():
             reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})
         cases.append({"name": name, "store": f"stores/{name}.zarr", "path": "", "data_type": name,
                       "bits": 8, "shape": list(shape), "reads": reads})
-    # readers must opt in to these types (zaro: --fallback-types / ZaroOptions.withFallbackTypes)
+    # these expected files are the bit patterns: zaro reads them so with --raw-bits (ZaroOptions.withFallbackTypes)
     (HERE / "cases.json").write_text(json.dumps({"options": {"fallback_types": True}, "cases": cases}, indent=1) + "\n")
     oracle = {name: conversions(name) for name in ["float16"] + [s[0] for s in SPECS + NUMPY_SPECS]}
     (HERE / "conversions.json").write_text(json.dumps(oracle) + "\n")

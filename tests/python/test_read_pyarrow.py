@@ -84,10 +84,17 @@ def expected(set_dir, case, read):
         t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(store / case["path"])}}).result()
         values = t[to_index(read["slice"], t.shape)].read().result()
         # ml_dtypes int2/int4: zaro reads them as int8 (DESIGN.md's Arrow shapes)
-        return values.astype(np.int8) if values.dtype.name in ("int2", "int4") else values
+        if values.dtype.name in ("int2", "int4"):
+            return values.astype(np.int8)
+        # ML float types: zaro gives float32 values, ml_dtypes' own widening is the reference
+        if case.get("values") == "float32":
+            return values.astype(np.float32)
+        return values
     exp = set_dir / read["expected"]
     if "numpy_dtype" in case:  # structs: numpy's packed little-endian elements
         return np.fromfile(exp, dtype=numpy_dtype(case["numpy_dtype"])).reshape(read["shape"])
+    if case.get("values") == "float32":  # ML floats tensorstore lacks: ml_dtypes' float32 values
+        return np.fromfile(exp, dtype="<f4").reshape(read["shape"])
     if "bits" in case:  # bit patterns of a type tensorstore lacks (float6_*): numpy wrote them
         return np.fromfile(exp, dtype=f"<u{case['bits'] // 8}").reshape(read["shape"])
     if exp.suffix == ".json":
@@ -167,7 +174,7 @@ def assert_struct_column(table, want, case):
 def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
     fallback = case["options"].get("fallback_types", False)
     table = zaro_read(set_dir / case["store"], case["path"], read["slice"], tmp_path / "out.arrow",
-                      *(["--fallback-types"] if fallback else []))
+                      *(["--raw-bits"] if fallback else []))
     name = case["path"].rstrip("/").split("/")[-1] if case["path"].strip("/") else "data"
     assert table.column_names == [name]
     want = expected(set_dir, case, read)
@@ -175,6 +182,9 @@ def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
         assert_struct_column(table, want, case)
         return
     got = to_numpy(table, case["data_type"])
+    if case.get("values") == "float32":  # ML floats: float32 values, the stored type named
+        assert table.schema.field(0).metadata[b"zarr.data_type"] == case["data_type"].encode()
+        assert got.dtype == np.float32
     if fallback:  # bfloat16, float8_*: zaro gives the bit patterns, named in the field metadata
         assert table.schema.field(0).metadata == {b"zarr.data_type": case["data_type"].encode()}
         assert got.dtype == np.dtype(f"<u{case['bits'] // 8}")
@@ -248,20 +258,23 @@ def test_bad_input_exits_nonzero_without_output(tmp_path, args, message):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_fallback_types_need_the_flag_and_view_as_ml_dtypes(tmp_path):
-    """bfloat16 (tensorstore wrote it) is refused without --fallback-types; with it, the uint16
-    bit patterns viewed as ml_dtypes.bfloat16 equal tensorstore's values."""
+def test_ml_floats_are_float32_values_or_bits_when_asked(tmp_path):
+    """bfloat16 (tensorstore wrote it) reads as float32 values equal to ml_dtypes' widening of
+    tensorstore's values; --raw-bits (and its old name --fallback-types) gives the uint16 bit
+    patterns, which view as ml_dtypes.bfloat16."""
     import ml_dtypes
     store = ROOT / "testdata" / "fallback" / "stores" / "bfloat16.zarr"
-    out = tmp_path / "x.arrow"
-    result = subprocess.run([ZARO, "read", str(store), "/", "--out", str(out)], capture_output=True, text=True,
-                            env=ENV)
-    assert result.returncode != 0
-    assert "data type 'bfloat16'" in result.stderr and "--fallback-types" in result.stderr
-    assert "Exception" not in result.stderr and not out.exists()
-    table = zaro_read(store, "/", "1:7, 2:12", out, "--fallback-types")
-    got = table.column(0).combine_chunks().to_numpy_ndarray().view(ml_dtypes.bfloat16)
     want = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(store)}}).result()[1:7, 2:12].read().result()
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
-    assert np.isnan(got.astype(np.float32)[:, -1]).all()  # the fill value "NaN" of the unwritten chunks
+    table = zaro_read(store, "/", "1:7, 2:12", tmp_path / "v.arrow")
+    got = table.column(0).combine_chunks().to_numpy_ndarray()
+    assert got.dtype == np.float32
+    assert table.schema.field(0).metadata[b"zarr.data_type"] == b"bfloat16"
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    assert np.isnan(got[:, -1]).all()  # the fill value "NaN" of the unwritten chunks
+    for flag in ["--raw-bits", "--fallback-types"]:
+        table = zaro_read(store, "/", "1:7, 2:12", tmp_path / "b.arrow", flag)
+        bits = table.column(0).combine_chunks().to_numpy_ndarray().view(ml_dtypes.bfloat16)
+        assert bits.dtype == want.dtype
+        np.testing.assert_array_equal(bits.view(np.uint16), want.view(np.uint16))
+
+

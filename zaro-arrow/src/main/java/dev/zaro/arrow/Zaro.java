@@ -145,35 +145,36 @@ public final class Zaro implements AutoCloseable {
                 options.maxBytesInFlight()));
   }
 
-  /** Refuses an array of a type zaro reads only as bit patterns unless the options allow it. */
+  /**
+   * The metadata an array is read with: ML float types widened to float32 values ({@link
+   * ArrayMetadata#withMlFloatsWidened}) unless the options ask for bit patterns; a struct with ML
+   * float fields is refused unless they do.
+   */
   private ArrayMetadata readable(String path, ArrayMetadata meta) {
+    if (options.fallbackTypes()) {
+      return meta;
+    }
     meta.dataType()
         .fallbackFormat()
+        .filter(format -> meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT)
         .ifPresent(
             format -> {
-              if (!options.fallbackTypes()) {
-                String what =
-                    meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
-                        ? "a struct field of data type '"
-                        : "data type '";
-                throw new MetadataException(
-                    ErrorKind.UNSUPPORTED,
-                    "'/"
-                        + path
-                        + "' in "
-                        + store.describe()
-                        + " has "
-                        + what
-                        + format.name()
-                        + "', which zaro does not interpret; it can read its values as their "
-                        + format.bits()
-                        + "-bit patterns (uint"
-                        + format.bits()
-                        + ") if you ask for it: --fallback-types"
-                        + " on the command line, ZaroOptions.withFallbackTypes(true) in Java");
-              }
+              throw new MetadataException(
+                  ErrorKind.UNSUPPORTED,
+                  "'/"
+                      + path
+                      + "' in "
+                      + store.describe()
+                      + " has a struct field of data type '"
+                      + format.name()
+                      + "'; zaro reads ML float types inside structs only as their "
+                      + format.bits()
+                      + "-bit patterns (uint"
+                      + format.bits()
+                      + "), if you ask for it: --raw-bits on the command line,"
+                      + " ZaroOptions.withFallbackTypes(true) in Java");
             });
-    return meta;
+    return meta.withMlFloatsWidened();
   }
 
   /** Reads a selection of an array; the caller closes the slab. */
@@ -324,7 +325,7 @@ public final class Zaro implements AutoCloseable {
       return hierarchy.node(path) instanceof ArrayMetadata a
               && a.rank() == 1
               && a.shape()[0] == length
-          ? a
+          ? (options.fallbackTypes() ? a : a.withMlFloatsWidened())
           : null;
     } catch (dev.zaro.arrow.error.NodeNotFoundException e) {
       return null;

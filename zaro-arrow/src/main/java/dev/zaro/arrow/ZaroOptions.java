@@ -9,9 +9,10 @@ import dev.zaro.arrow.read.MissingChunks;
  * @param threads chunks decoded in parallel by one read (about the core count)
  * @param codecs where codec names are looked up
  * @param ioConcurrency chunk fetches one read keeps in flight on remote stores (HTTP, S3)
- * @param fallbackTypes whether arrays of data types zaro does not interpret but can read as bit
- *     patterns (bfloat16, float8_*: as uint16/uint8) may be read; off by default, so nobody gets
- *     integers where they expected floats without asking for them
+ * @param fallbackTypes whether the ML float types (bfloat16, float8_*, float6_*, float4_e2m1fn)
+ *     read as their bit patterns (uint16/uint8, CLI {@code --raw-bits}) instead of their float32
+ *     values; off by default (values). Struct fields of these types read only as bit patterns, so a
+ *     struct holding them needs this on
  * @param missingChunks what a read does with a chunk absent from the store (default: fill)
  * @param maxBytesInFlight remote stores: fetched chunk bytes one read holds ahead of its decoders
  *     before it requests more (default 256 MiB); a read's memory stays within its output plus this
@@ -89,8 +90,8 @@ public record ZaroOptions(
   }
 
   /**
-   * Allows (or refuses) reading types such as bfloat16 as their bit patterns; see {@link
-   * #fallbackTypes()}.
+   * Reads the ML float types (bfloat16, float8_*, ...) as their bit patterns instead of float32
+   * values; see {@link #fallbackTypes()}.
    */
   public ZaroOptions withFallbackTypes(boolean allow) {
     return new ZaroOptions(threads, codecs, ioConcurrency, allow, missingChunks, maxBytesInFlight);

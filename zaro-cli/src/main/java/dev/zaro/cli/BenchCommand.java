@@ -21,12 +21,13 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description =
         "Reads a selection repeatedly in-process and prints one JSON object: per-read seconds,"
-            + " median, decoded bytes per read, GB/s at the median, peak allocator bytes. With several"
+            + " median, decoded bytes per read, gigabytes per second at the median (gbytes_per_s; gbps is the"
+            + " same number under its older name), peak allocator bytes. With several"
             + " selections, each repetition reads them all and p50/p99 per-read latencies are added."
             + " Also chunks decoded and bytes fetched by the last read (--layout table: chunks decoded"
             + " twice, against a tensor read of the same selection).")
 final class BenchCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Parameters(
@@ -142,7 +143,10 @@ final class BenchCommand implements Callable<Integer> {
       }
       json.put("median_seconds", median);
       json.put("bytes", bytes);
-      json.put("gbps", median > 0 ? bytes / median / 1e9 : 0);
+      double gbytesPerSecond = median > 0 ? bytes / median / 1e9 : 0;
+      json.put("gbytes_per_s", gbytesPerSecond);
+      // the older name, kept for scripts that read it: also gigabytes (not gigabits) per second
+      json.put("gbps", gbytesPerSecond);
       // decode scratch comes from children of this allocator: its peak covers everything
       json.put("peak_allocator_bytes", allocator.getPeakMemoryAllocation());
       json.put("threads", options.threads());

@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = "Prints a node's normalized metadata as JSON (the root when PATH is omitted).")
 final class InfoCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Parameters(

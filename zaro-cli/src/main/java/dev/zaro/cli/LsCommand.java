@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
     description =
         "Lists the groups and arrays of a hierarchy: path, kind, data type, shape, chunks, codecs.")
 final class LsCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Override

@@ -1,9 +1,13 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.error.ZaroException;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The {@code zaro} command line. */
 @Command(
@@ -21,6 +25,15 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
+  /** What every command's STORE may be (README, "Commands"). */
+  static final String STORE_HELP =
+      "Where the hierarchy is: a local path or file:// URL, http(s)://host/path, s3://bucket/prefix"
+          + " (?endpoint=http://host:port&path_style=true&region=R for S3-compatible servers),"
+          + " gs://bucket/prefix, kerchunk references reference+json://PATH-or-URL or"
+          + " reference+parquet://PATH-or-URL, or an Icechunk repository icechunk://PATH,"
+          + " icechunk+s3://..., icechunk+gs://..., icechunk+https://... (?branch=, ?tag=,"
+          + " ?snapshot=).";
+
   static {
     // On 1-2 cores the common pool has parallelism 1, and CompletableFuture's default executor is
     // then a new thread per task; the JDK HttpClient hands every sendAsync reply to that executor,
@@ -51,9 +64,9 @@ public final class Main implements Runnable {
         (e, commandLine, parseResult) -> {
           PrintWriter err = commandLine.getErr();
           if (e instanceof ZaroException) {
-            err.println("zaro: error: " + e.getMessage());
-          } else if (e instanceof java.io.IOException) {
-            err.println("zaro: error: " + e);
+            err.println("zaro: error: " + withCauses(e));
+          } else if (e instanceof IOException) {
+            err.println("zaro: error: " + withCauses(e));
           } else {
             err.println("zaro: internal error: " + e);
             e.printStackTrace(err);
@@ -64,7 +77,64 @@ public final class Main implements Runnable {
           err.flush();
           return 1;
         });
+    cli.setParameterExceptionHandler(
+        (e, arguments) -> {
+          CommandLine command = e.getCommandLine();
+          PrintWriter err = command.getErr();
+          String name = command.getCommandSpec().qualifiedName();
+          err.println("zaro: error: " + e.getMessage());
+          if (e instanceof UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            err.println("  did you mean: " + String.join(", ", u.getSuggestions()) + "?");
+          }
+          err.println(
+              "  usage: "
+                  + command.getHelp().synopsis(0).strip().replaceAll("\\s+", " ")
+                  + "  ('"
+                  + name
+                  + " --help' explains each option)");
+          err.flush();
+          return command.getCommandSpec().exitCodeOnInvalidInput();
+        });
     return cli.execute(args);
+  }
+
+  /**
+   * The message of {@code e} followed by each cause's that it does not already contain (an
+   * unreachable endpoint's "connection refused", say), so no debug flag is needed to see why.
+   */
+  static String withCauses(Throwable e) {
+    StringBuilder out =
+        new StringBuilder(e instanceof ZaroException ? e.getMessage() : e.toString());
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && cause != e && depth < 5; depth++) {
+      String m = cause.getMessage();
+      String text = m == null || m.isBlank() ? cause.getClass().getSimpleName() : m;
+      if (!out.toString().contains(text)) {
+        out.append(": ").append(text);
+      }
+      e = cause;
+      cause = cause.getCause();
+    }
+    return out.toString();
+  }
+
+  /**
+   * Fails before any reading when {@code --out}'s directory does not exist (instead of an I/O error
+   * naming the temporary file the result is first written to).
+   */
+  static void checkOut(Path out) {
+    if (out == null) {
+      return;
+    }
+    Path parent = out.toAbsolutePath().getParent();
+    if (parent != null && !Files.isDirectory(parent)) {
+      throw new ZaroException(
+          "--out "
+              + out
+              + ": the directory "
+              + parent
+              + " does not exist (create it first, or choose another)");
+    }
   }
 
   @Override

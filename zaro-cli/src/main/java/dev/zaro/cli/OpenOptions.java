@@ -5,7 +5,7 @@ import dev.zaro.arrow.read.MissingChunks;
 import picocli.CommandLine.Option;
 
 /**
- * The options of every command that reads values: decoding threads, fallback types, missing chunks.
+ * The options of every command that reads values: decoding threads, ML float bits, missing chunks.
  */
 final class OpenOptions {
   @Option(
@@ -15,11 +15,11 @@ final class OpenOptions {
   Integer threads;
 
   @Option(
-      names = "--fallback-types",
+      names = {"--raw-bits", "--fallback-types"},
       description =
-          "Read arrays of types zaro does not interpret"
-              + " (bfloat16, float8_*) as their bit patterns (uint16/uint8; the column's field metadata"
-              + " zarr.data_type names the type). Off by default: such arrays are refused.")
+          "Read the ML float types (bfloat16, float8_*, float6_*, float4_e2m1fn) as their bit"
+              + " patterns (uint16/uint8) instead of float32 values; either way the column's field"
+              + " metadata zarr.data_type names the stored type. --fallback-types is the old name.")
   boolean fallbackTypes;
 
   @Option(

@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = "Reads a selection of an array into an Arrow IPC file.")
 final class ReadCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Parameters(
@@ -81,6 +81,7 @@ final class ReadCommand implements Callable<Integer> {
     if (!layout.equals("tensor") && !layout.equals("table")) {
       throw new ZaroException("--layout " + layout + ": use tensor or table");
     }
+    Main.checkOut(out);
     ZaroOptions options = open.toOptions();
     long started = System.nanoTime();
     try (Zaro zaro = Zaro.open(store, options);

@@ -44,11 +44,7 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(
-      index = "0",
-      arity = "0..1",
-      paramLabel = "STORE",
-      description = "A local path or file:// URL.")
+  @Parameters(index = "0", arity = "0..1", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Option(
@@ -323,7 +319,7 @@ final class ServeCommand implements Callable<Integer> {
             + Sizes.human(options.maxMemory())
             + " (Ctrl-C stops)");
     System.out.println();
-    System.out.println("  import pyarrow.flight as fl");
+    System.out.println("  import pyarrow as pa, pyarrow.flight as fl");
     System.out.println(
         "  client = fl.connect(\""
             + uri
@@ -343,7 +339,11 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
     System.out.println(
         "      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
-    System.out.println("  table = client.do_get(info.endpoints[0].ticket" + call + ").read_all()");
+    // a large read comes back as several endpoints: read them all
+    System.out.println(
+        "  table = pa.concat_tables(client.do_get(e.ticket"
+            + call
+            + ").read_all() for e in info.endpoints)");
     if (sql) {
       System.out.println();
       System.out.println(

@@ -5,6 +5,11 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.vector.ArrowFiles;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.SqlQuery;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -16,6 +21,8 @@ import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,14 +37,17 @@ import picocli.CommandLine.Parameters;
             + " mentions are produced, and predicates on dimension columns (=, <, <=, >, >=, BETWEEN, IN, ANDed)"
             + " narrow the chunks read; DuckDB still applies every predicate.")
 final class SqlCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "STORE", description = "A local path or file:// URL.")
+  @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
   @Parameters(
       index = "1",
+      arity = "0..1",
       paramLabel = "SQL",
       description =
-          "The query (or several, separated by ';');" + " quote nested paths: \"group/array\".")
+          "The query (or several, separated by ';'); quote nested paths: \"group/array\"."
+              + " Without it: a shell on a terminal (.help lists its commands; history in"
+              + " ~/.zaro_history), or the statements piped on standard input.")
   String sql;
 
   @Mixin OpenOptions open = new OpenOptions();
@@ -65,7 +75,10 @@ final class SqlCommand implements Callable<Integer> {
       names = "--stats",
       description =
           "After each statement, print on stderr one JSON object: the chunks and"
-              + " decoded bytes it read, per table with the selection and columns pushed into the read.")
+              + " decoded bytes it read, per table with the selection and columns pushed into the"
+              + " read. planned_chunks counts the chunks the selection touches as stored (shards,"
+              + " for a sharded array); chunks counts the chunks decoded (inner chunks of shards),"
+              + " so the two differ for sharded arrays.")
   boolean stats;
 
   @Option(names = "--no-pushdown", description = "Read every table whole (for comparisons).")
@@ -73,6 +86,7 @@ final class SqlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Main.checkOut(out);
     var options = open.toOptions();
     SqlEngine.Options engineOptions =
         SqlEngine.Options.DEFAULT
@@ -82,6 +96,9 @@ final class SqlCommand implements Callable<Integer> {
     try (Zaro zaro = Zaro.open(store, options);
         BufferAllocator allocator = new RootAllocator();
         SqlEngine engine = new SqlEngine(zaro, engineOptions)) {
+      if (sql == null) {
+        return shell(engine, allocator);
+      }
       List<String> statements = engine.statements(sql);
       for (int i = 0; i < statements.size(); i++) {
         boolean last = i == statements.size() - 1;
@@ -111,6 +128,23 @@ final class SqlCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  // JDK 17 (the target): System.console() is null unless standard input and output are a terminal
+  @SuppressWarnings("SystemConsoleNull")
+  private int shell(SqlEngine engine, BufferAllocator allocator) throws IOException {
+    PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    if (System.console() == null) {
+      PrintWriter stdout = new PrintWriter(System.out, false, StandardCharsets.UTF_8);
+      SqlShell shell = new SqlShell(engine, allocator, maxRows, timer, stats, stdout, err);
+      return shell.script(
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+    }
+    try (Terminal terminal = TerminalBuilder.builder().system(true).build()) {
+      SqlShell shell =
+          new SqlShell(engine, allocator, maxRows, timer, stats, terminal.writer(), err);
+      return shell.interactive(terminal, Path.of(System.getProperty("user.home"), ".zaro_history"));
+    }
   }
 
   private void print(ResultSet result) throws SQLException {

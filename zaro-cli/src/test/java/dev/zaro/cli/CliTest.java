@@ -262,7 +262,68 @@ class CliTest extends AllocatorTest {
       Result r = run(cmd, "--help");
       assertEquals(0, r.code(), cmd);
       assertTrue(r.out().contains("Usage: zaro " + cmd), r.out());
+      for (String form : new String[] {"http", "s3://", "gs://", "reference+json://", "icechunk"}) {
+        assertTrue(
+            r.out().replaceAll("\\s+", "").contains(form),
+            cmd + " --help names STORE form " + form + ": " + r.out());
+      }
     }
+  }
+
+  /** A usage error is one error line and the synopsis, not the whole help. */
+  @Test
+  void usageErrorsAreShort() {
+    String store = CliTest.sharding("nested").toString();
+    String[][] cases = {
+      {"read", store, "/"}, {"ls"}, {"sql", store, "select 1", "--no-such-flag"}, {"lss", store}
+    };
+    for (String[] args : cases) {
+      Result r = run(args);
+      assertEquals(2, r.code(), String.join(" ", args));
+      assertTrue(r.err().startsWith("zaro: error: "), r.err());
+      assertTrue(r.err().strip().split("\n").length <= 3, r.err());
+      assertTrue(r.err().contains("usage: zaro"), r.err());
+    }
+    assertTrue(run("lss", store).err().contains("did you mean: ls"), run("lss", store).err());
+  }
+
+  /** --out into a directory that does not exist: a message naming it, before reading. */
+  @Test
+  void outIntoAMissingDirectoryIsExplained() {
+    Path out = dir.resolve("nowhere/x.arrow");
+    for (String[] args :
+        new String[][] {
+          {"read", Fixtures.sample().toString(), "t2m", "--out", out.toString()},
+          {"sql", Fixtures.sample().toString(), "select 1", "--out", out.toString()}
+        }) {
+      Result r = run(args);
+      assertEquals(1, r.code(), r.err());
+      assertTrue(r.err().contains("the directory " + out.getParent() + " does not exist"), r.err());
+      assertFalse(r.err().contains("NoSuchFileException") || r.err().contains(".tmp"), r.err());
+    }
+  }
+
+  /** A wrong array path lists the arrays there and suggests the near one. */
+  @Test
+  void aWrongPathSuggestsTheNearArray() {
+    Result r =
+        run("read", Fixtures.sample().toString(), "t2n", "--out", dir.resolve("x").toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("arrays: /lat, /lon, /precip, /t2m, /time"), r.err());
+    assertTrue(r.err().contains("did you mean '/t2m'?"), r.err());
+    Result far = run("info", Fixtures.sample().toString(), "pressure");
+    assertFalse(far.err().contains("did you mean"), far.err());
+  }
+
+  /** An error's causes are shown without ZARO_DEBUG. */
+  @Test
+  void errorMessagesCarryTheirCauses() {
+    Exception e =
+        new dev.zaro.arrow.error.ZaroException(
+            "s3: cannot reach the endpoint",
+            new RuntimeException("see cause", new java.net.ConnectException("Connection refused")));
+    assertEquals(
+        "s3: cannot reach the endpoint: see cause: Connection refused", Main.withCauses(e));
   }
 
   @Test
@@ -273,6 +334,11 @@ class CliTest extends AllocatorTest {
     assertEquals(3, json.get("seconds").size());
     assertEquals(32 * 32 * 2, json.get("bytes").asLong());
     assertTrue(json.get("median_seconds").asDouble() > 0 && json.get("gbps").asDouble() > 0);
+    assertEquals(json.get("gbps").asDouble(), json.get("gbytes_per_s").asDouble());
+    assertEquals(
+        json.get("bytes").asDouble() / json.get("median_seconds").asDouble() / 1e9,
+        json.get("gbytes_per_s").asDouble(),
+        1e-9);
     assertTrue(json.get("peak_allocator_bytes").asLong() >= 32 * 32 * 2);
   }
 }

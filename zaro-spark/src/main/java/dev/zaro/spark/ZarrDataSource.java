@@ -149,18 +149,21 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     } catch (SelectionException e) {
       throw new IllegalArgumentException("zarr: option 'slice': " + e.getMessage(), e);
     } catch (ZaroException e) {
-      String hint = zaroFallback(zaro, array) ? "fallbackTypes" : option;
+      String hint = zaroFallback(zaro, array) ? "rawBits" : option;
       throw new IllegalArgumentException(
           "zarr: option '" + hint + "' ('" + array + "'): " + e.getMessage(), e);
     }
   }
 
   /**
-   * Whether the array is one zaro reads only as bit patterns (the fallbackTypes option's arrays).
+   * Whether the array is one zaro reads only as bit patterns (a struct with ML float fields: the
+   * rawBits option's arrays).
    */
   private static boolean zaroFallback(Zaro zaro, String array) {
     try {
-      return zaro.meta(array).dataType().fallbackFormat().isPresent();
+      dev.zaro.arrow.metadata.DataType type = zaro.meta(array).dataType();
+      return type.kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
+          && type.fallbackFormat().isPresent();
     } catch (ZaroException e) {
       return false;
     }

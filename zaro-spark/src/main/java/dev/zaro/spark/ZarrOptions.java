@@ -21,7 +21,8 @@ import java.util.function.UnaryOperator;
  * @param arrays the arrays read as one table, in column order (one value column each)
  * @param slice the selection in zaro's slice syntax ("" for everything)
  * @param raw stored values instead of CF decoding
- * @param fallbackTypes read bfloat16/float8_* as their bit patterns
+ * @param fallbackTypes read the ML float types (bfloat16, float8_*, ...) as their bit patterns
+ *     instead of float values (option {@code rawBits}, or its old name {@code fallbackTypes})
  * @param partitionBytes about this many decoded bytes per partition; 0 when not given: then at most
  *     {@link #DEFAULT_PARTITION_BYTES}, and less when that spreads the read over all of Spark's
  *     cores (as Spark's file sources size their splits)
@@ -40,7 +41,15 @@ public record ZarrOptions(
   /** Every option the source understands ({@code path} is what {@code load(STORE)} sets). */
   static final Set<String> KNOWN =
       Set.of(
-          "path", "array", "arrays", "slice", "raw", "fallbacktypes", "partitionbytes", "threads");
+          "path",
+          "array",
+          "arrays",
+          "slice",
+          "raw",
+          "rawbits",
+          "fallbacktypes",
+          "partitionbytes",
+          "threads");
 
   public static final long DEFAULT_PARTITION_BYTES = 128L << 20;
 
@@ -60,7 +69,7 @@ public record ZarrOptions(
             "zarr: unknown option '"
                 + key
                 + "'; the options are path (load(STORE)),"
-                + " array, arrays, slice, raw, fallbackTypes, partitionBytes, threads");
+                + " array, arrays, slice, raw, rawBits (or fallbackTypes), partitionBytes, threads");
       }
     }
     UnaryOperator<String> get =
@@ -107,7 +116,7 @@ public record ZarrOptions(
         names,
         slice == null ? "" : slice,
         bool(get.apply("raw"), "raw"),
-        bool(get.apply("fallbackTypes"), "fallbackTypes"),
+        bool(get.apply("rawBits"), "rawBits") || bool(get.apply("fallbackTypes"), "fallbackTypes"),
         positive(get.apply("partitionBytes"), "partitionBytes", 0),
         (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)));
   }

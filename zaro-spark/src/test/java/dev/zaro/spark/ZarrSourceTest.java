@@ -111,6 +111,11 @@ class ZarrSourceTest {
     out.add(Arguments.of("dtypes", "uint2", 1));
     out.add(Arguments.of("fallback", "bfloat16", 1));
     out.add(Arguments.of("fallback", "float8_e4m3fn", 1));
+    for (String name :
+        List.of(
+            "bfloat16", "bfloat16_sharded", "float8_e4m3fnuz", "float8_e8m0fnu", "float6_e2m3fn")) {
+      out.add(Arguments.of("mlfloats", name, 0)); // float32 values by default
+    }
     return out.stream();
   }
 
@@ -160,6 +165,10 @@ class ZarrSourceTest {
     for (int i = 0; i < rows.size(); i++) {
       Row row = rows.get(i);
       String what = name + " row " + i;
+      if (set.equals("mlfloats")) {
+        assertEquals(want.getFloat(i * 4), row.getFloat(v), what);
+        continue;
+      }
       switch (type) {
         case "bool" -> assertEquals(want.get(i) != 0, row.getBoolean(v), what);
         case "int8", "int4", "int2" -> assertEquals(want.get(i), row.getByte(v), what);
@@ -547,8 +556,18 @@ class ZarrSourceTest {
     assertTrue(
         e.getMessage().contains("'array'") && e.getMessage().contains("Struct"), e.getMessage());
     String bf16 = Fixtures.testdata().resolve("fallback/stores/bfloat16.zarr").toString();
-    e = assertThrows(IllegalArgumentException.class, () -> zarr().option("array", "/").load(bf16));
-    assertTrue(e.getMessage().contains("'fallbackTypes'"), e.getMessage());
+    assertEquals(
+        DataTypes.FloatType,
+        zarr().option("array", "/").load(bf16).schema().apply("data").dataType());
+    assertEquals(
+        DataTypes.IntegerType,
+        zarr()
+            .option("array", "/")
+            .option("rawBits", "true")
+            .load(bf16)
+            .schema()
+            .apply("data")
+            .dataType());
     assertEquals(
         DecimalType.apply(20, 0),
         zarr()

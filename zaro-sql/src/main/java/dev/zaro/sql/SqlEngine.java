@@ -15,6 +15,7 @@ import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.vector.CData;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -30,6 +31,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -88,6 +90,10 @@ public final class SqlEngine implements AutoCloseable {
   private final Map<String, String> paths = new ConcurrentHashMap<>();
 
   private final Map<String, TableInfo> infos = new ConcurrentHashMap<>();
+
+  /** Whether the catalog views exist (made on first need: they cost a schema per table). */
+  private volatile boolean catalog;
+
   private final JsonNode constantsTemplate;
 
   /**
@@ -164,6 +170,99 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       close();
       throw new ZaroException("sql: cannot configure DuckDB: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * Names every table in DuckDB's own catalog: an empty view per table, with the table layout's
+   * columns and DuckDB's types for them, so that {@code SHOW TABLES}, {@code information_schema}
+   * and DuckDB's hints for a misspelled table name it. A statement never reads these views: its
+   * connection registers each table it uses as a stream of the same name (a temporary view, found
+   * first), read with the pushed-down columns and ranges. Arrays the table layout cannot show
+   * (complex values, ...) get no view, as they get no table.
+   */
+  private synchronized void createCatalogViews() {
+    if (catalog) {
+      return;
+    }
+    try {
+      createViews();
+    } catch (SQLException e) {
+      throw new ZaroException(
+          "sql: cannot name the tables in DuckDB's catalog: " + e.getMessage(), e);
+    }
+    catalog = true;
+  }
+
+  /**
+   * Whether a statement may look at the catalog (SHOW, DESCRIBE, information_schema, DuckDB's
+   * metadata functions), so the views are made first; a statement naming a table that is not one of
+   * ours makes them too (DuckDB's hint for a misspelled name then lists ours).
+   */
+  private static boolean readsCatalog(String sql) {
+    String lower = StatementScan.lower(sql);
+    for (String word :
+        new String[] {
+          "information_schema", "show", "describe", "summarize", "duckdb_", "sqlite_", "pg_"
+        }) {
+      if (lower.contains(word)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void createViews() throws SQLException {
+    try (BufferAllocator allocator = new RootAllocator();
+        Connection connection = database.duplicate();
+        Statement s = connection.createStatement()) {
+      DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
+      for (String table : tables.values()) {
+        TableInfo info;
+        try {
+          info = info(table);
+        } catch (ZaroException e) {
+          continue;
+        }
+        long[] shape = info.array().metadata().shape();
+        List<Selection.Dim> none = new ArrayList<>();
+        for (int d = 0; d < shape.length; d++) {
+          none.add(new Selection.Dim(0, 1, d == 0 ? 0 : shape[d], false));
+        }
+        List<String> columns = new ArrayList<>();
+        try (TableReader reader =
+                new TableReader(
+                    info.array(),
+                    Selection.of(none),
+                    info.columns(),
+                    TableOptions.DEFAULT.withCf(options.cf()),
+                    dev.zaro.arrow.read.ReadOptions.DEFAULT,
+                    allocator);
+            ArrowArrayStream stream = CData.export(reader, allocator)) {
+          duck.registerArrowStream("__zaro_schema", stream);
+          try (ResultSet rs = s.executeQuery("DESCRIBE SELECT * FROM __zaro_schema")) {
+            while (rs.next()) {
+              columns.add(
+                  "CAST(NULL AS "
+                      + rs.getString("column_type")
+                      + ") AS "
+                      + SqlQuery.quote(rs.getString("column_name")));
+            }
+          }
+        } catch (java.io.IOException e) {
+          throw new ZaroException("sql: cannot open table '" + table + "': " + e, e);
+        }
+        s.execute(
+            "CREATE VIEW main."
+                + SqlQuery.quote(table)
+                + " AS SELECT "
+                + String.join(", ", columns)
+                + " WHERE false");
+      }
+      s.execute("DROP VIEW IF EXISTS __zaro_schema");
     }
   }
 
@@ -248,6 +347,9 @@ public final class SqlEngine implements AutoCloseable {
    * @param allocator the reads' buffers come from children of it
    */
   public SqlQuery query(String sql, BufferAllocator allocator) {
+    if (!catalog && readsCatalog(sql)) {
+      createCatalogViews();
+    }
     JsonNode parsed = serialize(database, sql);
     if (parsed.path("error").asBoolean(true)) {
       String type = parsed.path("error_type").asText("");
@@ -324,6 +426,8 @@ public final class SqlEngine implements AutoCloseable {
     for (StatementScan.Use use : scan.uses()) {
       if (tables.containsKey(use.table())) {
         byTable.computeIfAbsent(tables.get(use.table()), k -> new ArrayList<>()).add(use);
+      } else if (!catalog) {
+        createCatalogViews(); // not ours (a CTE, or a misspelling DuckDB's hint should correct)
       }
     }
     Set<String> allColumns = new HashSet<>();

@@ -46,7 +46,8 @@ public final class SqlQuery implements AutoCloseable {
   private final List<ArrowArrayStream> streams = new ArrayList<>();
   private final List<TableReader> readers = new ArrayList<>();
   private final List<ReadStats> stats = new ArrayList<>();
-  private Statement statement;
+  private volatile Statement statement;
+  private volatile boolean cancelled;
   private ResultSet result;
 
   SqlQuery(
@@ -115,11 +116,30 @@ public final class SqlQuery implements AutoCloseable {
     }
     try {
       statement = connection.createStatement();
+      if (cancelled) {
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: cancelled");
+      }
       result = statement.execute(sql) ? statement.getResultSet() : null;
       return result;
     } catch (SQLException e) {
       // DuckDB's error: the statement's (binding, types, a failed read's message passed through)
       throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Cancels the running statement from another thread (an interactive Ctrl-C): DuckDB interrupts it
+   * and {@link #execute} (or the result's next row) fails; before it runs, it will not start.
+   */
+  public void cancel() {
+    cancelled = true;
+    Statement running = statement;
+    if (running != null) {
+      try {
+        running.cancel();
+      } catch (SQLException e) {
+        // already finished or closed: nothing left to cancel
+      }
     }
   }
 

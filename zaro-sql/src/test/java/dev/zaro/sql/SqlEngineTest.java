@@ -284,4 +284,48 @@ class SqlEngineTest extends AllocatorTest {
       assertEquals(List.of("s", "v", "w", "y", "z"), engine.tables());
     }
   }
+
+  /**
+   * Each table is a view in DuckDB's catalog (SHOW TABLES, information_schema, the hint for a
+   * misspelled name), while a query still reads it with pushdown.
+   */
+  @Test
+  void tablesAreNamedInDuckDbsCatalog() throws Exception {
+    try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
+        SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withThreads(1))) {
+      List<String> shown;
+      try (SqlQuery q = engine.query("show tables", allocator)) {
+        shown = rows(q.execute());
+      }
+      assertEquals(engine.tables(), shown);
+      try (SqlQuery q =
+          engine.query(
+              "select table_name from information_schema.tables order by table_name", allocator)) {
+        assertEquals(engine.tables(), rows(q.execute()));
+      }
+      try (SqlQuery q =
+          engine.query(
+              "select column_name, data_type from information_schema.columns"
+                  + " where table_name = 'v' order by ordinal_position",
+              allocator)) {
+        List<String> columns = rows(q.execute());
+        assertEquals(
+            engine.schema("v").getFields().stream().map(f -> f.getName()).toList(),
+            columns.stream().map(r -> r.substring(0, r.indexOf(" | "))).toList());
+      }
+      ZaroException e =
+          assertThrows(
+              ZaroException.class,
+              () -> {
+                try (SqlQuery q = engine.query("select count(*) from vv", allocator)) {
+                  q.execute();
+                }
+              });
+      assertTrue(e.getMessage().contains("\"v\""), e.getMessage());
+      try (SqlQuery q = engine.query("select count(*) from v where y < 0", allocator)) {
+        assertEquals(List.of("0"), rows(q.execute()));
+        assertEquals(0, q.stats().tables().get(0).plannedChunks());
+      }
+    }
+  }
 }

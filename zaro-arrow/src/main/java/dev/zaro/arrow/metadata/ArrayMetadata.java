@@ -2,6 +2,7 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -121,6 +122,47 @@ public record ArrayMetadata(
   public String dimensionName(int d) {
     String name = dimensionNames.get(d);
     return name != null ? name : "dim_" + d;
+  }
+
+  /**
+   * This array as zaro reads an ML float type (bfloat16, float8_*, float6_*, float4_e2m1fn) by
+   * default: float32 values ({@link DataType#widened}, so the Arrow field names the stored type),
+   * the fill value widened exactly, and the chunks' stored type undone by a {@code cast_value}
+   * codec in front of the chain (its exact widening). Every other array, structs with ML float
+   * fields included, is returned as it is.
+   */
+  public ArrayMetadata withMlFloatsWidened() {
+    if (dataType.kind() == DataType.Kind.STRUCT || dataType.fallbackFormat().isEmpty()) {
+      return this;
+    }
+    MiniFloat format = dataType.fallbackFormat().get();
+    byte[] stored = fillValue.bytes();
+    int pattern = 0;
+    for (int i = stored.length - 1; i >= 0; i--) {
+      pattern = pattern << 8 | (stored[i] & 0xff);
+    }
+    int wide = format.toFloatBits(pattern);
+    FillValue fill =
+        new FillValue(
+            new byte[] {
+              (byte) wide, (byte) (wide >>> 8), (byte) (wide >>> 16), (byte) (wide >>> 24)
+            });
+    ObjectNode cast = JsonNodeFactory.instance.objectNode();
+    cast.put("data_type", format.name());
+    List<CodecSpec> chain = new ArrayList<>();
+    chain.add(new CodecSpec("cast_value", cast));
+    chain.addAll(codecs);
+    return new ArrayMetadata(
+        zarrFormat,
+        shape,
+        DataType.widened(format),
+        chunkShape,
+        chunkKeyEncoding,
+        fill,
+        chain,
+        dimensionNames,
+        attributes,
+        chunkGrid);
   }
 
   @Override

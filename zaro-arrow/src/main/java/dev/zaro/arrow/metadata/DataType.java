@@ -372,17 +372,18 @@ public record DataType(
             + String.join(", ", new java.util.TreeSet<>(CORE.keySet()))
             + ", "
             + String.join(", ", new java.util.TreeSet<>(NARROW_INT_BITS.keySet()))
-            + ", r<bits>, struct, and as bit patterns only: "
+            + ", r<bits>, struct, and the ML float types "
             + String.join(", ", MiniFloat.names())
             + ")");
   }
 
   /**
-   * The floating-point format of a type zaro reads only as its bit patterns ({@code bfloat16}, the
-   * {@code float8_*}, {@code float6_*} and {@code float4_*} types): such a type has kind {@link
-   * Kind#UINT} of its width rounded up to whole bytes, and a read needs the caller's consent
-   * ({@code ZaroOptions.withFallbackTypes}). A struct answers for its first such field (at any
-   * depth), since reading it reads that field. Empty for every other type.
+   * The floating-point format of an ML float type as stored ({@code bfloat16}, the {@code
+   * float8_*}, {@code float6_*} and {@code float4_*} types): such a type has kind {@link Kind#UINT}
+   * of its width rounded up to whole bytes, its values the format's bit patterns. Reads widen it to
+   * {@link #widened} float32 values unless the caller asks for the bit patterns ({@code
+   * ZaroOptions.withFallbackTypes}). A struct answers for its first such field (at any depth),
+   * since reading it reads that field. Empty for every other type.
    */
   public java.util.Optional<MiniFloat> fallbackFormat() {
     if (kind == Kind.STRUCT) {
@@ -392,6 +393,19 @@ public record DataType(
           .findFirst();
     }
     return kind == Kind.UINT ? MiniFloat.named(name) : java.util.Optional.empty();
+  }
+
+  /**
+   * The float32 values of an ML float type: kind {@link Kind#FLOAT}, 32 bits, named after the
+   * stored type (so the Arrow field can say what was stored: {@link #widenedFrom}).
+   */
+  public static DataType widened(MiniFloat format) {
+    return new DataType(Kind.FLOAT, 32, format.name());
+  }
+
+  /** The stored ML float format of a {@link #widened} type; empty for every other type. */
+  public java.util.Optional<MiniFloat> widenedFrom() {
+    return kind == Kind.FLOAT && bits == 32 ? MiniFloat.named(name) : java.util.Optional.empty();
   }
 
   /** Bytes per element. */

@@ -32,7 +32,15 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
      * zeros; overflow and infinity saturate to the largest magnitude and NaN becomes -0, as
      * ml_dtypes converts.
      */
-    EXTENDED
+    EXTENDED,
+    /**
+     * OCP MX E8M0 ("fnu", float8_e8m0fnu): no sign bit and no mantissa, every pattern a power of
+     * two 2^(e - bias) but 0xff, which is NaN; no zero, no infinity. A double rounds as ml_dtypes
+     * converts it: through float32, then to the nearer power of two by its mantissa (1.5 and above
+     * round up; float32 subnormals above 2^-127 round up to 2^-126); zero, negatives, infinities
+     * and overflow give NaN.
+     */
+    EXPONENT_ONLY
   }
 
   public static final MiniFloat BINARY16 = new MiniFloat("float16", 5, 10, 15, Style.IEEE);
@@ -52,6 +60,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
               new MiniFloat("float8_e5m2fnuz", 5, 2, 16, Style.FINITE_UNSIGNED_ZERO),
               new MiniFloat("float8_e4m3", 4, 3, 7, Style.IEEE),
               new MiniFloat("float8_e3m4", 3, 4, 3, Style.IEEE),
+              new MiniFloat("float8_e8m0fnu", 8, 0, 127, Style.EXPONENT_ONLY),
               new MiniFloat("float6_e2m3fn", 2, 3, 1, Style.EXTENDED),
               new MiniFloat("float6_e3m2fn", 3, 2, 3, Style.EXTENDED),
               new MiniFloat("float4_e2m1fn", 2, 1, 1, Style.EXTENDED))
@@ -71,13 +80,77 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
 
   /** Total width in bits (4, 6, 8 or 16 for the named formats). */
   public int bits() {
-    return 1 + exponentBits + mantissaBits;
+    return (style == Style.EXPONENT_ONLY ? 0 : 1) + exponentBits + mantissaBits;
+  }
+
+  /**
+   * The float32 bits of the value of {@code pattern} (its low {@link #bits()} bits), exactly: every
+   * value of these formats is a float32 value. Signed zeros and infinities stay themselves; NaN
+   * becomes float32's quiet NaN of the pattern's sign (bfloat16 keeps its payload: its bits are the
+   * top half of a float32's), as ml_dtypes widens with {@code astype(np.float32)}.
+   */
+  public int toFloatBits(int pattern) {
+    int p = pattern & ((1 << bits()) - 1);
+    if (exponentBits == 8 && mantissaBits == 7) {
+      return p << 16; // bfloat16: the top half of a float32
+    }
+    int maxExponentField = (1 << exponentBits) - 1;
+    int mantissaMask = (1 << mantissaBits) - 1;
+    if (style == Style.EXPONENT_ONLY) {
+      return p == maxExponentField
+          ? 0x7fc00000
+          : Float.floatToRawIntBits((float) Math.scalb(1.0, p - bias));
+    }
+    boolean negative = (p >>> (exponentBits + mantissaBits)) != 0;
+    int exponentField = (p >>> mantissaBits) & maxExponentField;
+    int mantissa = p & mantissaMask;
+    int signBit = negative ? 0x80000000 : 0;
+    boolean nan =
+        switch (style) {
+          case IEEE -> exponentField == maxExponentField && mantissa != 0;
+          case FINITE -> exponentField == maxExponentField && mantissa == mantissaMask;
+          case FINITE_UNSIGNED_ZERO -> negative && exponentField == 0 && mantissa == 0;
+          default -> false;
+        };
+    if (nan) {
+      return signBit | 0x7fc00000;
+    }
+    if (style == Style.IEEE && exponentField == maxExponentField) {
+      return signBit | 0x7f800000;
+    }
+    double magnitude =
+        exponentField == 0
+            ? Math.scalb((double) mantissa, 1 - bias - mantissaBits)
+            : Math.scalb(
+                (double) ((1 << mantissaBits) | mantissa), exponentField - bias - mantissaBits);
+    return signBit | Float.floatToRawIntBits((float) magnitude);
+  }
+
+  /** The value of {@code pattern} as a float (see {@link #toFloatBits}). */
+  public float toFloat(int pattern) {
+    return Float.intBitsToFloat(toFloatBits(pattern));
+  }
+
+  /**
+   * Whether {@code value} (a double) is exactly the value of some pattern, signed zeros
+   * distinguished: what a cast to this format can take without rounding. NaN counts when the format
+   * has a NaN.
+   */
+  public boolean holdsExactly(double value) {
+    if (Double.isNaN(value)) {
+      return style != Style.EXTENDED;
+    }
+    double back = toFloat(encode(value));
+    return Double.doubleToLongBits(back) == Double.doubleToLongBits(value);
   }
 
   /**
    * The bit pattern nearest to {@code d}: overflow gives infinity (IEEE) or NaN (finite formats).
    */
   public int encode(double d) {
+    if (style == Style.EXPONENT_ONLY) {
+      return encodeExponentOnly(d);
+    }
     long raw = Double.doubleToRawLongBits(d);
     int sign = raw < 0 ? 1 << (exponentBits + mantissaBits) : 0;
     int maxExponentField = (1 << exponentBits) - 1;
@@ -91,7 +164,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
                 | 1 << (mantissaBits - 1)
                 | ((int) (payload >>> (52 - mantissaBits)) & mantissaMask);
         case FINITE -> sign | maxExponentField << mantissaBits | mantissaMask;
-        case FINITE_UNSIGNED_ZERO, EXTENDED -> nanUnsignedZero();
+        case FINITE_UNSIGNED_ZERO, EXTENDED, EXPONENT_ONLY -> nanUnsignedZero();
       };
     }
     double a = Math.abs(d);
@@ -137,7 +210,26 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
       case FINITE -> sign | maxExponentField << mantissaBits | (1 << mantissaBits) - 1;
       case FINITE_UNSIGNED_ZERO -> nanUnsignedZero();
       case EXTENDED -> sign | maxExponentField << mantissaBits | (1 << mantissaBits) - 1;
+      case EXPONENT_ONLY -> maxExponentField;
     };
+  }
+
+  private int encodeExponentOnly(double value) {
+    int nan = (1 << exponentBits) - 1;
+    double d = (float) value; // as ml_dtypes: through float32 first
+    if (!(d > 0) || Double.isInfinite(d)) {
+      return nan; // NaN, zeros, negatives and infinities have no pattern but NaN
+    }
+    int e = Math.getExponent(d);
+    if (e < Float.MIN_EXPONENT) {
+      // below float32's normal range ml_dtypes rounds up: above 2^-127 is 2^-126
+      return d > Math.scalb(1.0, -bias) ? 1 : 0;
+    }
+    if (Math.scalb(d, -e) >= 1.5) {
+      e++;
+    }
+    int field = e + bias;
+    return field < 0 ? 0 : Math.min(field, nan);
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -135,6 +136,9 @@ public final class Hierarchy {
     }
   }
 
+  /** Set while a hint lists the hierarchy, so that the listing's own misses add none. */
+  private static final ThreadLocal<Boolean> HINTING = ThreadLocal.withInitial(() -> false);
+
   private NodeMetadata load(String path) {
     ConsolidatedMetadata c = consolidated;
     if (c != null) {
@@ -169,7 +173,78 @@ public final class Hierarchy {
     throw new NodeNotFoundException(
         path.isEmpty()
             ? "no Zarr hierarchy in " + store.describe() + " (" + tried + ")"
-            : "no array or group at '/" + path + "' in " + store.describe() + " (" + tried + ")");
+            : "no array or group at '/"
+                + path
+                + "' in "
+                + store.describe()
+                + " ("
+                + tried
+                + ")"
+                + arraysHint(path));
+  }
+
+  /**
+   * For a path that is not there: the arrays that are (up to 20) and the nearest by edit distance
+   * when it is close, as "; arrays: /a, /b; did you mean '/a'?", or "" when the store cannot be
+   * listed.
+   */
+  private String arraysHint(String missing) {
+    if (HINTING.get()) {
+      return "";
+    }
+    List<String> arrays = new ArrayList<>();
+    HINTING.set(true);
+    try {
+      for (Node n : list()) {
+        if (n.isArray()) {
+          arrays.add(n.path());
+        }
+      }
+    } catch (RuntimeException e) {
+      return ""; // the hint is a courtesy: a store that cannot list (HTTP) gives none
+    } finally {
+      HINTING.set(false);
+    }
+    if (arrays.isEmpty()) {
+      return "";
+    }
+    String near = null;
+    int best = Integer.MAX_VALUE;
+    for (String a : arrays) {
+      int d = editDistance(missing.toLowerCase(Locale.ROOT), a.toLowerCase(Locale.ROOT));
+      if (d < best) {
+        best = d;
+        near = a;
+      }
+    }
+    List<String> shown = arrays.subList(0, Math.min(20, arrays.size()));
+    return "; arrays: /"
+        + String.join(", /", shown)
+        + (arrays.size() > shown.size() ? ", ..." : "")
+        + (near != null && best <= Math.max(1, missing.length() / 3)
+            ? "; did you mean '/" + near + "'?"
+            : "");
+  }
+
+  /** Levenshtein distance. */
+  static int editDistance(String a, String b) {
+    int[] row = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      row[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      int diagonal = row[0];
+      row[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int above = row[j];
+        row[j] =
+            Math.min(
+                Math.min(row[j] + 1, row[j - 1] + 1),
+                diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length()];
   }
 
   /**

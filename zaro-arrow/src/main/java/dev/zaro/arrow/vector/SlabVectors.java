@@ -97,19 +97,21 @@ public final class SlabVectors {
   }
 
   /**
-   * Field metadata key naming the Zarr data type of a column whose values are bit patterns of a
-   * type zaro does not interpret (e.g. {@code "bfloat16"} on a uint16 column).
+   * Field metadata key naming the stored Zarr data type of a column of an ML float type: {@code
+   * "bfloat16"} on a float32 column of its values, or on a uint16 column of its bit patterns.
    */
   public static final String DATA_TYPE_METADATA = "zarr.data_type";
 
   /**
-   * The field metadata of a column of {@code type}: the type's name for bit-pattern types, else
-   * none (null). A struct names its bit-pattern types on their own child fields.
+   * The field metadata of a column of {@code type}: the stored type's name for the ML float types
+   * (widened to float32 or as bit patterns), else none (null). A struct names its bit-pattern types
+   * on their own child fields.
    */
   public static Map<String, String> fieldMetadata(DataType type) {
-    return type.fallbackFormat().isPresent() && type.kind() != DataType.Kind.STRUCT
-        ? Map.of(DATA_TYPE_METADATA, type.name())
-        : null;
+    boolean mlFloat =
+        type.widenedFrom().isPresent()
+            || (type.fallbackFormat().isPresent() && type.kind() != DataType.Kind.STRUCT);
+    return mlFloat ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
   }
 
   private static FieldType fieldType(ArrowType arrowType, DataType type) {

@@ -17,18 +17,21 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Double to bits conversions of every small float format against ml_dtypes' and numpy's own
- * (testdata/fallback/conversions.json): ties, subnormals, overflow, infinities, NaN, signed zeros.
+ * (testdata/fallback/conversions.json, testdata/mlfloats/conversions.json for float8_e8m0fnu):
+ * ties, subnormals, overflow, infinities, NaN, signed zeros. Bits to float32 (every pattern of
+ * every format) is checked against ml_dtypes by FixtureReadTest over testdata/mlfloats.
  */
 class MiniFloatTest {
 
   static Stream<Arguments> formats() throws IOException {
-    JsonNode oracle =
-        Json.readTree(
-            Files.readAllBytes(
-                Fixtures.testdata().resolve("fallback").resolve("conversions.json")));
     List<Arguments> out = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> e : oracle.properties()) {
-      out.add(Arguments.of(e.getKey(), e.getValue()));
+    for (String set : List.of("fallback", "mlfloats")) {
+      JsonNode oracle =
+          Json.readTree(
+              Files.readAllBytes(Fixtures.testdata().resolve(set).resolve("conversions.json")));
+      for (Map.Entry<String, JsonNode> e : oracle.properties()) {
+        out.add(Arguments.of(e.getKey(), e.getValue()));
+      }
     }
     return out.stream();
   }

@@ -291,6 +291,10 @@ class CodecBadInputTest extends AllocatorTest {
         "int32|7|{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"uint8\",\"scalar_map\":{\"decode\":"
             + "[[\"NaN\",0]]}}},BYTES|scalar_map.decode[0][0]",
         "bool|true|{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"uint8\"}},BYTES|casts integer and float",
+        "float32|0.1|{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"bfloat16\"}},BYTES"
+            + "|is not exactly a value of bfloat16",
+        "float32|\"NaN\"|{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"float4_e2m1fn\"}},"
+            + "BYTES|fill value cannot be stored as float4_e2m1fn",
         "int32|7|{\"name\":\"reshape\",\"configuration\":{\"shape\":[-1,-1]}},BYTES|-1 more than once",
         "int32|7|{\"name\":\"reshape\",\"configuration\":{\"shape\":[3]}},BYTES|holds 3 elements",
         "int32|7|{\"name\":\"reshape\",\"configuration\":{\"shape\":[-1,3]}},BYTES|no size for -1",

@@ -39,7 +39,7 @@ public final class CastValueCodec implements ArrayToArrayCodec {
     CodecConfig config =
         new CodecConfig(spec).only("data_type", "rounding", "out_of_range", "scalar_map");
     DataType array = input.dataType();
-    if (!RealCast.isReal(array)) {
+    if (!RealCast.isCastable(array)) {
       throw config.error("casts integer and float values, not " + array + " elements");
     }
     DataType stored = dataType(config);
@@ -53,7 +53,7 @@ public final class CastValueCodec implements ArrayToArrayCodec {
             RealCast.OutOfRange.CLAMP,
             RealCast.OutOfRange.WRAP);
     boolean wraps = outOfRange == RealCast.OutOfRange.WRAP;
-    if (wraps && (stored.kind() == DataType.Kind.FLOAT || array.kind() == DataType.Kind.FLOAT)) {
+    if (wraps && (RealCast.isFloat(stored) || RealCast.isFloat(array))) {
       throw config.error(
           "out_of_range \"wrap\" needs integer types on both sides, not "
               + array
@@ -114,7 +114,7 @@ public final class CastValueCodec implements ArrayToArrayCodec {
     } catch (MetadataException e) {
       throw config.error(e.getMessage());
     }
-    if (!RealCast.isReal(type)) {
+    if (!RealCast.isCastable(type)) {
       throw config.error("data_type must be an integer or float type, not " + name.textValue());
     }
     return type;
@@ -202,13 +202,6 @@ public final class CastValueCodec implements ArrayToArrayCodec {
   @Override
   public ArrowBuf decode(ArrowBuf encoded, ChunkSpec decoded, BufferAllocator allocator) {
     long n = Filters.elements(name(), encoded, decoded, stored);
-    return Filters.decodeTo(
-        allocator,
-        decoded,
-        out -> {
-          for (long i = 0; i < n; i++) {
-            decode.cast(encoded, out, i);
-          }
-        });
+    return Filters.decodeTo(allocator, decoded, out -> decode.castAll(encoded, out, n));
   }
 }

@@ -3,10 +3,13 @@ package dev.zaro.arrow.codec.ext;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.HalfFloat;
+import dev.zaro.arrow.metadata.MiniFloat;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Casts elements of one real number type (int8..uint64, float16/32/64) to another by value, with
@@ -14,6 +17,11 @@ import org.apache.arrow.memory.ArrowBuf;
  * rounding (one of five modes, in an unbounded exponent range) followed by the out-of-range rule;
  * anything else is an error. NaN and infinities stay themselves between float types and are errors
  * for integer targets unless mapped. Immutable.
+ *
+ * <p>The ML float types (bfloat16, float8_*, float6_*, float4_e2m1fn: {@link
+ * DataType#fallbackFormat}) take part as float types. As a source every value is exact in a double;
+ * as a target zaro casts only values the format holds exactly (and NaN where it has one): anything
+ * else is an error, never a rounding zaro has no oracle for.
  */
 final class RealCast {
 
@@ -45,6 +53,12 @@ final class RealCast {
   private final OutOfRange outOfRange;
   private final List<Mapping> map;
 
+  /**
+   * The float32 bits of every pattern of an ML float source when the cast is that exact widening
+   * (to float32, no scalar map), else null; bfloat16 needs no table (a shift).
+   */
+  private final int[] widening;
+
   RealCast(
       String codec,
       DataType from,
@@ -58,6 +72,42 @@ final class RealCast {
     this.rounding = rounding;
     this.outOfRange = outOfRange;
     this.map = List.copyOf(map);
+    MiniFloat source = from.fallbackFormat().orElse(null);
+    if (source != null && to.kind() == DataType.Kind.FLOAT && to.bits() == 32 && map.isEmpty()) {
+      widening = new int[source.bits() > 8 ? 0 : 256];
+      for (int p = 0; p < widening.length; p++) {
+        widening[p] = source.toFloatBits(p);
+      }
+    } else {
+      widening = null;
+    }
+  }
+
+  /**
+   * Casts {@code count} elements of {@code in} to {@code out}: a table lookup (a shift for
+   * bfloat16) when this is the exact widening of an ML float type to float32.
+   */
+  void castAll(ArrowBuf in, ArrowBuf out, long count) {
+    if (widening == null) {
+      for (long i = 0; i < count; i++) {
+        cast(in, out, i);
+      }
+      return;
+    }
+    // checked once here, so the loops read and write by address (ArrowBuf checks every access)
+    in.checkBytes(0, count * from.byteSize());
+    out.checkBytes(0, count * 4);
+    long src = in.memoryAddress();
+    long dst = out.memoryAddress();
+    if (widening.length == 0) {
+      for (long i = 0; i < count; i++) {
+        MemoryUtil.putInt(dst + i * 4, (MemoryUtil.getShort(src + i * 2) & 0xffff) << 16);
+      }
+    } else {
+      for (long i = 0; i < count; i++) {
+        MemoryUtil.putInt(dst + i * 4, widening[MemoryUtil.getByte(src + i) & 0xff]);
+      }
+    }
   }
 
   /** Whether the casts handle elements of {@code type}. */
@@ -69,11 +119,22 @@ final class RealCast {
     };
   }
 
+  /** Whether {@link #cast} handles elements of {@code type}: the real types and the ML floats. */
+  static boolean isCastable(DataType type) {
+    return isReal(type)
+        || (type.kind() != DataType.Kind.STRUCT && type.fallbackFormat().isPresent());
+  }
+
+  /** Whether elements of {@code type} are floating-point values (ML float types included). */
+  static boolean isFloat(DataType type) {
+    return type.kind() == DataType.Kind.FLOAT || type.fallbackFormat().isPresent();
+  }
+
   /**
    * A mapping from the element bits {@code key} of {@code from} to the element bits {@code output}.
    */
   static Mapping mapping(DataType from, long key, long output) {
-    boolean isFloat = from.kind() == DataType.Kind.FLOAT;
+    boolean isFloat = isFloat(from);
     return new Mapping(
         isFloat ? 0 : signed(from, key), isFloat ? floatValue(from, key) : 0, output);
   }
@@ -124,6 +185,9 @@ final class RealCast {
   }
 
   private static double floatValue(DataType type, long bits) {
+    if (type.kind() != DataType.Kind.FLOAT) {
+      return type.fallbackFormat().orElseThrow().toFloat((int) bits);
+    }
     return switch (type.bits()) {
       case 16 -> HalfFloat.toFloat((short) bits);
       case 32 -> Float.intBitsToFloat((int) bits);
@@ -138,7 +202,7 @@ final class RealCast {
 
   /** The bits of {@code bits} (an element of the source type) cast to the target type. */
   long cast(long bits) {
-    boolean isFloat = from.kind() == DataType.Kind.FLOAT;
+    boolean isFloat = isFloat(from);
     long integer = isFloat ? 0 : signed(from, bits);
     double value = isFloat ? floatValue(from, bits) : 0;
     for (Mapping m : map) {
@@ -149,6 +213,23 @@ final class RealCast {
       if (match) {
         return m.output;
       }
+    }
+    Optional<MiniFloat> target = to.fallbackFormat();
+    if (target.isPresent()) {
+      double exact = isFloat ? value : isUint64Big(integer) ? Double.NaN : (double) integer;
+      if (target.get().holdsExactly(exact) && (isFloat || (long) exact == integer)) {
+        return target.get().encode(exact);
+      }
+      throw new CodecException(
+          "codec "
+              + codec
+              + ": "
+              + describe(
+                  isUint64Big(integer) ? Long.toUnsignedString(integer) : isFloat ? value : integer)
+              + " is not exactly a value of "
+              + to
+              + " (zaro casts to ML float types only the values they hold; map it with"
+              + " scalar_map)");
     }
     if (to.kind() == DataType.Kind.FLOAT) {
       Format format = Format.of(to);
