@@ -97,7 +97,7 @@ def main():
     # fixed-width bytes and datetimes (expected as raw little-endian bytes of numpy's values)
     rng = np.random.default_rng(5)
     fixed = [
-        ("fixed_bytes_S5", "|S5", b"ab", "r40", None),
+        ("fixed_bytes_S5", "|S5", b"ab", "null_terminated_bytes", None),
         ("datetime64_ns", "<M8[ns]", np.datetime64("NaT"), "numpy.datetime64", "ns"),
         ("timedelta64_s_big", ">m8[s]", np.timedelta64(-1, "s"), "numpy.timedelta64", "s"),
     ]

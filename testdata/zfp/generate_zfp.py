@@ -121,9 +121,25 @@ def v3_cases(rng):
          {"mode": "expert", "minbits": 320, "maxbits": 320, "maxprec": 64, "minexp": -1074}, 320 - 1),
         ("v3_expert_as_accuracy_f4_3d", "<f4", "float32", (6, 7, 9), (5, 5, 6), {"tolerance": 0.5},
          {"mode": "expert", "minbits": 1, "maxbits": 16658, "maxprec": 64, "minexp": -1}, 2048 + 128 + 1 + 1074 - 1),
+        # uint32/uint64: an int32/int64 zfp stream of min(value, INT_MAX), read back as max(value, 0)
+        # (zarrs' promotion and demotion; zfp has no unsigned types); 0-d chunks: a 1-d field of 1
+        ("v3_reversible_u4_2d", "<u4", "uint32", (9, 10), (5, 6), {}, {"mode": "reversible"}, 2048 + 128),
+        ("v3_precision_u4_3d", "<u4", "uint32", (6, 7, 9), (5, 5, 6), {"precision": 6},
+         {"mode": "fixed_precision", "precision": 6}, 2048 + 6 - 1),
+        ("v3_precision_u8_2d", "<u8", "uint64", (9, 10), (5, 6), {"precision": 30},
+         {"mode": "fixed_precision", "precision": 30}, 2048 + 30 - 1),
+        ("v3_reversible_f8_0d", "<f8", "float64", (), (), {}, {"mode": "reversible"}, 2048 + 128),
+        ("v3_precision_i4_0d", "<i4", "int32", (), (), {"precision": 20},
+         {"mode": "fixed_precision", "precision": 20}, 2048 + 20 - 1),
     ]
     for name, dtype, data_type, shape, chunks, kwargs, config, want_mode in specs:
-        data = field(rng, shape, dtype)
+        zdtype = {"<u4": "<i4", "<u8": "<i8"}.get(dtype, dtype)
+        if not shape:
+            data = np.array(-4321.25 if "f" in dtype else 4321, dtype=dtype)
+        elif zdtype != dtype:
+            data = np.abs(field(rng, shape, "<f8")).astype(dtype)
+        else:
+            data = field(rng, shape, dtype)
         root = HERE / "stores" / f"{name}.zarr"
         root.mkdir(parents=True)
         meta = {"zarr_format": 3, "node_type": "array", "shape": list(shape), "data_type": data_type,
@@ -138,7 +154,7 @@ def v3_cases(rng):
             block = np.zeros(chunks, dtype=dtype)
             region = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, chunks, shape))
             block[tuple(slice(0, r.stop - r.start) for r in region)] = data[region]
-            encoded = zfpy.compress_numpy(block, **kwargs)
+            encoded = zfpy.compress_numpy(block.astype(zdtype).reshape(block.shape or (1,)), **kwargs)
             mode = mode_word(encoded)
             if want_mode is not None:
                 assert mode == want_mode, (name, mode, want_mode)
@@ -147,11 +163,14 @@ def v3_cases(rng):
             key = root / "c" / "/".join(map(str, idx))
             key.parent.mkdir(parents=True, exist_ok=True)
             key.write_bytes(encoded[12:])
-            decoded = zfpy.decompress_numpy(encoded)
+            decoded = zfpy.decompress_numpy(encoded).reshape(block.shape)
+            if zdtype != dtype:
+                decoded = np.maximum(decoded, 0).astype(dtype)
             full[region] = decoded[tuple(slice(0, r.stop - r.start) for r in region)]
         reads = []
-        for i, sel in enumerate(["", ", ".join(["1:"] * len(shape))]):
-            got = np.ascontiguousarray(full[to_index(sel)])
+        for i, sel in enumerate(["", ", ".join(["1:"] * len(shape))] if shape else [""]):
+            got = full[to_index(sel)]
+            got = np.ascontiguousarray(got).reshape(np.shape(got))   # (ascontiguousarray makes 0-d 1-d)
             exp = f"expected/{name}.{i}.bin"
             (HERE / exp).write_bytes(got.astype(got.dtype.newbyteorder("<")).tobytes())
             reads.append({"slice": sel, "shape": list(got.shape), "expected": exp})

@@ -58,7 +58,7 @@ def to_numpy(table, dtype_name):
         shape = [len(column), column.type.list_size]
         values = column.flatten()
         if pa.types.is_timestamp(values.type) or pa.types.is_duration(values.type):
-            return values.to_numpy().reshape(shape)
+            return values.to_numpy(zero_copy_only=False).reshape(shape)   # NaT is a null
         return np.asarray(values.to_pylist(), dtype=object).reshape(shape)
     if pa.types.is_string(column.type) or pa.types.is_binary(column.type):
         return np.asarray(column.to_pylist(), dtype=object)
@@ -104,6 +104,10 @@ def expected(set_dir, case, read):
     if dt.startswith("numpy."):
         kind = "M8" if "datetime" in dt else "m8"
         return np.fromfile(exp, dtype=f"<{kind}[{case['unit']}]").reshape(read["shape"])
+    if dt == "null_terminated_bytes":  # numpy S<n>: Arrow binary without the trailing NULs
+        n = case["shape"] and np.fromfile(exp, dtype=np.uint8).size // max(1, int(np.prod(read["shape"])))
+        raw = np.fromfile(exp, dtype=np.uint8).reshape(-1, n)
+        return np.asarray([bytes(x).rstrip(b"\0") for x in raw], dtype=object).reshape(read["shape"])
     if dt.startswith("r"):
         n = int(dt[1:]) // 8
         raw = np.fromfile(exp, dtype=np.uint8).reshape(list(read["shape"]) + [n])
@@ -134,14 +138,18 @@ def assert_arrow_equals_numpy(values, want, where):
         assert values.type.list_size == 2, where
         np.testing.assert_array_equal(values.flatten().to_numpy(), np.stack([want.real, want.imag], -1).ravel(),
                                       err_msg=where)
-    elif want.dtype.kind in "SV":
+    elif want.dtype.kind == "S":  # numpy S<n>: binary without trailing NULs, as numpy reads it
+        assert values.to_pylist() == [bytes(x) for x in want], where
+    elif want.dtype.kind == "V":
         k = want.dtype.itemsize
         raw = np.ascontiguousarray(want).tobytes()
         assert values.to_pylist() == [raw[i * k:(i + 1) * k] for i in range(n)], where
     elif want.dtype.kind == "U":
         assert values.to_pylist() == [str(x) for x in want], where
     elif want.dtype.kind in "Mm":
-        np.testing.assert_array_equal(values.to_numpy().view("i8"), want.view("i8"), err_msg=where)
+        # numpy's NaT is a null: to_numpy makes it NaT again
+        np.testing.assert_array_equal(values.to_numpy(zero_copy_only=False).view("i8"), want.view("i8"),
+                                      err_msg=where)
     else:
         np.testing.assert_array_equal(values.to_numpy(zero_copy_only=False), want, err_msg=where)
 

@@ -1,7 +1,9 @@
 package dev.zaro.spark;
 
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.IntervalUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -12,6 +14,7 @@ import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.MetadataBuilder;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.YearMonthIntervalType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
@@ -21,8 +24,9 @@ import org.apache.spark.sql.vectorized.ColumnVector;
  * bool, strings, bytes) are handed over as they are; the others are read in place by a {@link
  * WideningColumnVector} into the nearest Spark type that holds every value: uint8/16/32 to
  * short/int/long, uint64 to decimal(20,0), float16 to float, fixed-size binary to binary,
- * timestamps to microsecond timestamps and durations to day-time intervals (numpy's NaT as null).
- * Values are never copied into new buffers.
+ * timestamps to microsecond timestamps and durations to day-time intervals (numpy's NaT as null);
+ * date32 (numpy datetime64 D, W, M, Y) is a date and a year-month interval (timedelta64 M, Y) a
+ * year-month interval, both read by Spark's own vector. Values are never copied into new buffers.
  *
  * <p>Arrow timestamps without a time zone (CF times, numpy.datetime64) are Spark's {@code
  * TIMESTAMP_NTZ}, as Spark reads Parquet's local timestamps.
@@ -83,6 +87,14 @@ final class SparkColumns {
     if (t instanceof ArrowType.Duration) {
       return DayTimeIntervalType.apply(DayTimeIntervalType.DAY(), DayTimeIntervalType.SECOND());
     }
+    if (t instanceof ArrowType.Date d && d.getUnit() == DateUnit.DAY) {
+      return DataTypes.DateType; // numpy datetime64 D, W, M, Y
+    }
+    if (t instanceof ArrowType.Interval iv && iv.getUnit() == IntervalUnit.YEAR_MONTH) {
+      // numpy timedelta64 M, Y
+      return YearMonthIntervalType.apply(
+          YearMonthIntervalType.YEAR(), YearMonthIntervalType.MONTH());
+    }
     throw new IllegalArgumentException(
         "zarr: column '" + field.getName() + "' has Arrow type " + t + ", which has no Spark type");
   }
@@ -95,6 +107,9 @@ final class SparkColumns {
     }
     if (t instanceof ArrowType.FloatingPoint f) {
       return f.getPrecision() != FloatingPointPrecision.HALF;
+    }
+    if (t instanceof ArrowType.Date || t instanceof ArrowType.Interval) {
+      return true; // date32 and year-month intervals, nulls for NaT
     }
     return t instanceof ArrowType.Bool
         || t instanceof ArrowType.Utf8

@@ -1,8 +1,11 @@
 package dev.zaro.arrow.codec;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.metadata.CodecSpec;
+import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.SortedSet;
@@ -51,8 +54,16 @@ public final class CodecRegistry {
     return new TreeSet<>(factories.keySet());
   }
 
-  /** Builds the codec {@code spec} names for chunks of {@code input}. */
+  /**
+   * Builds the codec {@code spec} names for chunks of {@code input}.
+   *
+   * <p>A {@code numcodecs.<id>} configuration may name its own codec in an {@code "id"} field, as
+   * zarr-python 3.0.x with numcodecs 0.14 to 0.15.0 wrote it ({@code {"name": "numcodecs.zlib",
+   * "configuration": {"id": "zlib", "level": 1}}}); the field is dropped when it names the same
+   * codec and refused when it names another.
+   */
   public Codec create(CodecSpec spec, ChunkSpec input) {
+    spec = withoutOwnId(spec);
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
       throw new CodecException(
@@ -64,5 +75,29 @@ public final class CodecRegistry {
               + ")");
     }
     return factory.create(spec, input, this);
+  }
+
+  private static final String NUMCODECS = "numcodecs.";
+
+  private static CodecSpec withoutOwnId(CodecSpec spec) {
+    if (!spec.name().startsWith(NUMCODECS) || !spec.configuration().has("id")) {
+      return spec;
+    }
+    ObjectNode config = (ObjectNode) spec.configuration();
+    JsonNode id = config.remove("id");
+    String own = spec.name().substring(NUMCODECS.length());
+    if (!id.isTextual() || !id.textValue().equals(own)) {
+      throw new CodecException(
+          "codec "
+              + spec.name()
+              + ": configuration field 'id' is "
+              + JsonDocument.describe(id)
+              + ", which names another codec than "
+              + spec.name()
+              + " (expected \""
+              + own
+              + "\" or no 'id')");
+    }
+    return new CodecSpec(spec.name(), config);
   }
 }

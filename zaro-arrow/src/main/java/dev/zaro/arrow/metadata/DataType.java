@@ -11,8 +11,8 @@ import java.util.Map;
  * @param kind what the bytes mean
  * @param bits the element width in bits
  * @param name the v3 name ({@code "int16"}, {@code "r24"}, {@code "numpy.datetime64"}, ...)
- * @param unit the time unit of datetime and timedelta types ({@code "s"}, {@code "ms"}, {@code
- *     "us"}, {@code "ns"}), else null
+ * @param unit the time unit of datetime and timedelta types in numpy's notation ({@code "D"},
+ *     {@code "ms"}, {@code "10s"}: see {@link NumpyTime}), else null
  * @param fields the fields of a {@link Kind#STRUCT}, in element order; empty for other kinds
  */
 public record DataType(
@@ -51,6 +51,12 @@ public record DataType(
      * points.
      */
     FIXED_UTF32,
+    /**
+     * Fixed-length bytes with numpy's {@code S<n>} semantics (v2 {@code |S<n>}, v3 {@code
+     * null_terminated_bytes}): each element is {@link #byteSize()} bytes, read without its trailing
+     * NULs.
+     */
+    NULL_TERMINATED_BYTES,
     /**
      * A record of named fields at fixed byte offsets (v3 {@code struct}, v2 structured dtypes):
      * each element is {@link #byteSize()} bytes, each field's value in its own layout at its
@@ -229,6 +235,25 @@ public record DataType(
     return new DataType(Kind.FIXED_UTF32, 32 * chars, "fixed_length_utf32");
   }
 
+  /** numpy {@code S<n>} (v3 {@code null_terminated_bytes}): n bytes, trailing NULs dropped. */
+  public static DataType nullTerminatedBytes(int bytes) {
+    if (bytes < 1) {
+      throw new IllegalArgumentException(
+          "null_terminated_bytes needs length_bytes of at least 1, not " + bytes);
+    }
+    return new DataType(
+        Kind.NULL_TERMINATED_BYTES, Math.multiplyExact(8, bytes), "null_terminated_bytes");
+  }
+
+  /** v3 {@code raw_bytes} (numpy {@code V<n>}): n opaque bytes, read as {@code r<8n>} is. */
+  public static DataType rawBytes(int bytes) {
+    if (bytes < 1) {
+      throw new IllegalArgumentException(
+          "raw_bytes needs length_bytes of at least 1, not " + bytes);
+    }
+    return new DataType(Kind.RAW, Math.multiplyExact(8, bytes), "raw_bytes");
+  }
+
   /** v3 {@code string} (with the vlen-utf8 codec). */
   public static final DataType STRING = new DataType(Kind.STRING, 128, "string");
 
@@ -240,26 +265,28 @@ public record DataType(
     return kind == Kind.STRING || kind == Kind.BYTES;
   }
 
-  /** Time units zaro maps onto Arrow timestamps and durations. */
-  public static final java.util.Set<String> TIME_UNITS = java.util.Set.of("s", "ms", "us", "ns");
-
-  /** numpy.datetime64 with {@code unit} (one of {@link #TIME_UNITS}). */
+  /**
+   * numpy.datetime64 with {@code unit}: numpy's unit text, a base unit optionally preceded by a
+   * count ({@code "D"}, {@code "10s"}; see {@link NumpyTime}).
+   *
+   * @throws IllegalArgumentException naming the unit when it is unknown or its count is not
+   *     positive
+   */
   public static DataType datetime(String unit) {
-    checkUnit(unit);
-    return new DataType(Kind.DATETIME, 64, "numpy.datetime64", unit);
+    return new DataType(Kind.DATETIME, 64, "numpy.datetime64", NumpyTime.parse(unit).toString());
   }
 
-  /** numpy.timedelta64 with {@code unit} (one of {@link #TIME_UNITS}). */
+  /** numpy.timedelta64 with {@code unit} (as {@link #datetime(String)}). */
   public static DataType timedelta(String unit) {
-    checkUnit(unit);
-    return new DataType(Kind.TIMEDELTA, 64, "numpy.timedelta64", unit);
+    return new DataType(Kind.TIMEDELTA, 64, "numpy.timedelta64", NumpyTime.parse(unit).toString());
   }
 
-  private static void checkUnit(String unit) {
-    if (!TIME_UNITS.contains(unit)) {
-      throw new IllegalArgumentException(
-          "time unit '" + unit + "' is not one of " + new java.util.TreeSet<>(TIME_UNITS));
+  /** The time unit of a datetime or timedelta type. */
+  public NumpyTime time() {
+    if (kind != Kind.DATETIME && kind != Kind.TIMEDELTA) {
+      throw new IllegalStateException(this + " is not a time type");
     }
+    return NumpyTime.parse(unit);
   }
 
   public static final DataType BOOL = new DataType(Kind.BOOL, 8, "bool");
@@ -293,6 +320,9 @@ public record DataType(
           Map.entry("float64", FLOAT64),
           Map.entry("complex64", COMPLEX64),
           Map.entry("complex128", COMPLEX128),
+          // zarr-python 3.1's names for numpy's complex64 and complex128
+          Map.entry("complex_float32", COMPLEX64),
+          Map.entry("complex_float64", COMPLEX128),
           Map.entry("string", STRING),
           Map.entry("bytes", BYTES),
           Map.entry("variable_length_bytes", BYTES));
@@ -391,7 +421,7 @@ public record DataType(
     return switch (kind) {
       case COMPLEX -> byteSize() / 2;
       case FIXED_UTF32 -> 4;
-      case RAW, BOOL, STRING, BYTES -> 1;
+      case RAW, BOOL, STRING, BYTES, NULL_TERMINATED_BYTES -> 1;
       case STRUCT -> fields.stream().allMatch(f -> f.type().swapUnit() == 1) ? 1 : 0;
       default -> byteSize();
     };

@@ -126,6 +126,11 @@ public final class FillValue {
     if (type.kind() == DataType.Kind.STRUCT) {
       return new FillValue(structBytes(node, type, where));
     }
+    if (node.isTextual()
+        && (type.kind() == DataType.Kind.NULL_TERMINATED_BYTES
+            || type.kind() == DataType.Kind.RAW)) {
+      return fromBase64(node.textValue(), type, type.kind() == DataType.Kind.RAW, where);
+    }
     ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
     java.util.Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
@@ -145,6 +150,13 @@ public final class FillValue {
         if (node.isTextual() && node.textValue().equals("NaT")) {
           out.putLong(Long.MIN_VALUE);
         } else if (node.isIntegralNumber() && node.canConvertToLong()) {
+          try {
+            if (node.longValue() != NumpyTime.NAT) { // zarr-python writes NaT as this integer
+              type.time().convert(node.longValue(), type.kind() == DataType.Kind.DATETIME);
+            }
+          } catch (ArithmeticException e) {
+            throw new MetadataException(where + ": fill_value: " + e.getMessage(), e);
+          }
           out.putLong(node.longValue());
         } else {
           throw new MetadataException(
@@ -165,7 +177,7 @@ public final class FillValue {
         putFloat(out, node.get(1), type.byteSize() / 2, type, where);
       }
       case STRING, BYTES, FIXED_UTF32, STRUCT -> throw new IllegalStateException("handled above");
-      case RAW -> {
+      case RAW, NULL_TERMINATED_BYTES -> {
         if (!node.isArray() || node.size() != type.byteSize()) {
           throw new MetadataException(
               where
@@ -188,6 +200,42 @@ public final class FillValue {
       }
     }
     return new FillValue(out.array());
+  }
+
+  /**
+   * A fixed-length bytes fill value from base64 text (zarr-python 2 for {@code |S<n>} and {@code
+   * |V<n>}, zarr-python 3.1 for {@code null_terminated_bytes} and {@code raw_bytes}).
+   *
+   * @param exact whether the text must decode to exactly one element ({@code raw_bytes}); else it
+   *     may be shorter and is padded with NULs, as numpy pads {@code S<n>} values
+   * @param where the key and field, for the error message
+   * @throws MetadataException naming the field when the text is not base64 or decodes to the wrong
+   *     length
+   */
+  public static FillValue fromBase64(String text, DataType type, boolean exact, String where) {
+    byte[] bytes;
+    try {
+      bytes = java.util.Base64.getDecoder().decode(text);
+    } catch (IllegalArgumentException e) {
+      throw new MetadataException(
+          where + ": fill_value '" + text + "' for " + type + " is not base64: " + e.getMessage(),
+          e);
+    }
+    if (bytes.length > type.byteSize() || (exact && bytes.length != type.byteSize())) {
+      throw new MetadataException(
+          where
+              + ": fill_value '"
+              + text
+              + "' decodes to "
+              + bytes.length
+              + " bytes; "
+              + type
+              + " elements are "
+              + (exact ? "" : "at most ")
+              + type.byteSize()
+              + " bytes");
+    }
+    return new FillValue(Arrays.copyOf(bytes, type.byteSize()));
   }
 
   /** A struct's fill value: an object of per-field fill values, or base64 of the element. */

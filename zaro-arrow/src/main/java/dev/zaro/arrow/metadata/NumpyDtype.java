@@ -59,7 +59,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
           Map.entry("complex128", "c16"));
 
   /** numpy kinds zaro knows but does not read as v2 data types yet. */
-  private static final String UNSUPPORTED_KINDS = "aOV";
+  private static final String UNSUPPORTED_KINDS = "aO";
 
   /**
    * Parses a numpy dtype string.
@@ -83,20 +83,24 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
           "data type '"
               + s
               + "' is not supported yet (zaro reads v2"
-              + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of"
+              + " data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, V<n>, M8[unit], m8[unit], structured dtypes of"
               + " these, and vlen object arrays)");
     }
     if (kind.equals("M") || kind.equals("m")) {
       String unit = m.group(4) == null ? "" : m.group(4).substring(1, m.group(4).length() - 1);
-      if (!m.group(3).equals("8") || !DataType.TIME_UNITS.contains(unit)) {
+      if (!m.group(3).equals("8") || unit.isEmpty()) {
         throw new IllegalArgumentException(
             "data type '"
                 + s
-                + "' is not supported (datetime64 and timedelta64"
-                + " with units s, ms, us or ns are)");
+                + "' is not supported (datetime64 and timedelta64 are, as M8[unit] and m8[unit])");
       }
-      return new NumpyDtype(
-          kind.equals("M") ? DataType.datetime(unit) : DataType.timedelta(unit), order.equals(">"));
+      try {
+        return new NumpyDtype(
+            kind.equals("M") ? DataType.datetime(unit) : DataType.timedelta(unit),
+            order.equals(">"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("data type '" + s + "': " + e.getMessage(), e);
+      }
     }
     if (kind.equals("U")) {
       int n = m.group(3).isEmpty() ? 0 : Integer.parseInt(m.group(3));
@@ -112,7 +116,19 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
         throw new IllegalArgumentException(
             "data type '" + s + "' is not a fixed-length bytes type (|S<n>, n >= 1)");
       }
-      return new NumpyDtype(DataType.raw(8 * n), false);
+      return new NumpyDtype(DataType.nullTerminatedBytes(n), false);
+    }
+    if (kind.equals("V")) {
+      long n = m.group(3).isEmpty() || m.group(3).length() > 12 ? 0 : Long.parseLong(m.group(3));
+      if (n < 1 || m.group(4) != null) {
+        throw new IllegalArgumentException(
+            "data type '" + s + "' is not a fixed-length void type (|V<n>, n >= 1)");
+      }
+      if (n > MAX_FIELD_BYTES) {
+        throw new IllegalArgumentException(
+            "data type '" + s + "': elements of more than " + MAX_FIELD_BYTES + " bytes");
+      }
+      return new NumpyDtype(DataType.rawBytes((int) n), false);
     }
     if (m.group(4) != null) {
       throw new IllegalArgumentException("unknown data type '" + s + "'");
@@ -317,7 +333,8 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
           case COMPLEX -> "c";
           case DATETIME -> "M";
           case TIMEDELTA -> "m";
-          case RAW -> "S";
+          case RAW -> "V";
+          case NULL_TERMINATED_BYTES -> "S";
           case FIXED_UTF32 -> "U";
           case STRUCT -> "V";
           default -> throw new IllegalStateException(dataType.toString());
@@ -325,7 +342,9 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
     if (dataType.kind() == DataType.Kind.DATETIME || dataType.kind() == DataType.Kind.TIMEDELTA) {
       return (bigEndian ? ">" : "<") + code + "8[" + dataType.unit() + "]";
     }
-    if (dataType.kind() == DataType.Kind.RAW || dataType.kind() == DataType.Kind.STRUCT) {
+    if (dataType.kind() == DataType.Kind.RAW
+        || dataType.kind() == DataType.Kind.NULL_TERMINATED_BYTES
+        || dataType.kind() == DataType.Kind.STRUCT) {
       return "|" + code + dataType.byteSize();
     }
     if (dataType.kind() == DataType.Kind.FIXED_UTF32) {

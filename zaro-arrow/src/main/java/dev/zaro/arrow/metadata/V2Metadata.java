@@ -253,8 +253,9 @@ public final class V2Metadata {
               + " dtype, not "
               + JsonDocument.describe(node));
     }
-    if (type.kind() == DataType.Kind.RAW) {
-      // |S<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy does
+    if (type.kind() == DataType.Kind.RAW || type.kind() == DataType.Kind.NULL_TERMINATED_BYTES) {
+      // |S<n>, |V<n>: base64 of the bytes (zarr-python 2), shorter values padded with NULs as numpy
+      // does
       if (node.isNumber() && node.doubleValue() == 0) {
         return FillValue.zero(type);
       }
@@ -266,23 +267,7 @@ public final class V2Metadata {
                 + ", not "
                 + JsonDocument.describe(node));
       }
-      byte[] bytes;
-      try {
-        bytes = java.util.Base64.getDecoder().decode(node.textValue());
-      } catch (IllegalArgumentException e) {
-        throw doc.error("fill_value", "'" + node.textValue() + "' is not base64");
-      }
-      if (bytes.length > type.byteSize()) {
-        throw doc.error(
-            "fill_value",
-            "holds "
-                + bytes.length
-                + " bytes, more than the "
-                + type.byteSize()
-                + " of "
-                + NumpyDtype.typestrOf(type));
-      }
-      return new FillValue(java.util.Arrays.copyOf(bytes, type.byteSize()));
+      return FillValue.fromBase64(node.textValue(), type, false, doc.where("fill_value"));
     }
     if ((type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA)
         && node.isNumber()

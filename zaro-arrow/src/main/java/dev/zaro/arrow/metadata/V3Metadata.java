@@ -1,6 +1,7 @@
 package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -129,20 +130,54 @@ public final class V3Metadata {
       String name = node.path("name").textValue();
       if (name.equals("numpy.datetime64") || name.equals("numpy.timedelta64")) {
         JsonNode config = node.path("configuration");
-        String unit = config.path("unit").asText("");
-        int scale = config.path("scale_factor").asInt(1);
-        if (!DataType.TIME_UNITS.contains(unit) || scale != 1) {
+        JsonNode unit = config.path("unit");
+        JsonNode scale = config.path("scale_factor");
+        if (!unit.isTextual()) {
           throw new MetadataException(
               where
                   + ": "
                   + name
-                  + " with unit '"
-                  + unit
-                  + "' and scale_factor "
-                  + scale
-                  + " is not supported (units s, ms, us, ns with scale_factor 1 are)");
+                  + " needs configuration.unit, a numpy time unit, not "
+                  + JsonDocument.describe(unit));
         }
-        return name.equals("numpy.datetime64") ? DataType.datetime(unit) : DataType.timedelta(unit);
+        if (!scale.isMissingNode()
+            && (!scale.isIntegralNumber() || !scale.canConvertToLong() || scale.longValue() < 1)) {
+          throw new MetadataException(
+              where
+                  + ": "
+                  + name
+                  + " configuration.scale_factor must be a positive integer, not "
+                  + JsonDocument.describe(scale));
+        }
+        long factor = scale.isMissingNode() ? 1 : scale.longValue();
+        String text = factor == 1 ? unit.textValue() : factor + unit.textValue();
+        if (!unit.textValue().matches("[A-Za-z]+")) {
+          throw new MetadataException(
+              where + ": " + name + " configuration.unit '" + unit.textValue() + "' is unknown");
+        }
+        try {
+          return name.equals("numpy.datetime64")
+              ? DataType.datetime(text)
+              : DataType.timedelta(text);
+        } catch (IllegalArgumentException e) {
+          throw new MetadataException(
+              ErrorKind.UNSUPPORTED,
+              where + ": " + name + " configuration.unit: " + e.getMessage());
+        }
+      }
+      if (name.equals("null_terminated_bytes") || name.equals("raw_bytes")) {
+        JsonNode length = node.path("configuration").path("length_bytes");
+        if (!length.isIntegralNumber() || !length.canConvertToInt() || length.intValue() < 1) {
+          throw new MetadataException(
+              where
+                  + ": "
+                  + name
+                  + " needs configuration.length_bytes, a positive integer, not "
+                  + JsonDocument.describe(length));
+        }
+        return name.equals("raw_bytes")
+            ? DataType.rawBytes(length.intValue())
+            : DataType.nullTerminatedBytes(length.intValue());
       }
       if (name.equals("fixed_length_utf32")) {
         JsonNode length = node.path("configuration").path("length_bytes");

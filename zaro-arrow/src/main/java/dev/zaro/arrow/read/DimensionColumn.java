@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
@@ -98,6 +99,22 @@ public final class DimensionColumn implements CoordinateValues {
     byte[] values = new byte[(int) coordinate.byteSize()];
     coordinate.data().getBytes(0, values);
     CfConventions.CfTime time = cfTime(name, type, meta, cf);
+    if (time == null
+        && (type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA)
+        && !type.time().isIdentity()) {
+      // numpy time units Arrow has no type for (D, W, M, Y, h, m, counts): the Arrow values
+      boolean datetime = type.kind() == DataType.Kind.DATETIME;
+      try {
+        byte[] converted = type.time().convertAll(values, datetime);
+        return new DimensionColumn(
+            dim, field, type.time().target(datetime).bytes(), converted, null, null, type);
+      } catch (ArithmeticException e) {
+        throw new ZaroException(
+            ErrorKind.UNSUPPORTED,
+            "coordinate '" + name + "' (" + type + "): " + e.getMessage(),
+            e);
+      }
+    }
     if (time == null) {
       return new DimensionColumn(dim, field, type.byteSize(), values, null, null, type);
     }
@@ -309,7 +326,7 @@ public final class DimensionColumn implements CoordinateValues {
             }
           };
       default ->
-          switch (type.bits()) {
+          switch (8 * width) { // a converted time coordinate's Arrow width (date32: 4 bytes)
             case 8 -> b.get(at);
             case 16 -> b.getShort(at);
             case 32 -> b.getInt(at);

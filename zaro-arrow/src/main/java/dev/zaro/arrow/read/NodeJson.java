@@ -129,7 +129,8 @@ public final class NodeJson {
               .add(floatNode(b, type.byteSize() / 2))
               .add(floatNode(b, type.byteSize() / 2));
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
-      case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
+      case BYTES, NULL_TERMINATED_BYTES ->
+          f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
       case FIXED_UTF32 -> f.textNode(Utf32.decode(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();

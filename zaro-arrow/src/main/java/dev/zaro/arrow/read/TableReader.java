@@ -10,6 +10,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.vector.ArrowTypes;
 import dev.zaro.arrow.vector.StructVectors;
+import dev.zaro.arrow.vector.TimeValues;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,6 +168,8 @@ public final class TableReader extends ArrowReader {
         options.cf()
             && !type.isVariableLength()
             && type.kind() != DataType.Kind.FIXED_UTF32
+            && type.kind() != DataType.Kind.NULL_TERMINATED_BYTES
+            && !TimeValues.isTime(type)
             && type.kind() != DataType.Kind.STRUCT;
     CfConventions cf =
         cfApplies
@@ -201,7 +204,11 @@ public final class TableReader extends ArrowReader {
     out.add(
         new Field(
             array.name(),
-            new FieldType(cf.masks() || cf.time() != null, valueType, null, metadata),
+            new FieldType(
+                cf.masks() || cf.time() != null || ArrowTypes.nullable(type),
+                valueType,
+                null,
+                metadata),
             null));
     return out;
   }
@@ -545,6 +552,25 @@ public final class TableReader extends ArrowReader {
             first,
             rows,
             type.byteSize());
+        return vector;
+      } catch (RuntimeException e) {
+        vector.close();
+        throw e;
+      }
+    }
+    if (type.kind() == DataType.Kind.NULL_TERMINATED_BYTES || TimeValues.isTime(type)) {
+      try {
+        if (type.kind() == DataType.Kind.NULL_TERMINATED_BYTES) {
+          dev.zaro.arrow.vector.SlabVectors.fillNullTerminated(
+              (org.apache.arrow.vector.BaseVariableWidthVector) vector,
+              slab.data(),
+              first,
+              rows,
+              type.byteSize());
+        } else {
+          TimeValues.load(
+              vector, type, slab.data(), first * 8, rows, "array '/" + array.path() + "'");
+        }
         return vector;
       } catch (RuntimeException e) {
         vector.close();

@@ -8,7 +8,9 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * The Zarr to Arrow type mapping (README, "Arrow shapes"): bool to Bool, intN/uintN to Int
  * (signedness kept), float16 to HalfFloat, float32/64 to FloatingPoint, complex to its float
  * component type (with a trailing dimension of 2), r&lt;N&gt; to FixedSizeBinary,
- * int2/int4/uint2/uint4 to Int(8), struct to Struct (its children: {@link StructVectors#field}).
+ * int2/int4/uint2/uint4 to Int(8), struct to Struct (its children: {@link StructVectors#field}),
+ * numpy {@code S<n>} ({@code null_terminated_bytes}) to Binary without trailing NULs, datetime64
+ * and timedelta64 as {@link TimeValues} maps them.
  */
 public final class ArrowTypes {
   private ArrowTypes() {}
@@ -22,10 +24,9 @@ public final class ArrowTypes {
       case FLOAT -> new ArrowType.FloatingPoint(precision(type.bits()));
       case COMPLEX -> new ArrowType.FloatingPoint(precision(type.bits() / 2));
       case RAW -> new ArrowType.FixedSizeBinary(type.byteSize());
-      case DATETIME -> new ArrowType.Timestamp(timeUnit(type.unit()), null);
-      case TIMEDELTA -> new ArrowType.Duration(timeUnit(type.unit()));
+      case DATETIME, TIMEDELTA -> TimeValues.arrowType(type);
       case STRING, FIXED_UTF32 -> ArrowType.Utf8.INSTANCE;
-      case BYTES -> ArrowType.Binary.INSTANCE;
+      case BYTES, NULL_TERMINATED_BYTES -> ArrowType.Binary.INSTANCE;
       case STRUCT -> ArrowType.Struct.INSTANCE;
     };
   }
@@ -35,13 +36,9 @@ public final class ArrowTypes {
     return type.kind() == DataType.Kind.COMPLEX ? 2 : 1;
   }
 
-  private static org.apache.arrow.vector.types.TimeUnit timeUnit(String unit) {
-    return switch (unit) {
-      case "s" -> org.apache.arrow.vector.types.TimeUnit.SECOND;
-      case "ms" -> org.apache.arrow.vector.types.TimeUnit.MILLISECOND;
-      case "us" -> org.apache.arrow.vector.types.TimeUnit.MICROSECOND;
-      default -> org.apache.arrow.vector.types.TimeUnit.NANOSECOND;
-    };
+  /** Whether values of {@code type} may be null in Arrow (numpy's NaT is a null). */
+  public static boolean nullable(DataType type) {
+    return TimeValues.isTime(type);
   }
 
   private static FloatingPointPrecision precision(int bits) {

@@ -71,7 +71,10 @@ public final class SlabVectors {
     Field value =
         type.kind() == DataType.Kind.STRUCT
             ? StructVectors.field("item", type)
-            : new Field("item", FieldType.notNullable(ArrowTypes.valueType(type)), null);
+            : new Field(
+                "item",
+                new FieldType(ArrowTypes.nullable(type), ArrowTypes.valueType(type), null),
+                null);
     List<String> names = new ArrayList<>(dimensionNames);
     if (ArrowTypes.valuesPerElement(type) == 2) {
       names.add("complex");
@@ -112,7 +115,9 @@ public final class SlabVectors {
   }
 
   private static FieldType fieldType(ArrowType arrowType, DataType type) {
-    return new FieldType(false, arrowType, null, fieldMetadata(type));
+    boolean list =
+        arrowType instanceof ArrowType.FixedSizeList || arrowType instanceof FixedShapeTensorType;
+    return new FieldType(!list && ArrowTypes.nullable(type), arrowType, null, fieldMetadata(type));
   }
 
   /**
@@ -165,6 +170,19 @@ public final class SlabVectors {
         if (list != null) {
           list.setValueCount((int) rowCount);
         }
+      } else if (slab.dataType().kind() == DataType.Kind.NULL_TERMINATED_BYTES) {
+        fillNullTerminated(
+            (BaseVariableWidthVector) values,
+            data,
+            firstRow * valuesPerRow,
+            valueCount,
+            slab.dataType().byteSize());
+        if (list != null) {
+          list.setValueCount((int) rowCount);
+        }
+      } else if (TimeValues.isTime(slab.dataType())) {
+        TimeValues.load(
+            values, slab.dataType(), data, offset, valueCount, "array '" + slab.name() + "'");
       } else if (slab.dataType().isVariableLength()) {
         fillVariableWidth(
             (BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
@@ -257,6 +275,50 @@ public final class SlabVectors {
       ((org.apache.arrow.vector.VarCharVector) vector)
           .setSafe(i, utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
+    vector.setValueCount(n);
+  }
+
+  /**
+   * Copies {@code count} fixed-length elements of {@code width} bytes, starting at element {@code
+   * first} of {@code data}, into a VarBinary vector without their trailing NULs (numpy's {@code
+   * S<n>} values).
+   */
+  public static void fillNullTerminated(
+      BaseVariableWidthVector vector, ArrowBuf data, long first, long count, int width) {
+    long base = data.memoryAddress() + first * width;
+    fillNullTerminated(
+        vector,
+        count,
+        width,
+        visit -> {
+          for (long i = 0; i < count; i++) {
+            visit.accept(base + i * width);
+          }
+        });
+  }
+
+  /**
+   * Copies {@code count} elements of {@code width} bytes, at the addresses {@code addresses} visits
+   * in order, into a VarBinary vector without their trailing NULs.
+   */
+  public static void fillNullTerminated(
+      BaseVariableWidthVector vector,
+      long count,
+      int width,
+      java.util.function.Consumer<java.util.function.LongConsumer> addresses) {
+    int n = Math.toIntExact(count);
+    vector.allocateNew(Math.max(1, (long) n * width), Math.max(1, n));
+    byte[] element = new byte[width];
+    int[] i = {0};
+    addresses.accept(
+        a -> {
+          MemoryUtil.copyFromMemory(a, element, 0, width);
+          int length = width;
+          while (length > 0 && element[length - 1] == 0) {
+            length--;
+          }
+          ((org.apache.arrow.vector.VarBinaryVector) vector).setSafe(i[0]++, element, 0, length);
+        });
     vector.setValueCount(n);
   }
 

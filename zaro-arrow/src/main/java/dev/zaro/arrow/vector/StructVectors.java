@@ -42,7 +42,11 @@ public final class StructVectors {
     }
     return new Field(
         name,
-        new FieldType(false, ArrowTypes.valueType(type), null, SlabVectors.fieldMetadata(type)),
+        new FieldType(
+            ArrowTypes.nullable(type),
+            ArrowTypes.valueType(type),
+            null,
+            SlabVectors.fieldMetadata(type)),
         null);
   }
 
@@ -196,6 +200,10 @@ public final class StructVectors {
             });
         text.setValueCount(Math.toIntExact(count));
       }
+      case NULL_TERMINATED_BYTES ->
+          SlabVectors.fillNullTerminated(
+              (BaseVariableWidthVector) vector, count, type.byteSize(), at::forEach);
+      case DATETIME, TIMEDELTA -> TimeValues.load(vector, type, count, at::forEach, "struct field");
       default -> fillFixedWidth(vector, type.byteSize(), at);
     }
   }

@@ -182,16 +182,15 @@ class V2MetadataTest {
         "\"<f16\" ~ unknown data type '<f16' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
         "\"float\" ~ unknown data type 'float'",
         "\"\" ~ unknown data type ''",
-        "\"|V8\" ~ data type '|V8' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
         "[[\"a\", \"<i4\"], [\"a\", \"<f8\"]] ~ struct field 'a' appears twice",
-        "[[\"a\", \"<i4\"], [\"b\", \"|O\"]] ~ structured field 'b': data type '|O' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
+        "[[\"a\", \"<i4\"], [\"b\", \"|O\"]] ~ structured field 'b': data type '|O' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, V<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
         "[[\"a\", \"<i4\"], [\"b\", \"<x3\"]] ~ structured field 'b': unknown data type '<x3' (zaro reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with byte order <, > or |)",
         "[[\"a\", \"<i4\"], [\"p\", [[\"x\", \"<f4\"], [\"y\", 7]]]] ~ structured field 'p.y': type must be a numpy type string or a list of fields, not number 7",
         "[[\"a\", \"<i4\", [0]]] ~ structured field 'a': shape must be a list of positive sizes, not array [0]",
         "[[\"a\"]] ~ a structured field must be [name, type] or [name, type, shape], not array [\"a\"]",
         "[] ~ a structured dtype must be a non-empty list of fields, not array []",
         "[[\"a\", \"<f8\", [4096, 4096]]] ~ structured field 'a': holds more than 16777216 bytes",
-        "[[\"a\", \"|V9999999\"]] ~ structured field 'a': data type '|V9999999' is not supported yet (zaro reads v2 data types b1, i1-i8, u1-u8, f2-f8, c8, c16, S<n>, U<n>, M8[unit], m8[unit], structured dtypes of these, and vlen object arrays)",
+        "[[\"a\", \"|V99999999\"]] ~ structured field 'a': data type '|V99999999': elements of more than 16777216 bytes",
         "[[\"a\", \"<i4\"], [\"b\", \">f8\"]] ~ structured fields of both byte orders ('a' little, 'b' big); zaro reads structured dtypes whose multi-byte fields share one byte order",
         "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<i4\"], \"offsets\": [0, 2], \"itemsize\": 8} ~ struct fields 'a' (bytes 0..4) and 'b' (bytes 2..6) overlap",
         "{\"names\": [\"a\", \"b\"], \"formats\": [\"<i4\", \"<f8\"], \"offsets\": [0, 4], \"itemsize\": 8} ~ struct field 'b' (bytes 4..12) reaches past the item size of 8 bytes",
@@ -224,7 +223,7 @@ class V2MetadataTest {
     assertEquals(
         List.of(0, 8, 56, 63), t.fields().stream().map(DataType.StructField::offset).toList());
     assertEquals(List.of(2, 3), t.fields().get(1).shape());
-    assertEquals(DataType.raw(24), t.fields().get(2).type().fields().get(1).type());
+    assertEquals(DataType.nullTerminatedBytes(3), t.fields().get(2).type().fields().get(1).type());
     assertEquals(DataType.datetime("s"), t.fields().get(3).type());
     assertTrue(a.fillValue().isZero());
     assertEquals("|V73", new NumpyDtype(t, false).typestr());
@@ -270,11 +269,21 @@ class V2MetadataTest {
   }
 
   /**
-   * Fixed-width bytes and datetimes (units s, ms, us, ns) map onto raw bits and numpy.datetime64.
+   * Fixed-width bytes (S: null-terminated, V: raw) and datetimes/timedeltas in every numpy unit
+   * (with a count, as [10s]) map onto null_terminated_bytes, raw_bytes and numpy.datetime64.
    */
   @ParameterizedTest
   @CsvSource({
-    "'|S12', r96, 0",
+    "'|S12', null_terminated_bytes, 0",
+    "'|V8', raw_bytes, '\"AAAAAAAAAAA=\"'",
+    "'<M8[D]', numpy.datetime64[D], '\"NaT\"'",
+    "'<M8[W]', numpy.datetime64[W], 0",
+    "'<M8[M]', numpy.datetime64[M], 0",
+    "'<M8[Y]', numpy.datetime64[Y], 0",
+    "'<M8[h]', numpy.datetime64[h], 0",
+    "'<m8[m]', numpy.timedelta64[m], 0",
+    "'<M8[10s]', numpy.datetime64[10s], 0",
+    "'<m8[3M]', numpy.timedelta64[3M], 0",
     "'<M8[ns]', numpy.datetime64[ns], '\"NaT\"'",
     "'>m8[s]', numpy.timedelta64[s], 0",
     "'<M8[ms]', numpy.datetime64[ms], -9223372036854775808"
@@ -289,7 +298,12 @@ class V2MetadataTest {
       delimiterString = " ~ ",
       quoteCharacter = '`',
       value = {
-        "\"<M8[D]\" ~ field 'dtype': data type '<M8[D]' is not supported (datetime64 and timedelta64 with units s, ms, us or ns are)",
+        "\"<M8[ps]\" ~ field 'dtype': data type '<M8[ps]': time unit 'ps' is finer than Arrow's nanoseconds and is not supported (units: Y, M, W, D, h, m, s, ms, us, ns)",
+        "\"<m8[as]\" ~ field 'dtype': data type '<m8[as]': time unit 'as' is finer than Arrow's nanoseconds and is not supported (units: Y, M, W, D, h, m, s, ms, us, ns)",
+        "\"<M8[x]\" ~ field 'dtype': data type '<M8[x]': unknown time unit 'x' (known: Y, M, W, D, h, m, s, ms, us, ns)",
+        "\"<M8[0s]\" ~ field 'dtype': data type '<M8[0s]': scale_factor 0 of unit 's' must be a positive integer",
+        "\"<M8\" ~ field 'dtype': data type '<M8' is not supported (datetime64 and timedelta64 are, as M8[unit] and m8[unit])",
+        "\"|V0\" ~ field 'dtype': data type '|V0' is not a fixed-length void type (|V<n>, n >= 1)",
         "\"|S0\" ~ field 'dtype': data type '|S0' is not a fixed-length bytes type (|S<n>, n >= 1)"
       })
   void unsupportedBytesAndTimes(String dtype, String message) {

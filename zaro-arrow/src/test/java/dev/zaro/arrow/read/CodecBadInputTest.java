@@ -344,7 +344,7 @@ class CodecBadInputTest extends AllocatorTest {
       delimiter = '|',
       value = {
         "float32|{\"mode\":\"fixed_rate\",\"rate\":8}|fixed_rate is read for 3-d chunks only",
-        "uint32|{\"mode\":\"reversible\"}|not uint32",
+        "uint16|{\"mode\":\"reversible\"}|not uint16",
         "int32|{\"mode\":\"fixed_accuracy\",\"tolerance\":0.1}|fixed_accuracy needs a float array",
         "float32|{\"mode\":\"lossy\"}|mode must be one of",
         "float32|{\"rate\":8}|configuration field 'mode' is missing",

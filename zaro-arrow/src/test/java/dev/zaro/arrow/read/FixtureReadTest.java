@@ -16,6 +16,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
+import dev.zaro.arrow.vector.TimeValues;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -259,7 +260,9 @@ class FixtureReadTest extends AllocatorTest {
           meta.dataType().kind() == DataType.Kind.BOOL
               || meta.dataType().isVariableLength()
               || meta.dataType().kind() == DataType.Kind.FIXED_UTF32
-              || meta.dataType().kind() == DataType.Kind.STRUCT;
+              || meta.dataType().kind() == DataType.Kind.NULL_TERMINATED_BYTES
+              || meta.dataType().kind() == DataType.Kind.STRUCT
+              || (TimeValues.isTime(meta.dataType()) && !meta.dataType().time().isIdentity());
       if (!converted && slab.byteSize() > 0) {
         FieldVector values =
             vector instanceof FixedShapeTensorVector t

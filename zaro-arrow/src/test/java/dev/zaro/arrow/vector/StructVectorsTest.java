@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
@@ -196,6 +197,16 @@ class StructVectorsTest extends AllocatorTest {
           text.appendCodePoint(bytes.getInt(at + i));
         }
         assertEquals(text.toString(), ((VarCharVector) v).getObject(index).toString(), where);
+      }
+      case NULL_TERMINATED_BYTES -> {
+        // numpy's S<n>: the bytes without their trailing NULs
+        int length = type.byteSize();
+        while (length > 0 && bytes.get(at + length - 1) == 0) {
+          length--;
+        }
+        byte[] want = new byte[length];
+        bytes.get(at, want);
+        assertArrayEquals(want, ((VarBinaryVector) v).getObject(index), where);
       }
       default -> {
         assertEquals(

@@ -18,10 +18,13 @@ import org.apache.arrow.memory.BufferAllocator;
  * reversible}, {@code fixed_precision} {precision}, {@code fixed_accuracy} {tolerance}, {@code
  * expert} {minbits, maxbits, maxprec, minexp} and {@code fixed_rate} {rate}; fixed rate only for
  * 3-d chunks, where zfp's bits per block ({@code 64 * rate}) is the same whichever block rank a
- * writer assumes (zarrs uses 3 for every rank). int32, int64, float32 and float64 only (no
- * promotion of narrower types).
+ * writer assumes (zarrs uses 3 for every rank). int32, int64, float32 and float64, and uint32 and
+ * uint64 as zarrs writes them (zfp has no unsigned types): an int32/int64 stream of min(value,
+ * INT_MAX), read back as max(value, 0). No promotion of narrower types.
+ *
+ * @param unsigned whether the array is uint32/uint64 (negative decoded values read as 0)
  */
-public record ZfpCodec(ZfpDecoder.Params params, ZfpDecoder.Type type)
+public record ZfpCodec(ZfpDecoder.Params params, ZfpDecoder.Type type, boolean unsigned)
     implements ArrayToBytesCodec {
 
   /** The codec {@code spec} configures for chunks of {@code input}. */
@@ -32,9 +35,14 @@ public record ZfpCodec(ZfpDecoder.Params params, ZfpDecoder.Type type)
       throw config.error("configuration field 'mode' is missing");
     }
     DataType t = input.dataType();
-    ZfpDecoder.Type type = ZfpDecoder.Type.of(t);
+    boolean unsigned = t.kind() == DataType.Kind.UINT && (t.bits() == 32 || t.bits() == 64);
+    ZfpDecoder.Type type =
+        unsigned
+            ? (t.bits() == 32 ? ZfpDecoder.Type.INT32 : ZfpDecoder.Type.INT64)
+            : ZfpDecoder.Type.of(t);
     if (type == null) {
-      throw config.error("zaro reads zfp for int32, int64, float32 and float64 arrays, not " + t);
+      throw config.error(
+          "zaro reads zfp for int32, int64, uint32, uint64, float32 and float64 arrays, not " + t);
     }
     if (input.rank() > 4) {
       throw config.error("zfp fields have 1 to 4 dimensions, not " + input.rank());
@@ -105,7 +113,7 @@ public record ZfpCodec(ZfpDecoder.Params params, ZfpDecoder.Type type)
                       + mode
                       + "\"");
         };
-    return new ZfpCodec(params, type);
+    return new ZfpCodec(params, type, unsigned);
   }
 
   private static double number(CodecConfig config, String field) {
@@ -149,7 +157,23 @@ public record ZfpCodec(ZfpDecoder.Params params, ZfpDecoder.Type type)
     long bytes = spec.byteSize();
     try (ArrowBuf out = allocator.buffer(Math.max(1, bytes))) {
       ZfpDecoder.decode(encoded, 0, params, new ZfpDecoder.Field(type, sizes), out);
+      if (unsigned) {
+        clampNegatives(out, spec.elementCount(), type.size());
+      }
       target.scatterFrom(out, bytes, 0);
+    }
+  }
+
+  /** zarrs' demotion of unsigned values: a negative decoded value (a lossy mode's) reads as 0. */
+  private static void clampNegatives(ArrowBuf out, long count, int size) {
+    for (long i = 0; i < count; i++) {
+      if (size == 4 ? out.getInt(i * 4) < 0 : out.getLong(i * 8) < 0) {
+        if (size == 4) {
+          out.setInt(i * 4, 0);
+        } else {
+          out.setLong(i * 8, 0);
+        }
+      }
     }
   }
 }
