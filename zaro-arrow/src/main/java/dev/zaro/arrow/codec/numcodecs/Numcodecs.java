@@ -19,6 +19,8 @@ public final class Numcodecs implements CodecProvider {
   public void register(CodecRegistry registry) {
     registry.register("numcodecs.zlib", (spec, input, reg) -> ZlibCodec.create(spec));
     registry.register("numcodecs.lz4", (spec, input, reg) -> Lz4Codec.create(spec));
+    // zarrita (the JavaScript Zarr v3 implementation) writes numcodecs' LZ4 under the bare name
+    registry.register("lz4", (spec, input, reg) -> Lz4Codec.create(spec));
     registry.register("numcodecs.bz2", (spec, input, reg) -> Bz2Codec.create(spec));
     registry.register("numcodecs.lzma", (spec, input, reg) -> LzmaCodec.create(spec));
     registry.register("numcodecs.shuffle", (spec, input, reg) -> ShuffleCodec.create(spec, input));
