@@ -17,8 +17,9 @@ import java.util.logging.StreamHandler;
  * filter turns such records of the {@code io.grpc.netty} and {@code io.netty} loggers into one line
  * each without a stack trace, on the {@code dev.zaro.flight.transport} logger, at most {@link
  * #LINES_PER_WINDOW} lines a minute per kind (then one line counting the ones left out), so a port
- * scan cannot fill a disk. A client leaving is logged at INFO, a transport failure at INFO too.
- * Other records, including gRPC's errors from a call's own code ({@code io.grpc.internal}), pass
+ * scan cannot fill a disk. gRPC's records of a client leaving are dropped: the producer that served
+ * the stream logs that once ({@link #clientLeft}), at INFO, as transport failures are. Other
+ * records, including gRPC's errors from a call's own code ({@code io.grpc.internal}), pass
  * unchanged: real failures keep their error logs.
  */
 public final class TransportLogs {
@@ -67,6 +68,17 @@ public final class TransportLogs {
         });
     for (Handler h : Logger.getLogger("").getHandlers()) {
       h.setFilter(new Quiet(h.getFilter()));
+    }
+  }
+
+  /**
+   * Logs that the client of {@code what} (e.g. {@code do_get '/t2m' [0:24]}) closed or cancelled
+   * its stream before the end: one INFO line, rate-limited.
+   */
+  public static void clientLeft(String what) {
+    String text = LEFT.admit(what + ": the client closed the stream before its end");
+    if (text != null) {
+      QUIET.log(Level.INFO, text);
     }
   }
 
@@ -146,10 +158,12 @@ public final class TransportLogs {
       if (kind == null) {
         return previous == null || previous.isLoggable(record);
       }
-      if (record.getLevel().intValue() < Level.INFO.intValue()) {
-        return false; // gRPC's own quiet levels (FINE for a reset connection) stay quiet
+      if (record.getLevel().intValue() < Level.INFO.intValue() || kind == Kind.CLIENT_LEFT) {
+        // gRPC's own quiet levels (FINE for a reset connection) stay quiet; a stream's end is
+        // logged by the producer that served it (clientLeft), once
+        return false;
       }
-      String text = (kind == Kind.CLIENT_LEFT ? LEFT : FAILED).admit(line(kind, record));
+      String text = FAILED.admit(line(kind, record));
       if (text != null) {
         QUIET.log(Level.INFO, text);
       }

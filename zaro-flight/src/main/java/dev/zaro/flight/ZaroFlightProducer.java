@@ -227,7 +227,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       listener.error(translate(e));
       return;
     }
-    Stream stream = new Stream(listener);
+    Stream stream =
+        new Stream(listener, "do_get '/" + request.array() + "' [" + request.slice() + "]");
     listener.setUseZeroCopy(true);
     try {
       streams.execute(() -> serve(request, stream));
@@ -242,10 +243,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   /** One do_get: its listener, its backpressure wait, and whether shutdown asked it to stop. */
   private final class Stream extends BackpressureStrategy.CallbackBackpressureStrategy {
     final ServerStreamListener listener;
+    final String what;
     volatile boolean stopped;
 
-    Stream(ServerStreamListener listener) {
+    Stream(ServerStreamListener listener, String what) {
       this.listener = listener;
+      this.what = what;
       register(listener);
     }
 
@@ -406,6 +409,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   private static boolean ready(Stream stream) {
     if (stream.awaitReady()) {
       return true;
+    }
+    if (stream.listener.isCancelled()) {
+      TransportLogs.clientLeft(stream.what);
     }
     if (stream.stopped && !stream.listener.isCancelled()) {
       stream.listener.error(
