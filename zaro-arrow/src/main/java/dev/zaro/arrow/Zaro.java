@@ -4,6 +4,7 @@ import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.SlabTooLargeException;
+import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.NodeMetadata;
@@ -72,7 +73,7 @@ public final class Zaro implements AutoCloseable {
     // blocking path (shards with nested sharding: one worker per shard in flight), up to 64
     int poolSize =
         isRemote(store)
-            ? Math.max(options.threads(), Math.min(64, options.ioConcurrency()))
+            ? ConcurrencyPolicy.poolThreads(options.threads(), options.ioConcurrency())
             : options.threads();
     this.workers =
         new ThreadPoolExecutor(

@@ -228,7 +228,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       return;
     }
     Stream stream =
-        new Stream(listener, "do_get '/" + request.array() + "' [" + request.slice() + "]");
+        new Stream(
+            listener,
+            "do_get '/" + StoreKeys.stripSlashes(request.array()) + "' [" + request.slice() + "]");
     listener.setUseZeroCopy(true);
     try {
       streams.execute(() -> serve(request, stream));

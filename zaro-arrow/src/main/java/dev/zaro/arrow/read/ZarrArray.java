@@ -1,7 +1,7 @@
 package dev.zaro.arrow.read;
 
 import dev.zaro.arrow.codec.ChunkPart;
-import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.Codec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
@@ -9,20 +9,25 @@ import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
-import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.exec.WorkRunner;
+import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,14 +45,8 @@ public final class ZarrArray {
   /** The chain of the first chunk's shape (every chunk's, on a regular grid). */
   private final CodecChain chain;
 
-  /** Chains resolved per chunk shape (one entry on a regular grid; rectilinear grids add more). */
-  private final java.util.Map<List<Integer>, Resolved> resolved =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  private final CodecRegistry registry;
-
-  /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
-  private record Resolved(CodecChain chain, ShardReader shardReader) {}
+  /** Codec chains per chunk shape and the decode step. */
+  private final ChunkDecoder decoder;
 
   private final Executor executor;
   private final int parallelism;
@@ -62,9 +61,6 @@ public final class ZarrArray {
 
   /** Remote stores: bodies held ahead of the decoders before requesting more; see Prefetch. */
   private final long maxBytesInFlight;
-
-  /** Bounds decoding to {@code parallelism} threads when more workers wait on I/O. */
-  private final java.util.concurrent.Semaphore decodeSlots;
 
   /** Fetched bytes a remote read holds ahead of its decoders by default (256 MiB). */
   public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 256L << 20;
@@ -101,47 +97,14 @@ public final class ZarrArray {
     this.missingChunks = missingChunks;
     this.scratchPool = scratchPool;
     this.ioConcurrency = ioConcurrency;
-    this.decodeSlots = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
     this.store = store;
     this.path = StoreKeys.stripSlashes(path);
     this.metadata = metadata;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
-    this.registry = registry;
-    this.chain = resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
-  }
-
-  /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
-  private Resolved resolve(int[] shape) {
-    return resolved.computeIfAbsent(
-        Arrays.stream(shape).boxed().toList(),
-        k -> {
-          CodecChain c;
-          try {
-            c =
-                CodecChain.resolve(
-                    metadata.codecs(),
-                    new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
-                    registry);
-          } catch (CodecException e) {
-            throw new MetadataException(
-                "array '"
-                    + displayPath()
-                    + "' in "
-                    + store.describe()
-                    + ": "
-                    + (metadata.chunkGrid().isRegular()
-                        ? ""
-                        : "chunks of shape " + Arrays.toString(shape) + ": ")
-                    + e.getMessage(),
-                e);
-          }
-          return new Resolved(
-              c,
-              c.partialReader()
-                  .map(codec -> new ShardReader(store, codec, scratchPool))
-                  .orElse(null));
-        });
+    this.decoder = new ChunkDecoder(store, displayPath(), metadata, registry, scratchPool);
+    this.chain =
+        decoder.resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
   }
 
   public ArrayMetadata metadata() {
@@ -205,7 +168,7 @@ public final class ZarrArray {
    */
   public Slab readInto(
       Selection selection, ArrowBuf out, BufferAllocator allocator, ReadOptions options) {
-    return read(selection, java.util.Objects.requireNonNull(out, "out"), allocator, options);
+    return read(selection, Objects.requireNonNull(out, "out"), allocator, options);
   }
 
   private Slab read(
@@ -243,7 +206,7 @@ public final class ZarrArray {
     ArrowBuf out;
     if (into == null) {
       out = allocator.buffer(outBytes);
-      dev.zaro.arrow.memory.HugePages.advise(out.memoryAddress(), outBytes);
+      HugePages.advise(out.memoryAddress(), outBytes);
     } else if (metadata.dataType().isVariableLength() || into.capacity() < outBytes) {
       throw new SelectionException(
           "selection '"
@@ -330,11 +293,13 @@ public final class ZarrArray {
     }
     // remote: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`; a shard's
     // fetch is its index (unless cached) then its needed ranges, or the whole shard at once
-    Resolved first = resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0)));
+    ChunkDecoder.Resolved first =
+        decoder.resolve(metadata.chunkGrid().chunkShape(chunkIndexOf(target.parts(), 0)));
     ShardReader sharded = first.shardReader();
-    boolean ahead = ioConcurrency > 0 && tasks > 1 && (sharded == null || sharded.prefetchable());
-    int workers =
-        Math.min(ahead ? parallelism : Math.max(parallelism, Math.min(64, ioConcurrency)), tasks);
+    ConcurrencyPolicy policy =
+        ConcurrencyPolicy.of(
+            parallelism, ioConcurrency, tasks, sharded == null || sharded.prefetchable());
+    boolean ahead = policy.fetchAhead();
     // what one fetch is expected to hold before any has arrived: a decoded chunk (or shard)
     long firstGuess =
         Math.multiplyExact(
@@ -342,7 +307,12 @@ public final class ZarrArray {
     try (Prefetch<ArrowBuf> chunks =
             ahead && sharded == null
                 ? new Prefetch<>(
-                    tasks, t -> fetchChunk(target, t, allocator), ArrowBuf::capacity, firstGuess)
+                    tasks,
+                    t -> fetchChunk(target, t, allocator),
+                    ArrowBuf::capacity,
+                    firstGuess,
+                    policy.requestsInFlight(),
+                    maxBytesInFlight)
                 : null;
         Prefetch<ShardReader.Fetched> shards =
             ahead && sharded != null
@@ -350,7 +320,9 @@ public final class ZarrArray {
                     tasks,
                     t -> fetchShard(target, t, allocator),
                     ShardReader.Fetched::heldBytes,
-                    firstGuess)
+                    firstGuess,
+                    policy.requestsInFlight(),
+                    maxBytesInFlight)
                 : null) {
       if (chunks != null) {
         chunks.pump();
@@ -380,7 +352,7 @@ public final class ZarrArray {
             }
           },
           executor,
-          workers - 1,
+          policy.chunkThreads() - 1,
           options.control(),
           target.budget()::helpOut);
     } catch (Error e) {
@@ -389,19 +361,18 @@ public final class ZarrArray {
   }
 
   /** The request for task {@code t}'s chunk (a null body: the chunk is absent). */
-  private java.util.concurrent.CompletableFuture<ArrowBuf> fetchChunk(
-      Target target, int t, BufferAllocator allocator) {
+  private CompletableFuture<ArrowBuf> fetchChunk(Target target, int t, BufferAllocator allocator) {
     String key = chunkKey(chunkIndexOf(target.parts(), t));
     return store
-        .getAsync(key, dev.zaro.arrow.store.ByteRange.ALL, allocator, executor)
+        .getAsync(key, ByteRange.ALL, allocator, executor)
         .thenApply(body -> body.orElse(null));
   }
 
   /** The fetch step of task {@code t}'s shard read (its view planned, not written). */
-  private java.util.concurrent.CompletableFuture<ShardReader.Fetched> fetchShard(
+  private CompletableFuture<ShardReader.Fetched> fetchShard(
       Target target, int t, BufferAllocator allocator) {
     TaskView tv = taskView(target, t);
-    Resolved r = resolve(tv.chunkShape());
+    ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
     return r.shardReader()
         .fetchAsync(
             chunkKey(tv.chunkIndex()),
@@ -422,175 +393,6 @@ public final class ZarrArray {
       rest /= dimParts.size();
     }
     return chunkIndex;
-  }
-
-  /**
-   * The chunk (or shard) fetches of one read on a remote store, run ahead of its decoding threads:
-   * the fetch of task {@code t} starts while fewer than {@code ioConcurrency} fetches are in flight
-   * and what arrived but waits for a decoder, plus what the fetches in flight are expected to bring
-   * (the mean of the arrived ones; a decoded chunk before any), stays within {@code
-   * maxBytesInFlight} bytes (one fetch always may run). WorkRunner hands tasks out in increasing
-   * order, so the window slides along with the decoders, and requests in flight no longer depend on
-   * how many threads decode. Owns every result until a task {@link #take}s it; {@link #close} stops
-   * issuing, waits for the fetches still in flight and frees the results nobody took (after a
-   * failure or cancellation).
-   *
-   * @param <T> what one fetch yields: a chunk's body (null when absent) or a shard's fetched bytes
-   */
-  private final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
-    private final int tasks;
-    private final java.util.function.IntFunction<java.util.concurrent.CompletableFuture<T>> fetch;
-    private final java.util.function.ToLongFunction<T> held;
-    private final java.util.List<java.util.concurrent.CompletableFuture<T>> fetches;
-    private final long[] sizes;
-    private final long firstGuess;
-    private long arrived;
-    private long arrivedBytes;
-    private int issued;
-    private int inFlight;
-    private long heldBytes;
-    private int unassigned;
-    private boolean pumping;
-    private boolean closed;
-
-    Prefetch(
-        int tasks,
-        java.util.function.IntFunction<java.util.concurrent.CompletableFuture<T>> fetch,
-        java.util.function.ToLongFunction<T> held,
-        long firstGuess) {
-      this.tasks = tasks;
-      this.firstGuess = firstGuess;
-      this.fetch = fetch;
-      this.held = held;
-      this.fetches = new ArrayList<>(java.util.Collections.nCopies(tasks, null));
-      this.sizes = new long[tasks];
-    }
-
-    /** Starts fetches ahead while the window allows; re-entrant calls return at once. */
-    void pump() {
-      synchronized (this) {
-        if (pumping) {
-          return;
-        }
-        pumping = true;
-      }
-      try {
-        while (true) {
-          int t;
-          synchronized (this) {
-            long expected = arrived > 0 ? arrivedBytes / arrived : firstGuess;
-            if (closed
-                || issued >= tasks
-                || inFlight >= ioConcurrency
-                || heldBytes >= maxBytesInFlight
-                || (inFlight > 0 && heldBytes + (inFlight + 1) * expected > maxBytesInFlight)) {
-              return;
-            }
-            t = issued++;
-            inFlight++;
-            unassigned++;
-          }
-          issue(t);
-        }
-      } finally {
-        synchronized (this) {
-          pumping = false;
-        }
-      }
-    }
-
-    private void issue(int t) {
-      java.util.concurrent.CompletableFuture<T> f;
-      try {
-        f = fetch.apply(t);
-      } catch (RuntimeException e) {
-        f = java.util.concurrent.CompletableFuture.failedFuture(e);
-      }
-      java.util.concurrent.CompletableFuture<T> done =
-          f.whenComplete(
-              (result, error) -> {
-                synchronized (this) {
-                  inFlight--;
-                  long n = result != null ? held.applyAsLong(result) : 0;
-                  sizes[t] = n;
-                  heldBytes += n;
-                  if (result != null) {
-                    arrived++;
-                    arrivedBytes += n;
-                  }
-                  notifyAll();
-                }
-                pump();
-              });
-      synchronized (this) {
-        fetches.set(t, done);
-        unassigned--;
-        notifyAll();
-      }
-    }
-
-    /**
-     * Waits for the result of task {@code t}, which the caller owns and closes. The window always
-     * reaches {@code t}: tasks are taken in order, so the results that hold it back belong to tasks
-     * already running, whose takes move it on.
-     */
-    T take(int t) {
-      java.util.concurrent.CompletableFuture<T> f;
-      synchronized (this) {
-        while (fetches.get(t) == null && !closed) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ZaroException("interrupted while fetching chunk " + t, e);
-          }
-        }
-        f = fetches.get(t);
-        fetches.set(t, null);
-      }
-      try {
-        return f.join();
-      } catch (java.util.concurrent.CompletionException e) {
-        throw e.getCause() instanceof RuntimeException r ? r : e;
-      } finally {
-        synchronized (this) {
-          heldBytes -= sizes[t];
-        }
-        pump();
-      }
-    }
-
-    @Override
-    public void close() {
-      List<java.util.concurrent.CompletableFuture<T>> left;
-      synchronized (this) {
-        closed = true;
-        // every fetch issued completes (the store's timeouts bound it) before its result is freed
-        while (unassigned > 0 || inFlight > 0) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            break;
-          }
-        }
-        left = new ArrayList<>(fetches);
-        java.util.Collections.fill(fetches, null);
-      }
-      for (java.util.concurrent.CompletableFuture<T> f : left) {
-        if (f == null) {
-          continue;
-        }
-        try {
-          T result = f.join();
-          if (result != null) {
-            result.close();
-          }
-        } catch (Exception e) {
-          // a failed fetch holds nothing; the read already reports its own failure
-        }
-      }
-    }
   }
 
   /**
@@ -649,41 +451,28 @@ public final class ZarrArray {
     TaskView tv = taskView(target, task);
     long[] chunkIndex = tv.chunkIndex();
     SlabView view = tv.view();
-    Resolved r = resolve(tv.chunkShape());
+    ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
     CodecChain chain = r.chain();
-    ShardReader shardReader = r.shardReader();
     String key = chunkKey(chunkIndex);
-    if (shardReader != null) {
-      try {
-        boolean present;
-        if (shards != null) {
-          try (ShardReader.Fetched fetched = shards.take(task)) {
-            present =
-                shardReader.decode(
-                    fetched,
-                    chain.encodedView(view),
-                    allocator,
-                    scratch,
-                    target.budget(),
-                    target.stats());
-          }
-        } else {
-          present =
-              shardReader.read(
-                  key,
-                  chain.encodedView(view),
-                  allocator,
-                  scratch,
-                  target.budget(),
-                  target.stats());
-        }
-        if (!present) {
-          missing(key, chunkIndex, view, target);
-        }
-      } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
-        throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
-      } catch (StoreException e) {
-        throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+    if (r.shardReader() != null) {
+      boolean present;
+      try (ShardReader.Fetched fetched =
+          shards != null ? takeShard(shards, task, key, chunkIndex) : null) {
+        // null: fetched on this thread (nested sharding)
+        present =
+            decoder.decodeShard(
+                r,
+                fetched,
+                view,
+                allocator,
+                scratch,
+                target.budget(),
+                target.stats(),
+                key,
+                chunkIndex);
+      }
+      if (!present) {
+        missing(key, chunkIndex, view, target);
       }
       return;
     }
@@ -696,33 +485,27 @@ public final class ZarrArray {
     try {
       encoded = chunks != null ? Optional.ofNullable(chunks.take(task)) : store.get(key, allocator);
     } catch (ZaroException e) {
-      throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+      throw new StoreException(decoder.context(key, chunkIndex) + e.getMessage(), e);
     }
     if (encoded.isEmpty()) {
       missing(key, chunkIndex, view, target);
       view.fill(target.fill());
       return;
     }
-    boolean slot = chunks == null && ioConcurrency > parallelism;
-    if (slot) {
-      decodeSlots.acquireUninterruptibly();
-    }
-    // a chunk whose codec splits (blosc blocks) may use this read's idle threads
-    // (scratch.helpers())
     try (ArrowBuf buf = encoded.get()) {
-      if (target.stats() != null) {
-        target.stats().fetched(buf.readableBytes());
-      }
-      chain.decodeInto(buf, view, allocator, scratch);
-      if (target.stats() != null) {
-        target.stats().decoded(1, view.byteSize());
-      }
+      decoder.decode(buf, view, chain, allocator, scratch, target.stats(), key, chunkIndex);
+    }
+  }
+
+  /** A shard fetched ahead, its fetch failure naming the array, chunk and key. */
+  private ShardReader.Fetched takeShard(
+      Prefetch<ShardReader.Fetched> shards, int task, String key, long[] chunkIndex) {
+    try {
+      return shards.take(task);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
-      throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
-    } finally {
-      if (slot) {
-        decodeSlots.release();
-      }
+      throw new CodecException(decoder.context(key, chunkIndex) + e.getMessage(), e);
+    } catch (StoreException e) {
+      throw new StoreException(decoder.context(key, chunkIndex) + e.getMessage(), e);
     }
   }
 
@@ -742,11 +525,11 @@ public final class ZarrArray {
     boolean direct = chain.isPlain() && view.isWholeContiguous();
     ArrowBuf into = direct ? view.target() : scratch.buffer(size);
     long at = direct ? view.offset() : 0;
-    java.util.OptionalLong n;
+    OptionalLong n;
     try {
-      n = store.getInto(key, dev.zaro.arrow.store.ByteRange.ALL, into, at, size);
+      n = store.getInto(key, ByteRange.ALL, into, at, size);
     } catch (StoreException e) {
-      throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+      throw new StoreException(decoder.context(key, chunkIndex) + e.getMessage(), e);
     }
     if (n.isEmpty()) {
       missing(key, chunkIndex, view, target);
@@ -758,10 +541,9 @@ public final class ZarrArray {
       target.stats().decoded(1, view.byteSize());
     }
     if (n.getAsLong() != size) {
-      java.util.List<dev.zaro.arrow.codec.Codec> codecs =
-          chain.codecs(); // the last one reads the stored bytes
+      List<Codec> codecs = chain.codecs(); // the last one reads the stored bytes
       throw new CodecException(
-          context(key, chunkIndex)
+          decoder.context(key, chunkIndex)
               + "codec "
               + codecs.get(codecs.size() - 1).name()
               + ": chunk has "
@@ -772,11 +554,7 @@ public final class ZarrArray {
     if (!direct) {
       ArrowBuf encoded = into.slice(0, size);
       encoded.writerIndex(size);
-      try {
-        chain.decodeInto(encoded, view, allocator, null);
-      } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
-        throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
-      }
+      decoder.decodeFixed(encoded, view, chain, allocator, key, chunkIndex);
     }
   }
 
@@ -787,22 +565,10 @@ public final class ZarrArray {
     }
     if (missingChunks == MissingChunks.ERROR) {
       throw new StoreException(
-          dev.zaro.arrow.error.ErrorKind.MISSING_CHUNK,
-          context(key, chunkIndex)
+          ErrorKind.MISSING_CHUNK,
+          decoder.context(key, chunkIndex)
               + "the chunk is absent from the store (missing chunks are errors here; by default they read as the"
               + " fill value)");
     }
-  }
-
-  private String context(String key, long[] chunkIndex) {
-    return "array '"
-        + displayPath()
-        + "', chunk "
-        + Arrays.toString(chunkIndex)
-        + " (key '"
-        + key
-        + "' in "
-        + store.describe()
-        + "): ";
   }
 }

@@ -1,0 +1,169 @@
+package dev.zaro.arrow.read;
+
+import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecChain;
+import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.Scratch;
+import dev.zaro.arrow.codec.ScratchPool;
+import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.exec.Budget;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.store.Store;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * The decoding half of one array's reads: its codec chains, resolved once per chunk shape (one
+ * entry on a regular grid; rectilinear grids add more), and the decode step, which turns a chunk's
+ * (or shard's) stored bytes into its view of the output and names the array, chunk and key in every
+ * failure. Thread-safe.
+ */
+final class ChunkDecoder {
+  private final Store store;
+  private final String displayPath;
+  private final ArrayMetadata metadata;
+  private final CodecRegistry registry;
+  private final ScratchPool scratchPool;
+  private final Map<List<Integer>, Resolved> resolved = new ConcurrentHashMap<>();
+
+  /** A codec chain resolved for one chunk shape, and its shard reader (null when not sharded). */
+  record Resolved(CodecChain chain, ShardReader shardReader) {}
+
+  ChunkDecoder(
+      Store store,
+      String displayPath,
+      ArrayMetadata metadata,
+      CodecRegistry registry,
+      ScratchPool scratchPool) {
+    this.store = store;
+    this.displayPath = displayPath;
+    this.metadata = metadata;
+    this.registry = registry;
+    this.scratchPool = scratchPool;
+  }
+
+  /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
+  Resolved resolve(int[] shape) {
+    return resolved.computeIfAbsent(
+        Arrays.stream(shape).boxed().toList(),
+        k -> {
+          CodecChain c;
+          try {
+            c =
+                CodecChain.resolve(
+                    metadata.codecs(),
+                    new ChunkSpec(shape, metadata.dataType(), metadata.fillValue()),
+                    registry);
+          } catch (CodecException e) {
+            throw new MetadataException(
+                "array '"
+                    + displayPath
+                    + "' in "
+                    + store.describe()
+                    + ": "
+                    + (metadata.chunkGrid().isRegular()
+                        ? ""
+                        : "chunks of shape " + Arrays.toString(shape) + ": ")
+                    + e.getMessage(),
+                e);
+          }
+          return new Resolved(
+              c,
+              c.partialReader()
+                  .map(codec -> new ShardReader(store, codec, scratchPool))
+                  .orElse(null));
+        });
+  }
+
+  /**
+   * Decodes one chunk's stored bytes (not closed here) into {@code view}; a chunk whose codec
+   * splits (blosc blocks) may use the read's idle threads ({@code scratch.helpers()}).
+   */
+  void decode(
+      ArrowBuf encoded,
+      SlabView view,
+      CodecChain chain,
+      BufferAllocator allocator,
+      Scratch scratch,
+      ReadStats stats,
+      String key,
+      long[] chunkIndex) {
+    if (stats != null) {
+      stats.fetched(encoded.readableBytes());
+    }
+    try {
+      chain.decodeInto(encoded, view, allocator, scratch);
+    } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+    if (stats != null) {
+      stats.decoded(1, view.byteSize());
+    }
+  }
+
+  /**
+   * Decodes a chunk read at its fixed stored size into {@code scratch}-held bytes, without the
+   * read's helpers (the bytes are already the chunk's, so no stats are counted here).
+   */
+  void decodeFixed(
+      ArrowBuf encoded,
+      SlabView view,
+      CodecChain chain,
+      BufferAllocator allocator,
+      String key,
+      long[] chunkIndex) {
+    try {
+      chain.decodeInto(encoded, view, allocator, null);
+    } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Decodes one shard into {@code view}: from its fetched bytes when they were fetched ahead
+   * ({@code fetched} not null, not closed here), else fetching them on this thread.
+   *
+   * @return false when the shard is absent from the store
+   */
+  boolean decodeShard(
+      Resolved r,
+      ShardReader.Fetched fetched,
+      SlabView view,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Budget budget,
+      ReadStats stats,
+      String key,
+      long[] chunkIndex) {
+    try {
+      SlabView encodedView = r.chain().encodedView(view);
+      return fetched != null
+          ? r.shardReader().decode(fetched, encodedView, allocator, scratch, budget, stats)
+          : r.shardReader().read(key, encodedView, allocator, scratch, budget, stats);
+    } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new CodecException(context(key, chunkIndex) + e.getMessage(), e);
+    } catch (StoreException e) {
+      throw new StoreException(context(key, chunkIndex) + e.getMessage(), e);
+    }
+  }
+
+  /** What every failure of a chunk's read starts with: the array, the chunk, its key and store. */
+  String context(String key, long[] chunkIndex) {
+    return "array '"
+        + displayPath
+        + "', chunk "
+        + Arrays.toString(chunkIndex)
+        + " (key '"
+        + key
+        + "' in "
+        + store.describe()
+        + "): ";
+  }
+}

@@ -1,0 +1,194 @@
+package dev.zaro.arrow.read;
+
+import dev.zaro.arrow.error.ZaroException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * The chunk (or shard) fetches of one read on a remote store, run ahead of its decoding threads:
+ * the store-facing half of a read. The fetch of task {@code t} starts while fewer than {@code
+ * requestsInFlight} fetches are in flight and what arrived but waits for a decoder, plus what the
+ * fetches in flight are expected to bring (the mean of the arrived ones; a decoded chunk before
+ * any), stays within {@code maxBytesInFlight} bytes (one fetch always may run). WorkRunner hands
+ * tasks out in increasing order, so the window slides along with the decoders, and requests in
+ * flight do not depend on how many threads decode. Owns every result until a task {@link #take}s
+ * it; {@link #close} stops issuing, waits for the fetches still in flight and frees the results
+ * nobody took (after a failure or cancellation). Thread-safe.
+ *
+ * @param <T> what one fetch yields: a chunk's body (null when absent) or a shard's fetched bytes
+ */
+final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
+  private final int tasks;
+  private final IntFunction<CompletableFuture<T>> fetch;
+  private final ToLongFunction<T> held;
+  private final List<CompletableFuture<T>> fetches;
+  private final long[] sizes;
+  private final long firstGuess;
+  private final int requestsInFlight;
+  private final long maxBytesInFlight;
+  private long arrived;
+  private long arrivedBytes;
+  private int issued;
+  private int inFlight;
+  private long heldBytes;
+  private int unassigned;
+  private boolean pumping;
+  private boolean closed;
+
+  /**
+   * A window over {@code tasks} fetches; nothing is requested before {@link #pump}.
+   *
+   * @param fetch starts the fetch of one task
+   * @param held the bytes one result holds
+   * @param firstGuess what one fetch is expected to hold before any has arrived
+   * @param requestsInFlight fetches in flight at most
+   * @param maxBytesInFlight bytes held and expected at most (one fetch always may run)
+   */
+  Prefetch(
+      int tasks,
+      IntFunction<CompletableFuture<T>> fetch,
+      ToLongFunction<T> held,
+      long firstGuess,
+      int requestsInFlight,
+      long maxBytesInFlight) {
+    this.tasks = tasks;
+    this.firstGuess = firstGuess;
+    this.fetch = fetch;
+    this.held = held;
+    this.requestsInFlight = requestsInFlight;
+    this.maxBytesInFlight = maxBytesInFlight;
+    this.fetches = new ArrayList<>(Collections.nCopies(tasks, null));
+    this.sizes = new long[tasks];
+  }
+
+  /** Starts fetches ahead while the window allows; re-entrant calls return at once. */
+  void pump() {
+    synchronized (this) {
+      if (pumping) {
+        return;
+      }
+      pumping = true;
+    }
+    try {
+      while (true) {
+        int t;
+        synchronized (this) {
+          long expected = arrived > 0 ? arrivedBytes / arrived : firstGuess;
+          if (closed
+              || issued >= tasks
+              || inFlight >= requestsInFlight
+              || heldBytes >= maxBytesInFlight
+              || (inFlight > 0 && heldBytes + (inFlight + 1) * expected > maxBytesInFlight)) {
+            return;
+          }
+          t = issued++;
+          inFlight++;
+          unassigned++;
+        }
+        issue(t);
+      }
+    } finally {
+      synchronized (this) {
+        pumping = false;
+      }
+    }
+  }
+
+  private void issue(int t) {
+    CompletableFuture<T> f;
+    try {
+      f = fetch.apply(t);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<T> done =
+        f.whenComplete(
+            (result, error) -> {
+              synchronized (this) {
+                inFlight--;
+                long n = result != null ? held.applyAsLong(result) : 0;
+                sizes[t] = n;
+                heldBytes += n;
+                if (result != null) {
+                  arrived++;
+                  arrivedBytes += n;
+                }
+                notifyAll();
+              }
+              pump();
+            });
+    synchronized (this) {
+      fetches.set(t, done);
+      unassigned--;
+      notifyAll();
+    }
+  }
+
+  /**
+   * Waits for the result of task {@code t}, which the caller owns and closes. The window always
+   * reaches {@code t}: tasks are taken in order, so the results that hold it back belong to tasks
+   * already running, whose takes move it on.
+   */
+  T take(int t) {
+    CompletableFuture<T> f;
+    synchronized (this) {
+      while (fetches.get(t) == null && !closed) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new ZaroException("interrupted while fetching chunk " + t, e);
+        }
+      }
+      f = fetches.get(t);
+      fetches.set(t, null);
+    }
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    } finally {
+      synchronized (this) {
+        heldBytes -= sizes[t];
+      }
+      pump();
+    }
+  }
+
+  @Override
+  public void close() {
+    List<CompletableFuture<T>> left;
+    synchronized (this) {
+      closed = true;
+      // every fetch issued completes (the store's timeouts bound it) before its result is freed
+      while (unassigned > 0 || inFlight > 0) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      left = new ArrayList<>(fetches);
+      Collections.fill(fetches, null);
+    }
+    for (CompletableFuture<T> f : left) {
+      if (f == null) {
+        continue;
+      }
+      try {
+        T result = f.join();
+        if (result != null) {
+          result.close();
+        }
+      } catch (Exception e) {
+        // a failed fetch holds nothing; the read already reports its own failure
+      }
+    }
+  }
+}
