@@ -463,12 +463,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * chunk is decoded twice), each holding at most a quarter of the request memory limit.
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
-    Selection.Dim first = selection.dims().isEmpty() ? null : selection.dims().get(0);
+    long rows = SlabVectors.rows(selection.resultShape()); // the first kept dimension's
     long rowBytes =
-        first == null || first.count() == 0
+        rows == 0
             ? 1
-            : Math.max(
-                1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+            : Math.max(1, selection.size() / rows * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
     return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
   }

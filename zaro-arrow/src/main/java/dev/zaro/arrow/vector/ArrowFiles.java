@@ -54,6 +54,7 @@ public final class ArrowFiles {
     /** The file system's usable space, from {@link java.nio.file.FileStore#getUsableSpace()}. */
     FreeSpace FILE_STORE = dir -> Files.getFileStore(dir).getUsableSpace();
 
+    /** Bytes that may still be written in {@code dir}'s file system. */
     long usableBytes(Path dir) throws IOException;
   }
 
