@@ -5,11 +5,14 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist' 2>/dev/null; then
-  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist)"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist, xarray, dask, pandas, setuptools, sys; sys.exit(tuple(map(int, setuptools.__version__.split(".")[:2])) < (70, 1))' 2>/dev/null; then
+  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist, xarray, dask, pandas)"
   python3 -m venv .venv
   PIP_RETRIES=0 .venv/bin/pip install -q -r tests/python/requirements.txt
 fi
+# the Python client (clients/python), reinstalled each run so the tests see its current source;
+# built with the .venv's setuptools (>=70.1 builds wheels itself: requirements.txt), offline
+PIP_RETRIES=0 .venv/bin/pip install -q --no-deps --no-build-isolation ./clients/python
 
 echo "== Java tests (mvn verify)"
 mvn -B -Dstyle.color=never verify

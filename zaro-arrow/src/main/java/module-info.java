@@ -3,7 +3,8 @@
  *
  * <p>Exports the API only: the entry points ({@code dev.zaro.arrow}), Arrow shapes, errors,
  * metadata, read plans, readers, stores (with {@link dev.zaro.arrow.store.StoreProvider} for other
- * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces.
+ * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces
+ * (built-in codecs and other jars' register through {@link dev.zaro.arrow.codec.CodecProvider}).
  * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
  * (core, blosc, lz, numcodecs, zfp, ext) and Icechunk's internals stay inside.
  *
@@ -32,4 +33,14 @@ module dev.zaro.arrow {
   exports dev.zaro.arrow.store;
 
   uses dev.zaro.arrow.store.StoreProvider;
+  uses dev.zaro.arrow.codec.CodecProvider;
+
+  provides dev.zaro.arrow.store.StoreProvider with
+      dev.zaro.arrow.store.BuiltInStores,
+      dev.zaro.arrow.store.icechunk.IcechunkStoreProvider;
+  provides dev.zaro.arrow.codec.CodecProvider with
+      dev.zaro.arrow.codec.core.CoreCodecs,
+      dev.zaro.arrow.codec.blosc.BloscCodecs,
+      dev.zaro.arrow.codec.numcodecs.Numcodecs,
+      dev.zaro.arrow.codec.ext.Extensions;
 }

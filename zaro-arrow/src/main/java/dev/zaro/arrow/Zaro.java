@@ -8,6 +8,7 @@ import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
@@ -35,6 +36,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The entry point: an open Zarr hierarchy.
@@ -338,11 +340,21 @@ public final class Zaro implements AutoCloseable {
             columns.add(DimensionColumn.index(d, name));
           } else {
             try (Slab values = read(coordPath, "", allocator)) {
-              columns.add(DimensionColumn.of(d, name, values, coord.attributes(), options.cf()));
+              columns.add(DimensionColumn.of(d, name, values, coord, options.cf()));
             }
           }
         });
     return columns;
+  }
+
+  /**
+   * A filter over every index of the array at {@code path}, narrowed by predicates on its dimension
+   * columns as {@link #readTable} makes them (see {@link #dimensionColumns}).
+   */
+  public DimensionFilter dimensionFilter(String path, TableOptions options) {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      return new DimensionFilter(dimensionColumns(path, options, allocator), meta(path).shape());
+    }
   }
 
   /**
@@ -360,9 +372,7 @@ public final class Zaro implements AutoCloseable {
             return;
           }
           org.apache.arrow.vector.types.pojo.Field f =
-              coord == null
-                  ? null
-                  : DimensionColumn.field(name, coord.dataType(), coord.attributes(), options.cf());
+              coord == null ? null : DimensionColumn.field(name, coord, options.cf());
           fields.add(f != null ? f : DimensionColumn.index(d, name).field());
         });
     fields.addAll(TableReader.valueFields(array(path), options));

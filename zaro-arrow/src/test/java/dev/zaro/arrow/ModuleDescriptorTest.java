@@ -3,6 +3,7 @@ package dev.zaro.arrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.store.StoreProvider;
 import java.io.File;
 import java.lang.module.Configuration;
@@ -66,6 +67,7 @@ class ModuleDescriptorTest {
         new TreeSet<>(
             Set.of(
                 "dev.zaro.arrow.exec",
+                "dev.zaro.arrow.json",
                 "dev.zaro.arrow.memory",
                 "dev.zaro.arrow.codec.blosc",
                 "dev.zaro.arrow.codec.core",
@@ -75,7 +77,11 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.codec.ext",
                 "dev.zaro.arrow.store.icechunk")),
         internal);
-    assertEquals(Set.of(StoreProvider.class.getName()), d.uses());
+    assertEquals(Set.of(StoreProvider.class.getName(), CodecProvider.class.getName()), d.uses());
+    // built-in stores and codecs register like anyone else's
+    assertEquals(
+        Set.of(StoreProvider.class.getName(), CodecProvider.class.getName()),
+        d.provides().stream().map(ModuleDescriptor.Provides::service).collect(Collectors.toSet()));
     assertTrue(d.opens().isEmpty() && !d.isOpen(), "nothing is opened for reflection");
   }
 

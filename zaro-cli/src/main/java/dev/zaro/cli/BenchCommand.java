@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import java.util.Arrays;
@@ -135,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
           sorted.length % 2 == 1
               ? sorted[sorted.length / 2]
               : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-      ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+      ObjectNode json = Json.createObjectNode();
       ArrayNode s = json.putArray("seconds");
       for (double x : seconds) {
         s.add(x);

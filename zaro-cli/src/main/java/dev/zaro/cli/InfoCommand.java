@@ -2,8 +2,8 @@ package dev.zaro.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.store.StoreKeys;
@@ -33,8 +33,7 @@ final class InfoCommand implements Callable<Integer> {
       Node node = new Node(p, zaro.node(p));
       var children = node.metadata() instanceof ArrayMetadata ? null : zaro.hierarchy().children(p);
       System.out.println(
-          JsonDocument.MAPPER
-              .writer(SerializationFeature.INDENT_OUTPUT)
+          Json.writer(SerializationFeature.INDENT_OUTPUT)
               .writeValueAsString(NodeJson.of(node, children)));
     }
     return 0;

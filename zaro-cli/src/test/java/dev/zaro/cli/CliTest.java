@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.vector.FixedShapeTensorType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -56,8 +56,7 @@ class CliTest extends AllocatorTest {
   }
 
   static Stream<Arguments> shardingReads() throws Exception {
-    JsonNode cases =
-        JsonDocument.MAPPER.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
+    JsonNode cases = Json.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
     return java.util.stream.StreamSupport.stream(cases.get("cases").spliterator(), false)
         .flatMap(
             c ->
@@ -68,7 +67,7 @@ class CliTest extends AllocatorTest {
                                 c.get("name").asText(),
                                 c.get("store").asText(),
                                 r.get("slice").asText(),
-                                JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+                                Json.convertValue(r.get("shape"), long[].class),
                                 r.get("expected").asText())));
   }
 
@@ -228,7 +227,7 @@ class CliTest extends AllocatorTest {
         ls.out());
     Result info = run("info", sharding("transpose_then_shard").toString(), "/");
     assertEquals(0, info.code(), info.err());
-    JsonNode json = JsonDocument.MAPPER.readTree(info.out());
+    JsonNode json = Json.readTree(info.out());
     assertEquals("array", json.get("node_type").asText());
     assertEquals("float64", json.get("data_type").asText());
     assertEquals("NaN", json.get("fill_value").asText());
@@ -297,10 +296,10 @@ class CliTest extends AllocatorTest {
     assertEquals(4, lines.size(), r.err());
     assertTrue(lines.get(0).matches("Run Time \\(s\\): real \\d+\\.\\d{3}"), lines.get(0));
     assertTrue(lines.get(2).matches("Run Time \\(s\\): real \\d+\\.\\d{3}"), lines.get(2));
-    var first = JsonDocument.MAPPER.readTree(lines.get(1));
+    var first = Json.readTree(lines.get(1));
     assertEquals("0:3:1, 0:12:1, 0:10:1", first.at("/tables/0/selection").asText());
     assertEquals(4, first.at("/tables/0/planned_chunks").asLong());
-    var second = JsonDocument.MAPPER.readTree(lines.get(3));
+    var second = Json.readTree(lines.get(3));
     assertEquals("y", second.at("/tables/0/columns/0").asText());
     assertEquals(0, second.path("chunks").asLong());
   }
@@ -330,7 +329,7 @@ class CliTest extends AllocatorTest {
   void benchPrintsTheContractJson() throws Exception {
     Result r = run("bench", sharding("nested").toString(), "/", "--repeat", "3", "--threads", "2");
     assertEquals(0, r.code(), r.err());
-    JsonNode json = JsonDocument.MAPPER.readTree(r.out());
+    JsonNode json = Json.readTree(r.out());
     assertEquals(3, json.get("seconds").size());
     assertEquals(32 * 32 * 2, json.get("bytes").asLong());
     assertTrue(json.get("median_seconds").asDouble() > 0 && json.get("gbps").asDouble() > 0);

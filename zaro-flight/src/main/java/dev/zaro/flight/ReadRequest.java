@@ -2,7 +2,7 @@ package dev.zaro.flight;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.flight.CallStatus;
 
@@ -26,7 +26,7 @@ record ReadRequest(String array, String slice, String layout, boolean raw) {
   static ReadRequest parse(byte[] json) {
     JsonNode node;
     try {
-      node = JsonDocument.MAPPER.readTree(json);
+      node = Json.readTree(json);
     } catch (Exception e) {
       throw CallStatus.INVALID_ARGUMENT
           .withDescription("the command is not JSON: " + new String(json, StandardCharsets.UTF_8))
@@ -53,7 +53,7 @@ record ReadRequest(String array, String slice, String layout, boolean raw) {
   }
 
   byte[] toJson() {
-    ObjectNode node = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode node = Json.createObjectNode();
     node.put("array", array).put("slice", slice).put("layout", layout);
     if (raw) {
       node.put("raw", true);

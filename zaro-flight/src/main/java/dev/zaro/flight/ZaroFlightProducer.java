@@ -8,6 +8,7 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.NodeJson;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
@@ -69,6 +70,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   private final ExecutorService streams = Executors.newCachedThreadPool(daemons("zaro-stream-"));
   private final ExecutorService prefetch = Executors.newCachedThreadPool(daemons("zaro-prefetch-"));
   private final Set<Stream> running = ConcurrentHashMap.newKeySet();
+
+  /** Chunks decoded (and found missing) by every read since start, for the stats action. */
+  private final ReadStats reads = new ReadStats();
+
+  private final ReadOptions readOptions = ReadOptions.DEFAULT.withStats(reads);
   private volatile boolean stopping;
 
   /** Serving limits. */
@@ -98,13 +104,20 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     };
   }
 
-  /** The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}. */
+  /**
+   * The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}: NOT_FOUND,
+   * INVALID_ARGUMENT, UNIMPLEMENTED (unsupported), UNAVAILABLE (a store failure), else INTERNAL.
+   * Corrupt data stays INTERNAL: Arrow Flight has no DATA_LOSS code (gRPC's maps to INTERNAL), and
+   * the message names the chunk key either way.
+   */
   public static FlightRuntimeException status(ZaroException e) {
     CallStatus status =
         switch (e.kind()) {
           case NOT_FOUND -> CallStatus.NOT_FOUND;
           case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
-          default -> CallStatus.INTERNAL;
+          case UNSUPPORTED -> CallStatus.UNIMPLEMENTED;
+          case IO -> CallStatus.UNAVAILABLE;
+          case CORRUPT, MISSING_CHUNK, INTERNAL -> CallStatus.INTERNAL;
         };
     return status.withDescription(e.getMessage()).toRuntimeException();
   }
@@ -205,7 +218,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       ReadRequest request, ZarrArray array, Selection selection) {
     List<FlightEndpoint> out = new ArrayList<>();
     for (Selection part :
-        ReadPlan.of(array, selection).splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
+        ReadPlan.of(array.metadata(), selection)
+            .splitFirst(options.endpointBytes(), Long.MAX_VALUE)) {
       out.add(
           new FlightEndpoint(
               new Ticket(
@@ -427,8 +441,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   private CompletableFuture<Slab> readAsync(
       ZarrArray array, Selection block, BufferAllocator child) {
-    return CompletableFuture.supplyAsync(
-        () -> array.read(block, child, ReadOptions.DEFAULT), prefetch);
+    return CompletableFuture.supplyAsync(() -> array.read(block, child, readOptions), prefetch);
   }
 
   private static Slab await(CompletableFuture<Slab> future) {
@@ -469,7 +482,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             ? 1
             : Math.max(1, selection.size() / rows * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    return ReadPlan.of(array, selection).splitFirst(options.batchBytes() * 4, maxRows);
+    return ReadPlan.of(array.metadata(), selection).splitFirst(options.batchBytes() * 4, maxRows);
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, Stream stream) {
@@ -480,7 +493,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             request.slice(),
             child,
             TableOptions.DEFAULT.withCf(!request.raw()).withBatchRows(tableBatchRows()),
-            ReadOptions.DEFAULT)) {
+            readOptions)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       listener.start(root);
       while (reader.loadNextBatch()) {
@@ -534,6 +547,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                 + allocator.getPeakMemoryAllocation()
                 + ","
                 + budget.statsJson()
+                + ",\"chunks_decoded\":"
+                + reads.chunksDecoded()
+                + ",\"chunks_missing\":"
+                + reads.chunksMissing()
                 + "}";
         listener.onNext(new Result(stats.getBytes(StandardCharsets.UTF_8)));
         listener.onCompleted();
@@ -564,7 +581,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         new ActionType(
             "stats",
             "Server memory: allocated and peak bytes;"
-                + " the budget, its use, and streams active and queued"));
+                + " the budget, its use, and streams active and queued;"
+                + " chunks decoded and found missing since start"));
     listener.onCompleted();
   }
 

@@ -1,10 +1,10 @@
 package dev.zaro.parquet;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
@@ -54,7 +54,6 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
 public final class ParquetReferenceStore implements dev.zaro.arrow.store.ReferenceBackedStore {
-  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
   private static final int CACHED_FILES = 64;
 
   /** An array with chunk references: where its chunks are and how many. */
@@ -124,7 +123,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
                             + " (not a Parquet reference directory)"));
     JsonNode root;
     try {
-      root = JSON.readTree(doc);
+      root = Json.readTree(doc);
     } catch (IOException e) {
       throw new StoreException(
           "store '" + name + "': .zmetadata is not valid JSON: " + e.getMessage());
@@ -139,7 +138,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
     }
     this.recordSize = rs.asLong();
     Map<String, byte[]> meta = new TreeMap<>();
-    ObjectNode consolidated = JSON.createObjectNode();
+    ObjectNode consolidated = Json.createObjectNode();
     List<ArrayInfo> found = new ArrayList<>();
     for (var e : root.get("metadata").properties()) {
       String key = checkedKey(e.getKey());
@@ -147,7 +146,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
       JsonNode parsed = value;
       if (value.isTextual()) {
         try {
-          parsed = JSON.readTree(value.asText());
+          parsed = Json.readTree(value.asText());
         } catch (IOException ex) {
           parsed = null;
         }
@@ -165,7 +164,7 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
       }
     }
     if (!meta.containsKey(".zmetadata")) {
-      ObjectNode z = JSON.createObjectNode();
+      ObjectNode z = Json.createObjectNode();
       z.put("zarr_consolidated_format", 1);
       z.set("metadata", consolidated);
       meta.put(".zmetadata", z.toString().getBytes(StandardCharsets.UTF_8));

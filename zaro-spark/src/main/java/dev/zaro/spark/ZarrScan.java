@@ -146,8 +146,7 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
         ZarrArray first = zaro.array(readArrays.get(0));
         Selection base = Selection.parse(options.slice(), first.metadata().shape());
         DimensionFilter filter =
-            DimensionFilter.of(
-                zaro, readArrays.get(0), TableOptions.DEFAULT.withCf(!options.raw()));
+            zaro.dimensionFilter(readArrays.get(0), TableOptions.DEFAULT.withCf(!options.raw()));
         for (Filter f : filters) {
           filter = restrict(filter, f);
         }
@@ -163,7 +162,7 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
         for (String array : readArrays) {
           allBytes += Math.max(1, itemBytes(zaro.meta(array).dataType()));
         }
-        ReadPlan plan = ReadPlan.of(first, selection);
+        ReadPlan plan = ReadPlan.of(first.metadata(), selection);
         long bytes = Math.multiplyExact(rows, allBytes);
         long perPartition =
             options.partitionBytes() > 0

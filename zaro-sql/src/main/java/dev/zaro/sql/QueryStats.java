@@ -1,7 +1,7 @@
 package dev.zaro.sql;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import java.util.List;
 
 /**
@@ -49,7 +49,7 @@ public record QueryStats(List<TableRead> tables) {
 
   /** One JSON object: {@code {"chunks", "bytes", "bytes_fetched", "tables": [{...}]}}. */
   public String toJson() {
-    ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode json = Json.createObjectNode();
     json.put("chunks", chunks());
     json.put("bytes", bytes());
     json.put("bytes_fetched", bytesFetched());

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.DimensionColumn;
@@ -63,7 +63,19 @@ public final class SqlEngine implements AutoCloseable {
           + MARK
           + "' AS FLOAT), epoch_us(TRY_CAST('"
           + MARK
-          + "' AS TIMESTAMP))";
+          + "' AS TIMESTAMP)), TRY_CAST('"
+          + MARK
+          + "' AS VARCHAR)";
+
+  /** Values per constant in {@link #CONSTANTS_TEMPLATE}. */
+  private static final int CONSTANT_VALUES = 4;
+
+  /**
+   * A constant as DuckDB evaluated it: {@code numbers} its DOUBLE, FLOAT and TIMESTAMP (epoch
+   * microseconds) values (NaN where the cast fails), {@code text} its VARCHAR value (or null).
+   */
+  @SuppressWarnings("ArrayRecordComponent") // private, never compared
+  private record Constant(double[] numbers, String text) {}
 
   private final Zaro zaro;
   private final Options options;
@@ -316,7 +328,7 @@ public final class SqlEngine implements AutoCloseable {
     }
     Set<String> allColumns = new HashSet<>();
     byTable.keySet().forEach(t -> allColumns.addAll(info(t).lowerColumns()));
-    Map<JsonNode, double[]> constants = options.pushdown() ? evaluate(byTable.values()) : Map.of();
+    Map<JsonNode, Constant> constants = options.pushdown() ? evaluate(byTable.values()) : Map.of();
     List<SqlQuery.Read> reads = new ArrayList<>();
     for (Map.Entry<String, List<StatementScan.Use>> entry : byTable.entrySet()) {
       TableInfo info = info(entry.getKey());
@@ -368,7 +380,7 @@ public final class SqlEngine implements AutoCloseable {
   private static Selection narrow(
       TableInfo info,
       List<StatementScan.Use> uses,
-      Map<JsonNode, double[]> constants,
+      Map<JsonNode, Constant> constants,
       Selection all) {
     long[] shape = info.array().metadata().shape();
     long[] lo = new long[shape.length];
@@ -412,7 +424,7 @@ public final class SqlEngine implements AutoCloseable {
       DimensionFilter filter,
       TableInfo info,
       StatementScan.Condition c,
-      Map<JsonNode, double[]> constants) {
+      Map<JsonNode, Constant> constants) {
     DimensionColumn column = null;
     for (DimensionColumn dc : info.columns()) {
       if (StatementScan.lower(dc.name()).equals(c.column())) {
@@ -422,7 +434,29 @@ public final class SqlEngine implements AutoCloseable {
     if (column == null) {
       return;
     }
-    boolean times = column.kind() == DimensionColumn.Kind.TIMES;
+    if (column.kind() == DimensionColumn.Kind.LABELS) {
+      // labels (text coordinates, 360_day times): equality and IN on the constants' text
+      if (column.field().getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Utf8
+          && (c.op() == StatementScan.Op.EQ || c.op() == StatementScan.Op.IN)) {
+        List<Object> texts = new ArrayList<>();
+        for (JsonNode constant : c.constants()) {
+          Constant k = constants.get(constant);
+          if (k == null || k.text() == null || !isTextLiteral(constant)) {
+            return; // only a string literal compares as text for sure
+          }
+          texts.add(k.text());
+        }
+        filter.restrictIn(column.name(), texts);
+      }
+      return;
+    }
+    boolean times =
+        column.kind() == DimensionColumn.Kind.TIMES
+            && column.field().getType()
+                instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp;
+    if (column.kind() == DimensionColumn.Kind.TIMES && !times) {
+      return; // durations: DuckDB compares INTERVALs, not pushed down
+    }
     boolean float32 =
         column.kind() == DimensionColumn.Kind.VALUES
             && column.type().kind() == DataType.Kind.FLOAT
@@ -431,7 +465,8 @@ public final class SqlEngine implements AutoCloseable {
         column.kind() == DimensionColumn.Kind.VALUES && column.type().kind() == DataType.Kind.FLOAT;
     List<double[]> values = new ArrayList<>();
     for (JsonNode constant : c.constants()) {
-      double[] v = constants.get(constant);
+      Constant k = constants.get(constant);
+      double[] v = k == null ? null : k.numbers();
       if (v == null || (!floating && !times && isFloatTyped(constant))) {
         return;
       }
@@ -494,6 +529,15 @@ public final class SqlEngine implements AutoCloseable {
     };
   }
 
+  /** True for a VARCHAR literal ({@code 'EGLL'}), which DuckDB compares with a label as text. */
+  private static boolean isTextLiteral(JsonNode constant) {
+    // DuckDB serializes a literal as {"value": {"type": {"id": "VARCHAR"}}} or, in newer
+    // versions, as {"literal": {"kind": "STRING"}}
+    return constant.path("class").asText("").equals("CONSTANT")
+        && (constant.path("value").path("type").path("id").asText("").equals("VARCHAR")
+            || constant.path("literal").path("kind").asText("").equals("STRING"));
+  }
+
   /**
    * True for a constant that involves FLOAT (REAL, FLOAT4) anywhere, which DuckDB may compare in
    * single precision (conservative: a string literal spelling the name counts too).
@@ -505,11 +549,12 @@ public final class SqlEngine implements AutoCloseable {
 
   /**
    * Evaluates every constant of the conditions with DuckDB, in one query: per constant its value as
-   * DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails).
+   * DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails), and
+   * as VARCHAR.
    */
-  private Map<JsonNode, double[]> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
+  private Map<JsonNode, Constant> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
     List<JsonNode> all = new ArrayList<>();
-    java.util.IdentityHashMap<JsonNode, double[]> out = new java.util.IdentityHashMap<>();
+    java.util.IdentityHashMap<JsonNode, Constant> out = new java.util.IdentityHashMap<>();
     for (List<StatementScan.Use> list : uses) {
       for (StatementScan.Use use : list) {
         for (StatementScan.Condition c : use.conditions()) {
@@ -527,7 +572,8 @@ public final class SqlEngine implements AutoCloseable {
     select.removeAll();
     for (JsonNode constant : all) {
       for (JsonNode t : template) {
-        select.add(substituteNull(t.deepCopy(), constant));
+        // (DuckDB's parser may fold a cast to VARCHAR away, leaving the mark itself)
+        select.add(isMark(t) ? constant.deepCopy() : substituteNull(t.deepCopy(), constant));
       }
     }
     String text = deserialize(database, statement);
@@ -538,10 +584,10 @@ public final class SqlEngine implements AutoCloseable {
       for (int i = 0; i < all.size(); i++) {
         double[] v = new double[3];
         for (int k = 0; k < 3; k++) {
-          Object o = rs.getObject(i * 3 + k + 1);
+          Object o = rs.getObject(i * CONSTANT_VALUES + k + 1);
           v[k] = o instanceof Number n ? n.doubleValue() : Double.NaN;
         }
-        out.put(all.get(i), v);
+        out.put(all.get(i), new Constant(v, rs.getString(i * CONSTANT_VALUES + 4)));
       }
     } catch (SQLException e) {
       // a constant DuckDB cannot evaluate on its own: no pushdown; the statement reports its error
@@ -589,7 +635,7 @@ public final class SqlEngine implements AutoCloseable {
       s.setString(1, sql);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
-        return JsonDocument.MAPPER.readTree(rs.getString(1));
+        return Json.readTree(rs.getString(1));
       }
     } catch (SQLException | java.io.IOException e) {
       throw new ZaroException("sql: cannot parse the statement: " + e.getMessage(), e);
@@ -598,7 +644,7 @@ public final class SqlEngine implements AutoCloseable {
 
   /** DuckDB's text of one serialized statement ({@code json_deserialize_sql}). */
   private static String deserialize(DuckDBConnection database, JsonNode statement) {
-    ObjectNode doc = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode doc = Json.createObjectNode();
     doc.put("error", false);
     doc.putArray("statements").add(statement);
     try (Connection c = database.duplicate();

@@ -155,7 +155,7 @@ public final class SqlQuery implements AutoCloseable {
               read.table(),
               read.selection().canonical(),
               columns,
-              ReadPlan.of(read.info().array(), read.selection()).chunkCount(),
+              ReadPlan.of(read.info().array().metadata(), read.selection()).chunkCount(),
               s.chunksDecoded(),
               s.bytesDecoded(),
               s.requests(),

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
@@ -154,6 +156,66 @@ class SqlEngineTest extends AllocatorTest {
       // without pushdown: every column, every chunk
       assertEquals(16, stats.get(4).tables().get(0).plannedChunks());
       assertEquals(List.of("z", "y", "x", "v"), stats.get(4).tables().get(0).columns());
+    }
+  }
+
+  /**
+   * Stores xarray wrote (testdata/xarray): string labels compare with string literals, with
+   * pushdown narrowing the station dimension, and the answers are xarray's (the expected.json of
+   * {@code xr.open_zarr(...).to_dataframe()}).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"EGLL", "LFPG", "KJFK,RJTT", "EGLL,ZZZZ", "ZZZZ"})
+  void stringLabelsAsXarrayReadsThem(String stations) throws Exception {
+    Path dir = Fixtures.testdata().resolve("xarray");
+    JsonNode expected =
+        new ObjectMapper()
+            .readTree(dir.resolve("stations.expected.json").toFile())
+            .get("temperature")
+            .get("rows");
+    List<String> wanted = List.of(stations.split(","));
+    long count = 0;
+    double sum = 0;
+    for (JsonNode row : expected) {
+      if (wanted.contains(row.get(0).textValue()) && !row.get(2).isNull()) {
+        count++;
+        sum += row.get(2).doubleValue();
+      }
+    }
+    String where =
+        wanted.size() == 1
+            ? "station = '" + wanted.get(0) + "'"
+            : "station in ('" + String.join("', '", wanted) + "')";
+    String query =
+        "select count(temperature), coalesce(sum(temperature), 0) from temperature where " + where;
+    try (Zaro zaro = Zaro.open(dir.resolve("stations.zarr").toString(), ZaroOptions.defaults())) {
+      List<QueryStats> stats = new ArrayList<>();
+      List<String> want = List.of(count + " | " + (float) sum);
+      assertEquals(want, engine(zaro, true, query, stats), query);
+      assertEquals(want, engine(zaro, false, query, stats), query);
+      // narrowed to the stations' hull (none matching: nothing read)
+      String selection = stats.get(0).tables().get(0).selection();
+      String hull =
+          switch (stations) {
+            case "EGLL", "EGLL,ZZZZ" -> "0:1:1, 0:5:1";
+            case "LFPG" -> "2:3:1, 0:5:1";
+            case "KJFK,RJTT" -> "1:4:1, 0:5:1";
+            default -> "0:0:1, 0:5:1";
+          };
+      assertEquals(hull, selection, query);
+    }
+  }
+
+  /** 360_day times are labels: a string literal selects Feb 30. */
+  @Test
+  void day360LabelsCompareAsText() throws Exception {
+    Path dir = Fixtures.testdata().resolve("xarray");
+    try (Zaro zaro = Zaro.open(dir.resolve("calendars.zarr").toString(), ZaroOptions.defaults())) {
+      List<QueryStats> stats = new ArrayList<>();
+      String query =
+          "select time_360_day, tas_360_day from tas_360_day where time_360_day = '2000-02-30 00:00:00'";
+      assertEquals(List.of("2000-02-30 00:00:00 | 275.0"), engine(zaro, true, query, stats));
+      assertEquals("5:6:1", stats.get(0).tables().get(0).selection());
     }
   }
 

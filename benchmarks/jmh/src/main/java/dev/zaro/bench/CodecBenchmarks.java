@@ -5,10 +5,10 @@ import com.github.luben.zstd.ZstdCompressCtx;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -71,7 +71,7 @@ public class CodecBenchmarks {
   }
 
   static BytesToBytesCodec codec(String json) throws Exception {
-    var node = JsonDocument.MAPPER.readTree(json);
+    var node = Json.readTree(json);
     return (BytesToBytesCodec) CodecRegistry.defaults().create(new CodecSpec(node.get("name").asText(),
         node.get("configuration")), new ChunkSpec(new int[] {(int) (SIZE / 2)}, DataType.UINT16,
         FillValue.zero(DataType.UINT16)));

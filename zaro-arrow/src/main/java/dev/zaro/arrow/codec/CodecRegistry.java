@@ -1,8 +1,12 @@
 package dev.zaro.arrow.codec;
 
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -22,25 +26,29 @@ public final class CodecRegistry {
     return DEFAULTS;
   }
 
-  /** A new registry holding the built-in codecs, to which more can be added. */
+  /**
+   * A new registry holding the built-in codecs, to which more can be added: every {@link
+   * CodecProvider} that {@link ServiceLoader} finds beside this class (the built-ins and any jar on
+   * the class or module path that provides codecs).
+   */
   public static CodecRegistry builtIns() {
     CodecRegistry r = new CodecRegistry();
-    dev.zaro.arrow.codec.core.CoreCodecs.register(r);
-    r.register(
-        "blosc", (spec, input, reg) -> dev.zaro.arrow.codec.blosc.BloscCodec.create(spec, input));
-    dev.zaro.arrow.codec.numcodecs.Numcodecs.register(r);
-    dev.zaro.arrow.codec.ext.Extensions.register(r);
+    for (CodecProvider provider :
+        ServiceLoader.load(CodecProvider.class, CodecRegistry.class.getClassLoader())) {
+      provider.register(r);
+    }
     return r;
   }
 
+  /** Registers (or replaces) the codec named {@code name}. */
   public CodecRegistry register(String name, CodecFactory factory) {
     factories.put(name, factory);
     return this;
   }
 
   /** The names of every registered codec, sorted. */
-  public java.util.SortedSet<String> names() {
-    return new java.util.TreeSet<>(factories.keySet());
+  public SortedSet<String> names() {
+    return new TreeSet<>(factories.keySet());
   }
 
   /** Builds the codec {@code spec} names for chunks of {@code input}. */
@@ -48,7 +56,7 @@ public final class CodecRegistry {
     CodecFactory factory = factories.get(spec.name());
     if (factory == null) {
       throw new CodecException(
-          dev.zaro.arrow.error.ErrorKind.UNSUPPORTED,
+          ErrorKind.UNSUPPORTED,
           "codec '"
               + spec.name()
               + "' is not supported (zaro reads: "

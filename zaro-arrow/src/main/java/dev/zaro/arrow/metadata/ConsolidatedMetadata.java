@@ -2,6 +2,7 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.store.StoreKeys;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +75,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     }
     Map<String, Entry> entries = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String path = dev.zaro.arrow.store.StoreKeys.stripSlashes(e.getKey());
+      String path = StoreKeys.stripSlashes(e.getKey());
       if (!e.getValue().isObject()) {
         throw root.error(
             "consolidated_metadata",
@@ -109,7 +110,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     Map<String, ObjectNode> nodes = new TreeMap<>();
     Map<String, ObjectNode> attrs = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String k = dev.zaro.arrow.store.StoreKeys.stripSlashes(e.getKey());
+      String k = StoreKeys.stripSlashes(e.getKey());
       String name = k.substring(k.lastIndexOf('/') + 1);
       if (!name.equals(V2Metadata.ZARRAY)
           && !name.equals(V2Metadata.ZGROUP)

@@ -15,19 +15,38 @@ import java.util.List;
 public final class FillValue {
   private final byte[] element;
   private final boolean zero;
+  private final boolean unset;
 
   public FillValue(byte[] element) {
+    this(element, false);
+  }
+
+  private FillValue(byte[] element, boolean unset) {
     this.element = element.clone();
     boolean allZero = true;
     for (byte b : element) {
       allZero &= b == 0;
     }
     this.zero = allZero;
+    this.unset = unset;
   }
 
   /** All-zero bytes of the given type: zarr's default when no fill value is given. */
   public static FillValue zero(DataType type) {
     return new FillValue(new byte[type.byteSize()]);
+  }
+
+  /**
+   * A v2 {@code "fill_value": null}: no fill value declared; uninitialized chunks read as zeros,
+   * but (unlike a declared 0) the zeros are not missing values to readers that mask the fill value.
+   */
+  public static FillValue unset(DataType type) {
+    return new FillValue(new byte[type.byteSize()], true);
+  }
+
+  /** Whether this is a v2 {@code null} fill value ({@link #unset}). */
+  public boolean isUnset() {
+    return unset;
   }
 
   /** A copy of the element's bytes. */

@@ -2,27 +2,16 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.json.Json;
 import java.util.Locale;
 
 /**
  * A metadata JSON object read from one store key, with typed field access whose errors name the key
- * and the field.
+ * and the field. Parsed by {@link Json} (lenient about bare {@code NaN} and {@code Infinity}).
  */
 public final class JsonDocument {
-  /**
-   * The one mapper every metadata document and reference file is parsed with: shared and
-   * thread-safe (no feature changes after construction). It accepts the non-finite numbers {@code
-   * NaN}, {@code Infinity} and {@code -Infinity} that Python's json module writes bare (zarr-python
-   * 2 attributes, xarray's NaN-valued {@code valid_min}); they parse as doubles.
-   */
-  public static final ObjectMapper MAPPER =
-      com.fasterxml.jackson.databind.json.JsonMapper.builder()
-          .enable(com.fasterxml.jackson.core.json.JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-          .build();
-
   private final String key;
   private final ObjectNode root;
 
@@ -35,7 +24,7 @@ public final class JsonDocument {
   public static JsonDocument parse(String key, byte[] bytes) {
     JsonNode node;
     try {
-      node = MAPPER.readTree(bytes);
+      node = Json.readTree(bytes);
     } catch (JsonProcessingException e) {
       throw new MetadataException(
           "key '"

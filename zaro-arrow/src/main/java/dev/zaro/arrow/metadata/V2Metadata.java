@@ -84,7 +84,7 @@ public final class V2Metadata {
     NumpyDtype dtype = dtype(doc);
     DataType type = dtype.dataType();
     FillValue fill = fillValue(doc, type);
-    if (type.kind() == DataType.Kind.STRUCT && dtype.bigEndian()) {
+    if (type.kind() == DataType.Kind.STRUCT && dtype.bigEndian() && !fill.isUnset()) {
       fill = new FillValue(littleEndian(fill.bytes(), type));
     }
     String order = doc.requiredString("order");
@@ -237,7 +237,7 @@ public final class V2Metadata {
   private static FillValue fillValue(JsonDocument doc, DataType type) {
     JsonNode node = doc.required("fill_value");
     if (node.isNull()) {
-      return FillValue.zero(type);
+      return FillValue.unset(type);
     }
     if ((type.kind() == DataType.Kind.FIXED_UTF32 || type.kind() == DataType.Kind.STRUCT)
         && node.isNumber()

@@ -1,27 +1,24 @@
 package dev.zaro.arrow.plan;
 
-import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.read.DimensionColumn;
-import dev.zaro.arrow.read.TableOptions;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 /**
- * Index ranges per dimension, narrowed by predicates on the table layout's dimension columns:
- * coordinate values, CF times as timestamps, or the int64 index where a dimension has no coordinate
- * array. A predicate becomes a range only through a monotone column (increasing or decreasing, no
- * NaN); one it cannot turn into a range (non-monotone coordinates, an unknown column, a literal of
- * the wrong kind) narrows nothing, so an engine that keeps applying every predicate itself stays
- * correct. Narrowing only ever shrinks: the ranges are a superset of the rows that match. Not
- * thread-safe; cheap to make.
+ * Index ranges per dimension, narrowed by predicates on the values along each dimension ({@link
+ * CoordinateValues}, the table layout's dimension columns): coordinate values, CF times as
+ * timestamps, or the int64 index where a dimension has no coordinate array. A predicate becomes a
+ * range only through a monotone column (increasing or decreasing, no NaN); one it cannot turn into
+ * a range (non-monotone coordinates, an unknown column, a literal of the wrong kind) narrows
+ * nothing, so an engine that keeps applying every predicate itself stays correct. Narrowing only
+ * ever shrinks: the ranges are a superset of the rows that match. Not thread-safe; cheap to make.
  */
 public final class DimensionFilter {
   /** A comparison {@code column OP value}. */
@@ -33,7 +30,7 @@ public final class DimensionFilter {
     GE
   }
 
-  private final List<DimensionColumn> columns;
+  private final List<CoordinateValues> columns;
   private final long[] shape;
 
   /** Per dimension, the array indices {@code [lo, hi)} that can still match. */
@@ -45,10 +42,13 @@ public final class DimensionFilter {
   private final int[] order;
 
   /**
-   * @param columns the table layout's dimension columns of the array, one per dimension
+   * A filter that keeps every index (until narrowed); {@code Zaro.dimensionFilter} makes one from
+   * an array's dimension columns.
+   *
+   * @param columns the values along each dimension of the array, one per dimension
    * @param shape the array's shape
    */
-  public DimensionFilter(List<DimensionColumn> columns, long[] shape) {
+  public DimensionFilter(List<? extends CoordinateValues> columns, long[] shape) {
     if (columns.size() != shape.length) {
       throw new IllegalArgumentException(
           columns.size() + " columns for " + shape.length + " dimensions");
@@ -58,20 +58,12 @@ public final class DimensionFilter {
     this.lo = new long[shape.length];
     this.hi = shape.clone();
     this.order = new int[shape.length];
-    java.util.Arrays.fill(order, 2);
-  }
-
-  /** Every index of the array at {@code path}; its columns as {@link Zaro#readTable} makes them. */
-  public static DimensionFilter of(Zaro zaro, String path, TableOptions options) {
-    try (BufferAllocator allocator = new RootAllocator()) {
-      return new DimensionFilter(
-          zaro.dimensionColumns(path, options, allocator), zaro.meta(path).shape());
-    }
+    Arrays.fill(order, 2);
   }
 
   /** The column named {@code name}, or null. */
-  public DimensionColumn column(String name) {
-    for (DimensionColumn c : columns) {
+  public CoordinateValues column(String name) {
+    for (CoordinateValues c : columns) {
       if (c.name().equals(name)) {
         return c;
       }
@@ -87,7 +79,10 @@ public final class DimensionFilter {
    * @return this
    */
   public DimensionFilter restrict(String column, Op op, Object value) {
-    DimensionColumn c = column(column);
+    CoordinateValues c = column(column);
+    if (c != null && c.isLabels()) {
+      return op == Op.EQ ? restrictIn(column, List.of(value)) : this;
+    }
     Double v = c == null ? null : key(c, value);
     if (v == null || v.isNaN() || !monotone(c)) {
       return this;
@@ -137,9 +132,16 @@ public final class DimensionFilter {
     return restrict(column, Op.GE, low).restrict(column, Op.LE, high);
   }
 
-  /** Narrows by {@code column IN (values)} to the hull of the values' ranges. */
+  /**
+   * Narrows by {@code column IN (values)} to the hull of the values' ranges. On labels (text
+   * coordinates, 360_day times) the values are Strings (or byte arrays) and the range is the hull
+   * of the positions holding one of them, whatever the labels' order.
+   */
   public DimensionFilter restrictIn(String column, Collection<?> values) {
-    DimensionColumn c = column(column);
+    CoordinateValues c = column(column);
+    if (c != null && c.isLabels()) {
+      return restrictLabels(c, values);
+    }
     if (c == null
         || !monotone(c)
         || values.stream().anyMatch(v -> key(c, v) == null || key(c, v).isNaN())) {
@@ -155,6 +157,35 @@ public final class DimensionFilter {
       if (one.lo[d] < one.hi[d]) {
         from = Math.min(from, one.lo[d]);
         to = Math.max(to, one.hi[d]);
+      }
+    }
+    lo[d] = Math.max(lo[d], from);
+    hi[d] = Math.min(hi[d], Math.max(from, to));
+    return this;
+  }
+
+  private DimensionFilter restrictLabels(CoordinateValues c, Collection<?> values) {
+    List<byte[]> wanted = new ArrayList<>();
+    for (Object v : values) {
+      if (v instanceof String text) {
+        wanted.add(text.getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof byte[] bytes) {
+        wanted.add(bytes);
+      } else {
+        return this; // not a label: narrows nothing
+      }
+    }
+    int d = c.dim();
+    long from = shape[d];
+    long to = 0;
+    for (long i = 0; i < shape[d]; i++) {
+      byte[] label = c.labelAt(i);
+      for (byte[] w : wanted) {
+        if (Arrays.equals(label, w)) {
+          from = Math.min(from, i);
+          to = Math.max(to, i + 1);
+          break;
+        }
       }
     }
     lo[d] = Math.max(lo[d], from);
@@ -198,7 +229,7 @@ public final class DimensionFilter {
   }
 
   /** Caches and returns whether column c is monotone. */
-  private boolean monotone(DimensionColumn c) {
+  private boolean monotone(CoordinateValues c) {
     int d = c.dim();
     if (order[d] == 2) {
       boolean up = true;
@@ -223,7 +254,7 @@ public final class DimensionFilter {
   }
 
   /** In increasing terms, the first position whose value is >= v ({@code strict}: > v). */
-  private long firstWhere(DimensionColumn c, long n, double v, boolean strict) {
+  private long firstWhere(CoordinateValues c, long n, double v, boolean strict) {
     boolean decreasing = order[c.dim()] < 0;
     long a = 0;
     long b = n;
@@ -240,8 +271,8 @@ public final class DimensionFilter {
   }
 
   /** The literal as the column orders it, or null if it cannot be compared with it. */
-  private static Double key(DimensionColumn c, Object value) {
-    if (c.kind() == DimensionColumn.Kind.TIMES) {
+  private static Double key(CoordinateValues c, Object value) {
+    if (c.isEpochMicros()) {
       if (value instanceof Instant t) {
         return (double) ChronoUnit.MICROS.between(Instant.EPOCH, t);
       }

@@ -45,11 +45,6 @@ public final class ReadPlan {
     return new ReadPlan(metadata, selection);
   }
 
-  /** Plans {@code selection} of {@code array}. */
-  public static ReadPlan of(dev.zaro.arrow.read.ZarrArray array, Selection selection) {
-    return new ReadPlan(array.metadata(), selection);
-  }
-
   public Selection selection() {
     return selection;
   }

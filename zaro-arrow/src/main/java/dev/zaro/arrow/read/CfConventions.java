@@ -1,41 +1,131 @@
 package dev.zaro.arrow.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Instant;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.DataType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.DateTimeException;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 
-/** The CF attributes the table layout applies: packing, missing values, time units. */
-record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing) {
+/**
+ * The CF conventions the table layout applies, as xarray's decoders (xarray 2023.01: {@code
+ * conventions.decode_cf_variable}, {@code backends/zarr.py}, {@code coding/times.py}) apply them,
+ * in their order: missing values become nulls, {@code scale_factor}/{@code add_offset} unpack, then
+ * CF time {@code units} ("&lt;unit&gt; since &lt;date&gt;") make timestamps in the variable's
+ * {@code calendar}, units without "since" make durations, and {@code dtype: "bool"} makes booleans.
+ * The one place that knows CF rules; README, "Stores xarray wrote".
+ *
+ * @param scaleFactor {@code scale_factor}, or null
+ * @param addOffset {@code add_offset}, or null
+ * @param missing the values that read as null
+ * @param time what CF time units make of the values, or null
+ * @param bool whether the values are xarray's booleans ({@code dtype: "bool"})
+ */
+record CfConventions(
+    Double scaleFactor, Double addOffset, List<Double> missing, CfTime time, boolean bool) {
 
-  static CfConventions of(JsonNode attributes) {
+  /** No CF decoding: the stored values. */
+  static final CfConventions NONE = new CfConventions(null, null, List.of(), null, false);
+
+  /**
+   * The conventions of an array from its metadata. For a v2 array written for xarray (its
+   * attributes carry {@code _ARRAY_DIMENSIONS}) a declared {@code fill_value} is the CF {@code
+   * _FillValue}, replacing any {@code _FillValue} attribute, as xarray's zarr backend reads it; in
+   * v3 only the attribute counts.
+   *
+   * @throws ZaroException for CF time units in a calendar zaro does not know
+   */
+  static CfConventions of(ArrayMetadata meta, String where) {
+    JsonNode attributes = meta.attributes();
+    DataType type = meta.dataType();
     Double scale = number(attributes.get("scale_factor"));
     Double offset = number(attributes.get("add_offset"));
     List<Double> missing = new ArrayList<>();
-    for (String name : new String[] {"_FillValue", "missing_value"}) {
-      JsonNode v = attributes.get(name);
-      if (v == null) {
-        continue;
-      }
-      if (v.isArray()) {
-        v.forEach(e -> addNumber(missing, e));
-      } else {
-        addNumber(missing, v);
-      }
+    Double zarrFill = xarrayFillValue(meta);
+    if (zarrFill != null) {
+      missing.add(zarrFill);
+    } else {
+      addNumbers(missing, attributes.get("_FillValue"));
     }
-    return new CfConventions(scale, offset, List.copyOf(missing));
+    addNumbers(missing, attributes.get("missing_value"));
+    boolean numeric =
+        type.kind() == DataType.Kind.INT
+            || type.kind() == DataType.Kind.UINT
+            || type.kind() == DataType.Kind.FLOAT;
+    CfTime time = numeric ? CfTime.of(attributes, where).orElse(null) : null;
+    JsonNode dtype = attributes.get("dtype");
+    boolean bool =
+        time == null
+            && numeric
+            && scale == null
+            && offset == null
+            && dtype != null
+            && dtype.isTextual()
+            && dtype.textValue().equals("bool");
+    return new CfConventions(scale, offset, List.copyOf(missing), time, bool);
   }
 
-  private static void addNumber(List<Double> out, JsonNode v) {
+  /**
+   * A v2 array's declared {@code fill_value} as a number when the array was written for xarray
+   * (integers and floats only), else null.
+   */
+  private static Double xarrayFillValue(ArrayMetadata meta) {
+    DataType type = meta.dataType();
+    if (meta.zarrFormat() != 2
+        || !meta.attributes().has("_ARRAY_DIMENSIONS")
+        || meta.fillValue().isUnset()
+        || type.fallbackFormat().isPresent()) {
+      return null;
+    }
+    ByteBuffer b = ByteBuffer.wrap(meta.fillValue().bytes()).order(ByteOrder.LITTLE_ENDIAN);
+    return switch (type.kind()) {
+      case INT ->
+          switch (type.bits()) {
+            case 8 -> (double) b.get(0);
+            case 16 -> (double) b.getShort(0);
+            case 32 -> (double) b.getInt(0);
+            default -> (double) b.getLong(0);
+          };
+      case UINT ->
+          switch (type.bits()) {
+            case 8 -> (double) (b.get(0) & 0xff);
+            case 16 -> (double) (b.getShort(0) & 0xffff);
+            case 32 -> (double) (b.getInt(0) & 0xffffffffL);
+            default -> {
+              long v = b.getLong(0);
+              yield v >= 0 ? v : (v >>> 1) * 2.0 + (v & 1);
+            }
+          };
+      case FLOAT ->
+          switch (type.bits()) {
+            case 16 -> (double) dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(0));
+            case 32 -> (double) b.getFloat(0);
+            default -> b.getDouble(0);
+          };
+      default -> null;
+    };
+  }
+
+  private static void addNumbers(List<Double> out, JsonNode v) {
+    if (v == null) {
+      return;
+    }
+    if (v.isArray()) {
+      v.forEach(e -> addNumbers(out, e));
+      return;
+    }
     Double d = number(v);
     if (d != null) {
       out.add(d);
@@ -68,6 +158,11 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
     return !missing.isEmpty();
   }
 
+  /** Whether any decoding changes the values (then the value column is converted row by row). */
+  boolean converts() {
+    return packed() || masks() || time != null || bool;
+  }
+
   boolean isMissing(double raw) {
     for (double m : missing) {
       if (raw == m || (Double.isNaN(m) && Double.isNaN(raw))) {
@@ -81,66 +176,401 @@ record CfConventions(Double scaleFactor, Double addOffset, List<Double> missing)
     return raw * (scaleFactor == null ? 1 : scaleFactor) + (addOffset == null ? 0 : addOffset);
   }
 
+  /** The value column's Arrow type after decoding, or null when the stored type stays. */
+  ArrowType valueType() {
+    if (time != null) {
+      return time.arrowType();
+    }
+    if (bool) {
+      return ArrowType.Bool.INSTANCE;
+    }
+    if (packed()) {
+      return new ArrowType.FloatingPoint(
+          org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE);
+    }
+    return null;
+  }
+
+  /** The field metadata CF decoding adds (the source calendar of timestamps), or null. */
+  Map<String, String> fieldMetadata() {
+    return time == null ? null : time.fieldMetadata();
+  }
+
+  /** xarray's duration units: exactly these strings ({@code coding.times.TIME_UNITS}). */
+  private static final Map<String, Long> DURATION_NANOS =
+      Map.of(
+          "days", 86_400_000_000_000L,
+          "hours", 3_600_000_000_000L,
+          "minutes", 60_000_000_000L,
+          "seconds", 1_000_000_000L,
+          "milliseconds", 1_000_000L,
+          "microseconds", 1_000L,
+          "nanoseconds", 1L);
+
   private static final Pattern TIME_UNITS =
       Pattern.compile(
-          "\\s*(days?|hours?|minutes?|seconds?|milliseconds?|microseconds?|d|h|hr|min|s|sec|ms|us)\\s+since\\s+(.+?)\\s*",
+          "\\s*(days?|hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?|msecs?|microseconds?"
+              + "|usecs?|nanoseconds?|d|h|hr|min|s|sec|ms|us|ns)\\s+since\\s+(.+?)\\s*",
           Pattern.CASE_INSENSITIVE);
 
-  /** A CF time axis: value v means epoch microseconds {@code epochMicros + v * unitMicros}. */
-  record TimeUnits(long unitMicros, long epochMicros) {
-    long toMicros(double v) {
-      return epochMicros + Math.round(v * unitMicros);
+  private static final Pattern REFERENCE =
+      Pattern.compile(
+          "(-?\\d{1,4})-(\\d{1,2})-(\\d{1,2})"
+              + "(?:[ T]+(\\d{1,2}):(\\d{1,2})(?::(\\d{1,2})(?:\\.(\\d{1,9}))?)?)?"
+              + "\\s*(Z|UTC|GMT|[+-]\\d{1,2}(?::?\\d{2})?)?");
+
+  private static final long DAY_MICROS = 86_400_000_000L;
+
+  /** The CF calendars zaro decodes; {@link #labels} where labels are not Gregorian dates. */
+  enum Calendar {
+    /** standard/gregorian: Julian labels before 1582-10-15, Gregorian after (as cftime). */
+    STANDARD,
+    PROLEPTIC_GREGORIAN,
+    JULIAN,
+    NOLEAP,
+    ALL_LEAP,
+    DAY_360;
+
+    static Calendar of(String name) {
+      return switch (name.toLowerCase(Locale.ROOT)) {
+        case "standard", "gregorian" -> STANDARD;
+        case "proleptic_gregorian" -> PROLEPTIC_GREGORIAN;
+        case "julian" -> JULIAN;
+        case "noleap", "365_day" -> NOLEAP;
+        case "all_leap", "366_day" -> ALL_LEAP;
+        case "360_day" -> DAY_360;
+        default -> null;
+      };
+    }
+
+    /** True when a date of this calendar may be no Gregorian date: then values read as labels. */
+    boolean labels() {
+      return this == DAY_360;
+    }
+
+    private static final int[] CUMULATIVE_365 = {
+      0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365
+    };
+    private static final int[] CUMULATIVE_366 = {
+      0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366
+    };
+
+    /** The first Gregorian day (1582-10-15) of the standard calendar, as a Gregorian epoch day. */
+    private static final long GREGORIAN_START = LocalDate.of(1582, 10, 15).toEpochDay();
+
+    /** Day number of date y-m-d in this calendar (consecutive days, consecutive numbers). */
+    long day(long y, int m, int d) {
+      return switch (this) {
+        case PROLEPTIC_GREGORIAN -> LocalDate.of((int) y, m, d).toEpochDay();
+        case STANDARD ->
+            (y > 1582 || (y == 1582 && (m > 10 || (m == 10 && d >= 15))))
+                ? LocalDate.of((int) y, m, d).toEpochDay()
+                : julianDay(y, m, d);
+        case JULIAN -> julianDay(y, m, d);
+        case NOLEAP -> y * 365 + CUMULATIVE_365[m - 1] + d - 1;
+        case ALL_LEAP -> y * 366 + CUMULATIVE_366[m - 1] + d - 1;
+        case DAY_360 -> y * 360 + (m - 1) * 30L + d - 1;
+      };
+    }
+
+    /** The date {y, m, d} of day number {@code n} ({@link #day}). */
+    long[] date(long n) {
+      switch (this) {
+        case PROLEPTIC_GREGORIAN -> {
+          LocalDate t = LocalDate.ofEpochDay(n);
+          return new long[] {t.getYear(), t.getMonthValue(), t.getDayOfMonth()};
+        }
+        case STANDARD -> {
+          if (n >= GREGORIAN_START) {
+            LocalDate t = LocalDate.ofEpochDay(n);
+            return new long[] {t.getYear(), t.getMonthValue(), t.getDayOfMonth()};
+          }
+          return julianDate(n);
+        }
+        case JULIAN -> {
+          return julianDate(n);
+        }
+        case NOLEAP, ALL_LEAP -> {
+          int length = this == NOLEAP ? 365 : 366;
+          int[] cumulative = this == NOLEAP ? CUMULATIVE_365 : CUMULATIVE_366;
+          long y = Math.floorDiv(n, length);
+          int doy = Math.floorMod(n, length);
+          int m = 1;
+          while (cumulative[m] <= doy) {
+            m++;
+          }
+          return new long[] {y, m, doy - cumulative[m - 1] + 1};
+        }
+        default -> {
+          long y = Math.floorDiv(n, 360);
+          int doy = Math.floorMod(n, 360);
+          return new long[] {y, doy / 30 + 1, doy % 30 + 1};
+        }
+      }
+    }
+
+    /** Julian calendar date to Gregorian epoch day (through the Julian day number). */
+    private static long julianDay(long y, int m, int d) {
+      long a = (14L - m) / 12;
+      long yy = y + 4800 - a;
+      long mm = m + 12 * a - 3;
+      long jdn = d + (153 * mm + 2) / 5 + 365 * yy + Math.floorDiv(yy, 4) - 32083;
+      return jdn - 2_440_588L;
+    }
+
+    private static long[] julianDate(long epochDay) {
+      long c = epochDay + 2_440_588L + 32_082;
+      long dd = Math.floorDiv(4 * c + 3, 1461);
+      long e = c - Math.floorDiv(1461 * dd, 4);
+      long m = (5 * e + 2) / 153;
+      long day = e - (153 * m + 2) / 5 + 1;
+      long month = m + 3 - 12 * (m / 10);
+      long year = dd - 4800 + m / 10;
+      return new long[] {year, month, day};
     }
   }
 
-  /** The time units of a coordinate, if its attributes declare a CF time on a standard calendar. */
-  static Optional<TimeUnits> timeUnits(JsonNode attributes) {
-    JsonNode units = attributes.get("units");
-    if (units == null || !units.isTextual()) {
-      return Optional.empty();
+  /**
+   * A CF time variable: value v means the instant {@code reference + v * unit} in {@code calendar},
+   * read as a timestamp carrying that calendar's labels (year, month, day, time of day; the labels
+   * read as a Gregorian date-time, UTC), as a label string for calendars whose dates are not all
+   * Gregorian (360_day), or as a duration (units without "since").
+   */
+  static final class CfTime {
+    private final long unitNanos;
+    private final Calendar calendar;
+    private final String calendarName;
+    private final boolean duration;
+
+    /** The reference instant in microseconds of the calendar's day numbers (0 = day 0, 00:00). */
+    private final long referenceMicros;
+
+    private final String where;
+
+    private CfTime(
+        long unitNanos,
+        Calendar calendar,
+        String calendarName,
+        boolean duration,
+        long referenceMicros,
+        String where) {
+      this.unitNanos = unitNanos;
+      this.calendar = calendar;
+      this.calendarName = calendarName;
+      this.duration = duration;
+      this.referenceMicros = referenceMicros;
+      this.where = where;
     }
-    JsonNode calendar = attributes.get("calendar");
-    if (calendar != null && calendar.isTextual()) {
-      String c = calendar.textValue().toLowerCase(Locale.ROOT);
-      if (!c.equals("standard") && !c.equals("gregorian") && !c.equals("proleptic_gregorian")) {
+
+    /**
+     * The CF time of a variable with {@code attributes}: units "&lt;unit&gt; since &lt;date&gt;"
+     * (any xarray or cftime time unit), or one of xarray's duration units ("days", "hours",
+     * "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds", exactly).
+     *
+     * @param where names the variable in errors
+     * @throws ZaroException for time units in a calendar zaro does not know, or a reference date it
+     *     cannot read
+     */
+    static Optional<CfTime> of(JsonNode attributes, String where) {
+      JsonNode units = attributes.get("units");
+      if (units == null || !units.isTextual()) {
         return Optional.empty();
       }
+      String text = units.textValue();
+      Long durationNanos = DURATION_NANOS.get(text);
+      if (durationNanos != null) {
+        return Optional.of(new CfTime(durationNanos, null, null, true, 0, where));
+      }
+      Matcher m = TIME_UNITS.matcher(text);
+      if (!m.matches()) {
+        return Optional.empty();
+      }
+      JsonNode cal = attributes.get("calendar");
+      String name = cal != null && cal.isTextual() ? cal.textValue() : "standard";
+      Calendar calendar = Calendar.of(name);
+      if (calendar == null) {
+        throw new ZaroException(
+            ErrorKind.UNSUPPORTED,
+            where
+                + ": CF calendar '"
+                + name
+                + "' is not supported (standard, gregorian, proleptic_gregorian, julian, noleap,"
+                + " 365_day, all_leap, 366_day, 360_day are); read it raw (--raw)");
+      }
+      long unit =
+          switch (m.group(1).toLowerCase(Locale.ROOT)) {
+            case "day", "days", "d" -> 86_400_000_000_000L;
+            case "hour", "hours", "hr", "hrs", "h" -> 3_600_000_000_000L;
+            case "minute", "minutes", "min", "mins" -> 60_000_000_000L;
+            case "second", "seconds", "sec", "secs", "s" -> 1_000_000_000L;
+            case "millisecond", "milliseconds", "msec", "msecs", "ms" -> 1_000_000L;
+            case "microsecond", "microseconds", "usec", "usecs", "us" -> 1_000L;
+            default -> 1L;
+          };
+      Matcher r = REFERENCE.matcher(m.group(2).trim());
+      if (!r.matches()) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where + ": cannot read the reference date of CF time units '" + text + "'");
+      }
+      long reference;
+      try {
+        long day =
+            calendar.day(
+                Long.parseLong(r.group(1)),
+                Integer.parseInt(r.group(2)),
+                Integer.parseInt(r.group(3)));
+        long micros = day * DAY_MICROS;
+        if (r.group(4) != null) {
+          micros += Long.parseLong(r.group(4)) * 3_600_000_000L;
+          micros += Long.parseLong(r.group(5)) * 60_000_000L;
+        }
+        if (r.group(6) != null) {
+          micros += Long.parseLong(r.group(6)) * 1_000_000L;
+        }
+        if (r.group(7) != null) {
+          micros += Long.parseLong((r.group(7) + "00000").substring(0, 6));
+        }
+        String zone = r.group(8);
+        if (zone != null && (zone.startsWith("+") || zone.startsWith("-"))) {
+          String digits = zone.substring(1).replace(":", "");
+          long hours = Long.parseLong(digits.length() <= 2 ? digits : digits.substring(0, 2));
+          long minutes =
+              digits.length() <= 2 ? 0 : Long.parseLong(digits.substring(digits.length() - 2));
+          long offset = (hours * 60 + minutes) * 60_000_000L;
+          micros += zone.startsWith("+") ? -offset : offset;
+        }
+        reference = micros;
+      } catch (DateTimeException | ArrayIndexOutOfBoundsException e) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where + ": the reference date of CF time units '" + text + "' is not a valid date");
+      }
+      return Optional.of(new CfTime(unit, calendar, name, false, reference, where));
     }
-    Matcher m = TIME_UNITS.matcher(units.textValue());
-    if (!m.matches()) {
-      return Optional.empty();
-    }
-    long unit =
-        switch (m.group(1).toLowerCase(Locale.ROOT)) {
-          case "day", "days", "d" -> 86_400_000_000L;
-          case "hour", "hours", "h", "hr" -> 3_600_000_000L;
-          case "minute", "minutes", "min" -> 60_000_000L;
-          case "second", "seconds", "s", "sec" -> 1_000_000L;
-          case "millisecond", "milliseconds", "ms" -> 1_000L;
-          default -> 1L;
-        };
-    return parseEpoch(m.group(2)).map(epoch -> new TimeUnits(unit, epoch));
-  }
 
-  private static Optional<Long> parseEpoch(String text) {
-    String t = text.trim().replace(' ', 'T');
-    if (t.endsWith("UTC")) {
-      t = t.substring(0, t.length() - 3);
+    /** Whether the values are durations (units without "since"). */
+    boolean duration() {
+      return duration;
     }
-    t = t.replaceAll("T+$", "");
-    try {
-      if (!t.contains("T")) {
-        return Optional.of(
-            LocalDate.parse(t).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1_000_000L);
+
+    /** Whether the values read as label strings (360_day). */
+    boolean labels() {
+      return !duration && calendar.labels();
+    }
+
+    /** The calendar's name as the attribute gives it ("standard" when absent). */
+    String calendarName() {
+      return calendarName;
+    }
+
+    /**
+     * Duration(ns) for nanosecond durations, Duration(us) for others, Utf8 labels, Timestamp(us).
+     */
+    ArrowType arrowType() {
+      if (duration) {
+        return new ArrowType.Duration(unitNanos == 1 ? TimeUnit.NANOSECOND : TimeUnit.MICROSECOND);
       }
-      if (t.endsWith("Z") || t.matches(".*[+-]\\d\\d:?\\d\\d$")) {
-        OffsetDateTime odt = OffsetDateTime.parse(t.replaceAll("([+-]\\d\\d)(\\d\\d)$", "$1:$2"));
-        return Optional.of(odt.toEpochSecond() * 1_000_000L + odt.getNano() / 1000);
+      if (labels()) {
+        return ArrowType.Utf8.INSTANCE;
       }
-      Instant utc = LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
-      return Optional.of(utc.getEpochSecond() * 1_000_000L + utc.getNano() / 1000);
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
+      return new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
+    }
+
+    /** {@code cf.calendar} for timestamps and labels of a calendar other than standard. */
+    Map<String, String> fieldMetadata() {
+      return duration || calendar == Calendar.STANDARD ? null : Map.of("cf.calendar", calendarName);
+    }
+
+    /**
+     * The value's offset from the reference in microseconds (nanoseconds for a nanosecond
+     * duration): exact for integers, rounded to the nearest for fractions.
+     */
+    private long offset(double v, boolean integral, long raw) {
+      long unit = unitNanos;
+      boolean nanos = duration && unit == 1;
+      try {
+        if (integral) {
+          return nanos || unit >= 1000
+              ? Math.multiplyExact(raw, nanos ? unit : unit / 1000)
+              : Math.floorDiv(raw, 1000 / unit);
+        }
+        double x = nanos ? v * unit : v * (unit / 1000.0);
+        if (Double.isNaN(x) || Math.abs(x) >= 9.2e18) {
+          throw new ArithmeticException();
+        }
+        return Math.round(x);
+      } catch (ArithmeticException e) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where + ": CF time value " + (integral ? raw : v) + " is out of the timestamp range");
+      }
+    }
+
+    /**
+     * The timestamp of a value: epoch microseconds of its calendar labels read as a Gregorian
+     * date-time (UTC); a duration in its unit for durations.
+     *
+     * @param raw the value as a long when {@code integral}
+     * @throws ZaroException for a date with no Gregorian label (Feb 29 of a Gregorian common year
+     *     in julian or all_leap), or out of range
+     */
+    long toLong(double v, boolean integral, long raw) {
+      long off = offset(v, integral, raw);
+      if (duration) {
+        return off;
+      }
+      long total = total(off, v, integral, raw);
+      if (calendar == Calendar.PROLEPTIC_GREGORIAN
+          || (calendar == Calendar.STANDARD && total >= Calendar.GREGORIAN_START * DAY_MICROS)) {
+        return total;
+      }
+      long day = Math.floorDiv(total, DAY_MICROS);
+      long[] ymd = calendar.date(day);
+      try {
+        return LocalDate.of((int) ymd[0], (int) ymd[1], (int) ymd[2]).toEpochDay() * DAY_MICROS
+            + Math.floorMod(total, DAY_MICROS);
+      } catch (DateTimeException e) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where
+                + ": "
+                + label(v, integral, raw)
+                + " ("
+                + calendarName
+                + " calendar) is no Gregorian date, so no timestamp can carry it; read it raw"
+                + " (--raw)");
+      }
+    }
+
+    /** The reference plus {@code offset} microseconds, or an error when that overflows. */
+    private long total(long offset, double v, boolean integral, long raw) {
+      try {
+        return Math.addExact(referenceMicros, offset);
+      } catch (ArithmeticException e) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            where + ": CF time value " + (integral ? raw : v) + " is out of the timestamp range");
+      }
+    }
+
+    /** The value's label "YYYY-MM-DD HH:MM:SS[.ffffff]" in its calendar. */
+    String label(double v, boolean integral, long raw) {
+      long total = total(offset(v, integral, raw), v, integral, raw);
+      long[] ymd = calendar.date(Math.floorDiv(total, DAY_MICROS));
+      long t = Math.floorMod(total, DAY_MICROS);
+      long s = t / 1_000_000;
+      long us = t % 1_000_000;
+      return String.format(
+          Locale.ROOT,
+          "%04d-%02d-%02d %02d:%02d:%02d%s",
+          ymd[0],
+          ymd[1],
+          ymd[2],
+          s / 3600,
+          s / 60 % 60,
+          s % 60,
+          us == 0 ? "" : String.format(Locale.ROOT, ".%06d", us));
     }
   }
 }

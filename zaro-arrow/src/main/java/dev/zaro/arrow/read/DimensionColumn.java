@@ -1,30 +1,39 @@
 package dev.zaro.arrow.read;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.vector.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import org.apache.arrow.vector.types.TimeUnit;
+import java.nio.charset.StandardCharsets;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
  * One dimension column of the table layout: the int64 index, or the values of the dimension's 1-D
- * coordinate array (copied to the heap once), or CF times as epoch microseconds. The one place that
- * decides what a dimension column holds: the table layout writes it, and {@code
- * plan.DimensionFilter} compares predicates against it.
+ * coordinate array (copied to the heap once), or CF times as epoch microseconds (durations in their
+ * unit), or labels (text coordinates, 360_day times). The one place that decides what a dimension
+ * column holds: the table layout writes it, and {@code plan.DimensionFilter} compares predicates
+ * against it.
  */
-public final class DimensionColumn {
+public final class DimensionColumn implements CoordinateValues {
   /** What the column holds. */
   public enum Kind {
     /** The int64 index along the dimension. */
     INDEX,
     /** The coordinate array's stored values (little endian, {@link #width()} bytes each). */
     VALUES,
-    /** CF times converted to epoch microseconds. */
-    TIMES
+    /** CF times converted to epoch microseconds (CF durations: their Duration unit). */
+    TIMES,
+    /** Labels, one byte string per position: text coordinates (Utf8 or Binary), 360_day times. */
+    LABELS
   }
 
   private final int dim;
@@ -32,15 +41,23 @@ public final class DimensionColumn {
   private final int width;
   private final byte[] values;
   private final long[] times;
+  private final byte[][] labels;
   private final DataType type;
 
   private DimensionColumn(
-      int dim, Field field, int width, byte[] values, long[] times, DataType type) {
+      int dim,
+      Field field,
+      int width,
+      byte[] values,
+      long[] times,
+      byte[][] labels,
+      DataType type) {
     this.dim = dim;
     this.field = field;
     this.width = width;
     this.values = values;
     this.times = times;
+    this.labels = labels;
     this.type = type;
   }
 
@@ -52,6 +69,7 @@ public final class DimensionColumn {
         8,
         null,
         null,
+        null,
         null);
   }
 
@@ -59,44 +77,119 @@ public final class DimensionColumn {
    * The column of dimension {@code dim} from its coordinate array, or the index column when {@code
    * coordinate} is null or of a type no column can hold (bool, complex).
    *
-   * @param attributes the coordinate array's attributes (CF time units)
+   * @param meta the coordinate array's metadata (CF time units in its attributes)
    * @param cf whether CF times become timestamps
+   * @throws ZaroException for a CF time with no timestamp (see {@code CfConventions})
    */
   public static DimensionColumn of(
-      int dim, String name, Slab coordinate, JsonNode attributes, boolean cf) {
+      int dim, String name, Slab coordinate, ArrayMetadata meta, boolean cf) {
     if (coordinate == null) {
       return index(dim, name);
     }
     DataType type = coordinate.dataType();
-    Field field = field(name, type, attributes, cf);
+    Field field = field(name, meta, cf);
     if (field == null) {
       return index(dim, name);
     }
+    int n = (int) coordinate.elementCount();
+    if (isText(type)) {
+      return new DimensionColumn(dim, field, 0, null, null, textLabels(coordinate), type);
+    }
     byte[] values = new byte[(int) coordinate.byteSize()];
     coordinate.data().getBytes(0, values);
-    if (field.getType() instanceof ArrowType.Timestamp && type.kind() != DataType.Kind.DATETIME) {
-      CfConventions.TimeUnits units = CfConventions.timeUnits(attributes).orElseThrow();
-      long[] times = new long[(int) coordinate.elementCount()];
-      ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < times.length; i++) {
-        double v =
-            switch (type.kind()) {
-              case FLOAT -> type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8);
-              default -> type.bits() == 32 ? b.getInt(i * 4) : (double) b.getLong(i * 8);
-            };
-        times[i] = units.toMicros(v);
-      }
-      return new DimensionColumn(dim, field, 8, null, times, type);
+    CfConventions.CfTime time = cfTime(name, type, meta, cf);
+    if (time == null) {
+      return new DimensionColumn(dim, field, type.byteSize(), values, null, null, type);
     }
-    return new DimensionColumn(dim, field, type.byteSize(), values, null, type);
+    ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
+    long[] times = time.labels() ? null : new long[n];
+    byte[][] labels = time.labels() ? new byte[n][] : null;
+    for (int i = 0; i < n; i++) {
+      boolean integral = type.kind() != DataType.Kind.FLOAT;
+      long raw = integral ? integer(b, i, type) : 0;
+      double v = integral ? raw : (type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8));
+      if (labels != null) {
+        labels[i] = time.label(v, integral, raw).getBytes(StandardCharsets.UTF_8);
+      } else {
+        times[i] = time.toLong(v, integral, raw);
+      }
+    }
+    return new DimensionColumn(dim, field, 8, null, times, labels, type);
+  }
+
+  private static long integer(ByteBuffer b, int i, DataType type) {
+    boolean unsigned = type.kind() == DataType.Kind.UINT;
+    return switch (type.bits()) {
+      case 8 -> unsigned ? b.get(i) & 0xff : b.get(i);
+      case 16 -> unsigned ? b.getShort(i * 2) & 0xffff : b.getShort(i * 2);
+      case 32 -> unsigned ? b.getInt(i * 4) & 0xffffffffL : b.getInt(i * 4);
+      default -> b.getLong(i * 8);
+    };
+  }
+
+  private static boolean isText(DataType type) {
+    return type.kind() == DataType.Kind.FIXED_UTF32
+        || type.kind() == DataType.Kind.STRING
+        || type.kind() == DataType.Kind.BYTES;
+  }
+
+  /** The values of a text coordinate, each as its UTF-8 (or raw) bytes. */
+  private static byte[][] textLabels(Slab coordinate) {
+    DataType type = coordinate.dataType();
+    int n = (int) coordinate.elementCount();
+    try (BufferAllocator allocator =
+            coordinate
+                .data()
+                .getReferenceManager()
+                .getAllocator()
+                .newChildAllocator("labels", 0, Long.MAX_VALUE);
+        BaseVariableWidthVector vector =
+            type.kind() == DataType.Kind.BYTES
+                ? new VarBinaryVector("labels", allocator)
+                : new VarCharVector("labels", allocator)) {
+      if (type.kind() == DataType.Kind.FIXED_UTF32) {
+        dev.zaro.arrow.vector.SlabVectors.fillFromUtf32(
+            vector, coordinate.data(), 0, n, type.byteSize());
+      } else {
+        dev.zaro.arrow.vector.SlabVectors.fillVariableWidth(vector, coordinate.data(), 0, n);
+      }
+      byte[][] out = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        out[i] = vector.isNull(i) ? new byte[0] : vector.get(i);
+      }
+      return out;
+    }
+  }
+
+  /** The coordinate's CF time when CF decoding makes one of it, else null. */
+  private static CfConventions.CfTime cfTime(
+      String name, DataType type, ArrayMetadata meta, boolean cf) {
+    boolean numeric =
+        type.kind() == DataType.Kind.INT
+            || type.kind() == DataType.Kind.UINT
+            || type.kind() == DataType.Kind.FLOAT;
+    if (!cf || !numeric || type.fallbackFormat().isPresent() || type.bits() < 8) {
+      return null;
+    }
+    return CfConventions.CfTime.of(meta.attributes(), "coordinate '" + name + "'").orElse(null);
   }
 
   /**
-   * The field of a dimension column whose coordinate array has {@code type} and {@code attributes},
-   * from metadata alone (no values read); null when the column is the index instead (a type no
-   * column can hold: bool, complex, text, narrow or bit-pattern types).
+   * The field of a dimension column whose coordinate array has metadata {@code meta}, from metadata
+   * alone (no values read); null when the column is the index instead (a type no column can hold:
+   * bool, complex, narrow or bit-pattern types).
    */
-  public static Field field(String name, DataType type, JsonNode attributes, boolean cf) {
+  public static Field field(String name, ArrayMetadata meta, boolean cf) {
+    DataType type = meta.dataType();
+    if (isText(type)) {
+      return new Field(
+          name,
+          FieldType.notNullable(
+              type.kind() == DataType.Kind.BYTES
+                  ? ArrowType.Binary.INSTANCE
+                  : ArrowType.Utf8.INSTANCE),
+          null);
+    }
     boolean orderable =
         switch (type.kind()) {
           case INT, UINT, FLOAT, DATETIME, TIMEDELTA -> true;
@@ -105,23 +198,33 @@ public final class DimensionColumn {
     if (!orderable || type.fallbackFormat().isPresent() || type.bits() < 8) {
       return null;
     }
-    boolean numeric =
-        type.kind() == DataType.Kind.INT
-            || type.kind() == DataType.Kind.UINT
-            || type.kind() == DataType.Kind.FLOAT;
-    if (cf && numeric && type.bits() >= 32 && CfConventions.timeUnits(attributes).isPresent()) {
+    CfConventions.CfTime time = cfTime(name, type, meta, cf);
+    if (time != null) {
       return new Field(
-          name, FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null);
+          name, new FieldType(false, time.arrowType(), null, time.fieldMetadata()), null);
     }
     return new Field(name, FieldType.notNullable(ArrowTypes.valueType(type)), null);
   }
 
+  @Override
   public int dim() {
     return dim;
   }
 
+  @Override
   public String name() {
     return field.getName();
+  }
+
+  /** True for CF times (kind TIMES), which predicates may compare with dates. */
+  @Override
+  public boolean isEpochMicros() {
+    return kind() == Kind.TIMES && field.getType() instanceof ArrowType.Timestamp;
+  }
+
+  @Override
+  public boolean isLabels() {
+    return kind() == Kind.LABELS;
   }
 
   public Field field() {
@@ -134,7 +237,25 @@ public final class DimensionColumn {
   }
 
   public Kind kind() {
-    return times != null ? Kind.TIMES : values != null ? Kind.VALUES : Kind.INDEX;
+    return labels != null
+        ? Kind.LABELS
+        : times != null ? Kind.TIMES : values != null ? Kind.VALUES : Kind.INDEX;
+  }
+
+  /** The label at array index {@code i} (kind LABELS): UTF-8 text, or bytes for a Binary column. */
+  @Override
+  public byte[] labelAt(long i) {
+    return labels[(int) i].clone();
+  }
+
+  /** The number of labels (kind LABELS), else 0. */
+  public int labelCount() {
+    return labels == null ? 0 : labels.length;
+  }
+
+  /** Labels (kind LABELS), else null. Not copied: do not modify. */
+  byte[][] labels() {
+    return labels;
   }
 
   /** The coordinate values as stored (kind VALUES), else null. Not copied: do not modify. */
@@ -147,16 +268,21 @@ public final class DimensionColumn {
     return times;
   }
 
-  /** The coordinate's data type (kinds VALUES and TIMES), else null. */
+  /** The coordinate's data type (kinds VALUES, TIMES and LABELS), else null. */
   public DataType type() {
     return type;
   }
 
   /**
    * The column's value at array index {@code i} as a number for ordering: the index itself, epoch
-   * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision).
+   * microseconds, or the coordinate value (unsigned 64-bit values above 2^63 lose precision); NaN
+   * for labels, which have no numeric order.
    */
+  @Override
   public double valueAt(long i) {
+    if (kind() == Kind.LABELS) {
+      return Double.NaN;
+    }
     if (kind() == Kind.INDEX) {
       return i;
     }

@@ -3,6 +3,7 @@ package dev.zaro.arrow.read;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.ChunkKeyEncoding;
 import dev.zaro.arrow.metadata.CodecSpec;
@@ -10,7 +11,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.metadata.HalfFloat;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.Utf32;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +22,7 @@ public final class NodeJson {
   private NodeJson() {}
 
   public static ObjectNode of(Node node, List<Node> children) {
-    ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode json = Json.createObjectNode();
     json.put("path", node.displayPath());
     json.put("zarr_format", node.metadata().zarrFormat());
     if (node.metadata() instanceof ArrayMetadata a) {
@@ -53,7 +54,7 @@ public final class NodeJson {
       }
     } else {
       // rectilinear: per dimension one edge, or the edges as [edge, count] runs (as in zarr.json)
-      json.set("chunk_shapes", JsonDocument.MAPPER.valueToTree(a.chunkGrid().describe()));
+      json.set("chunk_shapes", Json.valueToTree(a.chunkGrid().describe()));
     }
     ObjectNode encoding = json.putObject("chunk_key_encoding");
     if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DefaultEncoding d) {
@@ -67,7 +68,11 @@ public final class NodeJson {
           .putObject("configuration")
           .put("separator", String.valueOf(v.separator()));
     }
-    json.set("fill_value", fillValue(a.fillValue(), a.dataType()));
+    json.set(
+        "fill_value",
+        a.fillValue().isUnset()
+            ? Json.nodeFactory().nullNode()
+            : fillValue(a.fillValue(), a.dataType()));
     ArrayNode codecs = json.putArray("codecs");
     for (CodecSpec c : a.codecs()) {
       ObjectNode codec = codecs.addObject();
@@ -106,7 +111,7 @@ public final class NodeJson {
   /** A fill value in v3 JSON form. */
   public static JsonNode fillValue(FillValue fill, DataType type) {
     ByteBuffer b = ByteBuffer.wrap(fill.bytes()).order(ByteOrder.LITTLE_ENDIAN);
-    var f = JsonDocument.MAPPER.getNodeFactory();
+    var f = Json.nodeFactory();
     return switch (type.kind()) {
       case BOOL -> f.booleanNode(b.get() != 0);
       case INT ->
@@ -125,8 +130,7 @@ public final class NodeJson {
               .add(floatNode(b, type.byteSize() / 2));
       case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
       case BYTES -> f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
-      case FIXED_UTF32 ->
-          f.textNode(dev.zaro.arrow.vector.SlabVectors.utf32(fill.bytes(), 0, fill.bytes().length));
+      case FIXED_UTF32 -> f.textNode(Utf32.decode(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
         yield v == Long.MIN_VALUE ? f.textNode("NaT") : f.numberNode(v);
@@ -165,7 +169,7 @@ public final class NodeJson {
           case 4 -> b.getFloat();
           default -> b.getDouble();
         };
-    var f = JsonDocument.MAPPER.getNodeFactory();
+    var f = Json.nodeFactory();
     if (Double.isNaN(v)) {
       return f.textNode("NaN");
     }

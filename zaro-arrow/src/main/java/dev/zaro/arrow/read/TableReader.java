@@ -19,7 +19,6 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -128,7 +127,7 @@ public final class TableReader extends ArrowReader {
     long rowBytes =
         Math.max(1, firstRows == 0 ? 1 : selection.size() / firstRows * meta.dataType().byteSize());
     this.blocks =
-        dev.zaro.arrow.plan.ReadPlan.of(array, selection)
+        dev.zaro.arrow.plan.ReadPlan.of(array.metadata(), selection)
             .splitFirst(
                 Math.max(1, options.batchRows() * meta.dataType().byteSize()),
                 Math.max(
@@ -169,8 +168,8 @@ public final class TableReader extends ArrowReader {
             && type.kind() != DataType.Kind.STRUCT;
     CfConventions cf =
         cfApplies
-            ? CfConventions.of(array.metadata().attributes())
-            : new CfConventions(null, null, List.of());
+            ? CfConventions.of(array.metadata(), "array '/" + array.path() + "'")
+            : CfConventions.NONE;
     if (type.fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException(
           dev.zaro.arrow.error.ErrorKind.INVALID_ARGUMENT,
@@ -192,15 +191,15 @@ public final class TableReader extends ArrowReader {
       }
       return out;
     }
-    ArrowType valueType =
-        cf.packed()
-            ? new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)
-            : ArrowTypes.valueType(type);
+    ArrowType valueType = cf.valueType() != null ? cf.valueType() : ArrowTypes.valueType(type);
+    java.util.Map<String, String> metadata = dev.zaro.arrow.vector.SlabVectors.fieldMetadata(type);
+    if (cf.fieldMetadata() != null) {
+      metadata = cf.fieldMetadata();
+    }
     out.add(
         new Field(
             array.name(),
-            new FieldType(
-                cf.masks(), valueType, null, dev.zaro.arrow.vector.SlabVectors.fieldMetadata(type)),
+            new FieldType(cf.masks() || cf.time() != null, valueType, null, metadata),
             null));
     return out;
   }
@@ -344,6 +343,9 @@ public final class TableReader extends ArrowReader {
       for (int e = c.dim() + 1; e < block.dims().size(); e++) {
         inner *= block.dims().get(e).count();
       }
+      if (c.kind() == DimensionColumn.Kind.LABELS) {
+        continue; // written row by row below
+      }
       keys[column] =
           new DimKey(s.start(), s.step(), s.count(), inner, first % (s.count() * inner), rows);
       if (keys[column].equals(dimKeys[column])) {
@@ -378,9 +380,14 @@ public final class TableReader extends ArrowReader {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (int column = 0; column < dimColumns.size(); column++) {
-        dimKeys[column] = keys[column];
-        FieldVector vector = dimColumns.get(column).field().createVector(allocator);
+        DimensionColumn c = dimColumns.get(column);
+        FieldVector vector = c.field().createVector(allocator);
         vectors.add(vector);
+        if (c.kind() == DimensionColumn.Kind.LABELS) {
+          fillLabels((org.apache.arrow.vector.BaseVariableWidthVector) vector, c, first, rows);
+          continue;
+        }
+        dimKeys[column] = keys[column];
         vector.loadFieldBuffers(
             new ArrowFieldNode(rows, 0), List.of(allValid(rows), dimBuffers[column]));
       }
@@ -389,6 +396,27 @@ public final class TableReader extends ArrowReader {
       throw e;
     }
     return vectors;
+  }
+
+  /** Rows {@code [first, first + rows)} of the block of a label column. */
+  private void fillLabels(
+      org.apache.arrow.vector.BaseVariableWidthVector vector,
+      DimensionColumn c,
+      long first,
+      long rows) {
+    Selection.Dim s = block.dims().get(c.dim());
+    long inner = 1;
+    for (int e = c.dim() + 1; e < block.dims().size(); e++) {
+      inner *= block.dims().get(e).count();
+    }
+    byte[][] labels = c.labels();
+    int n = Math.toIntExact(rows);
+    vector.allocateNew(Math.max(1, n * 8L), Math.max(1, n));
+    for (int r = 0; r < n; r++) {
+      long k = ((first + r) / inner) % s.count();
+      vector.setSafe(r, labels[(int) (s.start() + k * s.step())]);
+    }
+    vector.setValueCount(n);
   }
 
   /**
@@ -530,6 +558,14 @@ public final class TableReader extends ArrowReader {
         throw e;
       }
     }
+    if (cf.time() != null || cf.bool()) {
+      try {
+        return decodedVector(vector, slab, first, rows);
+      } catch (RuntimeException e) {
+        vector.close();
+        throw e;
+      }
+    }
     try {
       boolean unpack = cf.packed();
       ArrowBuf validity = null;
@@ -598,6 +634,91 @@ public final class TableReader extends ArrowReader {
       vector.close();
       throw e;
     }
+  }
+
+  /**
+   * Fills {@code vector} with rows {@code [first, first + rows)} of {@code slab} decoded as CF
+   * times (timestamps, durations or 360_day labels) or xarray booleans: missing values and NaN are
+   * null, packed values unpack first (xarray's order).
+   */
+  private FieldVector decodedVector(FieldVector vector, Slab slab, long first, long rows) {
+    DataType type = slab.dataType();
+    int size = type.byteSize();
+    long src = slab.data().memoryAddress() + first * size;
+    boolean integral = type.kind() != DataType.Kind.FLOAT && !cf.packed();
+    CfConventions.CfTime time = cf.time();
+    if (time != null && time.labels()) {
+      org.apache.arrow.vector.VarCharVector labels = (org.apache.arrow.vector.VarCharVector) vector;
+      int n = Math.toIntExact(rows);
+      labels.allocateNew(Math.max(1, n * 20L), Math.max(1, n));
+      for (int i = 0; i < n; i++) {
+        double raw = rawValue(src + (long) i * size, type);
+        long whole = integral ? rawLong(src + (long) i * size, type) : 0;
+        double v = cf.packed() ? cf.unpack(raw) : raw;
+        if (cf.isMissing(raw) || Double.isNaN(v)) {
+          labels.setNull(i);
+        } else {
+          labels.setSafe(
+              i, time.label(v, integral, whole).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
+      labels.setValueCount(n);
+      return vector;
+    }
+    ArrowBuf validity = allocator.buffer(Math.max(1, (rows + 7) / 8));
+    ArrowBuf data = allocator.buffer(Math.max(1, time != null ? rows * 8 : (rows + 7) / 8));
+    try {
+      validity.setZero(0, validity.capacity());
+      data.setZero(0, data.capacity());
+      long nulls = 0;
+      for (long i = 0; i < rows; i++) {
+        long at = src + i * size;
+        double raw = rawValue(at, type);
+        double v = cf.packed() ? cf.unpack(raw) : raw;
+        if (cf.isMissing(raw) || Double.isNaN(v)) {
+          nulls++;
+          continue;
+        }
+        setBit(validity, i);
+        if (time != null) {
+          MemoryUtil.putLong(
+              data.memoryAddress() + i * 8,
+              time.toLong(v, integral, integral ? rawLong(at, type) : 0));
+        } else if (v != 0) {
+          setBit(data, i);
+        }
+      }
+      vector.loadFieldBuffers(new ArrowFieldNode(rows, nulls), List.of(validity, data));
+      return vector;
+    } finally {
+      validity.close();
+      data.close();
+    }
+  }
+
+  private static void setBit(ArrowBuf buf, long i) {
+    long a = buf.memoryAddress() + (i >>> 3);
+    MemoryUtil.putByte(a, (byte) (MemoryUtil.getByte(a) | (1 << (i & 7))));
+  }
+
+  /** An integer value exactly; a uint64 above 2^63 - 1 is an error (no CF time reaches it). */
+  private long rawLong(long address, DataType type) {
+    boolean unsigned = type.kind() == DataType.Kind.UINT;
+    if (unsigned && type.bits() == 64 && MemoryUtil.getLong(address) < 0) {
+      throw new ZaroException(
+          dev.zaro.arrow.error.ErrorKind.INVALID_ARGUMENT,
+          "array '/"
+              + array.path()
+              + "': CF time value "
+              + Long.toUnsignedString(MemoryUtil.getLong(address))
+              + " is out of the timestamp range");
+    }
+    return switch (type.bits()) {
+      case 8 -> unsigned ? MemoryUtil.getByte(address) & 0xff : MemoryUtil.getByte(address);
+      case 16 -> unsigned ? MemoryUtil.getShort(address) & 0xffff : MemoryUtil.getShort(address);
+      case 32 -> unsigned ? MemoryUtil.getInt(address) & 0xffffffffL : MemoryUtil.getInt(address);
+      default -> MemoryUtil.getLong(address);
+    };
   }
 
   private static double rawValue(long address, DataType type) {

@@ -14,7 +14,7 @@ import java.util.ArrayDeque;
  * {@link #release} exactly once. Thread-safe; holds no threads or memory beyond its queue. Shared
  * by every store on one host (see {@link #forHost}), so stores opened separately back off together.
  */
-public final class AdaptiveConcurrency {
+final class AdaptiveConcurrency {
   /** One request's ticket: give it back to {@link #release}. */
   public static final class Permit {
     private final long epoch;

@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.memory.BodyBuffer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;

@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Futures;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,8 +1,8 @@
 package dev.zaro.arrow.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -41,8 +41,6 @@ import java.util.zip.GZIPInputStream;
 public final class ReferenceStore implements ReferenceBackedStore {
   /** The most references one {@code gen} entry may expand to. */
   static final long MAX_GEN = 50_000_000L;
-
-  private static final ObjectMapper JSON = dev.zaro.arrow.metadata.JsonDocument.MAPPER;
 
   private final String name;
   private final NavigableMap<String, Reference> refs;
@@ -120,7 +118,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
       byte[] document, String name, String baseLocation, boolean remote) {
     JsonNode root;
     try {
-      root = JSON.readTree(maybeGunzip(document));
+      root = Json.readTree(maybeGunzip(document));
     } catch (IOException e) {
       throw new StoreException(
           "store '" + name + "': the reference file is not valid JSON: " + e.getMessage());

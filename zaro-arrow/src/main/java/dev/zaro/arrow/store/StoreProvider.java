@@ -3,10 +3,12 @@ package dev.zaro.arrow.store;
 import java.util.Set;
 
 /**
- * Opens stores for URI schemes that live outside zaro-arrow (for example {@code s3://} in the
- * zaro-s3 module), found with {@link java.util.ServiceLoader}: a module lists its provider in
- * {@code META-INF/services/dev.zaro.arrow.store.StoreProvider}, and {@link Stores#open} uses it for
- * the schemes it does not handle itself. zaro-arrow itself needs no cloud SDK.
+ * Opens stores for URI schemes, found with {@link java.util.ServiceLoader}: every scheme, built-ins
+ * included ({@link BuiltInStores}, Icechunk's), and those of other modules (for example {@code
+ * s3://} in the zaro-s3 module). A module lists its provider in {@code
+ * META-INF/services/dev.zaro.arrow.store.StoreProvider} (and a {@code provides} line in its
+ * module-info), and {@link Stores#open} uses it for its schemes. zaro-arrow itself needs no cloud
+ * SDK.
  */
 public interface StoreProvider {
   /** The schemes handled, lower case, without {@code ://} (for example {@code "s3"}). */

@@ -1,10 +1,16 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
-import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.ServiceLoader;
 
-/** Opens a store from the STORE forms of the CLI contract. */
+/**
+ * Opens a store from the STORE forms of the CLI contract: a local path, or a URI whose scheme a
+ * {@link StoreProvider} registers (the built-ins too: {@link BuiltInStores}, Icechunk's provider).
+ */
 public final class Stores {
   private Stores() {}
 
@@ -25,29 +31,28 @@ public final class Stores {
     if (colon < 0) {
       return new FileStore(Path.of(location));
     }
-    String scheme = location.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
-    return switch (scheme) {
-      case "file" -> new FileStore(Path.of(URI.create(location)));
-      case "http", "https" -> new HttpStore(uri(location));
-      case "gs" -> GcsStore.open(location);
-      case "reference+json" -> ReferenceStore.open(location.substring(colon + 3));
-      case "icechunk", "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https" ->
-          dev.zaro.arrow.store.icechunk.IcechunkStore.open(location);
-      default -> provided(scheme, location);
-    };
+    return provided(scheme(location), location);
   }
 
-  private static URI uri(String location) {
-    try {
-      return new URI(location);
-    } catch (java.net.URISyntaxException e) {
-      throw new StoreException("store '" + location + "': not a valid URL: " + e.getMessage());
-    }
+  /** The scheme of a location with {@code ://}, lower case. */
+  static String scheme(String location) {
+    return location.substring(0, location.indexOf("://")).toLowerCase(Locale.ROOT);
   }
 
-  /** A store from a {@link StoreProvider} on the class path (s3:// in zaro-s3, ...). */
+  /**
+   * The {@link StoreProvider}s: those beside this class (the built-ins first), then those the
+   * context class loader sees (other modules' stores, where a container loads them apart).
+   */
+  private static List<StoreProvider> providers() {
+    List<StoreProvider> all = new ArrayList<>();
+    ServiceLoader.load(StoreProvider.class, Stores.class.getClassLoader()).forEach(all::add);
+    ServiceLoader.load(StoreProvider.class).forEach(all::add);
+    return all;
+  }
+
+  /** A store from a {@link StoreProvider}: built-in, or on the class path (s3:// in zaro-s3...). */
   private static Store provided(String scheme, String location) {
-    for (StoreProvider provider : java.util.ServiceLoader.load(StoreProvider.class)) {
+    for (StoreProvider provider : providers()) {
       if (provider.schemes().contains(scheme)) {
         return provider.open(location);
       }

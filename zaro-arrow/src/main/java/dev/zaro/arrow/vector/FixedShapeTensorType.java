@@ -3,7 +3,7 @@ package dev.zaro.arrow.vector;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.json.Json;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Objects;
@@ -82,7 +82,7 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
 
   @Override
   public String serialize() {
-    ObjectNode json = JsonDocument.MAPPER.createObjectNode();
+    ObjectNode json = Json.createObjectNode();
     ArrayNode s = json.putArray("shape");
     for (long d : shape) {
       s.add(d);
@@ -97,7 +97,7 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
   @Override
   public ArrowType deserialize(ArrowType storageType, String serializedData) {
     try {
-      JsonNode json = JsonDocument.MAPPER.readTree(serializedData);
+      JsonNode json = Json.readTree(serializedData);
       JsonNode s = json.get("shape");
       long[] shape = new long[s.size()];
       for (int i = 0; i < shape.length; i++) {

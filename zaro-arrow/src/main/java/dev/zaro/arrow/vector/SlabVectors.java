@@ -2,6 +2,7 @@ package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.Utf32;
 import dev.zaro.arrow.read.Slab;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -238,22 +239,7 @@ public final class SlabVectors {
    * Decodes NUL-padded little-endian UTF-32 ({@code length} bytes at {@code offset}) to a string.
    */
   public static String utf32(byte[] bytes, int offset, int length) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = offset; i + 3 < offset + length; i += 4) {
-      int c =
-          (bytes[i] & 0xff)
-              | (bytes[i + 1] & 0xff) << 8
-              | (bytes[i + 2] & 0xff) << 16
-              | (bytes[i + 3] & 0xff) << 24;
-      if (c == 0) {
-        break;
-      }
-      if (!Character.isValidCodePoint(c)) {
-        throw new IllegalArgumentException("invalid UTF-32 code point 0x" + Integer.toHexString(c));
-      }
-      sb.appendCodePoint(c);
-    }
-    return sb.toString();
+    return Utf32.decode(bytes, offset, length);
   }
 
   /**

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.github.luben.zstd.ZstdCompressCtx;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.ArrowBuf;
@@ -64,8 +64,7 @@ class StreamingDecodeTest extends AllocatorTest {
     CodecChain chain =
         CodecChain.resolve(
             List.of(
-                new CodecSpec(
-                    "bytes", JsonDocument.MAPPER.readTree("{\"endian\":\"" + endian + "\"}")),
+                new CodecSpec("bytes", Json.readTree("{\"endian\":\"" + endian + "\"}")),
                 new CodecSpec(codec, null)),
             new ChunkSpec(shape, dt, FillValue.zero(dt)),
             CodecRegistry.defaults());

@@ -8,10 +8,10 @@ import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.core.ShardingCodec;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -49,9 +49,7 @@ class ShardIndexFuzzTest {
         CODECS[variant] =
             (ShardingCodec)
                 CodecRegistry.defaults()
-                    .create(
-                        new CodecSpec("sharding_indexed", JsonDocument.MAPPER.readTree(config)),
-                        shard);
+                    .create(new CodecSpec("sharding_indexed", Json.readTree(config)), shard);
       } catch (JsonProcessingException e) {
         throw new AssertionError(config, e);
       }

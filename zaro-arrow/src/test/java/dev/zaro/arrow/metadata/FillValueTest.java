@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 class FillValueTest {
   static JsonNode json(String s) throws Exception {
-    return JsonDocument.MAPPER.readTree(s);
+    return Json.readTree(s);
   }
 
   static byte[] fill(String json, DataType type) throws Exception {

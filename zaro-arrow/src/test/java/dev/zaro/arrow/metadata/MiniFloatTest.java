@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ class MiniFloatTest {
 
   static Stream<Arguments> formats() throws IOException {
     JsonNode oracle =
-        JsonDocument.MAPPER.readTree(
+        Json.readTree(
             Files.readAllBytes(
                 Fixtures.testdata().resolve("fallback").resolve("conversions.json")));
     List<Arguments> out = new ArrayList<>();

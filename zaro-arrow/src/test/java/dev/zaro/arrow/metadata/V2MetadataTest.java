@@ -14,6 +14,7 @@ import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ class V2MetadataTest {
       node.remove(field);
     } else {
       try {
-        node.set(field, JsonDocument.MAPPER.readTree(value));
+        node.set(field, Json.readTree(value));
       } catch (Exception e) {
         throw new RuntimeException(e);
       }
@@ -66,6 +67,20 @@ class V2MetadataTest {
 
   static String error(String json) {
     return assertThrows(MetadataException.class, () -> parse(json)).getMessage();
+  }
+
+  /**
+   * A null fill_value is "none declared": it reads as zeros but stays distinguishable from a
+   * declared 0, which xarray's zarr backend masks as _FillValue and a null one it does not.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '~',
+      value = {"<i8 ~ null ~ true", "<i8 ~ 0 ~ false", "<f4 ~ null ~ true", "<f4 ~ 0.0 ~ false"})
+  void aNullFillValueIsUnsetAndReadsAsZeros(String dtype, String fill, boolean unset) {
+    ArrayMetadata a = parse(with("dtype", "\"" + dtype + "\"").replace("\"NaN\"", fill));
+    assertEquals(unset, a.fillValue().isUnset());
+    assertTrue(a.fillValue().isZero());
   }
 
   @Test
@@ -526,8 +541,7 @@ class V2MetadataTest {
     assertEquals(Arrays.asList(null, null, null), a.dimensionNames());
     assertEquals("dim_2", a.dimensionName(2));
     assertEquals(
-        JsonDocument.MAPPER.valueToTree(
-            JsonDocument.parse("x", attrs.getBytes(StandardCharsets.UTF_8)).root()),
+        Json.valueToTree(JsonDocument.parse("x", attrs.getBytes(StandardCharsets.UTF_8)).root()),
         a.attributes());
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ class V3MetadataTest {
       node.remove(field);
     } else {
       try {
-        node.set(field, JsonDocument.MAPPER.readTree(value));
+        node.set(field, Json.readTree(value));
       } catch (Exception e) {
         throw new RuntimeException(e);
       }

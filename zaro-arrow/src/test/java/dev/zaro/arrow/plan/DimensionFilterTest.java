@@ -58,8 +58,8 @@ class DimensionFilterTest extends AllocatorTest {
   @Test
   void timesAndSelections() {
     try (Zaro zaro = Zaro.open(SAMPLE)) {
-      DimensionFilter filter = DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT);
-      DimensionColumn time = filter.column("time");
+      DimensionFilter filter = zaro.dimensionFilter("t2m", TableOptions.DEFAULT);
+      DimensionColumn time = (DimensionColumn) filter.column("time");
       assertEquals(DimensionColumn.Kind.TIMES, time.kind());
       long[] shape = zaro.meta("t2m").shape();
       // the third time value as a LocalDateTime
@@ -80,13 +80,13 @@ class DimensionFilterTest extends AllocatorTest {
       assertEquals("3:6:2, 0:" + shape[1] + ":1, 0:" + shape[2] + ":1", narrowed.canonical());
       // an unknown column or a non-numeric literal narrows nothing
       DimensionFilter none =
-          DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT)
+          zaro.dimensionFilter("t2m", TableOptions.DEFAULT)
               .restrict("nope", DimensionFilter.Op.EQ, 1)
               .restrict("lat", DimensionFilter.Op.EQ, "x");
       assertEquals(Selection.all(shape).canonical(), none.apply(Selection.all(shape)).canonical());
       // contradictory ranges: empty
       DimensionFilter empty =
-          DimensionFilter.of(zaro, "t2m", TableOptions.DEFAULT.withCf(false))
+          zaro.dimensionFilter("t2m", TableOptions.DEFAULT.withCf(false))
               .restrict("lon", DimensionFilter.Op.LT, -1e9);
       assertTrue(empty.isEmpty());
       assertEquals(0, empty.apply(Selection.all(shape)).size());

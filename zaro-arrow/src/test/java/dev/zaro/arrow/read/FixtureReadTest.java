@@ -10,9 +10,9 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.SelectionException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
@@ -35,8 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FixtureReadTest extends AllocatorTest {
 
   static JsonNode cases() throws IOException {
-    return JsonDocument.MAPPER.readTree(
-        Files.readAllBytes(Fixtures.fixtures().resolve("cases.json")));
+    return Json.readTree(Files.readAllBytes(Fixtures.fixtures().resolve("cases.json")));
   }
 
   /** Every testdata/<set>/cases.json; stores and expected files are relative to its folder. */
@@ -47,7 +46,7 @@ class FixtureReadTest extends AllocatorTest {
       sets = dirs.map(d -> d.resolve("cases.json")).filter(Files::isRegularFile).sorted().toList();
     }
     for (Path set : sets) {
-      JsonNode doc = JsonDocument.MAPPER.readTree(Files.readAllBytes(set));
+      JsonNode doc = Json.readTree(Files.readAllBytes(set));
       Path dir = set.getParent();
       if (!doc.has("cases")) {
         continue;
@@ -66,7 +65,7 @@ class FixtureReadTest extends AllocatorTest {
                   c.get("path").asText(),
                   c.get("data_type").asText(),
                   r.get("slice").asText(),
-                  JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+                  Json.convertValue(r.get("shape"), long[].class),
                   dir.resolve(r.get("expected").asText()).toString(),
                   doc.path("options").path("fallback_types").asBoolean(false)));
         }
@@ -262,9 +261,7 @@ class FixtureReadTest extends AllocatorTest {
   private void readsEqualStrings(
       String store, String path, String slice, long[] shape, String expected) throws IOException {
     List<String> want = new ArrayList<>();
-    JsonDocument.MAPPER
-        .readTree(Files.readAllBytes(Path.of(expected)))
-        .forEach(n -> want.add(n.asText()));
+    Json.readTree(Files.readAllBytes(Path.of(expected))).forEach(n -> want.add(n.asText()));
     for (int threads : new int[] {1, 4}) {
       try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads));
           Slab slab = zaro.read(path, slice, allocator)) {
@@ -354,7 +351,7 @@ class FixtureReadTest extends AllocatorTest {
       List<Path> sets = new ArrayList<>();
       for (Path set :
           dirs.map(d -> d.resolve("cases.json")).filter(Files::isRegularFile).sorted().toList()) {
-        if (JsonDocument.MAPPER.readTree(Files.readAllBytes(set)).has("hierarchy")) {
+        if (Json.readTree(Files.readAllBytes(set)).has("hierarchy")) {
           sets.add(set);
         }
       }
@@ -366,7 +363,7 @@ class FixtureReadTest extends AllocatorTest {
   @ParameterizedTest
   @MethodSource("hierarchySets")
   void listsTheHierarchy(Path set) throws IOException {
-    JsonNode h = JsonDocument.MAPPER.readTree(Files.readAllBytes(set)).get("hierarchy");
+    JsonNode h = Json.readTree(Files.readAllBytes(set)).get("hierarchy");
     Path store = set.getParent().resolve(h.get("store").asText());
     try (Zaro zaro = Zaro.open(store.toString())) {
       List<String> got =

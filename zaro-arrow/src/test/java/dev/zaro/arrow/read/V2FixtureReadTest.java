@@ -14,10 +14,10 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.GroupMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
@@ -52,7 +52,7 @@ class V2FixtureReadTest extends AllocatorTest {
   }
 
   static JsonNode doc() throws IOException {
-    return JsonDocument.MAPPER.readTree(Files.readAllBytes(dir().resolve("cases.json")));
+    return Json.readTree(Files.readAllBytes(dir().resolve("cases.json")));
   }
 
   static Stream<Arguments> reads() throws IOException {
@@ -64,7 +64,7 @@ class V2FixtureReadTest extends AllocatorTest {
                 c.get("name").asText() + "[" + r.get("slice").asText() + "]",
                 c,
                 r.get("slice").asText(),
-                JsonDocument.MAPPER.convertValue(r.get("shape"), long[].class),
+                Json.convertValue(r.get("shape"), long[].class),
                 dir().resolve(r.get("expected").asText())));
       }
     }
@@ -90,8 +90,7 @@ class V2FixtureReadTest extends AllocatorTest {
         assertArrayEquals(want, got, name + " with " + threads + " threads");
         if (c.has("dimension_names")) {
           assertEquals(
-              JsonDocument.MAPPER.convertValue(c.get("dimension_names"), List.class),
-              meta.dimensionNames());
+              Json.convertValue(c.get("dimension_names"), List.class), meta.dimensionNames());
         }
       }
     }

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.codec.core;
 
+import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.codec.CodecRegistry;
 
 /**
@@ -8,11 +9,13 @@ import dev.zaro.arrow.codec.CodecRegistry;
  * vlen-utf8} and {@code vlen-bytes}. This package is not exported: users reach these codecs by name
  * through {@link CodecRegistry}.
  */
-public final class CoreCodecs {
-  private CoreCodecs() {}
+public final class CoreCodecs implements CodecProvider {
+  /** The provider {@link java.util.ServiceLoader} instantiates. */
+  public CoreCodecs() {}
 
   /** Registers every core codec on {@code registry}. */
-  public static void register(CodecRegistry registry) {
+  @Override
+  public void register(CodecRegistry registry) {
     registry.register("bytes", BytesCodec::create);
     registry.register("transpose", TransposeCodec::create);
     registry.register("gzip", (spec, input, reg) -> GzipCodec.create(spec));

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.codec.ext;
 
+import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.numcodecs.BitRoundCodec;
 
@@ -8,11 +9,13 @@ import dev.zaro.arrow.codec.numcodecs.BitRoundCodec;
  * numcodecs filter, for integers too), {@code packbits}, {@code scale_offset}, {@code cast_value},
  * {@code reshape} and {@code zfp}.
  */
-public final class Extensions {
-  private Extensions() {}
+public final class Extensions implements CodecProvider {
+  /** The provider {@link java.util.ServiceLoader} instantiates. */
+  public Extensions() {}
 
   /** Registers every extension codec zaro reads on {@code registry}. */
-  public static void register(CodecRegistry registry) {
+  @Override
+  public void register(CodecRegistry registry) {
     registry.register("bitround", (spec, input, reg) -> BitRoundCodec.create(spec, input));
     registry.register("packbits", (spec, input, reg) -> PackBitsCodec.create(spec, input));
     registry.register("scale_offset", (spec, input, reg) -> ScaleOffsetCodec.create(spec, input));

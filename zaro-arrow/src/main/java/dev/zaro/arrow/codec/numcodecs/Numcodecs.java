@@ -1,5 +1,6 @@
 package dev.zaro.arrow.codec.numcodecs;
 
+import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.metadata.CodecSpec;
 
@@ -9,11 +10,13 @@ import dev.zaro.arrow.metadata.CodecSpec;
  * dev.zaro.arrow.metadata.V2Metadata}); the names are also those zarr-python 3 gives numcodecs
  * codecs in v3 metadata.
  */
-public final class Numcodecs {
-  private Numcodecs() {}
+public final class Numcodecs implements CodecProvider {
+  /** The provider {@link java.util.ServiceLoader} instantiates. */
+  public Numcodecs() {}
 
   /** Registers every numcodecs codec zaro reads on {@code registry}. */
-  public static void register(CodecRegistry registry) {
+  @Override
+  public void register(CodecRegistry registry) {
     registry.register("numcodecs.zlib", (spec, input, reg) -> ZlibCodec.create(spec));
     registry.register("numcodecs.lz4", (spec, input, reg) -> Lz4Codec.create(spec));
     registry.register("numcodecs.bz2", (spec, input, reg) -> Bz2Codec.create(spec));

@@ -7,6 +7,7 @@ import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.JsonDocument;
@@ -92,7 +93,7 @@ public record ObjectListCodec(boolean msgpack) implements ArrayToBytesCodec {
       items = new MsgPack(name(), text).value();
     } else {
       try {
-        items = JsonDocument.MAPPER.readTree(text);
+        items = Json.readTree(text);
       } catch (IOException e) {
         throw new CodecException(
             "codec " + name() + ": chunk is not valid JSON: " + e.getMessage());

@@ -12,10 +12,10 @@ import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class BloscConfigTest extends AllocatorTest {
 
   private static JsonNode json(String text) throws Exception {
-    return JsonDocument.MAPPER.readTree(text);
+    return Json.readTree(text);
   }
 
   private static ChunkSpec spec(DataType type, int... shape) {

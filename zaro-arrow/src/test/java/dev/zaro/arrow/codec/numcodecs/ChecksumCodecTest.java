@@ -12,10 +12,10 @@ import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ChecksumCodecTest extends AllocatorTest {
 
   static JsonNode vectors() throws Exception {
-    return JsonDocument.MAPPER.readTree(
-        Files.readAllBytes(Fixtures.testdata().resolve("codecs/checksums.json")));
+    return Json.readTree(Files.readAllBytes(Fixtures.testdata().resolve("codecs/checksums.json")));
   }
 
   @Test
@@ -76,7 +75,7 @@ class ChecksumCodecTest extends AllocatorTest {
       return (BytesToBytesCodec)
           CodecRegistry.defaults()
               .create(
-                  new CodecSpec(name, JsonDocument.MAPPER.readTree(config)),
+                  new CodecSpec(name, Json.readTree(config)),
                   new ChunkSpec(new int[] {4}, DataType.UINT8, FillValue.zero(DataType.UINT8)));
     } catch (java.io.IOException e) {
       throw new AssertionError(e);

@@ -10,10 +10,10 @@ import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -87,7 +87,7 @@ class LzmaCodecTest extends AbstractBytesCodecTest {
     ChunkSpec spec = new ChunkSpec(new int[] {1}, DataType.UINT8, FillValue.zero(DataType.UINT8));
     return (BytesToBytesCodec)
         CodecRegistry.defaults()
-            .create(new CodecSpec("numcodecs.lzma", JsonDocument.MAPPER.readTree(config)), spec);
+            .create(new CodecSpec("numcodecs.lzma", Json.readTree(config)), spec);
   }
 
   private void roundTrip(BytesToBytesCodec codec, byte[] encoded, byte[] data) {

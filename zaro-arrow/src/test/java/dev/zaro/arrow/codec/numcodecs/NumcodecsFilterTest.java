@@ -13,10 +13,10 @@ import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.Codec;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NumpyDtype;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -37,8 +37,7 @@ class NumcodecsFilterTest extends AllocatorTest {
   }
 
   static Codec create(String name, String config, ChunkSpec input) throws Exception {
-    return CodecRegistry.defaults()
-        .create(new CodecSpec(name, JsonDocument.MAPPER.readTree(config)), input);
+    return CodecRegistry.defaults().create(new CodecSpec(name, Json.readTree(config)), input);
   }
 
   ArrowBuf buf(ByteBuffer b) {

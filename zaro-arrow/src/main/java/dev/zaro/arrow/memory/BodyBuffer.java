@@ -1,4 +1,4 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.memory;
 
 import dev.zaro.arrow.error.StoreException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.memory;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

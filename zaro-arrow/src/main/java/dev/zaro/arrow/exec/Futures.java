@@ -1,4 +1,4 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.exec;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;

@@ -1,0 +1,249 @@
+"""The client of `zaro serve`: arrays as numpy, tables as pyarrow, SQL through Flight SQL."""
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.flight as fl
+
+from . import errors
+from .selection import Selection
+
+
+def connect(url, token=None, tls_root_certs=None, threads=8):
+    """A client of the zaro server at `url` ("grpc://host:port" or "grpc+tls://host:port").
+
+    token: the bearer token (str or bytes) the server's --auth-token-file accepts, sent as
+    `authorization: Bearer <token>` on every call. tls_root_certs: the PEM certificates (bytes,
+    or the path of a file) that sign the server's certificate, for grpc+tls:// with a private CA.
+    threads: how many endpoints of one read are fetched at once."""
+    return Client(url, token=token, tls_root_certs=tls_root_certs, threads=threads)
+
+
+def _pem(certs):
+    if certs is None or isinstance(certs, bytes):
+        return certs
+    if isinstance(certs, str) and certs.lstrip().startswith("-----BEGIN"):
+        return certs.encode()
+    with open(os.fspath(certs), "rb") as f:
+        return f.read()
+
+
+def _numpy_dtype(arrow_type):
+    """The numpy dtype an Arrow value type reads as (strings and binaries as objects)."""
+    if pa.types.is_timestamp(arrow_type):
+        return np.dtype(f"datetime64[{arrow_type.unit}]")
+    if pa.types.is_duration(arrow_type):
+        return np.dtype(f"timedelta64[{arrow_type.unit}]")
+    if pa.types.is_date32(arrow_type) or pa.types.is_date64(arrow_type):
+        return np.dtype("datetime64[D]" if pa.types.is_date32(arrow_type) else "datetime64[ms]")
+    if pa.types.is_boolean(arrow_type):
+        return np.dtype(bool)
+    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+        return np.dtype(arrow_type.to_pandas_dtype())
+    return np.dtype(object)
+
+
+def _value_type(field):
+    """The element type and per-row shape of a tensor-layout column."""
+    t = field.type
+    if isinstance(t, pa.FixedShapeTensorType):
+        return t.value_type, tuple(t.shape)
+    return t, ()
+
+
+class Client:
+    """A connection to one zaro server; thread-safe. Use `connect(...)` to make one.
+
+    Errors raise `zaro_client.ZaroError` subclasses (NotFound, InvalidArgument, Unauthenticated,
+    ResourceExhausted, Unavailable, Unimplemented, Internal) naming the array."""
+
+    def __init__(self, url, token=None, tls_root_certs=None, threads=8):
+        self.url = url
+        kwargs = {}
+        pem = _pem(tls_root_certs)
+        if pem is not None:
+            kwargs["tls_root_certs"] = pem
+        self._flight = fl.connect(url, **kwargs)
+        headers = []
+        if token is not None:
+            token = token.encode() if isinstance(token, str) else token
+            headers.append((b"authorization", b"Bearer " + token.strip()))
+        self._options = fl.FlightCallOptions(headers=headers)
+        self._threads = max(1, int(threads))
+        self._meta = {}
+
+    def close(self):
+        self._flight.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- hierarchy -------------------------------------------------------------------------
+
+    def _action(self, name, body, what):
+        try:
+            results = list(self._flight.do_action(fl.Action(name, body), self._options))
+        except Exception as e:  # noqa: BLE001 - every Flight failure becomes a ZaroError
+            raise errors.translate(e, what) from None
+        return json.loads(results[0].body.to_pybytes())
+
+    def info(self, path=""):
+        """The node's normalized metadata (as `zaro info` prints it): for an array its shape,
+        data_type, chunk_shape, fill_value, codecs, dimension_names and attributes; for a group
+        its attributes and children."""
+        key = path.strip("/")
+        if key not in self._meta:
+            self._meta[key] = self._action("metadata", key.encode(), path or "/")
+        return self._meta[key]
+
+    def list(self):
+        """Every node of the hierarchy, depth first: dicts with path, node_type, and for arrays
+        shape and data_type (as `zaro ls`)."""
+        out = []
+
+        def walk(path):
+            meta = self.info(path)
+            node = {"path": meta["path"], "node_type": meta["node_type"]}
+            if meta["node_type"] == "array":
+                node["shape"] = meta["shape"]
+                node["data_type"] = meta["data_type"]
+            out.append(node)
+            for child in meta.get("children", []):
+                walk(child["path"])
+
+        walk("")
+        return out
+
+    # ---- reads -----------------------------------------------------------------------------
+
+    def _flight_info(self, command, what):
+        """get_flight_info for a command: zaro's JSON one (a dict) or Flight SQL's (bytes)."""
+        if isinstance(command, dict):
+            command = json.dumps(command).encode()
+        try:
+            return self._flight.get_flight_info(fl.FlightDescriptor.for_command(command), self._options)
+        except Exception as e:  # noqa: BLE001
+            raise errors.translate(e, what) from None
+
+    def _fetch(self, endpoints, what, each):
+        """Runs each(index, reader) for every endpoint, on up to `threads` threads at once;
+        returns the results in endpoint order."""
+
+        def one(i):
+            try:
+                reader = self._flight.do_get(endpoints[i].ticket, self._options)
+                return each(i, reader)
+            except errors.ZaroError:
+                raise
+            except Exception as e:  # noqa: BLE001
+                raise errors.translate(e, what) from None
+
+        if len(endpoints) <= 1:
+            return [one(i) for i in range(len(endpoints))]
+        with ThreadPoolExecutor(min(self._threads, len(endpoints))) as pool:
+            return list(pool.map(one, range(len(endpoints))))
+
+    def read(self, path, slice=None):
+        """The selection `slice` of array `path` as a numpy array.
+
+        slice is written as on zaro's command line: numpy-style per dimension, comma separated
+        (`start:stop`, `:`, `start:stop:step`, an integer that drops the dimension, `...`), e.g.
+        "0:24, :, :"; None reads everything. The endpoints of a large read are fetched in
+        parallel; the result is allocated once and each endpoint's batches are copied straight
+        into their place. Complex arrays come back complex; NaT as NaT."""
+        what = path
+        slice_text = slice or ""
+        info = self._flight_info({"array": path, "slice": slice_text, "layout": "tensor"}, what)
+        meta = self.info(path)
+        shape = [int(n) for n in meta["shape"]]
+        selection = Selection.parse(slice_text, shape)
+        field = info.schema.field(0)
+        value_type, _ = _value_type(field)
+        complex_ = meta["data_type"].startswith("complex")
+        # the server sends one row per index of the result's first dimension (one row for a
+        # single element), each holding the rest of the result (complex: real, imaginary pairs)
+        logical = tuple(selection.result_shape())
+        rows = logical[0] if logical else 1
+        row_values = int(np.prod(logical[1:], dtype=np.int64)) * (2 if complex_ else 1)
+        out = np.empty(logical + ((2,) if complex_ else ()), dtype=_numpy_dtype(value_type))
+        flat = out.reshape(-1)  # a view: out is C-contiguous
+        # where each endpoint's rows go: its ticket holds the canonical selection of its part
+        starts = [0]
+        if len(info.endpoints) > 1:
+            for e in info.endpoints[:-1]:
+                starts.append(starts[-1] + self._rows(e.ticket, shape))
+        expected_ends = starts[1:] + [rows]
+        if len(info.endpoints) == 0 or expected_ends[-1] - starts[-1] < 0:
+            raise errors.Internal(what, f"the endpoints' parts do not add up to the selection's {rows} rows")
+
+        def place(i, reader):
+            row = starts[i]
+            for chunk in reader:
+                column = chunk.data.column(0)
+                n = len(column)
+                if isinstance(column.type, pa.FixedShapeTensorType):
+                    column = column.storage.flatten()
+                values = column.to_numpy(zero_copy_only=False)
+                if row + n > expected_ends[i] or values.size != n * row_values:
+                    raise errors.Internal(what, f"endpoint {i} sent more rows or values than its part holds")
+                flat[row * row_values:(row + n) * row_values] = values
+                row += n
+            return row
+
+        ends = self._fetch(info.endpoints, what, place)
+        # every row written exactly once: an endpoint that sent fewer rows than its part holds
+        # would leave uninitialized memory in the result
+        if ends != expected_ends:
+            raise errors.Internal(what, f"the endpoints sent rows up to {ends}, expected {expected_ends}")
+        if complex_:
+            return out.view(np.complex64 if out.dtype == np.float32 else np.complex128)[..., 0]
+        return out
+
+    @staticmethod
+    def _rows(ticket, shape):
+        part = json.loads(ticket.ticket)
+        return Selection.parse(part.get("slice", ""), shape).result_shape()[0]
+
+    def read_table(self, path, slice=None, columns=None, raw=False):
+        """The selection of array `path` in zaro's table layout as a pyarrow.Table: one row per
+        element, a column per dimension (coordinate values when the group has them; CF times
+        as timestamps) and the value column (CF packing and missing values applied unless
+        raw=True). columns: the names to keep, in that order (chosen from the fetched table: the
+        Flight command has no projection, so every column travels)."""
+        command = {"array": path, "slice": slice or "", "layout": "table"}
+        if raw:
+            command["raw"] = True
+        info = self._flight_info(command, path)
+        tables = self._fetch(info.endpoints, path, lambda i, reader: reader.read_all())
+        table = pa.concat_tables(tables) if tables else info.schema.empty_table()
+        if columns is not None:
+            missing = [c for c in columns if c not in table.column_names]
+            if missing:
+                raise errors.InvalidArgument(
+                    path, f"no column {', '.join(missing)}; the table has {', '.join(table.column_names)}")
+            table = table.select(list(columns))
+        return table
+
+    def sql(self, query):
+        """Runs one SQL query on the server's Flight SQL service (`zaro serve STORE --sql`; every
+        array is a table named by its path) and returns its result as a pyarrow.Table."""
+        from .flightsql import statement_query
+
+        try:
+            info = self._flight_info(statement_query(query), query)
+        except errors.InvalidArgument as e:
+            if e.server_message.startswith("the command is not JSON"):
+                raise errors.Unimplemented(query, "this server does not serve SQL: start it with "
+                                                  "`zaro serve STORE --sql`") from None
+            raise
+        tables = self._fetch(info.endpoints, query, lambda i, reader: reader.read_all())
+        return pa.concat_tables(tables) if tables else info.schema.empty_table()
+
+    def stats(self):
+        """The server's `stats` action: memory in use, the budget, streams, chunks decoded."""
+        return self._action("stats", b"", "stats")
