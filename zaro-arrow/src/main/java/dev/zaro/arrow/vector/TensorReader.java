@@ -106,7 +106,7 @@ public final class TensorReader extends ArrowReader {
       long batchBytes,
       ReadOptions options,
       BufferAllocator allocator) {
-    ReadPlan plan = ReadPlan.of(array, selection);
+    ReadPlan plan = ReadPlan.of(array.metadata(), selection);
     DataType type = array.metadata().dataType();
     long[] shape = selection.resultShape();
     Field field =
