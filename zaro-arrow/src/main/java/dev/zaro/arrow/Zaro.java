@@ -3,8 +3,10 @@ package dev.zaro.arrow;
 import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.SlabTooLargeException;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
@@ -20,6 +22,8 @@ import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
+import dev.zaro.arrow.vector.ArrowTypes;
+import dev.zaro.arrow.vector.TensorReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -165,7 +169,7 @@ public final class Zaro implements AutoCloseable {
     }
     meta.dataType()
         .fallbackFormat()
-        .filter(format -> meta.dataType().kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT)
+        .filter(format -> meta.dataType().kind() == DataType.Kind.STRUCT)
         .ifPresent(
             format -> {
               throw new MetadataException(
@@ -191,10 +195,101 @@ public final class Zaro implements AutoCloseable {
     return read(path, selection, allocator, ReadOptions.DEFAULT);
   }
 
+  /**
+   * Reads a selection of an array as one slab; the caller closes it.
+   *
+   * @throws SlabTooLargeException before allocating anything, if the slab is larger than {@code
+   *     allocator} can still hand out or than one Arrow vector can hold (2^31 - 1 values); {@link
+   *     #readTensor} streams selections of any size
+   */
   public Slab read(
       String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
     ZarrArray array = array(path);
-    return array.read(Selection.parse(selection, array.metadata().shape()), allocator, readOptions);
+    Selection parsed = Selection.parse(selection, array.metadata().shape());
+    checkSlab(array, parsed, allocator);
+    return array.read(parsed, allocator, readOptions);
+  }
+
+  /** Refuses a one-slab read that cannot fit its allocator or one Arrow vector. */
+  private static void checkSlab(ZarrArray array, Selection selection, BufferAllocator allocator) {
+    DataType type = array.metadata().dataType();
+    long elements = selection.size();
+    long values = saturatingMultiply(elements, ArrowTypes.valuesPerElement(type));
+    long bytes = saturatingMultiply(elements, type.byteSize());
+    long room = allocator.getHeadroom();
+    String what = "selection '" + selection + "' of array '/" + array.path() + "'";
+    String stream =
+        "; read it in parts, or stream it: Zaro.readTensor (tensor layout) or Zaro.readTable"
+            + " (table layout), or `zaro read --out` on the command line, which write record"
+            + " batches of bounded size";
+    if (bytes > room) {
+      throw new SlabTooLargeException(
+          what
+              + " is a slab of "
+              + bytes
+              + " bytes; its allocator '"
+              + allocator.getName()
+              + "' may allocate "
+              + room
+              + " more (its limit is "
+              + allocator.getLimit()
+              + " bytes)"
+              + stream,
+          bytes,
+          room);
+    }
+    if (values > TensorReader.MAX_VECTOR_VALUES) {
+      throw new SlabTooLargeException(
+          what
+              + " is a slab of "
+              + bytes
+              + " bytes, "
+              + values
+              + " values: more than one Arrow vector can hold ("
+              + TensorReader.MAX_VECTOR_VALUES
+              + " values)"
+              + stream,
+          bytes,
+          TensorReader.MAX_VECTOR_VALUES);
+    }
+  }
+
+  private static long saturatingMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    return hi != 0 || lo < 0 ? Long.MAX_VALUE : lo;
+  }
+
+  /**
+   * Streams a selection in the tensor layout (see {@link TensorReader}), in record batches of at
+   * most {@link TensorReader#DEFAULT_BATCH_BYTES}, whatever the selection's size; the caller closes
+   * the reader. Hand it to a file ({@code ArrowFiles.write}), a Flight stream or a C consumer
+   * ({@code CData.export}).
+   */
+  public TensorReader readTensor(String path, String selection, BufferAllocator allocator) {
+    ZarrArray array = array(path);
+    return readTensor(
+        path,
+        Selection.parse(selection, array.metadata().shape()),
+        allocator,
+        TensorReader.DEFAULT_BATCH_BYTES,
+        ReadOptions.DEFAULT);
+  }
+
+  /**
+   * {@link #readTensor(String, String, BufferAllocator)} of a parsed selection, in record batches
+   * of at most {@code batchBytes} (at least one row each).
+   *
+   * @throws dev.zaro.arrow.error.ZaroException (INVALID_ARGUMENT) if one row of the selection (one
+   *     index of its first dimension) holds 2^31 values or more: slice the trailing dimensions
+   */
+  public TensorReader readTensor(
+      String path,
+      Selection selection,
+      BufferAllocator allocator,
+      long batchBytes,
+      ReadOptions readOptions) {
+    return TensorReader.of(array(path), selection, batchBytes, readOptions, allocator);
   }
 
   /**

@@ -2,19 +2,22 @@ package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
-import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.vector.ArrowFiles;
 import dev.zaro.arrow.vector.SlabVectors;
+import dev.zaro.arrow.vector.TensorReader;
+import dev.zaro.flight.Sizes;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -68,6 +71,15 @@ final class ReadCommand implements Callable<Integer> {
   long batchRows;
 
   @Option(
+      names = "--batch-bytes",
+      paramLabel = "SIZE",
+      defaultValue = "64m",
+      description =
+          "Tensor layout: upper bound of one record batch (k/m/g suffixes; default 64m). Each batch"
+              + " holds whole rows of the first dimension, at least one.")
+  String batchBytes;
+
+  @Option(
       names = "--out",
       paramLabel = "FILE.arrow",
       required = true,
@@ -79,7 +91,17 @@ final class ReadCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (!layout.equals("tensor") && !layout.equals("table")) {
-      throw new ZaroException("--layout " + layout + ": use tensor or table");
+      throw new ZaroException(
+          ErrorKind.INVALID_ARGUMENT, "--layout " + layout + ": use tensor or table");
+    }
+    long batchSize;
+    try {
+      batchSize = Sizes.parse(batchBytes);
+    } catch (IllegalArgumentException e) {
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "--batch-bytes: " + e.getMessage());
+    }
+    if (batchSize < 1) {
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "--batch-bytes must be positive");
     }
     Main.checkOut(out);
     ZaroOptions options = open.toOptions();
@@ -87,11 +109,17 @@ final class ReadCommand implements Callable<Integer> {
     try (Zaro zaro = Zaro.open(store, options);
         BufferAllocator allocator = new RootAllocator()) {
       Progress progress = Progress.forTerminal("reading " + path);
+      ArrayMetadata meta = zaro.meta(path);
+      Selection selection = Selection.parse(slice, meta.shape());
+      ReadOptions readOptions = new ReadOptions(progress);
       if (layout.equals("table")) {
         TableOptions table = TableOptions.DEFAULT.withCf(!raw).withBatchRows(batchRows);
-        try (TableReader reader =
-            zaro.readTable(path, slice, allocator, table, new ReadOptions(progress))) {
-          long rows = ArrowFiles.write(reader, out);
+        try (TableReader reader = zaro.readTable(path, selection, allocator, table, readOptions)) {
+          long rows = selection.size();
+          long expected =
+              ArrowFiles.sizeBound(
+                  reader.getVectorSchemaRoot().getSchema(), rows, 2 * (rows / batchRows + 1));
+          rows = ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE);
           progress.finish();
           System.err.printf(
               "wrote %s: %s, %d rows in %.2f s%n",
@@ -104,23 +132,26 @@ final class ReadCommand implements Callable<Integer> {
         }
         return 0;
       }
-      try (Slab slab = zaro.read(path, slice, allocator, new ReadOptions(progress))) {
+      // the tensor layout, streamed: blocks of first-dimension rows read as they are written
+      try (TensorReader reader =
+          zaro.readTensor(path, selection, allocator, batchSize, readOptions)) {
+        long rows = SlabVectors.rows(selection.resultShape());
+        long expected =
+            ArrowFiles.sizeBound(
+                reader.getVectorSchemaRoot().getSchema(),
+                rows,
+                2 * (rows / reader.rowsPerBatch() + 1));
+        ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE);
         progress.finish();
-        try (VectorSchemaRoot root = SlabVectors.tensorRoot(slab)) {
-          long rows = SlabVectors.rows(slab);
-          long rowBytes = rows == 0 ? 1 : Math.max(1, slab.byteSize() / rows);
-          ArrowFiles.write(root, rowBytes, out, ArrowFiles.DEFAULT_BATCH_BYTES);
-        }
-        double seconds = (System.nanoTime() - started) / 1e9;
         System.err.printf(
             "wrote %s: %s %s %s, %d rows, %.1f MB in %.2f s%n",
             out,
-            slab.name(),
-            slab.dataType(),
-            Arrays.toString(slab.shape()),
-            SlabVectors.rows(slab),
-            slab.byteSize() / 1e6,
-            seconds);
+            zaro.array(path).name(),
+            meta.dataType(),
+            Arrays.toString(selection.resultShape()),
+            rows,
+            selection.size() * (double) meta.dataType().byteSize() / 1e6,
+            (System.nanoTime() - started) / 1e9);
       }
     }
     return 0;

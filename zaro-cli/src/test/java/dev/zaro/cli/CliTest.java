@@ -143,6 +143,66 @@ class CliTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A 40 TB float32 array of metadata alone: `zaro read --out` of all of it is refused before
+   * anything is read or written (more than the disk holds), naming both sizes; a slice of it
+   * streams in batches of at most --batch-bytes (two rows of 40 KB), every value the fill value.
+   */
+  @Test
+  void aFortyTerabyteArrayIsRefusedAndItsSlicesStream() throws Exception {
+    Path store = Files.createDirectories(dir.resolve("big.zarr"));
+    Files.writeString(
+        store.resolve("zarr.json"),
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[100000,100000,1000],"
+            + "\"data_type\":\"float32\",\"chunk_grid\":{\"name\":\"regular\","
+            + "\"configuration\":{\"chunk_shape\":[10,1000,1000]}},"
+            + "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,"
+            + "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]}");
+    Path out = dir.resolve("big.arrow");
+    Result r = run("read", store.toString(), "/", "--out", out.toString());
+    assertEquals(1, r.code(), r.err());
+    assertTrue(r.err().contains("needs about 4000") && r.err().contains("bytes free"), r.err());
+    assertFalse(r.err().contains("\tat "), r.err());
+    assertFalse(r.err().contains("OutOfMemoryError"), r.err());
+    assertFalse(Files.exists(out));
+    try (Stream<Path> files = Files.list(dir)) {
+      assertEquals(1, files.count(), "only the store: no temporary file left");
+    }
+    r =
+        run(
+            "read",
+            store.toString(),
+            "/",
+            "--slice",
+            "0:25, 0:10, :",
+            "--batch-bytes",
+            "100k",
+            "--out",
+            out.toString());
+    assertEquals(0, r.code(), r.err());
+    try (FileChannel ch = FileChannel.open(out);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      long rows = 0;
+      int batches = 0;
+      while (reader.loadNextBatch()) {
+        FieldVector v = reader.getVectorSchemaRoot().getVector(0);
+        assertTrue(v.getValueCount() <= 2, "at most 100 KiB a batch");
+        org.apache.arrow.vector.Float4Vector values =
+            (org.apache.arrow.vector.Float4Vector)
+                ((FixedSizeListVector)
+                        ((org.apache.arrow.vector.ExtensionTypeVector<?>) v).getUnderlyingVector())
+                    .getDataVector();
+        for (int i = 0; i < values.getValueCount(); i += 101) {
+          assertEquals(7f, values.get(i));
+        }
+        rows += v.getValueCount();
+        batches++;
+      }
+      assertEquals(25, rows);
+      assertEquals(13, batches);
+    }
+  }
+
   @Test
   void aCorruptChunkLeavesNoOutFile() throws Exception {
     Path copy = Fixtures.copyTree(sharding("end_zstd"), dir.resolve("copy.zarr"));

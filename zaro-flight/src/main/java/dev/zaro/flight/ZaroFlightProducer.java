@@ -248,7 +248,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       return;
     }
     listener.setUseZeroCopy(true);
-    submit(request, new FlightSink(listener));
+    submit(request, new FlightSink(listener, "do_get " + describe(request)));
   }
 
   /**
@@ -287,6 +287,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     /** Whether the client went away. */
     boolean cancelled();
 
+    /** What the stream sends, for the log line when its client leaves early. */
+    String what();
+
     /** Waits until the client can take a batch; false when it left or {@link #stop} was called. */
     boolean awaitReady();
 
@@ -302,14 +305,21 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
+  /** The request as log lines name it: {@code '/t2m' [0:24]}. */
+  static String describe(ReadRequest request) {
+    return "'/" + StoreKeys.stripSlashes(request.array()) + "' [" + request.slice() + "]";
+  }
+
   /** One do_get: its listener, its backpressure wait, and whether shutdown asked it to stop. */
   private final class FlightSink extends BackpressureStrategy.CallbackBackpressureStrategy
       implements Sink {
     final ServerStreamListener listener;
+    private final String what;
     volatile boolean stopped;
 
-    FlightSink(ServerStreamListener listener) {
+    FlightSink(ServerStreamListener listener, String what) {
       this.listener = listener;
+      this.what = what;
       register(listener);
     }
 
@@ -337,6 +347,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     @Override
     public boolean cancelled() {
       return listener.isCancelled();
+    }
+
+    @Override
+    public String what() {
+      return what;
     }
 
     @Override
@@ -499,6 +514,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     if (stream.awaitReady()) {
       return true;
     }
+    if (stream.cancelled()) {
+      TransportLogs.clientLeft(stream.what());
+    }
     if (stream.stopped() && !stream.cancelled()) {
       stream.error(
           CallStatus.UNAVAILABLE
@@ -546,12 +564,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * chunk is decoded twice), each holding at most a quarter of the request memory limit.
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
-    Selection.Dim first = selection.dims().isEmpty() ? null : selection.dims().get(0);
+    long rows = SlabVectors.rows(selection.resultShape()); // the first kept dimension's
     long rowBytes =
-        first == null || first.count() == 0
+        rows == 0
             ? 1
-            : Math.max(
-                1, selection.size() / first.count() * array.metadata().dataType().byteSize());
+            : Math.max(1, selection.size() / rows * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
     return ReadPlan.of(array.metadata(), selection).splitFirst(options.batchBytes() * 4, maxRows);
   }

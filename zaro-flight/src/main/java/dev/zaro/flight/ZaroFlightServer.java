@@ -78,6 +78,7 @@ public final class ZaroFlightServer implements AutoCloseable {
       ServerOptions options,
       BiFunction<FlightProducer, BufferAllocator, FlightProducer> services)
       throws IOException {
+    TransportLogs.install(); // clients leaving and garbage connections: one line each, bounded
     BufferAllocator allocator = new RootAllocator();
     // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
     // FlightServer's, because FlightServer stops its own executor at shutdown, while running

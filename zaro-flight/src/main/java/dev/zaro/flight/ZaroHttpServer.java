@@ -274,7 +274,7 @@ public final class ZaroHttpServer implements AutoCloseable {
         } else {
           ReadRequest read = readRequest(node, uri.parameters());
           ctx.channel().config().setAutoRead(false); // the next request waits for this stream
-          sink = new HttpSink(ctx.channel(), keepAlive);
+          sink = new HttpSink(ctx.channel(), keepAlive, "GET " + ZaroFlightProducer.describe(read));
           producer.submit(read, sink);
         }
       } else {
@@ -361,14 +361,21 @@ public final class ZaroHttpServer implements AutoCloseable {
   private final class HttpSink implements ZaroFlightProducer.Sink {
     private final Channel ch;
     private final boolean keepAlive;
+    private final String what;
     private final Object lock = new Object();
     private volatile boolean stopped;
     private boolean started;
     private VectorUnloader unloader;
 
-    HttpSink(Channel ch, boolean keepAlive) {
+    HttpSink(Channel ch, boolean keepAlive, String what) {
       this.ch = ch;
       this.keepAlive = keepAlive;
+      this.what = what;
+    }
+
+    @Override
+    public String what() {
+      return what;
     }
 
     void wake() {

@@ -174,6 +174,14 @@ class ZaroFlightTest extends AllocatorTest {
             FlightRuntimeException.class,
             () -> client.getInfo(command("{\"array\": \"/\", \"compression\": \"gzip\"}")));
     assertEquals(CallStatus.INVALID_ARGUMENT.code(), codec.status().code());
+    for (String escape : new String[] {"../../etc/passwd", "a/../../x", "/../x"}) {
+      FlightRuntimeException e =
+          assertThrows(
+              FlightRuntimeException.class,
+              () -> client.getInfo(command("{\"array\": \"" + escape + "\"}")));
+      assertEquals(CallStatus.INVALID_ARGUMENT.code(), e.status().code(), escape);
+      assertTrue(e.getMessage().contains("outside the store"), e.getMessage());
+    }
   }
 
   @Test

@@ -120,11 +120,12 @@ public final class ReadPlan {
   }
 
   /**
-   * Cuts the plan along its first dimension only, every other dimension whole: the policy of the
-   * tensor layout's row groups (Flight endpoints, streamed blocks). A piece holds whole runs of the
-   * first dimension's chunks while they fit {@code targetBytes}, and at most {@code maxRows}
-   * indices of that dimension: only a chunk run longer than {@code maxRows} is cut inside a chunk.
-   * A selection whose first dimension is dropped (or a 0-d one) is one piece.
+   * Cuts the plan along its first kept dimension only (the first of the result's shape: leading
+   * dimensions dropped by an integer index hold one index each), every other dimension whole: the
+   * policy of the tensor layout's row groups (Flight endpoints, streamed blocks). A piece holds
+   * whole runs of that dimension's chunks while they fit {@code targetBytes}, and at most {@code
+   * maxRows} of its indices: only a chunk run longer than {@code maxRows} is cut inside a chunk. A
+   * selection with every dimension dropped (or a 0-d one) is one piece.
    *
    * @return the pieces in order; an empty selection gives one empty piece
    */
@@ -134,22 +135,26 @@ public final class ReadPlan {
           "target bytes and rows must be positive, not " + targetBytes + ", " + maxRows);
     }
     List<Selection> out = new ArrayList<>();
-    if (counts.length == 0 || selection.dims().get(0).dropped() || selection.size() == 0) {
+    int d = 0;
+    while (d < counts.length && selection.dims().get(d).dropped()) {
+      d++;
+    }
+    if (d == counts.length || selection.size() == 0) {
       out.add(selection);
       return out;
     }
-    long rowBytes = Math.max(1, decodedBytes() / counts[0]);
+    long rowBytes = Math.max(1, decodedBytes() / counts[d]);
     long from = 0;
-    while (from < counts[0]) {
-      long to = Math.min(nextBoundary(0, from), from + Math.min(maxRows, counts[0]));
-      while (to < counts[0]) {
-        long next = nextBoundary(0, to);
+    while (from < counts[d]) {
+      long to = Math.min(nextBoundary(d, from), from + Math.min(maxRows, counts[d]));
+      while (to < counts[d]) {
+        long next = nextBoundary(d, to);
         if (saturatingMultiply(next - from, rowBytes) > targetBytes || next - from > maxRows) {
           break;
         }
         to = next;
       }
-      out.add(selection.restrictFirst(from, to - from));
+      out.add(selection.restrict(d, from, to - from));
       from = to;
     }
     return out;

@@ -170,12 +170,20 @@ public record Selection(String text, List<Dim> dims) {
    * The same selection restricted to selected indices {@code [from, from + count)} of dimension 0.
    */
   public Selection restrictFirst(long from, long count) {
-    Dim first = dims.get(0);
-    if (first.dropped() || from < 0 || count < 0 || from + count > first.count()) {
-      throw new IllegalArgumentException("cannot restrict " + first + " to " + from + "+" + count);
+    return restrict(0, from, count);
+  }
+
+  /**
+   * The same selection restricted to selected indices {@code [from, from + count)} of dimension
+   * {@code d}, which must not be dropped.
+   */
+  public Selection restrict(int d, long from, long count) {
+    Dim dim = dims.get(d);
+    if (dim.dropped() || from < 0 || count < 0 || from + count > dim.count()) {
+      throw new IllegalArgumentException("cannot restrict " + dim + " to " + from + "+" + count);
     }
     List<Dim> out = new ArrayList<>(dims);
-    out.set(0, new Dim(first.start() + from * first.step(), first.step(), count, false));
+    out.set(d, new Dim(dim.start() + from * dim.step(), dim.step(), count, false));
     return new Selection(canonicalOf(out), out);
   }
 

@@ -123,12 +123,11 @@ public final class TableReader extends ArrowReader {
     this.budget = array.budget();
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
+    // rows of the first kept dimension, along which the plan cuts (ReadPlan.splitFirst)
+    long[] result = selection.resultShape();
+    long firstRows = result.length == 0 ? 1 : result[0];
     long rowBytes =
-        Math.max(
-            1,
-            selection.dims().isEmpty() || selection.dims().get(0).count() == 0
-                ? 1
-                : selection.size() / selection.dims().get(0).count() * meta.dataType().byteSize());
+        Math.max(1, firstRows == 0 ? 1 : selection.size() / firstRows * meta.dataType().byteSize());
     this.blocks =
         dev.zaro.arrow.plan.ReadPlan.of(array.metadata(), selection)
             .splitFirst(

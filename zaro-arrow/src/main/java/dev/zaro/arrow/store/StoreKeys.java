@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 
 /** Checks and joins store keys. */
@@ -8,13 +9,15 @@ public final class StoreKeys {
 
   /**
    * Refuses keys that could reach outside the store: absolute keys, {@code ..} or {@code .}
-   * segments, backslashes and NUL characters.
+   * segments, backslashes and NUL characters (a {@link StoreException} of kind INVALID_ARGUMENT:
+   * the request is wrong, not the store).
    *
    * @return the key, unchanged
    */
   public static String checked(String key, Store store) {
     if (key.startsWith("/") || key.indexOf('\\') >= 0 || key.indexOf('\0') >= 0) {
       throw new StoreException(
+          ErrorKind.INVALID_ARGUMENT,
           "refusing key '"
               + key
               + "' in "
@@ -24,6 +27,7 @@ public final class StoreKeys {
     for (String segment : key.split("/", -1)) {
       if (segment.equals("..") || segment.equals(".")) {
         throw new StoreException(
+            ErrorKind.INVALID_ARGUMENT,
             "refusing key '"
                 + key
                 + "' in "

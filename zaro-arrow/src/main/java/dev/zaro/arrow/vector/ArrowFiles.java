@@ -1,16 +1,21 @@
 package dev.zaro.arrow.vector;
 
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import org.apache.arrow.vector.VectorLoader;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.arrow.vector.BufferLayout;
+import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Writes Arrow IPC files all-or-nothing: to a temporary file, then moved into place. */
 public final class ArrowFiles {
@@ -21,8 +26,7 @@ public final class ArrowFiles {
    * {@code Files.createTempFile}, which makes it private), to be moved onto {@code target}.
    */
   private static Path temporarySibling(Path dir, Path target) throws IOException {
-    java.util.concurrent.ThreadLocalRandom random =
-        java.util.concurrent.ThreadLocalRandom.current();
+    ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int attempt = 0; ; attempt++) {
       Path tmp =
           dir.resolve(
@@ -41,8 +45,18 @@ public final class ArrowFiles {
     }
   }
 
-  /** Default upper bound of one record batch's size. */
-  public static final long DEFAULT_BATCH_BYTES = 64L << 20;
+  /** Default upper bound of one record batch's size: 64 MiB. */
+  public static final long DEFAULT_BATCH_BYTES = TensorReader.DEFAULT_BATCH_BYTES;
+
+  /** The bytes a file system still lets this process write in a directory. */
+  @FunctionalInterface
+  public interface FreeSpace {
+    /** The file system's usable space, from {@link java.nio.file.FileStore#getUsableSpace()}. */
+    FreeSpace FILE_STORE = dir -> Files.getFileStore(dir).getUsableSpace();
+
+    /** Bytes that may still be written in {@code dir}'s file system. */
+    long usableBytes(Path dir) throws IOException;
+  }
 
   /**
    * Writes every batch of {@code reader} to {@code target} in the IPC file format; the file appears
@@ -50,9 +64,39 @@ public final class ArrowFiles {
    *
    * @return rows written
    */
-  public static long write(org.apache.arrow.vector.ipc.ArrowReader reader, Path target)
+  public static long write(ArrowReader reader, Path target) throws IOException {
+    return write(reader, target, 0, FreeSpace.FILE_STORE);
+  }
+
+  /**
+   * As {@link #write(ArrowReader, Path)}, after checking that the target's file system has room for
+   * {@code expectedBytes} (e.g. {@link #sizeBound}); refuses before creating any file if not.
+   *
+   * @throws ZaroException (IO) naming both sizes when the file system has less room
+   */
+  public static long write(ArrowReader reader, Path target, long expectedBytes, FreeSpace freeSpace)
       throws IOException {
     Path dir = target.toAbsolutePath().getParent();
+    if (expectedBytes > 0) {
+      long free = freeSpace.usableBytes(dir);
+      if (free < expectedBytes) {
+        throw new ZaroException(
+            ErrorKind.IO,
+            "writing "
+                + target
+                + " needs about "
+                + expectedBytes
+                + " bytes ("
+                + gb(expectedBytes)
+                + "), but the file system of "
+                + dir
+                + " has "
+                + free
+                + " bytes free ("
+                + gb(free)
+                + "); nothing was written");
+      }
+    }
     Path tmp = temporarySibling(dir, target);
     boolean done = false;
     long rows = 0;
@@ -79,51 +123,67 @@ public final class ArrowFiles {
     }
   }
 
+  private static String gb(long bytes) {
+    return String.format(java.util.Locale.ROOT, "%.1f GB", bytes / 1e9);
+  }
+
+  /** IPC bytes of one batch besides its buffers: message, padding of each buffer, footer entry. */
+  private static final long BATCH_OVERHEAD = 4096;
+
+  /** IPC bytes of a file besides its batches: magic, schema, footer. */
+  private static final long FILE_OVERHEAD = 64 << 10;
+
   /**
-   * Writes {@code root} to {@code target} in the IPC file format, as record batches of at most
-   * about {@code batchBytes} each. {@code target} appears only when the whole file is written.
+   * About the size of an IPC file of {@code rows} rows of {@code schema} in {@code batches} record
+   * batches, uncompressed: an upper bound for fixed-width columns (validity bits counted for
+   * nullable ones), a lower bound where values have variable length (only their offsets count).
    */
-  public static void write(VectorSchemaRoot root, long rowBytes, Path target, long batchBytes)
-      throws IOException {
-    Path dir = target.toAbsolutePath().getParent();
-    Path tmp = temporarySibling(dir, target);
-    boolean done = false;
-    try {
-      try (FileChannel channel =
-              FileChannel.open(
-                  tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-          VectorSchemaRoot batchRoot =
-              VectorSchemaRoot.create(
-                  root.getSchema(),
-                  root.getFieldVectors().isEmpty()
-                      ? null
-                      : root.getFieldVectors().get(0).getAllocator());
-          ArrowFileWriter writer = new ArrowFileWriter(batchRoot, null, channel)) {
-        writer.start();
-        int rows = root.getRowCount();
-        int perBatch =
-            (int) Math.max(1, Math.min(Integer.MAX_VALUE, batchBytes / Math.max(1, rowBytes)));
-        VectorLoader loader = new VectorLoader(batchRoot);
-        if (rows == 0) {
-          batchRoot.setRowCount(0);
-          writer.writeBatch();
-        }
-        for (int start = 0; start < rows; start += perBatch) {
-          int n = Math.min(perBatch, rows - start);
-          try (VectorSchemaRoot slice = root.slice(start, n);
-              ArrowRecordBatch batch = new VectorUnloader(slice).getRecordBatch()) {
-            loader.load(batch);
-            writer.writeBatch();
-          }
-        }
-        writer.end();
-      }
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      done = true;
-    } finally {
-      if (!done) {
-        Files.deleteIfExists(tmp);
+  public static long sizeBound(Schema schema, long rows, long batches) {
+    long bits = 0;
+    for (Field f : schema.getFields()) {
+      bits = saturatingAdd(bits, rowBits(f, true));
+    }
+    long body = saturatingMultiply(rows, bits) / 8 + (saturatingMultiply(rows, bits) % 8 + 7) / 8;
+    return saturatingAdd(
+        saturatingAdd(body, saturatingMultiply(Math.max(1, batches), BATCH_OVERHEAD)),
+        FILE_OVERHEAD);
+  }
+
+  /**
+   * Bits one row of {@code field} takes in IPC buffers: its values and offsets, children included
+   * (variable-length data counts one byte a value), and a validity bit where the field is nullable
+   * or a top-level column (a writer may send an all-ones buffer for a column without nulls).
+   */
+  private static long rowBits(Field field, boolean topLevel) {
+    ArrowType type = field.getType();
+    if (type instanceof ArrowType.ExtensionType ext) {
+      type = ext.storageType();
+    }
+    long bits = 0;
+    for (BufferLayout buffer : TypeLayout.getTypeLayout(type).getBufferLayouts()) {
+      if (buffer.getType() != BufferLayout.BufferType.VALIDITY || field.isNullable() || topLevel) {
+        bits += buffer.getTypeBitWidth();
       }
     }
+    long children = 0;
+    for (Field child : field.getChildren()) {
+      children = saturatingAdd(children, rowBits(child, false));
+    }
+    return saturatingAdd(
+        bits,
+        type instanceof ArrowType.FixedSizeList list
+            ? saturatingMultiply(list.getListSize(), children)
+            : children);
+  }
+
+  private static long saturatingAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  }
+
+  private static long saturatingMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    return hi != 0 || lo < 0 ? Long.MAX_VALUE : lo;
   }
 }

@@ -6,7 +6,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Hands zaro's streams (a {@link SlabReader} for the tensor layout, a {@link
+ * Hands zaro's streams (a {@link TensorReader} for the tensor layout, a {@link
  * dev.zaro.arrow.read.TableReader} for the table layout) to in-process consumers through the Arrow
  * C Data Interface, e.g. DuckDB's {@code registerArrowStream}.
  */

@@ -230,6 +230,19 @@ class ReadPlanTest {
     assertEquals(
         List.of("1:3:1, 0:7:1", "3:5:1, 0:7:1", "5:7:1, 0:7:1", "7:8:1, 0:7:1", "8:10:1, 0:7:1"),
         plan.splitFirst(Long.MAX_VALUE, 2).stream().map(Selection::canonical).toList());
+    // a dropped first dimension: the cut moves to the first kept one (the result's rows)
+    ReadPlan dropped = ReadPlan.of(meta, Selection.parse("4, 1:7", shape));
+    assertEquals(
+        List.of("4, 1:4:1", "4, 4:7:1"),
+        dropped.splitFirst(1, Long.MAX_VALUE).stream().map(Selection::canonical).toList());
+    assertEquals(
+        List.of("4, 1:3:1", "4, 3:4:1", "4, 4:6:1", "4, 6:7:1"),
+        dropped.splitFirst(Long.MAX_VALUE, 2).stream().map(Selection::canonical).toList());
+    assertEquals(
+        List.of("4, 5"),
+        ReadPlan.of(meta, Selection.parse("4, 5", shape)).splitFirst(1, 1).stream()
+            .map(Selection::canonical)
+            .toList());
   }
 
   /** Ten million chunks: the first piece comes at once, and counting needs no list. */

@@ -151,6 +151,77 @@ class FixtureReadTest extends AllocatorTest {
     }
   }
 
+  /**
+   * The same reads streamed by {@link Zaro#readTensor} one row per batch (so every selection that
+   * spans several chunks of its first dimension is read as several blocks): the batches' values,
+   * concatenated, equal tensorstore's. Bool is compared unpacked; structs and strings have their
+   * own tests.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("reads")
+  void streamsEqualTensorstore(
+      String name,
+      String store,
+      String path,
+      String dataType,
+      String slice,
+      long[] shape,
+      String expected,
+      boolean fallbackTypes)
+      throws IOException {
+    if (expected.endsWith(".json")) {
+      return;
+    }
+    byte[] want = Files.readAllBytes(Path.of(expected));
+    try (Zaro zaro =
+            Zaro.open(
+                store, ZaroOptions.defaults().withThreads(2).withFallbackTypes(fallbackTypes));
+        dev.zaro.arrow.vector.TensorReader reader =
+            zaro.readTensor(
+                path,
+                Selection.parse(slice, zaro.meta(path).shape()),
+                allocator,
+                1,
+                ReadOptions.DEFAULT)) {
+      DataType type = zaro.meta(path).dataType();
+      if (type.kind() == DataType.Kind.STRUCT) {
+        return;
+      }
+      java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      long rows = 0;
+      int batches = 0;
+      while (reader.loadNextBatch()) {
+        FieldVector vector = reader.getVectorSchemaRoot().getVector(0);
+        rows += vector.getValueCount();
+        batches++;
+        assertTrue(vector.getValueCount() <= 1, "one row per batch, not " + vector.getValueCount());
+        FieldVector values =
+            vector instanceof FixedShapeTensorVector t
+                ? t.getUnderlyingVector().getDataVector()
+                : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
+                    ? l.getDataVector()
+                    : vector;
+        if (values instanceof org.apache.arrow.vector.BitVector bits) {
+          for (int i = 0; i < bits.getValueCount(); i++) {
+            got.write(bits.get(i));
+          }
+        } else {
+          byte[] b =
+              new byte
+                  [(int)
+                      (values.getValueCount()
+                          * (long) type.byteSize()
+                          / dev.zaro.arrow.vector.ArrowTypes.valuesPerElement(type))];
+          values.getDataBuffer().getBytes(0, b);
+          got.write(b);
+        }
+      }
+      assertEquals(shape.length == 0 ? 1 : shape[0], rows, "rows");
+      assertTrue(batches >= 1);
+      assertArrayEquals(want, got.toByteArray(), name);
+    }
+  }
+
   private static byte[] garbage(long size) {
     byte[] b = new byte[(int) size];
     for (int i = 0; i < b.length; i++) {
