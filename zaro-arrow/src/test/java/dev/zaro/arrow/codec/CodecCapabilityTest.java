@@ -54,6 +54,7 @@ class CodecCapabilityTest extends AllocatorTest {
             "blosc",
             "numcodecs.zlib",
             "numcodecs.lz4",
+            "lz4",
             "numcodecs.bz2",
             "numcodecs.lzma",
             "numcodecs.shuffle",
