@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist, xarray, dask, pandas, setuptools, sys; sys.exit(tuple(map(int, setuptools.__version__.split(".")[:2])) < (70, 1))' 2>/dev/null; then
-  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist, xarray, dask, pandas)"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist, xarray, dask, pandas, polars, setuptools, sys; sys.exit(tuple(map(int, setuptools.__version__.split(".")[:2])) < (70, 1))' 2>/dev/null; then
+  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist, xarray, dask, pandas, polars)"
   python3 -m venv .venv
   PIP_RETRIES=0 .venv/bin/pip install -q -r tests/python/requirements.txt
 fi

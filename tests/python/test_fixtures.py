@@ -78,7 +78,7 @@ def tensorstore_reads():
     for set_dir, doc in case_sets():
         for case in doc["cases"]:
             meta = meta_of(set_dir / case["store"], case["path"])
-            if meta.get("attributes", {}).get("written_by") == "numpy+numcodecs":
+            if meta.get("attributes", {}).get("written_by", "").startswith("numpy+"):
                 continue  # data types tensorstore cannot write; their expected values come from numpy
             for i, read in enumerate(case["reads"]):
                 out.append(pytest.param(set_dir, case, read, id=f"{set_dir.name}/{case['name']}.{i}[{read['slice']}]"))
@@ -106,6 +106,8 @@ def test_expected_equals_tensorstore_with_numpy_indexing(set_dir, case, read):
     if "fill_value" in case:
         assert case["fill_value"] == meta["fill_value"]
     want = full[numpy_index(read["slice"])]
+    if case.get("values") == "float32":  # ML float types: zaro reads their values widened (ml_dtypes' astype)
+        want = np.asarray(want).astype(np.float32)
     assert list(np.shape(want)) == read["shape"]
     assert (set_dir / read["expected"]).read_bytes() == le_bytes(want)
 
@@ -144,7 +146,7 @@ def test_every_zarr_json_is_standard_v3():
 def test_no_absolute_paths_in_testdata():
     needles = [str(ROOT).encode(), b"/tmp/", b"file://", b"/home/"]
     for f in TESTDATA.rglob("*"):
-        if f.is_file() and f.suffix != ".py" and f.name != "README.md":
+        if f.is_file() and f.suffix not in (".py", ".mjs", ".sh") and f.name != "README.md":  # generators may name tmp dirs
             data = f.read_bytes()
             for needle in needles:
                 assert needle not in data, (f, needle)

@@ -42,7 +42,7 @@ def python_blocks():
 
 @pytest.fixture(scope="module")
 def server():
-    with Server(SAMPLE) as s:
+    with Server(SAMPLE, "--http-port", "0") as s:  # Flight and Arrow IPC over HTTP, as the README's
         yield s
 
 
@@ -55,6 +55,7 @@ def test_python_blocks(code, server, tmp_path):
         subprocess.run([ZARO, "read", str(SAMPLE), "t2m", "--slice", "0:24, :, :", "--out", "t2m.arrow"],
                        cwd=tmp_path, check=True, capture_output=True, timeout=300)
     code = code.replace("127.0.0.1:8815", f"127.0.0.1:{server.port}")
+    code = code.replace("http://127.0.0.1:8816", server.http)
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"{code}\n{r.stderr}"
 

@@ -52,7 +52,7 @@ def main():
         subprocess.run(["nccopy", str(src), f"file://{out}#mode={mode},file"], check=True)
         for var in values:
             cases.append({"store": f"stores/{name}", "path": var, "expected": f"expected/{var}.npy",
-                          "what": f"nccopy input.nc 'file://{name}#mode={mode},file'"})
+                          "what": f"nccopy input.nc to {name} (#mode={mode},file)"})
     src.unlink()
     (HERE / "cases.json").write_text(json.dumps({"writer": version, "cases": cases}, indent=1) + "\n")
 
