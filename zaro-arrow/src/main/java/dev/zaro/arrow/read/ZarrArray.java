@@ -77,33 +77,8 @@ public final class ZarrArray {
    * @param maxBytesInFlight remote stores: no further chunk is requested ahead while the bodies
    *     that arrived and wait for a decoder hold this many bytes (so a read holds at most this plus
    *     {@code ioConcurrency} chunks' bodies beyond its output)
+   * @param cache decoded chunks shared between reads (null: none; not closed here)
    */
-  public ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool,
-      int ioConcurrency,
-      MissingChunks missingChunks,
-      long maxBytesInFlight) {
-    this(
-        store,
-        path,
-        metadata,
-        registry,
-        executor,
-        parallelism,
-        scratchPool,
-        ioConcurrency,
-        missingChunks,
-        maxBytesInFlight,
-        null);
-  }
-
-  /** As above, sharing decoded chunks through {@code cache} (null: none; not closed here). */
   public ZarrArray(
       Store store,
       String path,
