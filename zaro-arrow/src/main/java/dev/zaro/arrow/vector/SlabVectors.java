@@ -160,32 +160,16 @@ public final class SlabVectors {
       if (slab.dataType().kind() == DataType.Kind.STRUCT) {
         StructVectors.fill(
             values, slab.dataType(), data.memoryAddress() + offset, valueCount, valueBytes);
-      } else if (slab.dataType().kind() == DataType.Kind.FIXED_UTF32) {
-        fillFromUtf32(
-            (BaseVariableWidthVector) values,
-            data,
-            firstRow * valuesPerRow,
-            valueCount,
-            slab.dataType().byteSize());
-        if (list != null) {
-          list.setValueCount((int) rowCount);
-        }
-      } else if (slab.dataType().kind() == DataType.Kind.NULL_TERMINATED_BYTES) {
-        fillNullTerminated(
-            (BaseVariableWidthVector) values,
-            data,
-            firstRow * valuesPerRow,
-            valueCount,
-            slab.dataType().byteSize());
-        if (list != null) {
-          list.setValueCount((int) rowCount);
-        }
       } else if (TimeValues.isTime(slab.dataType())) {
         TimeValues.load(
             values, slab.dataType(), data, offset, valueCount, "array '" + slab.name() + "'");
-      } else if (slab.dataType().isVariableLength()) {
+      } else if (isVariableWidth(slab.dataType())) {
         fillVariableWidth(
-            (BaseVariableWidthVector) values, data, firstRow * valuesPerRow, valueCount);
+            slab.dataType(),
+            (BaseVariableWidthVector) values,
+            data,
+            firstRow * valuesPerRow,
+            valueCount);
         if (list != null) {
           list.setValueCount((int) rowCount);
         }
@@ -260,6 +244,23 @@ public final class SlabVectors {
    */
   public static String utf32(byte[] bytes, int offset, int length) {
     return Utf32.decode(bytes, offset, length);
+  }
+
+  /** Whether {@code type} loads into a variable-width Arrow vector (Utf8 or Binary). */
+  private static boolean isVariableWidth(DataType type) {
+    return type.kind() == DataType.Kind.FIXED_UTF32
+        || type.kind() == DataType.Kind.NULL_TERMINATED_BYTES
+        || type.isVariableLength();
+  }
+
+  /** Fills {@code vector} with elements {@code first..first+count} of {@code data}, by kind. */
+  private static void fillVariableWidth(
+      DataType type, BaseVariableWidthVector vector, ArrowBuf data, long first, long count) {
+    switch (type.kind()) {
+      case FIXED_UTF32 -> fillFromUtf32(vector, data, first, count, type.byteSize());
+      case NULL_TERMINATED_BYTES -> fillNullTerminated(vector, data, first, count, type.byteSize());
+      default -> fillVariableWidth(vector, data, first, count);
+    }
   }
 
   /**
