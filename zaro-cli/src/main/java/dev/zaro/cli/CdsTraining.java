@@ -1,15 +1,28 @@
 package dev.zaro.cli;
 
+import dev.zaro.flight.ZaroFlightServer;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.arrow.flight.Criteria;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import picocli.CommandLine;
 
 /**
  * The training run behind the {@code ./zaro} launcher's class-data-sharing archive: runs {@code
- * ls}, {@code info}, {@code read} (both layouts) and {@code sql} on the bundled sample in one JVM,
- * output discarded, so that the JVM started with {@code -XX:DumpLoadedClassList} lists the classes
- * these commands load, which {@code -Xshare:dump} then archives. Not a user command.
+ * ls}, {@code info}, {@code read} (both layouts), {@code sql} and {@code serve} on the bundled
+ * sample in one JVM, output discarded, so that the JVM started with {@code -XX:DumpLoadedClassList}
+ * lists the classes these commands load, which {@code -Xshare:dump} then archives. Not a user
+ * command.
  */
 final class CdsTraining {
   private CdsTraining() {}
@@ -52,6 +65,7 @@ final class CdsTraining {
       for (String[] run : runs) {
         failed += Main.run(run) == 0 ? 0 : 1;
       }
+      failed += serve(store) ? 0 : 1;
     } finally {
       System.setOut(out);
       System.setErr(err);
@@ -64,6 +78,50 @@ final class CdsTraining {
     }
     if (failed > 0) {
       System.err.println("zaro: class-data-sharing training: " + failed + " command(s) failed");
+    }
+  }
+
+  /**
+   * {@code serve --sql --http-port 0} on a free loopback port up to its banner, then one listing
+   * and one read through a Flight client, then stops: the classes the server loads before its
+   * banner (gRPC, Netty, protobuf, DuckDB) and those of a first request.
+   */
+  private static boolean serve(String store) {
+    CommandLine cli = new CommandLine(new ServeCommand());
+    cli.parseArgs(store, "--port", "0", "--sql", "--http-port", "0");
+    ServeCommand serve = cli.getCommand();
+    try (BufferAllocator allocator = new RootAllocator()) {
+      ZaroFlightServer server = serve.start();
+      // closed by hand: their close() may throw InterruptedException, which try-with-resources
+      // should not hide (javac's lint)
+      FlightClient client =
+          FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
+              .build();
+      try {
+        serve.printBanner(server);
+        client.listFlights(Criteria.ALL).forEach(info -> {});
+        FlightInfo info =
+            client.getInfo(
+                FlightDescriptor.command(
+                    "{\"array\": \"t2m\", \"slice\": \"0:1\"}".getBytes(StandardCharsets.UTF_8)));
+        for (FlightEndpoint endpoint : info.getEndpoints()) {
+          FlightStream stream = client.getStream(endpoint.getTicket());
+          try {
+            while (stream.next()) {
+              stream.getRoot().getRowCount();
+            }
+          } finally {
+            stream.close();
+          }
+        }
+      } finally {
+        client.close();
+        server.close();
+        serve.zaro().close();
+      }
+      return true;
+    } catch (Exception e) {
+      return false;
     }
   }
 }
