@@ -111,7 +111,7 @@ public final class S3Store implements Store {
    *     wait for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in
    *     flight, so connections follow that up to this cap (the default is four times its default)
    * @param retry timeouts and retries: the same record, with the same defaults, as {@link
-   *     dev.zaro.arrow.store.HttpStore.Options#retry}
+   *     dev.zaro.arrow.store.HttpOptions#retry}
    */
   public record Options(
       String region,
@@ -413,15 +413,13 @@ public final class S3Store implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if ((range instanceof ByteRange.FromStart f && f.length() == 0)
-        || (range instanceof ByteRange.Suffix s && s.length() == 0)) {
+    if (ContentRange.isEmpty(range)) {
       return emptyRange(key, object, range, allocator);
     }
     GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(object);
-    if (range instanceof ByteRange.FromStart f) {
-      req.range("bytes=" + f.offset() + "-" + (f.offset() + f.length() - 1));
-    } else if (range instanceof ByteRange.Suffix s) {
-      req.range("bytes=-" + s.length());
+    String header = ContentRange.requestHeader(range);
+    if (header != null) {
+      req.range(header);
     }
     BodyToArrowBuf body = new BodyToArrowBuf(allocator, where(key) + " in " + name);
     CompletableFuture<ArrowBuf> call;
@@ -476,8 +474,9 @@ public final class S3Store implements Store {
                 }
                 throw error(key, range, cause);
               }
-              resolve(key, range, head.contentLength());
-              return Optional.of(allocator.buffer(0));
+              return Optional.of(
+                  ContentRange.emptyRange(
+                      range, head.contentLength(), where(key) + " in " + name, allocator));
             });
   }
 
@@ -518,7 +517,7 @@ public final class S3Store implements Store {
         return body;
       }
       if (contentRange == null) { // the whole value came back
-        long[] ol = resolve(key, range, length);
+        long[] ol = ContentRange.resolve(range, length, where(key) + " in " + name);
         ArrowBuf slice = allocator.buffer(ol[1]);
         slice.setBytes(0, body, ol[0], ol[1]);
         slice.writerIndex(ol[1]);
@@ -530,15 +529,6 @@ public final class S3Store implements Store {
     } catch (RuntimeException e) {
       body.close();
       throw e;
-    }
-  }
-
-  private long[] resolve(String key, ByteRange range, long size) {
-    try {
-      return range.resolve(size);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          "cannot read " + range + " of " + where(key) + " in " + name + ": " + e.getMessage());
     }
   }
 

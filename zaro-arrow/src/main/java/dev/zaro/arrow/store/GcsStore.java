@@ -27,7 +27,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * <p>The endpoint is {@code https://storage.googleapis.com} unless the system property {@value
  * #ENDPOINT_PROPERTY} or the environment variable {@value #ENDPOINT_ENV} names another (a local
  * emulator or test server). Requests are anonymous; for private data pass an {@code Authorization}
- * header through {@link HttpStore.Options#withHeaders}.
+ * header through {@link HttpOptions#withHeaders}.
  */
 public final class GcsStore implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.gcs.endpoint";
@@ -42,10 +42,10 @@ public final class GcsStore implements Store {
 
   /** Opens {@code gs://bucket[/prefix]}. */
   public static GcsStore open(String location) {
-    return open(location, HttpStore.Options.DEFAULT);
+    return open(location, HttpOptions.DEFAULT);
   }
 
-  public static GcsStore open(String location, HttpStore.Options options) {
+  public static GcsStore open(String location, HttpOptions options) {
     if (!location.startsWith("gs://")) {
       throw new StoreException("not a gs:// URL: '" + location + "'");
     }
@@ -72,7 +72,7 @@ public final class GcsStore implements Store {
     return e == null || e.isBlank() ? DEFAULT_ENDPOINT : e;
   }
 
-  public GcsStore(String endpoint, String bucket, String prefix, HttpStore.Options options) {
+  public GcsStore(String endpoint, String bucket, String prefix, HttpOptions options) {
     this.endpoint =
         endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     this.bucket = bucket;
