@@ -1,6 +1,6 @@
 package dev.zaro.s3;
 
-import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
@@ -11,17 +11,11 @@ import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
-import java.net.URI;
-import java.net.URLDecoder;
+import dev.zaro.arrow.store.StoreLocation;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -87,209 +81,35 @@ public final class S3Store implements Store {
   public static final String ENDPOINT_ENV = "ZARO_S3_ENDPOINT";
   public static final String ANONYMOUS_PROPERTY = "zaro.s3.anonymous";
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
-  private static final List<String> QUERY_OPTIONS =
-      List.of(
-          "region",
-          "endpoint",
-          "endpoint_url",
-          "path_style",
-          "anonymous",
-          "anon",
-          "max_connections",
-          "max_attempts",
-          "request_timeout");
-
-  /**
-   * How an S3 store reaches its bucket: region, endpoint, signing, connections, timeouts, retries.
-   *
-   * @param region null for the SDK's default chain (else us-east-1)
-   * @param endpoint null for AWS
-   * @param pathStyle path-style addressing ({@code endpoint/bucket/key})
-   * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when it
-   *     finds nothing)
-   * @param maxConnections the most connections (so requests) in flight at once; further requests
-   *     wait for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in
-   *     flight, so connections follow that up to this cap (the default is four times its default)
-   * @param retry timeouts and retries: the same record, with the same defaults, as {@link
-   *     dev.zaro.arrow.store.HttpOptions#retry}
-   */
-  public record Options(
-      String region,
-      URI endpoint,
-      boolean pathStyle,
-      boolean anonymous,
-      int maxConnections,
-      RetryOptions retry) {
-    public static final Options DEFAULT =
-        new Options(
-            null,
-            null,
-            false,
-            false,
-            4 * ZaroOptions.defaults().ioConcurrency(),
-            RetryOptions.DEFAULT);
-
-    public Options {
-      Objects.requireNonNull(retry, "retry");
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException(
-            "maxConnections must be at least 1, not " + maxConnections);
-      }
-    }
-
-    public Options withEndpoint(URI e, boolean path) {
-      return new Options(region, e, path, anonymous, maxConnections, retry);
-    }
-
-    public Options withRegion(String r) {
-      return new Options(r, endpoint, pathStyle, anonymous, maxConnections, retry);
-    }
-
-    public Options withAnonymous(boolean a) {
-      return new Options(region, endpoint, pathStyle, a, maxConnections, retry);
-    }
-
-    public Options withMaxConnections(int n) {
-      return new Options(region, endpoint, pathStyle, anonymous, n, retry);
-    }
-
-    public Options withRetry(RetryOptions r) {
-      return new Options(region, endpoint, pathStyle, anonymous, maxConnections, r);
-    }
-
-    /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
-    public Options withRequestTimeout(Duration timeout) {
-      return withRetry(retry.withRequestTimeout(timeout));
-    }
-
-    /** {@link RetryOptions#withRetries} on {@link #retry}. */
-    public Options withRetries(int attempts, Duration initial, Duration max) {
-      return withRetry(retry.withRetries(attempts, initial, max));
-    }
-  }
-
   private final String bucket;
   private final String prefix;
   private final String name;
-  private final Options options;
+  private final S3Options options;
   private final S3AsyncClient s3;
   private final boolean unsigned;
 
-  /** Opens {@code s3://bucket[/prefix][?options]}. */
+  /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
   public static S3Store open(String location) {
-    if (!location.regionMatches(true, 0, "s3://", 0, 5)) {
-      throw new StoreException("not an s3:// URL: '" + location + "'");
+    return open(StoreLocation.parse(location));
+  }
+
+  /** {@link #open(String)} of a location already taken apart. */
+  public static S3Store open(StoreLocation location) {
+    if (!location.scheme().equals("s3")) {
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "not an s3:// URL: '" + location + "'");
     }
-    String rest = location.substring(5);
-    Map<String, String> query = new HashMap<>();
-    int q = rest.indexOf('?');
-    if (q >= 0) {
-      for (String kv : rest.substring(q + 1).split("&", -1)) {
-        if (kv.isEmpty()) {
-          continue;
-        }
-        int eq = kv.indexOf('=');
-        String k = URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
-        String v =
-            eq < 0 ? "true" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
-        query.put(k.toLowerCase(Locale.ROOT).replace('-', '_'), v);
-      }
-      rest = rest.substring(0, q);
+    if (location.authority().isEmpty()) {
+      throw location.error("no bucket (use s3://bucket/prefix)");
     }
-    int slash = rest.indexOf('/');
-    String bucket = slash < 0 ? rest : rest.substring(0, slash);
-    String prefix = slash < 0 ? "" : rest.substring(slash + 1);
-    if (bucket.isEmpty()) {
-      throw new StoreException("store '" + location + "': no bucket (use s3://bucket/prefix)");
-    }
-    for (String k : query.keySet()) {
-      if (!QUERY_OPTIONS.contains(k)) {
-        throw new StoreException(
-            "store '"
-                + location
-                + "': unknown option '"
-                + k
-                + "' (known: region, endpoint, path_style, anonymous, max_connections,"
-                + " max_attempts, request_timeout)");
-      }
-    }
-    String endpoint =
-        first(
-            query.get("endpoint"),
-            query.get("endpoint_url"),
-            System.getProperty(ENDPOINT_PROPERTY),
-            System.getenv(ENDPOINT_ENV));
-    boolean anonymous =
-        truthy(
-            first(
-                query.get("anonymous"),
-                query.get("anon"),
-                System.getProperty(ANONYMOUS_PROPERTY),
-                System.getenv(ANONYMOUS_ENV),
-                System.getenv("AWS_NO_SIGN_REQUEST")));
-    boolean pathStyle =
-        query.containsKey("path_style") ? truthy(query.get("path_style")) : endpoint != null;
-    URI endpointUri = null;
-    if (endpoint != null) {
-      try {
-        endpointUri = new URI(endpoint);
-      } catch (java.net.URISyntaxException e) {
-        throw new StoreException(
-            "store '" + location + "': bad endpoint '" + endpoint + "': " + e.getMessage());
-      }
-    }
-    Options d = Options.DEFAULT;
-    RetryOptions retry = d.retry();
-    if (query.containsKey("request_timeout")) {
-      double seconds = number(location, "request_timeout", query.get("request_timeout"));
-      retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));
-    }
+    S3Options options = S3Options.of(location);
     try {
-      int maxConnections =
-          query.containsKey("max_connections")
-              ? (int) number(location, "max_connections", query.get("max_connections"))
-              : d.maxConnections();
-      if (query.containsKey("max_attempts")) {
-        int attempts = (int) number(location, "max_attempts", query.get("max_attempts"));
-        retry = retry.withRetries(attempts, retry.initialBackoff(), retry.maxBackoff());
-      }
-      Options options =
-          new Options(
-              query.get("region"), endpointUri, pathStyle, anonymous, maxConnections, retry);
-      return new S3Store(bucket, prefix, options);
+      return new S3Store(location.authority(), location.path(), options);
     } catch (IllegalArgumentException e) {
       throw new StoreException("store '" + location + "': " + e.getMessage(), e);
     }
   }
 
-  private static double number(String location, String option, String value) {
-    try {
-      double v = Double.parseDouble(value.trim());
-      if (v > 0 && v < Integer.MAX_VALUE) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new StoreException(
-        "store '" + location + "': option " + option + "=" + value + " is not a positive number");
-  }
-
-  private static String first(String... values) {
-    for (String v : values) {
-      if (v != null && !v.isBlank()) {
-        return v;
-      }
-    }
-    return null;
-  }
-
-  private static boolean truthy(String v) {
-    return v != null
-        && List.of("1", "true", "yes", "on").contains(v.trim().toLowerCase(Locale.ROOT));
-  }
-
-  public S3Store(String bucket, String prefix, Options options) {
+  public S3Store(String bucket, String prefix, S3Options options) {
     this.bucket = bucket;
     this.prefix = StoreKeys.stripSlashes(prefix);
     this.options = options;
@@ -379,7 +199,7 @@ public final class S3Store implements Store {
     return unsigned;
   }
 
-  public Options options() {
+  public S3Options options() {
     return options;
   }
 
