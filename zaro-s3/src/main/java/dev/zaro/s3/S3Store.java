@@ -4,7 +4,6 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
-import dev.zaro.arrow.memory.BodyBuffer;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.ContentRange;
 import dev.zaro.arrow.store.RetryOptions;
@@ -12,8 +11,6 @@ import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.StoreLocation;
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,24 +20,11 @@ import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
-import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
@@ -118,72 +102,9 @@ public final class S3Store implements Store {
             + bucket
             + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
             + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
-    AwsCredentialsProvider credentials;
-    boolean anon = options.anonymous();
-    if (!anon) {
-      DefaultCredentialsProvider chain = DefaultCredentialsProvider.builder().build();
-      try {
-        chain.resolveCredentials();
-        credentials = chain;
-      } catch (SdkClientException e) {
-        anon = true; // nothing in the chain: public data still reads
-        credentials = AnonymousCredentialsProvider.create();
-      }
-    } else {
-      credentials = AnonymousCredentialsProvider.create();
-    }
-    this.unsigned = anon;
-    Region region;
-    if (options.region() != null) {
-      region = Region.of(options.region());
-    } else {
-      try {
-        region = DefaultAwsRegionProviderChain.builder().build().getRegion();
-      } catch (SdkClientException e) {
-        region = Region.US_EAST_1;
-      }
-    }
-    RetryOptions retry = options.retry();
-    BackoffStrategy backoff =
-        BackoffStrategy.exponentialDelayHalfJitter(retry.initialBackoff(), retry.maxBackoff());
-    Duration callTimeout =
-        retry
-            .requestTimeout()
-            .plus(retry.maxBackoff())
-            .multipliedBy(retry.maxAttempts())
-            .plus(retry.connectTimeout());
-    var builder =
-        S3AsyncClient.builder()
-            .region(region)
-            .credentialsProvider(credentials)
-            .httpClientBuilder(
-                NettyNioAsyncHttpClient.builder()
-                    .maxConcurrency(options.maxConnections())
-                    .connectionTimeout(retry.connectTimeout())
-                    .connectionAcquisitionTimeout(callTimeout)
-                    .readTimeout(retry.requestTimeout())
-                    .writeTimeout(retry.requestTimeout()))
-            .overrideConfiguration(
-                c ->
-                    c.apiCallAttemptTimeout(retry.requestTimeout())
-                        .apiCallTimeout(callTimeout)
-                        .retryStrategy(
-                            AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
-                                .maxAttempts(retry.maxAttempts())
-                                .backoffStrategy(backoff)
-                                .throttlingBackoffStrategy(backoff)
-                                .build()))
-            .serviceConfiguration(
-                S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
-    if (options.endpoint() != null) {
-      builder.endpointOverride(options.endpoint());
-    }
-    try {
-      this.s3 = builder.build();
-    } catch (SdkException e) {
-      throw new StoreException(
-          "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
-    }
+    S3Connection connection = S3Connection.open(options, name);
+    this.s3 = connection.client();
+    this.unsigned = connection.unsigned();
   }
 
   public String bucket() {
@@ -241,7 +162,7 @@ public final class S3Store implements Store {
     if (header != null) {
       req.range(header);
     }
-    BodyToArrowBuf body = new BodyToArrowBuf(allocator, where(key) + " in " + name);
+    S3Body body = new S3Body(allocator, where(key) + " in " + name);
     CompletableFuture<ArrowBuf> call;
     try {
       call = s3.getObject(req.build(), body);
@@ -471,199 +392,5 @@ public final class S3Store implements Store {
   @Override
   public void close() {
     s3.close();
-  }
-
-  /**
-   * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator through a {@link
-   * BodyBuffer}, sized from the reply's {@code Content-Length} (grown by doubling only if a server
-   * sends none). The SDK calls {@link #prepare} once per attempt: each attempt fills its own
-   * buffer, and a failed attempt's buffer is released before the next starts. The future of the
-   * last attempt completes with a buffer the caller then owns; {@link #abort} (the caller
-   * cancelled) releases whatever is being filled and makes later deliveries no-ops.
-   */
-  private static final class BodyToArrowBuf
-      implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
-    private final BufferAllocator allocator;
-    private final String where;
-    private final Object lock = new Object();
-    private boolean aborted;
-    private CompletableFuture<ArrowBuf> future;
-    private GetObjectResponse response;
-    private BodyBuffer body;
-
-    /**
-     * @param where the body's key, object and store, for error messages
-     */
-    BodyToArrowBuf(BufferAllocator allocator, String where) {
-      this.allocator = allocator;
-      this.where = where;
-    }
-
-    GetObjectResponse response() {
-      synchronized (lock) {
-        return response;
-      }
-    }
-
-    @Override
-    public CompletableFuture<ArrowBuf> prepare() {
-      CompletableFuture<ArrowBuf> f = new CompletableFuture<>();
-      boolean cancelled;
-      synchronized (lock) {
-        release();
-        future = f;
-        response = null;
-        cancelled = aborted;
-      }
-      if (cancelled) {
-        f.completeExceptionally(new CancellationException("cancelled"));
-      }
-      return f;
-    }
-
-    @Override
-    public void onResponse(GetObjectResponse r) {
-      CompletableFuture<ArrowBuf> f;
-      RuntimeException failure = null;
-      synchronized (lock) {
-        f = future;
-        response = r;
-        if (aborted) {
-          return;
-        }
-        try {
-          body =
-              new BodyBuffer(allocator, r.contentLength() == null ? -1 : r.contentLength(), where);
-        } catch (RuntimeException e) {
-          failure = e;
-        }
-      }
-      if (failure != null) {
-        f.completeExceptionally(failure);
-      }
-    }
-
-    @Override
-    public void onStream(SdkPublisher<ByteBuffer> publisher) {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        f = future;
-      }
-      publisher.subscribe(new Writer(f));
-    }
-
-    @Override
-    public void exceptionOccurred(Throwable error) {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        release();
-        f = future;
-      }
-      if (f != null) {
-        f.completeExceptionally(error);
-      }
-    }
-
-    /** The caller gave up: release the partial buffer, ignore whatever still arrives. */
-    void abort() {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        aborted = true;
-        release();
-        f = future;
-      }
-      if (f != null) {
-        f.completeExceptionally(new CancellationException("cancelled"));
-      }
-    }
-
-    /** Under {@link #lock}. */
-    private void release() {
-      if (body != null) {
-        body.close();
-        body = null;
-      }
-    }
-
-    /** Copies one attempt's body chunks into its buffer. */
-    private final class Writer implements Subscriber<ByteBuffer> {
-      private final CompletableFuture<ArrowBuf> attempt;
-      private Subscription subscription;
-
-      Writer(CompletableFuture<ArrowBuf> attempt) {
-        this.attempt = attempt;
-      }
-
-      /** Whether this attempt still fills the current buffer; under {@link #lock}. */
-      private boolean live() {
-        return attempt == future && body != null && !attempt.isDone();
-      }
-
-      @Override
-      public void onSubscribe(Subscription s) {
-        subscription = s;
-        boolean live;
-        synchronized (lock) {
-          live = !aborted && attempt == future && !attempt.isDone();
-        }
-        if (live) {
-          s.request(Long.MAX_VALUE);
-        } else {
-          s.cancel();
-        }
-      }
-
-      @Override
-      public void onNext(ByteBuffer chunk) {
-        RuntimeException failure = null;
-        synchronized (lock) {
-          if (!live()) {
-            return;
-          }
-          try {
-            body.append(chunk);
-          } catch (RuntimeException e) {
-            release();
-            failure = e;
-          }
-        }
-        if (failure != null) {
-          subscription.cancel();
-          attempt.completeExceptionally(failure);
-        }
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        synchronized (lock) {
-          if (attempt == future) {
-            release();
-          }
-        }
-        attempt.completeExceptionally(t);
-      }
-
-      @Override
-      public void onComplete() {
-        ArrowBuf out = null;
-        RuntimeException failure = null;
-        synchronized (lock) {
-          if (!live()) {
-            return;
-          }
-          try {
-            out = body.take();
-          } catch (RuntimeException e) {
-            failure = e; // a body shorter than its Content-Length, already freed
-          }
-          body = null;
-        }
-        if (failure != null) {
-          attempt.completeExceptionally(failure);
-        } else if (!attempt.complete(out)) {
-          out.close();
-        }
-      }
-    }
   }
 }
