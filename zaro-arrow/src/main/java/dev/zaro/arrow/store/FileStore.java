@@ -10,7 +10,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -242,6 +244,32 @@ public final class FileStore implements Store {
   @Override
   public StoreCapabilities capabilities() {
     return StoreCapabilities.LOCAL;
+  }
+
+  /**
+   * A file changed this long ago or less has no version: file systems stamp modification times from
+   * a coarse clock (and some to the second), so a rewrite of the same size this soon after could
+   * keep the stamp ("racy git").
+   */
+  private static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+  /**
+   * The file's size, modification time and identity (inode), when it was last modified more than
+   * three seconds ago (and is not in the future); empty otherwise, or when it cannot be read.
+   */
+  @Override
+  public Optional<String> version(String key) {
+    try {
+      BasicFileAttributes a = Files.readAttributes(resolve(key), BasicFileAttributes.class);
+      long modified = a.lastModifiedTime().to(TimeUnit.NANOSECONDS);
+      long now = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
+      if (!a.isRegularFile() || now - modified <= RACY_NANOS) {
+        return Optional.empty();
+      }
+      return Optional.of(a.size() + "@" + modified + "#" + a.fileKey());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   @Override
