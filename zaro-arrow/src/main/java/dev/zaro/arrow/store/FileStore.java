@@ -22,10 +22,9 @@ import org.apache.arrow.memory.BufferAllocator;
  * positional reads straight into the target ArrowBuf, on read channels the store keeps open between
  * reads (at most {@link #DEFAULT_OPEN_FILES} by default, least recently used closed first) and
  * closes with {@link #close}; a read racing the close either finishes or fails with a {@link
- * StoreException} saying the store is closed. A file replaced or deleted while its channel is open
- * keeps reading as it was when opened (data under an open store is taken as stable, as the shard
- * index and chunk caches take it); metadata documents ({@link #getBytes}) are read afresh.
- * Thread-safe.
+ * StoreException} saying the store is closed. A cached channel is used only while its path still
+ * names the same file (one stat per read): a file replaced under an open store is read afresh, a
+ * deleted one is no value. Thread-safe.
  */
 public final class FileStore implements Store {
   /** Read channels a store keeps open between reads unless told otherwise. */
