@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -19,7 +20,13 @@ import java.util.Map;
  * Lease#close}s its lease; a channel evicted (or the cache {@link #close}d) while leased is closed
  * by its last lease, so a read in progress is never cut off and no channel outlives its reads.
  * After {@link #close}, acquiring fails with a {@link StoreException} naming the store.
- * Thread-safe; every read on a channel is positional, so concurrent readers share it.
+ *
+ * <p>A cached channel is used only while the path still names the file it was opened on: every
+ * acquire stats the path (one {@code stat}, cheaper than the open and close it saves) and compares
+ * the file's identity (its {@link BasicFileAttributes#fileKey}, device and inode on Linux; size and
+ * modification time where a file system has none). A file replaced (a writer's write-and-rename) is
+ * opened afresh, a deleted one is no value: an open store never reads bytes the path no longer
+ * holds. Thread-safe; every read on a channel is positional, so concurrent readers share it.
  */
 final class FileChannels implements AutoCloseable {
   private final int capacity;
@@ -32,12 +39,14 @@ final class FileChannels implements AutoCloseable {
   private static final class Entry {
     final Path file;
     final FileChannel channel;
+    final Object identity;
     int leases;
     boolean retired;
 
-    Entry(Path file, FileChannel channel) {
+    Entry(Path file, FileChannel channel, Object identity) {
       this.file = file;
       this.channel = channel;
+      this.identity = identity;
     }
   }
 
@@ -103,17 +112,33 @@ final class FileChannels implements AutoCloseable {
    * @throws StoreException if the store is closed
    */
   Lease acquire(Path file, String key) throws IOException {
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(file, BasicFileAttributes.class); // follows a link
+    } catch (NoSuchFileException e) {
+      checkOpen(key);
+      forget(file);
+      throw e;
+    }
+    if (!attributes.isRegularFile()) { // a directory is no value
+      checkOpen(key);
+      throw new NoSuchFileException(file.toString());
+    }
+    Object identity = identity(attributes);
+    List<FileChannel> stale = new ArrayList<>();
     synchronized (this) {
       checkOpen(key);
       Entry e = open.get(file);
-      if (e != null) {
+      if (e != null && e.identity.equals(identity)) {
         e.leases++;
         return new Lease(e);
       }
+      if (e != null) { // the path names another file now
+        open.remove(file);
+        retire(e, stale);
+      }
     }
-    if (!Files.isRegularFile(file)) { // follows a symbolic link to a file
-      throw new NoSuchFileException(file.toString());
-    }
+    closeAll(stale);
     FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
     List<FileChannel> toClose = new ArrayList<>();
     Lease lease;
@@ -129,7 +154,9 @@ final class FileChannels implements AutoCloseable {
         throw closedError(key);
       }
       if (e == null) {
-        e = new Entry(file, channel);
+        // the identity stat'ed before the open: if the path changed in between, the next acquire
+        // sees a mismatch and opens it again (never the other way round)
+        e = new Entry(file, channel, identity);
         open.put(file, e);
       }
       e.leases++;
@@ -142,6 +169,26 @@ final class FileChannels implements AutoCloseable {
     }
     closeAll(toClose);
     return lease;
+  }
+
+  /** The file's identity: its file key, or where a file system has none, size and mtime. */
+  private static Object identity(BasicFileAttributes a) {
+    Object key = a.fileKey();
+    return key != null
+        ? key
+        : List.of(a.size(), a.lastModifiedTime().toMillis(), a.creationTime().toMillis());
+  }
+
+  /** Drops a cached channel of a path that no longer names a file. */
+  private void forget(Path file) {
+    List<FileChannel> toClose = new ArrayList<>();
+    synchronized (this) {
+      Entry e = open.remove(file);
+      if (e != null) {
+        retire(e, toClose);
+      }
+    }
+    closeAll(toClose);
   }
 
   /** Channels open now, cached or leased (what a test checks after {@link #close}). */

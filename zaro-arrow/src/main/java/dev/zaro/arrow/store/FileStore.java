@@ -10,7 +10,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,10 +22,9 @@ import org.apache.arrow.memory.BufferAllocator;
  * positional reads straight into the target ArrowBuf, on read channels the store keeps open between
  * reads (at most {@link #DEFAULT_OPEN_FILES} by default, least recently used closed first) and
  * closes with {@link #close}; a read racing the close either finishes or fails with a {@link
- * StoreException} saying the store is closed. A file replaced or deleted while its channel is open
- * keeps reading as it was when opened (data under an open store is taken as stable, as the shard
- * index and chunk caches take it); metadata documents ({@link #getBytes}) are read afresh.
- * Thread-safe.
+ * StoreException} saying the store is closed. A cached channel is used only while its path still
+ * names the same file (one stat per read): a file replaced under an open store is read afresh, a
+ * deleted one is no value. Thread-safe.
  */
 public final class FileStore implements Store {
   /** Read channels a store keeps open between reads unless told otherwise. */
@@ -242,6 +243,32 @@ public final class FileStore implements Store {
   @Override
   public StoreCapabilities capabilities() {
     return StoreCapabilities.LOCAL;
+  }
+
+  /**
+   * A file changed this long ago or less has no version: file systems stamp modification times from
+   * a coarse clock (and some to the second), so a rewrite of the same size this soon after could
+   * keep the stamp ("racy git").
+   */
+  private static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+  /**
+   * The file's size, modification time and identity (inode), when it was last modified more than
+   * three seconds ago (and is not in the future); empty otherwise, or when it cannot be read.
+   */
+  @Override
+  public Optional<String> version(String key) {
+    try {
+      BasicFileAttributes a = Files.readAttributes(resolve(key), BasicFileAttributes.class);
+      long modified = a.lastModifiedTime().to(TimeUnit.NANOSECONDS);
+      long now = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
+      if (!a.isRegularFile() || now - modified <= RACY_NANOS) {
+        return Optional.empty();
+      }
+      return Optional.of(a.size() + "@" + modified + "#" + a.fileKey());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   @Override

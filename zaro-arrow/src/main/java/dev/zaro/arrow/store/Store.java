@@ -166,6 +166,17 @@ public interface Store extends AutoCloseable {
     return StoreCapabilities.REMOTE;
   }
 
+  /**
+   * A token that changes whenever the value at {@code key} changes, learned without reading the
+   * value (a local file's size, modification time and identity; a constant for a value that can
+   * never change, such as a native chunk of an Icechunk snapshot), or empty when the store cannot
+   * tell without reading it. Caches of decoded values use it to skip the fetch; empty (the default)
+   * makes them fetch and compare the stored bytes.
+   */
+  default Optional<String> version(String key) {
+    return Optional.empty();
+  }
+
   /** Where this store lives, for messages: a path or URL. */
   String describe();
 

@@ -9,6 +9,7 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -199,6 +200,29 @@ class FileStoreTest extends AbstractStoreTest {
       buf.getBytes(0, got);
       assertArrayEquals(bytes(0, 100), got);
     }
+    files.close();
+    assertEquals(0, files.openChannels());
+  }
+
+  /** A cached channel never reads a file the path no longer names (a writer's write-and-rename). */
+  @Test
+  void aReplacedOrDeletedFileIsNeverReadThroughItsCachedChannel() throws Exception {
+    FileStore files = (FileStore) store;
+    Path file = files.root().resolve("a/c/0/0");
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      assertEquals(100, buf.writerIndex()); // its channel is cached now
+    }
+    Path staged = dir.resolve("staged");
+    Files.write(staged, new byte[] {7, 8, 9});
+    Files.move(staged, file, StandardCopyOption.REPLACE_EXISTING);
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      byte[] got = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, got);
+      assertArrayEquals(new byte[] {7, 8, 9}, got);
+    }
+    Files.delete(file);
+    assertEquals(Optional.empty(), files.get("a/c/0/0", allocator));
+    assertEquals(Optional.empty(), files.get("a/c/0/0", ByteRange.of(0, 2), allocator));
     files.close();
     assertEquals(0, files.openChannels());
   }
