@@ -1,6 +1,6 @@
 package dev.zaro.arrow;
 
-import dev.zaro.arrow.codec.ScratchPool;
+import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.SlabTooLargeException;

@@ -2,6 +2,7 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

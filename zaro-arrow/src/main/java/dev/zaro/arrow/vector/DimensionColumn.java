@@ -311,7 +311,7 @@ public final class DimensionColumn implements CoordinateValues {
     return switch (type.kind()) {
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
+            case 16 -> dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(b.getShort(at));
             case 32 -> b.getFloat(at);
             default -> b.getDouble(at);
           };
