@@ -92,6 +92,7 @@ public final class Zaro implements AutoCloseable {
     return open(location, ZaroOptions.defaults());
   }
 
+  /** Opens the store at {@code location} (see {@link #open(String)}) with {@code options}. */
   public static Zaro open(String location, ZaroOptions options) {
     return open(Stores.open(location), options);
   }
@@ -101,10 +102,12 @@ public final class Zaro implements AutoCloseable {
     return new Zaro(store, options);
   }
 
+  /** The store this instance reads from. */
   public Store store() {
     return store;
   }
 
+  /** The store's node tree: children, consolidated metadata, nodes that could not be read. */
   public Hierarchy hierarchy() {
     return hierarchy;
   }
@@ -302,6 +305,10 @@ public final class Zaro implements AutoCloseable {
     return readTable(path, selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT);
   }
 
+  /**
+   * {@link #readTable(String, String, BufferAllocator)} with table options; the caller closes the
+   * reader.
+   */
   public TableReader readTable(
       String path,
       String selection,

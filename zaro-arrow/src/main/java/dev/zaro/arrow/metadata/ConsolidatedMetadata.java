@@ -23,6 +23,7 @@ import java.util.TreeMap;
  */
 public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
 
+  /** Keeps an unmodifiable copy of the entries, sorted by path. */
   public ConsolidatedMetadata {
     entries = Collections.unmodifiableMap(new TreeMap<>(entries));
   }

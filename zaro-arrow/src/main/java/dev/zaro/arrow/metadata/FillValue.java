@@ -18,6 +18,7 @@ public final class FillValue {
   private final boolean zero;
   private final boolean unset;
 
+  /** The fill value whose one element is the bytes {@code element}. */
   public FillValue(byte[] element) {
     this(element, false);
   }

@@ -52,10 +52,14 @@ public final class Hierarchy {
   /** The format the root was found in (2 or 3), tried first for other nodes; 0 when unknown. */
   private volatile int format;
 
+  /**
+   * The hierarchy of {@code store}; nothing is read until asked for (the store is not closed here).
+   */
   public Hierarchy(Store store) {
     this.store = store;
   }
 
+  /** The store the nodes are read from. */
   public Store store() {
     return store;
   }

@@ -21,6 +21,7 @@ import org.apache.arrow.memory.BufferAllocator;
 public final class FileStore implements Store {
   private final Path root;
 
+  /** The store rooted at the directory {@code root}. */
   public FileStore(Path root) {
     this.root = root.toAbsolutePath().normalize();
     if (!Files.isDirectory(this.root)) {
@@ -31,6 +32,7 @@ public final class FileStore implements Store {
     }
   }
 
+  /** The directory keys are resolved against. */
   public Path root() {
     return root;
   }

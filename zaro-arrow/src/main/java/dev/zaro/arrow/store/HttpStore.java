@@ -64,8 +64,10 @@ public final class HttpStore implements Store {
    */
   public record Options(
       RetryOptions retry, Map<String, String> headers, int maxRequests, boolean hedging) {
+    /** Default retries, no extra headers, 256 requests at most, hedging on. */
     public static final Options DEFAULT = new Options(RetryOptions.DEFAULT, Map.of(), 256, true);
 
+    /** Checks the retry options are set and at least one request is allowed. */
     public Options {
       Objects.requireNonNull(retry, "retry");
       if (maxRequests < 1) {
@@ -74,6 +76,7 @@ public final class HttpStore implements Store {
       headers = Map.copyOf(headers);
     }
 
+    /** These options with retry policy {@code r}. */
     public Options withRetry(RetryOptions r) {
       return new Options(r, headers, maxRequests, hedging);
     }
@@ -88,14 +91,17 @@ public final class HttpStore implements Store {
       return withRetry(retry.withRetries(attempts, initial, max));
     }
 
+    /** These options sending {@code extra} headers with every request. */
     public Options withHeaders(Map<String, String> extra) {
       return new Options(retry, extra, maxRequests, hedging);
     }
 
+    /** These options with hedged requests {@code on} or off. */
     public Options withHedging(boolean on) {
       return new Options(retry, headers, maxRequests, on);
     }
 
+    /** These options with at most {@code max} requests in flight. */
     public Options withMaxRequests(int max) {
       return new Options(retry, headers, max, hedging);
     }
@@ -119,6 +125,7 @@ public final class HttpStore implements Store {
     this(base, Options.DEFAULT);
   }
 
+  /** The store whose keys resolve against {@code base}. */
   public HttpStore(URI base, Options options) {
     this(base, options, null);
   }
