@@ -408,9 +408,17 @@ public final class ZarrArray {
     }
   }
 
-  /** The request for task {@code t}'s chunk (a null body: the chunk is absent). */
+  /**
+   * The request for task {@code t}'s chunk (a null body: the chunk is absent); none for a chunk
+   * cached under its version now: an empty buffer then tells {@link #readChunk} to copy it from the
+   * cache (or, evicted meanwhile, to fetch it after all).
+   */
   private CompletableFuture<ArrowBuf> fetchChunk(Target target, int t, BufferAllocator allocator) {
     String key = chunkKey(chunkIndexOf(target.parts(), t));
+    if (target.heap() == null
+        && decoder.isCached(decoder.cacheKey(key, taskView(target, t).view()))) {
+      return CompletableFuture.completedFuture(allocator.getEmpty());
+    }
     return store
         .getAsync(key, ByteRange.ALL, allocator, executor)
         .thenApply(body -> body.orElse(null));
@@ -529,9 +537,33 @@ public final class ZarrArray {
       readFixedSize(key, chunkIndex, view, fixedSize, target, chain, allocator, scratch);
       return;
     }
+    // a chunk cached under its version (asked of the store before any fetch) is not fetched
+    ChunkCache.Key cacheKey = decoder.cacheKey(key, view);
     Optional<ArrowBuf> encoded;
     try {
-      encoded = chunks != null ? Optional.ofNullable(chunks.take(task)) : store.get(key, allocator);
+      ArrowBuf ahead = chunks != null ? chunks.take(task) : null;
+      // empty: cached when the window reached it, not fetched (or a stored chunk of 0 bytes,
+      // then fetched again below)
+      boolean skipped = ahead != null && ahead.capacity() == 0;
+      boolean hit;
+      try {
+        hit = decoder.fromCache(cacheKey, view);
+      } catch (RuntimeException | Error e) {
+        if (ahead != null) {
+          ahead.close();
+        }
+        throw e;
+      }
+      if (hit) {
+        if (ahead != null) {
+          ahead.close(); // fetched before another read cached the chunk
+        }
+        return;
+      }
+      encoded = chunks == null || skipped ? store.get(key, allocator) : Optional.ofNullable(ahead);
+      if (skipped) {
+        ahead.close(); // the empty buffer: a no-op
+      }
     } catch (ZaroException e) {
       throw new StoreException(decoder.context(key, chunkIndex) + e.getMessage(), e);
     }
@@ -541,7 +573,8 @@ public final class ZarrArray {
       return;
     }
     try (ArrowBuf buf = encoded.get()) {
-      decoder.decode(buf, view, chain, allocator, scratch, target.stats(), key, chunkIndex);
+      decoder.decode(
+          buf, view, chain, allocator, scratch, target.stats(), key, chunkIndex, cacheKey);
     }
   }
 
