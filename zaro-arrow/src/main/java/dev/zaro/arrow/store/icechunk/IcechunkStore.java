@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -346,6 +347,19 @@ public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBacked
   public StoreCapabilities capabilities() {
     StoreCapabilities s = storage.capabilities();
     return new StoreCapabilities(true, s.partialReads(), s.latency());
+  }
+
+  /**
+   * A constant for native and inline chunks and for metadata, which never change within the
+   * snapshot (named by {@link #describe}); empty for virtual chunks, whose files live outside the
+   * repository and may be rewritten.
+   */
+  @Override
+  public Optional<String> version(String key) {
+    Reference r = reference(key);
+    return r instanceof Reference.Stored || r instanceof Reference.Inline
+        ? Optional.of("")
+        : Optional.empty();
   }
 
   @Override
