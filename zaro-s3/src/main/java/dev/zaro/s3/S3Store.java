@@ -223,8 +223,8 @@ public final class S3Store implements Store {
   private record Got(ArrowBuf body, GetObjectResponse response) {}
 
   /**
-   * What a request through the policy ended with: empty for an absent key, else the body of {@code
-   * value}; S3's other error replies and failures as the typed error naming the key.
+   * What a request through the policy ended with: empty for an absent key, else the reply's value;
+   * S3's other error replies and failures as the typed error naming the key.
    */
   private <T> Optional<T> answer(String key, ByteRange range, S3Reply<T> reply, Throwable failure) {
     if (failure != null) {

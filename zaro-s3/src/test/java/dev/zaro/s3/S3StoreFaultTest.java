@@ -283,13 +283,15 @@ class S3StoreFaultTest extends AllocatorTest {
           assertArrayEquals(slice(i, 10), bytes(buf));
         }
       }
-      assertEquals(0, s.hedges(), "no hedges while replies come in time");
+      // (a loaded machine may have hedged one of those already: count from here)
+      long hedges = s.hedges();
+      int requests = server.requests.get();
       server.fault(Fault.HANG);
       try (ArrowBuf buf = s.get("a/b", ByteRange.of(1000, 5000), allocator).orElseThrow()) {
         assertArrayEquals(slice(1000, 5000), bytes(buf));
       }
-      assertEquals(1, s.hedges());
-      assertEquals(42, server.requests.get(), "40, the stalled one and its hedge");
+      assertEquals(hedges + 1, s.hedges());
+      assertTrue(server.requests.get() >= requests + 2, "the stalled one and its hedge");
     }
     assertEquals(0, allocator.getAllocatedMemory());
   }
@@ -300,7 +302,8 @@ class S3StoreFaultTest extends AllocatorTest {
         new S3Store(
             "bucket",
             "pre",
-            store(1).options().withHedging(false).withRequestTimeout(Duration.ofMillis(400)))) {
+            store(1).options().withHedging(false).withRequestTimeout(Duration.ofSeconds(2)))) {
+      // enough history that a hedge would go out after 3 x p95 (100 ms or so), well before 2 s
       for (int i = 0; i < 20; i++) {
         try (ArrowBuf buf = s.get("a/b", ByteRange.of(i, 10), allocator).orElseThrow()) {
           assertArrayEquals(slice(i, 10), bytes(buf));
@@ -310,7 +313,7 @@ class S3StoreFaultTest extends AllocatorTest {
       StoreException e =
           assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, allocator));
       assertTrue(
-          e.getMessage().contains("key 'a/b'") && e.getMessage().contains("within 400 ms"),
+          e.getMessage().contains("key 'a/b'") && e.getMessage().contains("within 2000 ms"),
           e.getMessage());
       assertEquals(0, s.hedges());
     }
