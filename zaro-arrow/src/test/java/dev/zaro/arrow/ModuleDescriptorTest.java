@@ -78,7 +78,8 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.codec.numcodecs",
                 "dev.zaro.arrow.codec.zfp",
                 "dev.zaro.arrow.codec.ext",
-                "dev.zaro.arrow.store.icechunk")),
+                "dev.zaro.arrow.store.icechunk",
+                "dev.zaro.arrow.store.remote")),
         internal);
     assertEquals(Set.of(StoreProvider.class.getName(), CodecProvider.class.getName()), d.uses());
     // built-in stores and codecs register like anyone else's

@@ -101,17 +101,24 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
     }
   }
 
-  /** The caller gave up: release the partial buffer, ignore whatever still arrives. */
-  void abort() {
+  /**
+   * The caller gave up: release the partial buffer, ignore whatever still arrives.
+   *
+   * @return whether a whole body had already been handed to the SDK: it comes out of the SDK's
+   *     future, so that future must not be cancelled (the buffer would be lost with it)
+   */
+  boolean abort() {
     CompletableFuture<ArrowBuf> f;
     synchronized (lock) {
       aborted = true;
       release();
       f = future;
     }
-    if (f != null) {
-      f.completeExceptionally(new CancellationException("cancelled"));
+    if (f == null) {
+      return false;
     }
+    f.completeExceptionally(new CancellationException("cancelled"));
+    return !f.isCompletedExceptionally();
   }
 
   /** Under {@link #lock}. */

@@ -2,7 +2,7 @@ package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.RetryOptions;
-import java.time.Duration;
+import dev.zaro.arrow.store.remote.RequestPolicy;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -12,28 +12,31 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * The SDK client of an {@link S3Store}, set up from its {@link S3Options}: credentials (the default
- * chain, else unsigned), region, endpoint and addressing, and the request policy the SDK applies
- * itself, taken from the shared {@link RetryOptions}: per-attempt deadlines, at most {@link
- * RetryOptions#maxAttempts} attempts with exponential backoff and half jitter, the adaptive
- * client-side rate on throttling, and {@link S3Options#maxConnections} connections.
+ * chain, else unsigned), region, endpoint and addressing, {@link S3Options#maxConnections}
+ * connections, and the {@link RequestPolicy} every request goes through, the one HTTP and GCS use,
+ * from the shared {@link RetryOptions}: per-attempt deadlines, at most {@link
+ * RetryOptions#maxAttempts} attempts with exponential backoff and jitter, hedging of slow GETs, and
+ * the AIMD limit of requests in flight to the endpoint. The SDK itself retries nothing and sets no
+ * call deadlines: each SDK call is one attempt of the policy ({@link S3Request}).
  *
  * @param client the client; the store owns and closes it
  * @param unsigned whether requests go unsigned (no credentials were found, or anonymous was asked)
+ * @param policy retries, deadlines, hedging and the limit of the endpoint's requests in flight
  */
-record S3Connection(S3AsyncClient client, boolean unsigned) {
+record S3Connection(S3AsyncClient client, boolean unsigned, RequestPolicy policy) {
   /**
    * Builds the client.
    *
+   * @param bucket the bucket, which names the host of the limit on AWS
    * @param name the store's name, for messages
    * @throws StoreException if the SDK cannot set it up
    */
-  static S3Connection open(S3Options options, String name) {
+  static S3Connection open(S3Options options, String bucket, String name) {
     AwsCredentialsProvider credentials;
     boolean anon = options.anonymous();
     if (!anon) {
@@ -59,14 +62,6 @@ record S3Connection(S3AsyncClient client, boolean unsigned) {
       }
     }
     RetryOptions retry = options.retry();
-    BackoffStrategy backoff =
-        BackoffStrategy.exponentialDelayHalfJitter(retry.initialBackoff(), retry.maxBackoff());
-    Duration callTimeout =
-        retry
-            .requestTimeout()
-            .plus(retry.maxBackoff())
-            .multipliedBy(retry.maxAttempts())
-            .plus(retry.connectTimeout());
     var builder =
         S3AsyncClient.builder()
             .region(region)
@@ -75,26 +70,32 @@ record S3Connection(S3AsyncClient client, boolean unsigned) {
                 NettyNioAsyncHttpClient.builder()
                     .maxConcurrency(options.maxConnections())
                     .connectionTimeout(retry.connectTimeout())
-                    .connectionAcquisitionTimeout(callTimeout)
-                    .readTimeout(retry.requestTimeout())
-                    .writeTimeout(retry.requestTimeout()))
-            .overrideConfiguration(
-                c ->
-                    c.apiCallAttemptTimeout(retry.requestTimeout())
-                        .apiCallTimeout(callTimeout)
-                        .retryStrategy(
-                            AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
-                                .maxAttempts(retry.maxAttempts())
-                                .backoffStrategy(backoff)
-                                .throttlingBackoffStrategy(backoff)
-                                .build()))
+                    .connectionAcquisitionTimeout(
+                        retry.requestTimeout().plus(retry.connectTimeout()))
+                    // a backstop only: the policy's per-attempt deadline comes first
+                    .readTimeout(retry.requestTimeout().multipliedBy(2))
+                    .writeTimeout(retry.requestTimeout().multipliedBy(2)))
+            .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
             .serviceConfiguration(
                 S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
     if (options.endpoint() != null) {
       builder.endpointOverride(options.endpoint());
     }
+    String host =
+        options.endpoint() != null
+            ? options.endpoint().getRawAuthority()
+            : bucket + ".s3." + region.id() + ".amazonaws.com";
+    RequestPolicy policy =
+        new RequestPolicy(
+            retry.requestTimeout(),
+            retry.maxAttempts(),
+            retry.initialBackoff(),
+            retry.maxBackoff(),
+            options.hedging(),
+            host,
+            options.maxConnections());
     try {
-      return new S3Connection(builder.build(), anon);
+      return new S3Connection(builder.build(), anon, policy);
     } catch (SdkException e) {
       throw new StoreException(
           "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);

@@ -26,6 +26,9 @@ import java.util.Objects;
  *     connections follow that up to this cap (the default is four times its default)
  * @param retry timeouts and retries: the same record, with the same defaults, as {@link
  *     dev.zaro.arrow.store.HttpOptions#retry}
+ * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
+ *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests (as
+ *     {@link dev.zaro.arrow.store.HttpOptions#hedging})
  */
 public record S3Options(
     String region,
@@ -33,7 +36,8 @@ public record S3Options(
     boolean pathStyle,
     boolean anonymous,
     int maxConnections,
-    RetryOptions retry) {
+    RetryOptions retry,
+    boolean hedging) {
   public static final S3Options DEFAULT =
       new S3Options(
           null,
@@ -41,7 +45,8 @@ public record S3Options(
           false,
           false,
           4 * ZaroOptions.defaults().ioConcurrency(),
-          RetryOptions.DEFAULT);
+          RetryOptions.DEFAULT,
+          true);
 
   public S3Options {
     Objects.requireNonNull(retry, "retry");
@@ -52,23 +57,27 @@ public record S3Options(
   }
 
   public S3Options withEndpoint(URI e, boolean path) {
-    return new S3Options(region, e, path, anonymous, maxConnections, retry);
+    return new S3Options(region, e, path, anonymous, maxConnections, retry, hedging);
   }
 
   public S3Options withRegion(String r) {
-    return new S3Options(r, endpoint, pathStyle, anonymous, maxConnections, retry);
+    return new S3Options(r, endpoint, pathStyle, anonymous, maxConnections, retry, hedging);
   }
 
   public S3Options withAnonymous(boolean a) {
-    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry);
+    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry, hedging);
   }
 
   public S3Options withMaxConnections(int n) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry);
+    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry, hedging);
   }
 
   public S3Options withRetry(RetryOptions r) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, r);
+    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, r, hedging);
+  }
+
+  public S3Options withHedging(boolean on) {
+    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, retry, on);
   }
 
   /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
@@ -149,7 +158,13 @@ public record S3Options(
         retry = retry.withRetries(attempts, retry.initialBackoff(), retry.maxBackoff());
       }
       return new S3Options(
-          query.get("region"), endpointUri, pathStyle, anonymous, maxConnections, retry);
+          query.get("region"),
+          endpointUri,
+          pathStyle,
+          anonymous,
+          maxConnections,
+          retry,
+          DEFAULT.hedging());
     } catch (IllegalArgumentException e) {
       throw location.error(e.getMessage());
     }

@@ -11,6 +11,7 @@ import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.StoreLocation;
+import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -20,18 +21,19 @@ import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
@@ -40,14 +42,18 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * buffers from the caller's allocator (one buffer per body, sized from its {@code Content-Length};
  * no heap copy). A failed, retried or cancelled request releases the buffer it was filling.
  *
+ * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
+ * {@link S3Request}), one SDK call per attempt:
+ *
  * <ul>
  *   <li>{@code 503 SlowDown}, {@code 429}, other 5xx, timeouts and broken connections are retried
  *       with exponential backoff and jitter, a bounded number of times ({@link
- *       RetryOptions#maxAttempts}); throttling also slows this store's requests down (the SDK's
- *       adaptive client-side rate). A request that still fails is a {@link StoreException} naming
- *       the key and the attempts.
+ *       RetryOptions#maxAttempts}); 403, 400 and the like are not, 404 is an absent key. A request
+ *       that still fails is a {@link StoreException} naming the key and the attempts.
  *   <li>Every attempt has a deadline ({@link RetryOptions#requestTimeout}, headers and body), so a
  *       server that hangs gives an error, never a hang.
+ *   <li>A slow GET is hedged ({@link S3Options#hedging}), and the requests in flight to the
+ *       endpoint follow its AIMD limit: throttling ({@code 503 SlowDown}, 429, timeouts) halves it.
  * </ul>
  *
  * <p>Configuration, from the URL's query ({@code
@@ -71,6 +77,7 @@ public final class S3Store implements Store {
   private final S3Options options;
   private final S3AsyncClient s3;
   private final boolean unsigned;
+  private final RequestPolicy policy;
 
   /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
   public static S3Store open(String location) {
@@ -102,9 +109,10 @@ public final class S3Store implements Store {
             + bucket
             + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
             + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
-    S3Connection connection = S3Connection.open(options, name);
+    S3Connection connection = S3Connection.open(options, bucket, name);
     this.s3 = connection.client();
     this.unsigned = connection.unsigned();
+    this.policy = connection.policy();
   }
 
   public String bucket() {
@@ -122,6 +130,11 @@ public final class S3Store implements Store {
 
   public S3Options options() {
     return options;
+  }
+
+  /** Hedged requests sent so far (see {@link S3Options#hedging}). */
+  long hedges() {
+    return policy.hedges();
   }
 
   private String objectKey(String key) {
@@ -157,86 +170,101 @@ public final class S3Store implements Store {
     if (ContentRange.isEmpty(range)) {
       return emptyRange(key, object, range, allocator);
     }
-    GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(object);
+    GetObjectRequest.Builder builder = GetObjectRequest.builder().bucket(bucket).key(object);
     String header = ContentRange.requestHeader(range);
     if (header != null) {
-      req.range(header);
+      builder.range(header);
     }
-    S3Body body = new S3Body(allocator, where(key) + " in " + name);
-    CompletableFuture<ArrowBuf> call;
-    try {
-      call = s3.getObject(req.build(), body);
-    } catch (SdkException e) {
-      return CompletableFuture.failedFuture(error(key, range, e));
-    }
+    GetObjectRequest req = builder.build();
+    String where = where(key) + " in " + name;
+    S3Request<Got> request =
+        new S3Request<>(
+            () -> {
+              S3Body body = new S3Body(allocator, where);
+              CompletableFuture<ArrowBuf> call = s3.getObject(req, body);
+              return new S3Request.Sent<>(
+                  call.thenApply(buf -> new Got(buf, body.response())),
+                  () -> {
+                    if (!body.abort()) {
+                      call.cancel(true);
+                    }
+                  });
+            },
+            got -> got.body().close(),
+            true);
     CompletableFuture<Optional<ArrowBuf>> result = new CompletableFuture<>();
-    call.whenComplete(
-        (buf, failure) -> {
-          if (failure != null) {
-            Throwable cause = Futures.unwrap(failure);
-            if (absent(cause)) {
-              result.complete(Optional.empty());
-            } else {
-              result.completeExceptionally(error(key, range, cause));
-            }
-            return;
-          }
-          ArrowBuf out;
-          try {
-            out = checked(key, range, buf, body.response(), allocator);
-          } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-            return;
-          }
-          if (!result.complete(Optional.of(out))) {
-            out.close(); // the caller cancelled meanwhile
-          }
-        });
+    request
+        .send(policy, where)
+        .whenComplete(
+            (reply, failure) -> {
+              Optional<ArrowBuf> out;
+              try {
+                out =
+                    answer(key, range, reply, failure)
+                        .map(got -> checked(key, range, got.body(), got.response(), allocator));
+              } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+                return;
+              }
+              if (!result.complete(out)) {
+                out.ifPresent(ArrowBuf::close); // the caller cancelled meanwhile
+              }
+            });
     result.whenComplete(
         (v, e) -> {
           if (e instanceof CancellationException) {
-            body.abort();
-            call.cancel(true);
+            request.cancel();
           }
         });
     return result;
   }
 
+  /** A GET's body and the reply's headers. */
+  private record Got(ArrowBuf body, GetObjectResponse response) {}
+
+  /**
+   * What a request through the policy ended with: empty for an absent key, else the reply's value;
+   * S3's other error replies and failures as the typed error naming the key.
+   */
+  private <T> Optional<T> answer(String key, ByteRange range, S3Reply<T> reply, Throwable failure) {
+    if (failure != null) {
+      throw error(key, range, Futures.unwrap(failure), 1);
+    }
+    if (reply.error() != null) {
+      if (absent(reply.error())) {
+        return Optional.empty();
+      }
+      throw error(key, range, reply.error(), reply.attempts());
+    }
+    return Optional.of(reply.value());
+  }
+
   /** A zero-length range: the value's size decides whether it is valid (a HEAD request). */
   private CompletableFuture<Optional<ArrowBuf>> emptyRange(
       String key, String object, ByteRange range, BufferAllocator allocator) {
-    return s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(object).build())
+    HeadObjectRequest req = HeadObjectRequest.builder().bucket(bucket).key(object).build();
+    String where = where(key) + " in " + name;
+    return S3Request.of(() -> s3.headObject(req))
+        .send(policy, where)
         .handle(
-            (head, failure) -> {
-              if (failure != null) {
-                Throwable cause = Futures.unwrap(failure);
-                if (absent(cause)) {
-                  return Optional.<ArrowBuf>empty();
-                }
-                throw error(key, range, cause);
-              }
-              return Optional.of(
-                  ContentRange.emptyRange(
-                      range, head.contentLength(), where(key) + " in " + name, allocator));
-            });
+            (reply, failure) ->
+                answer(key, range, reply, failure)
+                    .map(
+                        head ->
+                            ContentRange.emptyRange(
+                                range, head.contentLength(), where, allocator)));
   }
 
   @Override
   public Optional<byte[]> getBytes(String key) {
     GetObjectRequest req = GetObjectRequest.builder().bucket(bucket).key(objectKey(key)).build();
     CompletableFuture<Optional<byte[]>> call =
-        s3.getObject(req, AsyncResponseTransformer.toBytes())
-            .handle(
-                (bytes, failure) -> {
-                  if (failure == null) {
-                    return Optional.of(bytes.asByteArray());
-                  }
-                  Throwable cause = Futures.unwrap(failure);
-                  if (absent(cause)) {
-                    return Optional.empty();
-                  }
-                  throw error(key, ByteRange.ALL, cause);
-                });
+        S3Request.of(
+                () ->
+                    s3.getObject(req, AsyncResponseTransformer.toBytes())
+                        .thenApply(ResponseBytes::asByteArray))
+            .send(policy, where(key) + " in " + name)
+            .handle((reply, failure) -> answer(key, ByteRange.ALL, reply, failure));
     return Futures.await(call, key);
   }
 
@@ -282,7 +310,7 @@ public final class S3Store implements Store {
   }
 
   /** A failed request as the typed error naming the key (the allocator's own errors pass). */
-  private RuntimeException error(String key, ByteRange range, Throwable cause) {
+  private RuntimeException error(String key, ByteRange range, Throwable cause, int attempts) {
     if (cause instanceof ZaroException z) {
       return z;
     }
@@ -305,12 +333,8 @@ public final class S3Store implements Store {
           cause);
     }
     String detail = describe(cause);
-    if (cause instanceof SdkException e
-        && e.numAttempts() != null
-        && e.numAttempts() > 1
-        && !detail.contains("Attempt Count")
-        && !(cause instanceof S3Exception s && s.statusCode() < 500 && s.statusCode() != 429)) {
-      detail += " (" + e.numAttempts() + " attempts)";
+    if (attempts > 1) {
+      detail += " (" + attempts + " attempts)";
     }
     return new StoreException("cannot read " + where(key) + " in " + name + ": " + detail, cause);
   }
@@ -332,10 +356,6 @@ public final class S3Store implements Store {
       String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
       return "HTTP " + s.statusCode() + (code == null ? "" : " " + code);
     }
-    if (cause instanceof ApiCallAttemptTimeoutException
-        || cause instanceof ApiCallTimeoutException) {
-      return "no complete reply within " + options.retry().requestTimeout().toMillis() + " ms";
-    }
     return String.valueOf(cause.getMessage());
   }
 
@@ -343,25 +363,39 @@ public final class S3Store implements Store {
   public Stream<String> list(String keyPrefix) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    List<String> keys = java.util.Collections.synchronizedList(new ArrayList<>());
-    try {
-      Futures.await(
-          s3.listObjectsV2Paginator(
-                  ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix).build())
-              .contents()
-              .subscribe(
-                  o -> {
-                    String k = o.key();
-                    if (k.length() > strip && !k.endsWith("/")) {
-                      keys.add(k.substring(strip));
-                    }
-                  }),
-          keyPrefix);
-    } catch (SdkException e) {
-      throw listFailure(keyPrefix, e);
-    } catch (StoreException e) {
-      throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
-    }
+    List<String> keys = new ArrayList<>();
+    String token = null;
+    do {
+      ListObjectsV2Request.Builder page =
+          ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix);
+      if (token != null) {
+        page.continuationToken(token);
+      }
+      ListObjectsV2Request req = page.build();
+      S3Reply<ListObjectsV2Response> reply;
+      try {
+        reply =
+            Futures.await(
+                S3Request.of(() -> s3.listObjectsV2(req))
+                    .send(policy, "the listing of '" + keyPrefix + "' in " + name),
+                keyPrefix);
+      } catch (StoreException e) {
+        throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
+      }
+      if (reply.error() != null) {
+        throw listFailure(keyPrefix, reply.error());
+      }
+      for (S3Object o : reply.value().contents()) {
+        String k = o.key();
+        if (k.length() > strip && !k.endsWith("/")) {
+          keys.add(k.substring(strip));
+        }
+      }
+      token =
+          Boolean.TRUE.equals(reply.value().isTruncated())
+              ? reply.value().nextContinuationToken()
+              : null;
+    } while (token != null);
     return keys.stream().filter(S3Store::isKey).sorted();
   }
 

@@ -266,6 +266,92 @@ class S3StoreFaultTest extends AllocatorTest {
     assertEquals(0, allocator.getAllocatedMemory());
   }
 
+  @Test
+  void aStalledGetIsHedgedAndTheCopyAnswers() throws Exception {
+    // one attempt, a 30 s deadline: only a hedge (the policy HTTP shares) can answer a request the
+    // server never answers
+    try (S3Store s =
+        new S3Store(
+            "bucket",
+            "pre",
+            store(1)
+                .options()
+                .withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10))
+                .withRequestTimeout(Duration.ofSeconds(30)))) {
+      for (int i = 0; i < 40; i++) { // recent latencies: milliseconds, so the 100 ms floor rules
+        try (ArrowBuf buf = s.get("a/b", ByteRange.of(i, 10), allocator).orElseThrow()) {
+          assertArrayEquals(slice(i, 10), bytes(buf));
+        }
+      }
+      // (a loaded machine may have hedged one of those already: count from here)
+      long hedges = s.hedges();
+      int requests = server.requests.get();
+      server.fault(Fault.HANG);
+      try (ArrowBuf buf = s.get("a/b", ByteRange.of(1000, 5000), allocator).orElseThrow()) {
+        assertArrayEquals(slice(1000, 5000), bytes(buf));
+      }
+      assertEquals(hedges + 1, s.hedges());
+      assertTrue(server.requests.get() >= requests + 2, "the stalled one and its hedge");
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void hedgingCanBeTurnedOff() {
+    try (S3Store s =
+        new S3Store(
+            "bucket",
+            "pre",
+            store(1).options().withHedging(false).withRequestTimeout(Duration.ofSeconds(2)))) {
+      // enough history that a hedge would go out after 3 x p95 (100 ms or so), well before 2 s
+      for (int i = 0; i < 20; i++) {
+        try (ArrowBuf buf = s.get("a/b", ByteRange.of(i, 10), allocator).orElseThrow()) {
+          assertArrayEquals(slice(i, 10), bytes(buf));
+        }
+      }
+      server.fault(Fault.HANG);
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, allocator));
+      assertTrue(
+          e.getMessage().contains("key 'a/b'") && e.getMessage().contains("within 2000 ms"),
+          e.getMessage());
+      assertEquals(0, s.hedges());
+    }
+    assertEquals(21, server.requests.get());
+  }
+
+  @Test
+  void throttlingBringsTheLimitOfRequestsInFlightDown() throws Exception {
+    // a host that takes 6 requests at once and answers 503 to the others at once: the limit the
+    // HTTP store shares (AIMD per host) halves on them and settles near 6, so few are refused
+    server.latencyMillis = 20;
+    server.overloadAbove = 6;
+    int n = 240;
+    List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+    try (S3Store s =
+        new S3Store(
+            "bucket",
+            "pre",
+            store(4)
+                .options()
+                .withRetries(4, Duration.ofMillis(10), Duration.ofMillis(50))
+                .withMaxConnections(32))) {
+      for (int i = 0; i < n; i++) {
+        futures.add(s.getAsync("a/b", ByteRange.of(i * 16L, 16), allocator, Runnable::run));
+      }
+      for (int i = 0; i < n; i++) {
+        try (ArrowBuf buf = futures.get(i).get(60, TimeUnit.SECONDS).orElseThrow()) {
+          assertArrayEquals(slice(i * 16L, 16), bytes(buf), "range " + i);
+        }
+      }
+    }
+    // a fixed 16 in flight would have had ~10 of every 16 refused; the limit came down instead
+    int refused = server.overloaded.get();
+    assertTrue(refused < n / 4, refused + " of " + n + " requests refused");
+    int peak = server.peakInFlightOfLaterHalf();
+    assertTrue(peak <= 6 + 3, "in flight after backing off: " + peak);
+  }
+
   /**
    * A loopback endpoint that answers S3's own throttling reply ({@code 503} with an XML error body
    * whose code is {@code SlowDown}) to the first {@code slowDowns} requests, then serves {@code

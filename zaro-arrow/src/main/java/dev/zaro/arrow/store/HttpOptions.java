@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param retry timeouts and retries (the same record as the S3 store's)
  * @param headers sent with every request (for example {@code Authorization})
- * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
+ * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@code
  *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
  * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
  *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests

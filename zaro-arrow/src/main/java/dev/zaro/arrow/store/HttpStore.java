@@ -3,6 +3,7 @@ package dev.zaro.arrow.store;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
+import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -84,7 +85,13 @@ public final class HttpStore implements Store {
     this.name = name != null ? name : this.base.toString();
     this.policy =
         new RequestPolicy(
-            options.retry(), options.hedging(), this.base.getRawAuthority(), options.maxRequests());
+            options.retry().requestTimeout(),
+            options.retry().maxAttempts(),
+            options.retry().initialBackoff(),
+            options.retry().maxBackoff(),
+            options.hedging(),
+            this.base.getRawAuthority(),
+            options.maxRequests());
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {

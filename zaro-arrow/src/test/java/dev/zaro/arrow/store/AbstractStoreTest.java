@@ -19,7 +19,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The contract every {@link Store} passes. Subclasses create a store holding given contents. */
+/**
+ * The contract every {@link Store} passes. A subclass either creates a store holding given contents
+ * ({@link #CONTENTS}: stores that can be filled, such as files, memory, HTTP, S3), or, for a
+ * read-only store over a fixture (Icechunk, Parquet references), overrides {@link #fixture} with
+ * what the fixture holds: the values whose bytes the fixture's writer gives, every key (for
+ * listing) and the keys the range tests use. Every assertion runs in both cases.
+ */
 public abstract class AbstractStoreTest extends AllocatorTest {
   protected static final Map<String, byte[]> CONTENTS =
       new TreeMap<>(
@@ -36,12 +42,79 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   protected AbstractStoreTest() {}
 
-  /** A store holding exactly {@code contents}. */
+  /**
+   * A store holding exactly {@code contents} ({@link #CONTENTS}); a fixture store (whose {@link
+   * #fixture} is not {@link #GIVEN}) ignores it and opens its fixture.
+   */
   protected abstract Store createStore(Map<String, byte[]> contents) throws Exception;
+
+  /**
+   * What a store under test holds, and the keys the tests use.
+   *
+   * @param contents key to value of the values whose bytes are known
+   * @param keys every key the store holds, sorted (for listing)
+   * @param bigKey a key of {@code contents} with at least 10 bytes, for the range tests
+   * @param smallKey a key of {@code contents} with at least 2 bytes, read past its end
+   * @param prefixes prefixes {@link Store#list} is asked for (one matching nothing)
+   * @param skippedDirectory a directory for listings that skip below it
+   */
+  public record Fixture(
+      Map<String, byte[]> contents,
+      List<String> keys,
+      String bigKey,
+      String smallKey,
+      List<String> prefixes,
+      String skippedDirectory) {}
+
+  /** {@link #CONTENTS}, which {@link #createStore} puts into stores that can be filled. */
+  protected static final Fixture GIVEN =
+      new Fixture(
+          CONTENTS,
+          List.copyOf(CONTENTS.keySet()),
+          "a/c/0/0",
+          "a/c/0/1",
+          List.of("a/c/", "b/", "zz/"),
+          "a");
+
+  private Fixture fixture;
+
+  /**
+   * The capability this test relies on to fill the store: {@link #GIVEN} if {@link #createStore}
+   * makes a store holding the contents given; for a read-only store over a fixture, what the
+   * fixture holds, from the fixture's writer.
+   */
+  protected Fixture fixture() throws Exception {
+    return GIVEN;
+  }
+
+  private Map<String, byte[]> contents() {
+    return fixture.contents();
+  }
+
+  private List<String> keys() {
+    return fixture.keys();
+  }
+
+  private String bigKey() {
+    return fixture.bigKey();
+  }
+
+  private String smallKey() {
+    return fixture.smallKey();
+  }
 
   @BeforeEach
   void createStore() throws Exception {
+    fixture = fixture();
     store = createStore(CONTENTS);
+  }
+
+  @Test
+  void theFixtureDescriptionIsConsistent() {
+    assertTrue(keys().containsAll(contents().keySet()), "contents() keys are all in keys()");
+    assertEquals(keys().stream().sorted().toList(), keys(), "keys() sorted");
+    assertTrue(contents().get(bigKey()).length >= 10, bigKey());
+    assertTrue(contents().get(smallKey()).length >= 2, smallKey());
   }
 
   @AfterEach
@@ -71,7 +144,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void readsWholeValues() {
-    for (var e : CONTENTS.entrySet()) {
+    for (var e : contents().entrySet()) {
       assertArrayEquals(e.getValue(), get(e.getKey(), ByteRange.ALL), e.getKey());
       assertArrayEquals(e.getValue(), store.getBytes(e.getKey()).orElseThrow(), e.getKey());
     }
@@ -79,13 +152,16 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void readsRangesFromStartAndSuffixes() {
-    byte[] all = CONTENTS.get("a/c/0/0");
-    byte[] expected = java.util.Arrays.copyOfRange(all, 10, 30);
-    assertArrayEquals(expected, get("a/c/0/0", ByteRange.of(10, 20)));
+    String key = bigKey();
+    byte[] all = contents().get(key);
+    int n = all.length; // 100 in CONTENTS
+    byte[] expected = java.util.Arrays.copyOfRange(all, n / 10, n / 10 + n / 5);
+    assertArrayEquals(expected, get(key, ByteRange.of(n / 10, n / 5)));
+    int tail = n * 4 / 25;
     assertArrayEquals(
-        java.util.Arrays.copyOfRange(all, 84, 100), get("a/c/0/0", ByteRange.suffix(16)));
-    assertArrayEquals(new byte[0], get("a/c/0/0", ByteRange.of(100, 0)));
-    assertArrayEquals(all, get("a/c/0/0", ByteRange.suffix(100)));
+        java.util.Arrays.copyOfRange(all, n - tail, n), get(key, ByteRange.suffix(tail)));
+    assertArrayEquals(new byte[0], get(key, ByteRange.of(n, 0)));
+    assertArrayEquals(all, get(key, ByteRange.suffix(n)));
   }
 
   /**
@@ -94,11 +170,18 @@ public abstract class AbstractStoreTest extends AllocatorTest {
    */
   @Test
   void readsSeveralRangesOfOneValue() {
-    byte[] all = CONTENTS.get("a/c/0/0");
+    String key = bigKey();
+    byte[] all = contents().get(key);
+    int n = all.length; // 100 in CONTENTS
     java.util.List<ByteRange.FromStart> ranges =
         java.util.List.of(
-            range(60, 30), range(0, 10), range(5, 10), range(10, 5), range(99, 1), range(40, 0));
-    java.util.List<ArrowBuf> got = store.getRanges("a/c/0/0", ranges, allocator).orElseThrow();
+            range(n * 3 / 5, n * 3 / 10),
+            range(0, n / 10),
+            range(n / 20, n / 10),
+            range(n / 10, n / 20),
+            range(n - 1, 1),
+            range(n * 2 / 5, 0));
+    java.util.List<ArrowBuf> got = store.getRanges(key, ranges, allocator).orElseThrow();
     try {
       assertEquals(ranges.size(), got.size());
       for (int i = 0; i < ranges.size(); i++) {
@@ -113,9 +196,12 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     }
     assertEquals(
         Optional.empty(), store.getRanges("nope", java.util.List.of(range(0, 1)), allocator));
+    int small = contents().get(smallKey()).length; // 10 in CONTENTS
     assertThrows(
         StoreException.class,
-        () -> store.getRanges("a/c/0/1", java.util.List.of(range(0, 2), range(8, 5)), allocator));
+        () ->
+            store.getRanges(
+                smallKey(), java.util.List.of(range(0, 2), range(small - 2, 5)), allocator));
   }
 
   private static ByteRange.FromStart range(long offset, long length) {
@@ -131,11 +217,12 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void rangesPastTheEndAreErrorsNamingTheKey() {
+    String key = smallKey();
+    int n = contents().get(key).length; // 10 in CONTENTS
     StoreException e =
-        assertThrows(
-            StoreException.class, () -> store.get("a/c/0/1", ByteRange.of(5, 10), allocator));
-    assertTrue(e.getMessage().contains("a/c/0/1"), e.getMessage());
-    assertThrows(StoreException.class, () -> store.get("a/c/0/1", ByteRange.suffix(11), allocator));
+        assertThrows(StoreException.class, () -> store.get(key, ByteRange.of(n / 2, n), allocator));
+    assertTrue(e.getMessage().contains(key), e.getMessage());
+    assertThrows(StoreException.class, () -> store.get(key, ByteRange.suffix(n + 1), allocator));
   }
 
   @Test
@@ -152,10 +239,14 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   void listsKeysUnderAPrefixInOrder() {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         store.capabilities().listable(), "this store cannot list");
-    assertEquals(List.copyOf(CONTENTS.keySet()), store.list("").toList());
-    assertEquals(List.of("a/c/0/0", "a/c/0/1", "a/c/1/0"), store.list("a/c/").toList());
-    assertEquals(List.of("b/x/y/z"), store.list("b/").toList());
-    assertEquals(List.of(), store.list("zz/").toList());
+    assertEquals(keys(), store.list("").toList());
+    for (String prefix : fixture.prefixes()) {
+      // in CONTENTS: a/c/0/0, a/c/0/1, a/c/1/0; b/x/y/z; nothing
+      assertEquals(
+          keys().stream().filter(k -> k.startsWith(prefix)).toList(),
+          store.list(prefix).toList(),
+          prefix);
+    }
   }
 
   /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
@@ -163,12 +254,16 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         store.capabilities().listable(), "this store cannot list");
+    String skipped = fixture.skippedDirectory();
+    // below "a" in CONTENTS: a/c/...
+    java.util.function.Predicate<String> below =
+        k -> k.startsWith(skipped + "/") && k.indexOf('/', skipped.length() + 1) >= 0;
     List<String> all = store.list("").toList();
-    List<String> some = store.list("", dir -> dir.equals("a")).toList();
+    List<String> some = store.list("", dir -> dir.equals(skipped)).toList();
     assertTrue(all.containsAll(some), some.toString());
     assertEquals(
-        all.stream().filter(k -> !k.startsWith("a/c/")).toList(),
-        some.stream().filter(k -> !k.startsWith("a/c/")).toList());
+        all.stream().filter(below.negate()).toList(),
+        some.stream().filter(below.negate()).toList());
   }
 
   @Test
@@ -176,13 +271,13 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       var futures =
-          CONTENTS.keySet().stream()
+          contents().keySet().stream()
               .map(k -> store.getAsync(k, ByteRange.ALL, allocator, pool))
               .toList();
       int i = 0;
-      for (String key : CONTENTS.keySet()) {
+      for (String key : contents().keySet()) {
         try (ArrowBuf buf = futures.get(i++).get().orElseThrow()) {
-          assertArrayEquals(CONTENTS.get(key), read(buf), key);
+          assertArrayEquals(contents().get(key), read(buf), key);
         }
       }
     } finally {
@@ -195,15 +290,16 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       var futures = new java.util.ArrayList<java.util.concurrent.Future<byte[]>>();
+      String key = bigKey();
+      byte[] all = contents().get(key);
+      int half = all.length / 2; // 50 in CONTENTS
       for (int i = 0; i < 64; i++) {
-        int off = i % 50;
-        futures.add(pool.submit(() -> get("a/c/0/0", ByteRange.of(off, 50))));
+        int off = i % half;
+        futures.add(pool.submit(() -> get(key, ByteRange.of(off, half))));
       }
       for (int i = 0; i < 64; i++) {
-        int off = i % 50;
-        assertArrayEquals(
-            java.util.Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), off, off + 50),
-            futures.get(i).get());
+        int off = i % half;
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, off, off + half), futures.get(i).get());
       }
     } finally {
       pool.shutdownNow();

@@ -270,9 +270,7 @@ class HttpStoreTest extends AbstractStoreTest {
     // a fixed 16 in flight would have had ~10 of every 16 refused; the limit came down instead
     int refused = server.overloaded.get();
     assertTrue(refused < n / 4, refused + " of " + n + " requests refused");
-    List<Integer> arrivals = List.copyOf(server.arrivals);
-    List<Integer> secondHalf = arrivals.subList(arrivals.size() / 2, arrivals.size());
-    int peak = secondHalf.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    int peak = server.peakInFlightOfLaterHalf();
     assertTrue(peak <= 6 + 3, "in flight after backing off: " + peak);
   }
 

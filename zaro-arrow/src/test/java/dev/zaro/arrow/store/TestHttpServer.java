@@ -91,6 +91,15 @@ public final class TestHttpServer implements AutoCloseable {
   /** The most requests in flight when each request arrived, in arrival order. */
   public final List<Integer> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
 
+  /** The most requests in flight at an arrival in the second half of the arrivals so far. */
+  public int peakInFlightOfLaterHalf() {
+    List<Integer> all = List.copyOf(arrivals);
+    return all.subList(all.size() / 2, all.size()).stream()
+        .mapToInt(Integer::intValue)
+        .max()
+        .orElseThrow();
+  }
+
   /** The path of every request, in arrival order. */
   public final List<String> paths = java.util.Collections.synchronizedList(new ArrayList<>());
 

@@ -1,9 +1,10 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.remote;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Futures;
 import java.io.IOException;
 import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,17 +21,18 @@ import java.util.function.Supplier;
 /**
  * How a remote store sends one request: the one place of retries (exponential backoff with jitter,
  * {@code Retry-After}), per-attempt deadlines, hedging of slow GETs and the per-host AIMD limit
- * ({@link AdaptiveConcurrency}). It knows nothing of URLs or bodies: a store hands it {@link Call}s
- * (one per attempt) and reads the replies' status through {@link Replies}. {@link HttpStore} (so
- * {@link GcsStore}) sends every request through one; its settings are the {@link RetryOptions} the
- * S3 store shares (whose SDK client does the sending and retrying itself).
+ * ({@link AdaptiveConcurrency}). It knows nothing of URLs, bodies or clients: a store hands it
+ * {@link Call}s (one per attempt) and reads the replies' status through {@link Replies}. The HTTP
+ * store (so the GCS store) and the S3 store (zaro-s3, whose SDK client then retries nothing itself)
+ * send every request through one, set from their {@code RetryOptions}. This package is not
+ * exported: it is shared by zaro's own stores, not an API.
  *
  * <ul>
  *   <li>Status {@code 5xx} and {@code 429}, timeouts and broken connections ({@link IOException})
- *       are retried, at most {@link RetryOptions#maxAttempts} attempts in all; the last reply (or a
- *       {@link StoreException} naming the attempts) is the result.
- *   <li>Every attempt has a deadline ({@link RetryOptions#requestTimeout}) from the moment the
- *       limit lets it start; an attempt past it is cancelled.
+ *       are retried, at most {@code maxAttempts} attempts in all; the last reply (passed through
+ *       {@link Replies#exhausted}, or a {@link StoreException} naming the attempts) is the result.
+ *   <li>Every attempt has a deadline ({@code requestTimeout}) from the moment the limit lets it
+ *       start; an attempt past it is cancelled.
  *   <li>With hedging on, an attempt still unanswered after three times the recent 95th percentile
  *       latency (at least {@value Latencies#FLOOR_MILLIS} ms) is sent again and the first good
  *       reply wins, for at most 5% extra requests.
@@ -39,29 +41,47 @@ import java.util.function.Supplier;
  *
  * Holds no resources of its own (the timer thread is shared and a daemon).
  */
-final class RequestPolicy {
+public final class RequestPolicy {
   /** Request deadlines and retry delays: light work only, never blocking. */
   private static final ScheduledThreadPoolExecutor TIMER = timer();
 
-  private final RetryOptions retry;
+  private final Duration requestTimeout;
+  private final int maxAttempts;
+  private final Duration initialBackoff;
+  private final Duration maxBackoff;
   private final boolean hedging;
   private final AdaptiveConcurrency limiter;
   private final Latencies latencies = new Latencies();
 
   /**
-   * @param retry timeouts and retries
+   * The settings are those of a store's {@code RetryOptions} (which this package cannot name).
+   *
+   * @param requestTimeout the deadline of one attempt
+   * @param maxAttempts attempts per request (1 = no retries)
+   * @param initialBackoff the wait before the first retry; it doubles for each further one
+   * @param maxBackoff the longest wait between attempts
    * @param hedging whether {@link Call#hedgeable} calls are hedged
    * @param host the host whose {@link AdaptiveConcurrency} limit requests share
    * @param maxRequests the most requests in flight to that host
    */
-  RequestPolicy(RetryOptions retry, boolean hedging, String host, int maxRequests) {
-    this.retry = retry;
+  public RequestPolicy(
+      Duration requestTimeout,
+      int maxAttempts,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      boolean hedging,
+      String host,
+      int maxRequests) {
+    this.requestTimeout = requestTimeout;
+    this.maxAttempts = maxAttempts;
+    this.initialBackoff = initialBackoff;
+    this.maxBackoff = maxBackoff;
     this.hedging = hedging;
     this.limiter = AdaptiveConcurrency.forHost(host, maxRequests);
   }
 
   /** One attempt of a request, made fresh for each attempt (and each hedge). */
-  interface Call<R> {
+  public interface Call<R> {
     /** Sends the attempt; cancelling the future aborts it. */
     CompletableFuture<R> start();
 
@@ -75,21 +95,24 @@ final class RequestPolicy {
   }
 
   /** What the policy reads from a reply. */
-  interface Replies<R> {
+  public interface Replies<R> {
     /** The reply's HTTP status. */
     int status(R reply);
 
     /** The reply's {@code Retry-After} header, if any. */
     Optional<String> retryAfter(R reply);
-  }
 
-  /** The timeouts and retries in force. */
-  RetryOptions retry() {
-    return retry;
+    /**
+     * The result when the last allowed attempt still got a retriable status: the reply itself, or
+     * one that also tells the caller how many attempts were made.
+     */
+    default R exhausted(R reply, int attempts) {
+      return reply;
+    }
   }
 
   /** Hedged requests sent so far. */
-  long hedges() {
+  public long hedges() {
     return latencies.hedges();
   }
 
@@ -99,7 +122,7 @@ final class RequestPolicy {
    * @param what the request for messages, for example {@code key 'a/b' (URL)}
    * @param calls makes each attempt
    */
-  <R> CompletableFuture<R> send(String what, Supplier<Call<R>> calls, Replies<R> replies) {
+  public <R> CompletableFuture<R> send(String what, Supplier<Call<R>> calls, Replies<R> replies) {
     return attempt(what, calls, replies, 1);
   }
 
@@ -109,7 +132,7 @@ final class RequestPolicy {
       String what, Supplier<Call<R>> calls, Replies<R> replies, int n) {
     Call<R> call = calls.get();
     AtomicBoolean timedOut = new AtomicBoolean();
-    long timeoutMillis = retry.requestTimeout().toMillis();
+    long timeoutMillis = requestTimeout.toMillis();
     CompletableFuture<R> first = launch(call, replies, timedOut);
     CompletableFuture<R> response =
         hedging && call.hedgeable() ? hedged(calls, replies, first, call) : first;
@@ -144,9 +167,10 @@ final class RequestPolicy {
               if (!retriable) {
                 return CompletableFuture.completedFuture(r);
               }
-              if (n >= retry.maxAttempts()) {
+              if (n >= maxAttempts) {
                 if (cause == null) {
-                  return CompletableFuture.completedFuture(r); // the caller reports the status
+                  return CompletableFuture.completedFuture(
+                      replies.exhausted(r, n)); // the caller reports it
                 }
                 return CompletableFuture.<R>failedFuture(
                     new StoreException(
@@ -181,8 +205,8 @@ final class RequestPolicy {
   }
 
   private long backoffMillis(int attempt, Optional<String> retryAfter) {
-    long max = retry.maxBackoff().toMillis();
-    long exp = retry.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
+    long max = maxBackoff.toMillis();
+    long exp = initialBackoff.toMillis() << Math.min(attempt - 1, 20);
     long delay = Math.min(max, exp);
     delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
     if (retryAfter.isPresent()) {
@@ -203,7 +227,7 @@ final class RequestPolicy {
   @SuppressWarnings("FutureReturnValueIgnored")
   private <R> CompletableFuture<R> launch(
       Call<R> call, Replies<R> replies, AtomicBoolean timedOut) {
-    long timeoutMillis = retry.requestTimeout().toMillis();
+    long timeoutMillis = requestTimeout.toMillis();
     CompletableFuture<R> response = new CompletableFuture<>();
     limiter.execute(
         permit -> {

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.remote;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

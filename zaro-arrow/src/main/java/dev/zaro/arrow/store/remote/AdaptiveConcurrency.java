@@ -1,4 +1,4 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.remote;
 
 import java.util.ArrayDeque;
 
