@@ -43,9 +43,10 @@ import org.apache.arrow.memory.BufferAllocator;
  * <p>Failures: a connection that breaks or closes before the reply is complete fails the request
  * with an {@link IOException} naming the request (retriable: {@link HttpStore} retries it); a
  * reused keep-alive connection that the server had closed before a single reply byte arrived is
- * replaced once, transparently. A malformed reply (bad status line, bad chunk size, bytes beyond
- * the body) is a {@link StoreException}. Cancelling a request's future closes its connection and
- * frees its body.
+ * replaced once, transparently. A malformed reply (bad status line, header or chunk size) is a
+ * {@link StoreException}. Bytes past a reply's body are dropped with the connection (a reused
+ * connection is first checked to have nothing to read), never taken for the next reply. Cancelling
+ * a request's future closes its connection and frees its body.
  *
  * <p>Ownership: a {@link Response}'s body passes to whoever completes the future's chain; if the
  * future was cancelled before the reply completed, the client frees the body. {@link #close} stops
@@ -220,11 +221,15 @@ final class Http1Client implements AutoCloseable {
       return; // cancelled before it started
     }
     ArrayDeque<Conn> free = idle.get(ex.hostPort);
-    Conn c = free == null ? null : free.pollLast();
-    if (c != null) {
-      c.begin(ex, true);
-      return;
+    Conn c;
+    while (free != null && (c = free.pollLast()) != null) {
+      if (c.quiet()) {
+        c.begin(ex, true);
+        return;
+      }
+      c.closeChannel(); // closed by the server, or it sent bytes nobody asked for
     }
+    c = null;
     try {
       SocketChannel ch = SocketChannel.open();
       ch.configureBlocking(false);
@@ -332,10 +337,6 @@ final class Http1Client implements AutoCloseable {
           chunks.feed(in);
         } else {
           long want = bodyLength >= 0 ? bodyLength - received : in.remaining();
-          if (want == 0) {
-            throw new StoreException(
-                where + ": the server sent " + in.remaining() + " bytes past the reply's body");
-          }
           int n = (int) Math.min(want, in.remaining());
           ByteBuffer part = in.slice();
           part.limit(n);
@@ -344,8 +345,8 @@ final class Http1Client implements AutoCloseable {
         }
         if (complete()) {
           if (in.hasRemaining()) {
-            throw new StoreException(
-                where + ": the server sent " + in.remaining() + " bytes past the reply's body");
+            keepAlive = false; // bytes nobody asked for: the connection is out of step, drop it
+            in.position(in.limit());
           }
           return;
         }
@@ -610,6 +611,16 @@ final class Http1Client implements AutoCloseable {
     Conn(SocketChannel ch, String hostPort) {
       this.ch = ch;
       this.hostPort = hostPort;
+    }
+
+    /** An idle connection with nothing to read (not closed, no stray bytes): fit for reuse. */
+    boolean quiet() {
+      scratch.clear();
+      try {
+        return ch.read(scratch) == 0;
+      } catch (IOException e) {
+        return false;
+      }
     }
 
     void begin(Exchange e, boolean reusing) {

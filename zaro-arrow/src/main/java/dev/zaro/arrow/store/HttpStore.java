@@ -299,7 +299,10 @@ public final class HttpStore implements Store {
           long started = System.nanoTime();
           CompletableFuture<HttpResponse<T>> sent;
           try {
-            sent = client.sendAsync(request, handler);
+            sent =
+                handler instanceof ArrowBody body && useHttp1(request.uri())
+                    ? sendHttp1(request, body)
+                    : client.sendAsync(request, handler);
           } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
           }
@@ -341,6 +344,56 @@ public final class HttpStore implements Store {
               });
         });
     return response;
+  }
+
+  /**
+   * Whether a body GET to {@code url} goes through {@link Http1Client}: plain {@code http} URLs,
+   * unless the system property {@code zaro.http.client} is {@code jdk} (then every request uses
+   * {@code java.net.http}, as {@code https} always does).
+   */
+  private static boolean useHttp1(URI url) {
+    return "http".equals(url.getScheme()) && !"jdk".equals(System.getProperty("zaro.http.client"));
+  }
+
+  /**
+   * Sends a body GET through {@link Http1Client}, its reply adopted by {@code body} (so that the
+   * race, the retries and the deadline free it as they free a streamed body). Cancelling the
+   * returned future cancels the request.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
+  private static <T> CompletableFuture<HttpResponse<T>> sendHttp1(
+      HttpRequest request, ArrowBody body) {
+    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
+    CompletableFuture<Http1Client.Response> raw =
+        Http1Client.shared()
+            .send(request.method(), request.uri(), headers, body.allocator(), body.where());
+    CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
+    raw.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            mapped.completeExceptionally(e);
+            return;
+          }
+          HttpResponse<T> response;
+          try {
+            response = (HttpResponse<T>) body.adopt(r, request);
+          } catch (RuntimeException bad) { // a body longer or shorter than announced (freed)
+            mapped.completeExceptionally(bad);
+            return;
+          }
+          if (!mapped.complete(response)) {
+            body.abandon(); // cancelled meanwhile
+          }
+        });
+    mapped.whenComplete(
+        (r, e) -> {
+          if (mapped.isCancelled()) {
+            raw.cancel(true);
+          }
+        });
+    return mapped;
   }
 
   /**
