@@ -28,12 +28,15 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
- * the base URL, such as a signature, is kept on every request). Built on the JDK's {@link
- * HttpClient}: one shared client, so connections are reused across stores, and {@link #getAsync}
- * keeps many requests in flight without a thread each.
+ * the base URL, such as a signature, is kept on every request). Plain {@code http} reads go through
+ * {@link Http1Client} (non-blocking sockets, one I/O thread, bodies read straight into Arrow
+ * buffers); {@code https}, {@code HEAD} and {@code -Dzaro.http.client=jdk} use the JDK's {@link
+ * HttpClient}. Either way connections are shared across stores, and {@link #getAsync} keeps many
+ * requests in flight without a thread each.
  *
  * <ul>
  *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
@@ -109,7 +112,7 @@ public final class HttpStore implements Store {
   private final URI base;
   private final String query;
   private final Options options;
-  private final HttpClient client;
+  private volatile HttpClient client; // made on first use: plain-http reads may never need it
   private final String name;
   private final AdaptiveConcurrency limiter;
   private final Latencies latencies = new Latencies();
@@ -143,9 +146,27 @@ public final class HttpStore implements Store {
             scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
     this.query = base.getRawQuery();
     this.options = options;
-    this.client = sharedClient(options.retry().connectTimeout());
     this.name = name != null ? name : this.base.toString();
     this.limiter = AdaptiveConcurrency.forHost(this.base.getRawAuthority(), options.maxRequests());
+  }
+
+  /**
+   * The {@code java.net.http} client (for https, HEAD and {@code -Dzaro.http.client=jdk}), made on
+   * first use: making one loads and initializes about 500 classes (TLS among them), a cold read's
+   * cost that plain-http reads through {@link Http1Client} do not pay.
+   */
+  private HttpClient client() {
+    HttpClient c = client;
+    if (c == null) {
+      synchronized (this) {
+        c = client;
+        if (c == null) {
+          c = sharedClient(options.retry().connectTimeout());
+          client = c;
+        }
+      }
+    }
+    return c;
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -226,6 +247,19 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
+    if (useHttp1(url)) { // through the body path, into a buffer of its own, copied out
+      try (BufferAllocator allocator = new RootAllocator()) {
+        Optional<ArrowBuf> body = get(key, ByteRange.ALL, allocator);
+        if (body.isEmpty()) {
+          return Optional.empty();
+        }
+        try (ArrowBuf buf = body.get()) {
+          byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
+          buf.getBytes(0, out);
+          return Optional.of(out);
+        }
+      }
+    }
     return Futures.await(
         send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
             .thenApply(
@@ -302,7 +336,7 @@ public final class HttpStore implements Store {
             sent =
                 handler instanceof ArrowBody body && useHttp1(request.uri())
                     ? sendHttp1(request, body)
-                    : client.sendAsync(request, handler);
+                    : client().sendAsync(request, handler);
           } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
           }
