@@ -11,23 +11,25 @@ import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ChunkCache;
-import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.vector.ArrowTypes;
+import dev.zaro.arrow.vector.DimensionColumn;
+import dev.zaro.arrow.vector.TableReader;
 import dev.zaro.arrow.vector.TensorReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -60,13 +62,18 @@ public final class Zaro implements AutoCloseable {
   private final Map<String, ZarrArray> arrays = new ConcurrentHashMap<>();
   private final ScratchPool scratch;
   private final ChunkCache cache;
+  private final boolean ownsCache;
 
-  private Zaro(Store store, ZaroOptions options) {
+  private Zaro(Store store, ZaroOptions options, ChunkCache shared) {
     this.store = store;
     this.options = options;
     this.hierarchy = new Hierarchy(store);
     this.scratch = new ScratchPool(options.threads() * 2);
-    this.cache = options.cacheMemory() > 0 ? new ChunkCache(options.cacheMemory()) : null;
+    this.ownsCache = shared == null;
+    this.cache =
+        shared != null
+            ? shared
+            : options.cacheMemory() > 0 ? new ChunkCache(options.cacheMemory()) : null;
     AtomicInteger n = new AtomicInteger();
     ThreadFactory factory =
         r -> {
@@ -97,7 +104,18 @@ public final class Zaro implements AutoCloseable {
 
   /** Opens a hierarchy in {@code store}, which the returned Zaro owns and closes. */
   public static Zaro open(Store store, ZaroOptions options) {
-    return new Zaro(store, options);
+    return new Zaro(store, options, null);
+  }
+
+  /**
+   * Opens a hierarchy in {@code store} (owned and closed by the returned Zaro) whose reads share
+   * {@code cache} with other hierarchies, such as later opens of the same location: the cache's
+   * keys name the store, array, metadata and chunk version, so no entry is served for a changed
+   * chunk. The caller owns the cache and closes it after every Zaro using it ({@link
+   * ZaroOptions#cacheMemory()} is then ignored).
+   */
+  public static Zaro open(Store store, ZaroOptions options, ChunkCache cache) {
+    return new Zaro(store, options, Objects.requireNonNull(cache, "cache"));
   }
 
   public Store store() {
@@ -144,18 +162,19 @@ public final class Zaro implements AutoCloseable {
     return arrays.computeIfAbsent(
         p,
         k ->
-            new ZarrArray(
-                store,
-                k,
-                readable(k, meta(k)),
-                options.codecs(),
-                workers,
-                options.threads(),
-                scratch,
-                isRemote(store) ? options.ioConcurrency() : 0,
-                options.missingChunks(),
-                options.maxBytesInFlight(),
-                cache));
+            ReadAccess.get()
+                .open(
+                    store,
+                    k,
+                    readable(k, meta(k)),
+                    options.codecs(),
+                    workers,
+                    options.threads(),
+                    scratch,
+                    isRemote(store) ? options.ioConcurrency() : 0,
+                    options.missingChunks(),
+                    options.maxBytesInFlight(),
+                    cache));
   }
 
   /**
@@ -450,7 +469,7 @@ public final class Zaro implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     scratch.close();
-    if (cache != null) {
+    if (cache != null && ownsCache) {
       cache.close();
     }
     store.close();

@@ -16,11 +16,15 @@ import org.apache.arrow.memory.util.ByteFunctionHelpers;
  * process): least recently used entries are evicted to keep the cached bytes (decoded chunk plus
  * its stored bytes) within a capacity, in memory of the cache's own allocator.
  *
- * <p>An entry can never be served stale: it is keyed by store, array path, chunk key and the
- * array's metadata, and it keeps the chunk's stored (encoded) bytes, which a hit must match byte
- * for byte. A chunk rewritten in place, an Icechunk branch moved to a new snapshot, or a metadata
- * change all make a miss (the entry is replaced). A hit therefore saves the decoding, not the
- * fetch.
+ * <p>An entry can never be served stale: it is keyed by store (an Icechunk store names its
+ * snapshot), array path, chunk key, the array's metadata and the chunk's version as its store
+ * reports it without reading ({@link dev.zaro.arrow.store.Store#version}: a local file's size,
+ * modification time and inode; a constant for a chunk of an Icechunk snapshot). A hit of a
+ * versioned entry needs no fetch at all. When the store cannot tell a version (remote objects,
+ * Icechunk virtual chunks, a file modified in the last seconds), the entry keeps the chunk's stored
+ * bytes instead, which a hit must match byte for byte: the hit saves the decoding, not the fetch. A
+ * chunk rewritten in place, an Icechunk branch moved to a new snapshot, or a metadata change all
+ * make a miss (the entry is replaced).
  *
  * <p>Thread-safe. A hit copies out of an entry it has pinned (retained), so eviction never frees
  * memory being read. Closing frees every entry; the caller must not read through the cache
@@ -35,12 +39,17 @@ public final class ChunkCache implements AutoCloseable {
   private long misses;
   private long evictions;
 
-  /** What an entry is for: the store, the array, the chunk and the array's metadata. */
-  record Key(String store, String array, String chunkKey, ArrayMetadata metadata) {}
+  /**
+   * What an entry is for: the store, the array, the chunk, the array's metadata, and the chunk's
+   * version ({@link dev.zaro.arrow.store.Store#version}; null: the store cannot tell, a hit must
+   * match the stored bytes).
+   */
+  record Key(String store, String array, String chunkKey, ArrayMetadata metadata, String version) {}
 
+  /** A decoded chunk, and its stored bytes when its key has no version (else null). */
   private record Entry(ArrowBuf encoded, long encodedBytes, ArrowBuf decoded, long decodedBytes) {
     long size() {
-      return encoded.capacity() + decoded.capacity();
+      return (encoded == null ? 0 : encoded.capacity()) + decoded.capacity();
     }
   }
 
@@ -84,14 +93,31 @@ public final class ChunkCache implements AutoCloseable {
   }
 
   /**
+   * Copies the cached chunk into {@code view} if {@code key} (which has a version) has an entry,
+   * without any fetch; false (a miss) otherwise.
+   */
+  boolean copyTo(Key key, SlabView view) {
+    if (key.version() == null) {
+      throw new IllegalArgumentException("a key without a version needs the stored bytes");
+    }
+    return copyTo(key, null, view);
+  }
+
+  /** Whether {@code key} (which has a version) has an entry now; counts neither hit nor miss. */
+  synchronized boolean contains(Key key) {
+    return key.version() != null && entries.containsKey(key);
+  }
+
+  /**
    * Copies the cached chunk into {@code view} if its entry's stored bytes equal {@code encoded}'s
-   * readable bytes; false (a miss) otherwise.
+   * readable bytes (or, for a key with a version, if it has an entry); false (a miss) otherwise.
    */
   boolean copyTo(Key key, ArrowBuf encoded, SlabView view) {
     Entry e;
     synchronized (this) {
       e = entries.get(key);
-      if (e == null || !sameBytes(e.encoded(), e.encodedBytes(), encoded)) {
+      if (e == null
+          || (key.version() == null && !sameBytes(e.encoded(), e.encodedBytes(), encoded))) {
         misses++;
         return false;
       }
@@ -114,30 +140,37 @@ public final class ChunkCache implements AutoCloseable {
             == 1;
   }
 
-  /** A chunk on its way into the cache: a copy of its stored bytes and a buffer to decode into. */
+  /**
+   * A chunk on its way into the cache: a copy of its stored bytes (null for a key with a version)
+   * and a buffer to decode into.
+   */
   record Pending(ArrowBuf encoded, long encodedBytes, ArrowBuf decoded, long decodedBytes) {
-    /** Frees both buffers (the chunk's decoding failed). */
+    /** Frees the buffers (the chunk's decoding failed). */
     void discard() {
-      encoded.close();
+      if (encoded != null) {
+        encoded.close();
+      }
       decoded.close();
     }
   }
 
   /**
-   * Copies {@code encoded}'s readable bytes and allocates {@code decodedBytes} for the chunk to be
-   * decoded into and then {@link #put}, from the cache's memory; null when the chunk would take
-   * over a quarter of the capacity or the memory is taken (the read then decodes without the
-   * cache).
+   * Allocates {@code decodedBytes} for the chunk of {@code key} to be decoded into and then {@link
+   * #put}, and for a key without a version a copy of {@code encoded}'s readable bytes, from the
+   * cache's memory; null when the chunk would take over a quarter of the capacity or the memory is
+   * taken (the read then decodes without the cache).
    */
-  Pending reserve(ArrowBuf encoded, long decodedBytes) {
-    long n = encoded.readableBytes();
+  Pending reserve(Key key, ArrowBuf encoded, long decodedBytes) {
+    long n = key.version() == null ? encoded.readableBytes() : 0;
     if ((n + decodedBytes) * 4 > capacity) {
       return null;
     }
     ArrowBuf copy = null;
     try {
-      copy = allocator.buffer(n);
-      copy.setBytes(0, encoded, encoded.readerIndex(), n);
+      if (key.version() == null) {
+        copy = allocator.buffer(n);
+        copy.setBytes(0, encoded, encoded.readerIndex(), n);
+      }
       return new Pending(copy, n, allocator.buffer(decodedBytes), decodedBytes);
     } catch (OutOfMemoryException e) {
       if (copy != null) {
@@ -173,7 +206,9 @@ public final class ChunkCache implements AutoCloseable {
   }
 
   private static void free(Entry e) {
-    e.encoded().close();
+    if (e.encoded() != null) {
+      e.encoded().close();
+    }
     e.decoded().close();
   }
 

@@ -86,10 +86,37 @@ final class ChunkDecoder {
   }
 
   /**
+   * The cache key of chunk {@code key} read into {@code view}, its version asked of the store now
+   * (before any fetch of the chunk, so that bytes fetched later are at least as new); null without
+   * a cache or for variable-width views.
+   */
+  ChunkCache.Key cacheKey(String key, SlabView view) {
+    if (cache == null || view.heap() != null) {
+      return null;
+    }
+    return new ChunkCache.Key(
+        store.describe(), displayPath, key, metadata, store.version(key).orElse(null));
+  }
+
+  /** Whether chunk {@code k} (a key with a version) is cached now; counts no hit or miss. */
+  boolean isCached(ChunkCache.Key k) {
+    return k != null && cache.contains(k);
+  }
+
+  /**
+   * Copies chunk {@code k} from the cache into {@code view} without fetching it, when {@code k} has
+   * a version and an entry; false otherwise (a miss is counted only for a key with a version).
+   */
+  boolean fromCache(ChunkCache.Key k, SlabView view) {
+    return k != null && k.version() != null && cache.copyTo(k, view);
+  }
+
+  /**
    * Decodes one chunk's stored bytes (not closed here) into {@code view}; a chunk whose codec
    * splits (blosc blocks) may use the read's idle threads ({@code scratch.helpers()}). With a
-   * {@link ChunkCache}, a chunk decoded before from the same stored bytes is copied from the cache
-   * instead (and not counted as decoded), and a chunk decoded now is kept there.
+   * {@link ChunkCache} ({@code cacheKey} not null, from {@link #cacheKey}), a chunk decoded before
+   * from the same stored bytes is copied from the cache instead (and not counted as decoded), and a
+   * chunk decoded now is kept there.
    */
   void decode(
       ArrowBuf encoded,
@@ -99,17 +126,18 @@ final class ChunkDecoder {
       Scratch scratch,
       ReadStats stats,
       String key,
-      long[] chunkIndex) {
+      long[] chunkIndex,
+      ChunkCache.Key cacheKey) {
     if (stats != null) {
       stats.fetched(encoded.readableBytes());
     }
     try {
-      if (cache != null && view.heap() == null) {
-        ChunkCache.Key k = new ChunkCache.Key(store.describe(), displayPath, key, metadata);
-        if (cache.copyTo(k, encoded, view)) {
+      if (cacheKey != null) {
+        ChunkCache.Key k = cacheKey;
+        if (k.version() == null && cache.copyTo(k, encoded, view)) {
           return; // decoded before, from these very bytes
         }
-        ChunkCache.Pending chunk = cache.reserve(encoded, view.chunkBytes());
+        ChunkCache.Pending chunk = cache.reserve(k, encoded, view.chunkBytes());
         if (chunk != null) {
           try {
             chain.decodeInto(

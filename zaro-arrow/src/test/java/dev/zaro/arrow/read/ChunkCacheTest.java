@@ -10,10 +10,19 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.Stores;
+import dev.zaro.arrow.store.TestHttpServer;
+import dev.zaro.arrow.store.icechunk.IcechunkExpected;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +33,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The decoded-chunk cache: repeated reads (whole arrays, then slices served from whole chunks
  * cached by other reads) equal the writers' values for every Zarr v2 fixture; a chunk rewritten in
- * place is never served from the cache; eviction keeps the cache within its capacity; closing the
- * hierarchy frees the cache (its allocator would fail to close otherwise).
+ * place is never served from the cache; a hit of a chunk whose store tells its version (a file
+ * older than a few seconds, an Icechunk snapshot's chunk) fetches nothing; a changed metadata
+ * document or a moved Icechunk branch misses in a cache shared across opens; eviction keeps the
+ * cache within its capacity; closing the hierarchy frees the cache (its allocator would fail to
+ * close otherwise).
  */
 class ChunkCacheTest extends AllocatorTest {
 
@@ -60,6 +72,148 @@ class ChunkCacheTest extends AllocatorTest {
       read(zaro, path, ""); // and the whole array again: every present chunk hits
       assertTrue(zaro.cache().stats().hits() - stats.hits() >= filled.misses(), name);
       assertTrue(stats.bytes() <= stats.capacity(), stats.toString());
+    }
+  }
+
+  private byte[] read(Zaro zaro, String path, String slice, ReadStats stats) {
+    try (Slab slab = zaro.read(path, slice, allocator, ReadOptions.DEFAULT.withStats(stats))) {
+      byte[] got = new byte[(int) slab.byteSize()];
+      slab.data().getBytes(0, got);
+      return got;
+    }
+  }
+
+  /** Sets every file under {@code dir} modified {@code ago} seconds ago (past the racy window). */
+  private static void age(Path dir, long ago) throws IOException {
+    FileTime t = FileTime.from(Instant.now().minusSeconds(ago));
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        Files.setLastModifiedTime(f, t);
+      }
+    }
+  }
+
+  @Test
+  void aVersionedHitFetchesNothingAndARewriteMisses(@TempDir Path dir) throws IOException {
+    Path store = copy(dir.resolve("v.zarr"));
+    age(store, 3600);
+    byte[] want;
+    try (Zaro plain = Zaro.open(store.toString())) {
+      want = read(plain, "", "");
+    }
+    try (Zaro zaro =
+        Zaro.open(store.toString(), ZaroOptions.defaults().withCacheMemory(16 << 20))) {
+      ReadStats first = new ReadStats();
+      assertArrayEquals(want, read(zaro, "", "", first));
+      assertTrue(first.bytesFetched() > 0, first.toString());
+      ReadStats again = new ReadStats();
+      assertArrayEquals(want, read(zaro, "", "", again));
+      assertEquals(0, again.bytesFetched(), "a versioned hit fetches nothing: " + again);
+      assertEquals(
+          first.chunksDecoded(), zaro.cache().stats().hits(), zaro.cache().stats().toString());
+      // chunk 0.0 overwritten in place (same file) with chunk 1.1's bytes, stamped in the past
+      // again but at another time: its version changed, the entry is not served
+      Files.write(store.resolve("0.0"), Files.readAllBytes(store.resolve("1.1")));
+      Files.setLastModifiedTime(
+          store.resolve("0.0"), FileTime.from(Instant.now().minusSeconds(60)));
+      byte[] now;
+      try (Zaro fresh = Zaro.open(store.toString())) {
+        now = read(fresh, "", "");
+      }
+      assertNotEquals(Arrays.toString(want), Arrays.toString(now));
+      ReadStats after = new ReadStats();
+      assertArrayEquals(now, read(zaro, "", "", after));
+      assertEquals(1, after.chunksDecoded(), "only the rewritten chunk is fetched: " + after);
+    }
+  }
+
+  @Test
+  void aChangedMetadataDocumentMissesInACacheSharedAcrossOpens(@TempDir Path dir)
+      throws IOException {
+    Path store = copy(dir.resolve("m.zarr"));
+    age(store, 3600);
+    try (ChunkCache cache = new ChunkCache(16 << 20)) {
+      byte[] little;
+      try (Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+        little = read(zaro, "", "");
+      }
+      try (Zaro again = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+        ReadStats stats = new ReadStats();
+        assertArrayEquals(little, read(again, "", "", stats));
+        assertEquals(0, stats.bytesFetched(), "the reopened store shares the cache: " + stats);
+      }
+      // the same chunks, now declared big-endian: every value reads differently
+      Path zarray = store.resolve(".zarray");
+      Files.writeString(
+          zarray, Files.readString(zarray).replace("\"<f4\"", "\">f4\""), StandardCharsets.UTF_8);
+      Files.setLastModifiedTime(zarray, FileTime.from(Instant.now().minusSeconds(60)));
+      byte[] big;
+      try (Zaro plain = Zaro.open(store.toString())) {
+        big = read(plain, "", "");
+      }
+      assertNotEquals(Arrays.toString(little), Arrays.toString(big));
+      try (Zaro changed = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+        assertArrayEquals(big, read(changed, "", ""));
+      }
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  /** Local, and over loopback HTTP (a remote store: chunks fetched ahead of the decoders). */
+  static Stream<String> over() {
+    return Stream.of("local", "http");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("over")
+  void aMovedIcechunkBranchMissesInACacheSharedAcrossOpens(String over, @TempDir Path dir)
+      throws Exception {
+    Path repo =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("icechunk/split-repo-v1"), dir.resolve("split-repo-v1"));
+    Map<String, JsonNode> want = new java.util.HashMap<>();
+    for (JsonNode c : IcechunkExpected.doc().get("cases")) {
+      if (c.get("repo").asText().equals("split-repo-v1")) {
+        want.put(c.get("ref").toString(), c.get("arrays"));
+      }
+    }
+    JsonNode atBranch = want.get("{\"branch\":\"main\"}");
+    JsonNode atEarlier = want.get("{\"snapshot\":\"X8NA4KMB3XYEDM2FAJEG\"}");
+    try (TestHttpServer server = new TestHttpServer(dir);
+        ChunkCache cache = new ChunkCache(16 << 20)) {
+      String location =
+          (over.equals("local") ? "icechunk://" + repo : "icechunk+" + server.url("split-repo-v1"))
+              + "?branch=main";
+      for (String path : new String[] {"group1/split", "group1/small_chunks"}) {
+        try (Zaro zaro = Zaro.open(Stores.open(location), ZaroOptions.defaults(), cache)) {
+          IcechunkExpected.checkArray(zaro, path, atBranch.get(path), allocator, false);
+        }
+        try (Zaro again = Zaro.open(Stores.open(location), ZaroOptions.defaults(), cache)) {
+          long hits = cache.stats().hits();
+          int requests = server.paths.size();
+          ReadStats stats = new ReadStats();
+          read(again, path, "", stats);
+          assertTrue(cache.stats().hits() > hits, path + ": " + cache.stats());
+          assertEquals(0, stats.bytesFetched(), path + ": " + stats);
+          // the reopened store loads the snapshot's manifests again, but fetches no chunk
+          List<String> chunkRequests =
+              server.paths.subList(requests, server.paths.size()).stream()
+                  .filter(p -> p.contains("/chunks/"))
+                  .toList();
+          assertEquals(List.of(), chunkRequests, path + ": no request for cached chunks");
+          IcechunkExpected.checkArray(again, path, atBranch.get(path), allocator, false);
+        }
+      }
+      // the branch moves back one commit ("write data again": other values in the same chunks)
+      Files.writeString(
+          repo.resolve("refs/branch.main/ref.json"),
+          "{\"snapshot\":\"X8NA4KMB3XYEDM2FAJEG\"}",
+          StandardCharsets.UTF_8);
+      try (Zaro moved = Zaro.open(Stores.open(location), ZaroOptions.defaults(), cache)) {
+        for (String path : new String[] {"group1/split", "group1/small_chunks"}) {
+          IcechunkExpected.checkArray(moved, path, atEarlier.get(path), allocator, false);
+        }
+      }
     }
   }
 

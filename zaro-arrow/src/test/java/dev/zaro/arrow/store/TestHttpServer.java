@@ -91,6 +91,9 @@ public final class TestHttpServer implements AutoCloseable {
   /** The most requests in flight when each request arrived, in arrival order. */
   public final List<Integer> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
 
+  /** The path of every request, in arrival order. */
+  public final List<String> paths = java.util.Collections.synchronizedList(new ArrayList<>());
+
   public TestHttpServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
     server =
@@ -121,6 +124,7 @@ public final class TestHttpServer implements AutoCloseable {
 
   private void handle(HttpExchange ex) throws IOException {
     requests.incrementAndGet();
+    paths.add(ex.getRequestURI().getPath());
     clientPorts.add(ex.getRemoteAddress().getPort());
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);

@@ -35,6 +35,7 @@ public final class TransportBenchmark {
   public static void main(String[] args) throws Exception {
     // as the CLI sets them (Main): the JDK client's buffers, the common pool on small machines
     System.setProperty("jdk.httpclient.bufsize", "65536");
+    System.setProperty("zaro.http.client", "jdk"); // the HttpStore side stays on java.net.http
     URI base = URI.create(args[0].endsWith("/") ? args[0] : args[0] + "/");
     Path dir = Path.of(args[1]);
     int inFlight = args.length > 2 ? Integer.parseInt(args[2]) : 256;
@@ -47,7 +48,7 @@ public final class TransportBenchmark {
           .sorted()
           .forEach(p -> keys.add(dir.relativize(p).toString().replace('\\', '/')));
     }
-    HttpStore jdk = new HttpStore(base, HttpStore.Options.DEFAULT.withHedging(false));
+    HttpStore jdk = new HttpStore(base, HttpOptions.DEFAULT.withHedging(false));
     Http1Client http1 = Http1Client.shared();
     String[] names = {"jdk", "http1"};
     double[][] wall = new double[2][passes];
