@@ -15,6 +15,13 @@ With --store s3 the same server answers as a path-style S3 endpoint (bucket `ben
 `s3://bench/NAME?endpoint=...&anonymous=true` (S3Store, the SDK's async client) and tensorstore
 its `s3` kvstore on that endpoint.
 
+With --anchors, each read-all row is also measured against the issue's two anchors, printed as a
+second table: the fetch floor (benchmarks/fetch_floor.py: the same objects fetched whole at zaro's
+peak requests in flight by a minimal client that discards the bodies) and the local read of the
+same array (`./zaro bench` on the directory, same threads and passes); with zaro's and the local
+read's process CPU seconds per read (median of the timed passes). --no-tensorstore skips
+tensorstore (its columns are then empty).
+
 Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
 peak RSS growth over the read (ru_maxrss after minus before), both MiB.
 """
@@ -119,6 +126,17 @@ def run_zaro(url, slices, threads, repeat, extra, warmup):
     return r
 
 
+def run_floor(url, directory, concurrency, repeat, warmup):
+    out = subprocess.run([sys.executable, str(HERE / "fetch_floor.py"), url, str(directory),
+                          "--concurrency", str(concurrency), "--repeat", str(repeat),
+                          "--warmup", str(warmup)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def median(xs):
+    return float(np.median(xs))
+
+
 def run_tensorstore(url, slices, threads, repeat, warmup, child=TS_CHILD):
     out = subprocess.run([sys.executable, "-c", child, url, str(threads), str(repeat), str(warmup)],
                          input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
@@ -140,7 +158,11 @@ def main():
     parser.add_argument("--zaro-args", default="", help="extra ./zaro bench options, e.g. '--io-concurrency 64'")
     parser.add_argument("--store", choices=["http", "s3"], default="http",
                         help="s3: the server answers path-style S3; zaro reads s3://, tensorstore its s3 kvstore")
+    parser.add_argument("--anchors", action="store_true",
+                        help="read all: also the fetch floor and the local read (second table)")
+    parser.add_argument("--no-tensorstore", action="store_true")
     args = parser.parse_args()
+    anchors = []
     for name in args.datasets:
         if not (DATA / f"{name}_{N}.zarr").exists():
             subprocess.run([sys.executable, str(HERE / "make_datasets.py"), "--size", str(N), "--only", name],
@@ -166,8 +188,18 @@ def main():
                     server.stats()
                     z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split(), warmup)
                     zreq = server.stats()
-                    t = run_tensorstore(ts_url, slices, args.threads, repeat, warmup, ts_child)
-                    treq = server.stats()
+                    if args.anchors and op == "read_all":
+                        f = run_floor(f"http://127.0.0.1:{server.port}/{name}_{N}.zarr",
+                                      DATA / f"{name}_{N}.zarr", zreq[1], repeat, warmup)
+                        server.stats()
+                        local = run_zaro(str(DATA / f"{name}_{N}.zarr"), slices, args.threads, repeat,
+                                         args.zaro_args.split(), warmup)
+                        anchors.append((latency, name, z, f, local))
+                    if args.no_tensorstore:
+                        t, treq = {"median_seconds": float("nan"), "peak_mib": float("nan")}, (0, 0)
+                    else:
+                        t = run_tensorstore(ts_url, slices, args.threads, repeat, warmup, ts_child)
+                        treq = server.stats()
                     ms = lambda r: (f"{r['read_p50_seconds'] * 1e3:.0f}/{r['read_p99_seconds'] * 1e3:.0f}"
                                     if "read_p50_seconds" in r else "")
                     print(f"| {latency:g} | {name} | {op} | {z['median_seconds']:.3f} | {t['median_seconds']:.3f}"
@@ -176,6 +208,19 @@ def main():
                           f" | {z['peak_mib']:.0f} | {t['peak_mib']:.0f} |", flush=True)
         finally:
             server.close()
+    if anchors:
+        print()
+        print("| latency ms | dataset | zaro s | fetch floor s (in flight) | local s | zaro / max(floor, local)"
+              " | zaro CPU-s | local CPU-s | zaro / local CPU | floor client CPU-s | zaro first read s |")
+        print("|---" * 11 + "|")
+        for latency, name, z, f, local in anchors:
+            bound = max(f["median_seconds"], local["median_seconds"])
+            zc, lc = median(z["cpu_seconds"]), median(local["cpu_seconds"])
+            first = z["warmup_seconds"][0] if z.get("warmup_seconds") else float("nan")
+            print(f"| {latency:g} | {name} | {z['median_seconds']:.3f} | {f['median_seconds']:.3f}"
+                  f" ({f['concurrency']}) | {local['median_seconds']:.3f}"
+                  f" | {z['median_seconds'] / bound:.2f} | {zc:.3f} | {lc:.3f} | {zc / lc:.2f}"
+                  f" | {median(f['cpu_seconds']):.3f} | {first:.3f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import picocli.CommandLine.Parameters;
             + " median, decoded bytes per read, gigabytes per second at the median (gbytes_per_s; gbps is the"
             + " same number under its older name), peak allocator bytes. With several"
             + " selections, each repetition reads them all and p50/p99 per-read latencies are added."
+            + " Process CPU seconds of each timed read (cpu_seconds) and the seconds of each untimed"
+            + " one (warmup_seconds; the first is the process's cold read)."
             + " Also chunks decoded and bytes fetched by the last read (--layout table: chunks decoded"
             + " twice, against a tensor read of the same selection).")
 final class BenchCommand implements Callable<Integer> {
@@ -104,6 +106,11 @@ final class BenchCommand implements Callable<Integer> {
     }
     boolean table = layout.equals("table");
     double[] seconds = new double[Math.max(1, repeat)];
+    double[] cpuSeconds = new double[seconds.length];
+    double[] warmupSeconds = new double[Math.max(0, warmup)];
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     dev.zaro.arrow.read.ReadStats stats = new dev.zaro.arrow.read.ReadStats();
     double[] each = new double[reads.size() * seconds.length];
     long bytes = 0;
@@ -111,6 +118,7 @@ final class BenchCommand implements Callable<Integer> {
         BufferAllocator allocator = new RootAllocator()) {
       for (int i = 0; i < warmup + seconds.length; i++) {
         long t0 = System.nanoTime();
+        long cpu0 = os.getProcessCpuTime();
         bytes = 0;
         boolean last = i == warmup + seconds.length - 1;
         ReadOptions readOptions = last ? ReadOptions.DEFAULT.withStats(stats) : ReadOptions.DEFAULT;
@@ -129,6 +137,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (i >= warmup) {
           seconds[i - warmup] = (System.nanoTime() - t0) / 1e9;
+          cpuSeconds[i - warmup] = (os.getProcessCpuTime() - cpu0) / 1e9;
+        } else {
+          warmupSeconds[i] = (System.nanoTime() - t0) / 1e9;
         }
       }
       double[] sorted = seconds.clone();
@@ -143,6 +154,15 @@ final class BenchCommand implements Callable<Integer> {
         s.add(x);
       }
       json.put("median_seconds", median);
+      // the whole process's CPU (every thread: decoding, I/O, the JIT, GC) over each timed pass
+      ArrayNode cpu = json.putArray("cpu_seconds");
+      for (double x : cpuSeconds) {
+        cpu.add(x);
+      }
+      ArrayNode w = json.putArray("warmup_seconds");
+      for (double x : warmupSeconds) {
+        w.add(x);
+      }
       json.put("bytes", bytes);
       double gbytesPerSecond = median > 0 ? bytes / median / 1e9 : 0;
       json.put("gbytes_per_s", gbytesPerSecond);

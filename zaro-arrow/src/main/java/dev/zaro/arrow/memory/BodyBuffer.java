@@ -69,13 +69,7 @@ public final class BodyBuffer implements AutoCloseable {
     int n = chunk.remaining();
     try {
       if (announced >= 0 && written + n > announced) {
-        throw new StoreException(
-            source
-                + ": the body is longer than the "
-                + announced
-                + " bytes its headers announce (at least "
-                + (written + n)
-                + " bytes arrived)");
+        throw lengthMismatch(source, announced, written + n);
       }
       if (written + n > buf.capacity()) {
         grow(written + n);
@@ -106,8 +100,7 @@ public final class BodyBuffer implements AutoCloseable {
     held();
     if (announced >= 0 && written != announced) {
       close();
-      throw new StoreException(
-          source + ": the body was truncated: " + written + " of " + announced + " bytes");
+      throw lengthMismatch(source, announced, written);
     }
     ArrowBuf out = buf;
     buf = null;
@@ -122,6 +115,27 @@ public final class BodyBuffer implements AutoCloseable {
       buf.close();
       buf = null;
     }
+  }
+
+  /**
+   * The error for a body of {@code got} bytes where its headers announce {@code announced}: longer
+   * ({@code got} is then what arrived so far) or truncated. For bodies read whole by other means
+   * (HttpStore's own HTTP/1.1 client), so that both paths word it the same.
+   *
+   * @param source what the body is, as in the constructor
+   */
+  public static StoreException lengthMismatch(String source, long announced, long got) {
+    if (got > announced) {
+      return new StoreException(
+          source
+              + ": the body is longer than the "
+              + announced
+              + " bytes its headers announce (at least "
+              + got
+              + " bytes arrived)");
+    }
+    return new StoreException(
+        source + ": the body was truncated: " + got + " of " + announced + " bytes");
   }
 
   private void held() {

@@ -3,13 +3,18 @@ package dev.zaro.arrow.store;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.memory.BodyBuffer;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import javax.net.ssl.SSLSession;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -29,6 +34,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   private final BufferAllocator allocator;
   private final String where;
   private final List<Sink> sinks = new ArrayList<>(1);
+  private final List<ArrowBuf> adopted = new ArrayList<>(1);
   private boolean abandoned;
 
   ArrowBody(BufferAllocator allocator, String key, URI url) {
@@ -52,24 +58,100 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
     return sink;
   }
 
+  /** The allocator bodies go to. */
+  BufferAllocator allocator() {
+    return allocator;
+  }
+
+  /** What the body is, for error messages: {@code key 'a/b' (http://host/a/b)}. */
+  String where() {
+    return where;
+  }
+
+  /**
+   * Takes a reply that {@link Http1Client} received for this attempt as if it had come through this
+   * handler: its body (if any) is freed by {@link #abandon} like a streamed one.
+   *
+   * @param reply the reply, whose body this handler now owns until the response is handed on
+   * @param request the request it answers
+   * @return the reply as a {@link HttpResponse}
+   */
+  HttpResponse<ArrowBuf> adopt(Http1Client.Response reply, HttpRequest request) {
+    ArrowBuf body = reply.body();
+    HttpHeaders headers = HttpHeaders.of(reply.headers(), (k, v) -> true);
+    if (body != null) {
+      long announced = announced(reply.status(), headers);
+      if (announced >= 0 && announced != body.writerIndex()) {
+        body.close();
+        throw BodyBuffer.lengthMismatch(where, announced, body.writerIndex());
+      }
+      boolean late;
+      synchronized (this) {
+        late = abandoned;
+        if (!late) {
+          adopted.add(body);
+        }
+      }
+      if (late) {
+        body.close();
+        body = null;
+      }
+    }
+    return new Http1Response(reply.status(), headers, body, request);
+  }
+
   /**
    * Frees any body this attempt received or still receives: called when the attempt ends without
    * handing its response on (an error, a cancellation, a timeout).
    */
   void abandon() {
     List<Sink> all;
+    List<ArrowBuf> bodies;
     synchronized (this) {
       abandoned = true;
       all = List.copyOf(sinks);
+      bodies = List.copyOf(adopted);
+      adopted.clear();
     }
     all.forEach(Sink::abandon);
+    bodies.forEach(ArrowBuf::close);
+  }
+
+  /** An {@link Http1Client} reply seen as a {@code java.net.http} one. */
+  private record Http1Response(
+      int statusCode, HttpHeaders headers, ArrowBuf body, HttpRequest request)
+      implements HttpResponse<ArrowBuf> {
+    @Override
+    public Optional<HttpResponse<ArrowBuf>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return Optional.empty();
+    }
+
+    @Override
+    public URI uri() {
+      return request.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return HttpClient.Version.HTTP_1_1;
+    }
   }
 
   /** The body length the headers announce, or -1 when they do not say. */
   private static long announced(HttpResponse.ResponseInfo info) {
-    if (info.statusCode() == 206) {
+    return announced(info.statusCode(), info.headers());
+  }
+
+  /** The body length a reply's headers announce, or -1 when they do not say. */
+  private static long announced(int status, HttpHeaders headers) {
+    if (status == 206) {
       long n =
-          info.headers()
+          headers
               .firstValue("Content-Range")
               .flatMap(ContentRange::parse)
               .map(ContentRange::length)
@@ -78,7 +160,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         return n;
       }
     }
-    return info.headers().firstValueAsLong("Content-Length").orElse(-1);
+    return headers.firstValueAsLong("Content-Length").orElse(-1);
   }
 
   private final class Sink implements HttpResponse.BodySubscriber<ArrowBuf> {

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -18,12 +19,15 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
- * the base URL, such as a signature, is kept on every request). Built on the JDK's {@link
- * HttpClient}: one shared client, so connections are reused across stores, and {@link #getAsync}
- * keeps many requests in flight without a thread each.
+ * the base URL, such as a signature, is kept on every request). Plain {@code http} reads go through
+ * {@link Http1Client} (non-blocking sockets, one I/O thread, bodies read straight into Arrow
+ * buffers); {@code https}, {@code HEAD} and {@code -Dzaro.http.client=jdk} use the JDK's {@link
+ * HttpClient}. Either way connections are shared across stores, and {@link #getAsync} keeps many
+ * requests in flight without a thread each.
  *
  * <ul>
  *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
@@ -47,7 +51,7 @@ public final class HttpStore implements Store {
   private final URI base;
   private final String query;
   private final HttpOptions options;
-  private final HttpClient client;
+  private volatile HttpClient client; // made on first use: plain-http reads may never need it
   private final String name;
   private final RequestPolicy policy;
 
@@ -81,7 +85,6 @@ public final class HttpStore implements Store {
             scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
     this.query = base.getRawQuery();
     this.options = options;
-    this.client = sharedClient(options.retry().connectTimeout());
     this.name = name != null ? name : this.base.toString();
     this.policy =
         new RequestPolicy(
@@ -92,6 +95,25 @@ public final class HttpStore implements Store {
             options.hedging(),
             this.base.getRawAuthority(),
             options.maxRequests());
+  }
+
+  /**
+   * The {@code java.net.http} client (for https, HEAD and {@code -Dzaro.http.client=jdk}), made on
+   * first use: making one loads and initializes about 500 classes (TLS among them), a cold read's
+   * cost that plain-http reads through {@link Http1Client} do not pay.
+   */
+  private HttpClient client() {
+    HttpClient c = client;
+    if (c == null) {
+      synchronized (this) {
+        c = client;
+        if (c == null) {
+          c = sharedClient(options.retry().connectTimeout());
+          client = c;
+        }
+      }
+    }
+    return c;
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -159,6 +181,19 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
+    if (useHttp1(url)) { // through the body path, into a buffer of its own, copied out
+      try (BufferAllocator allocator = new RootAllocator()) {
+        Optional<ArrowBuf> body = get(key, ByteRange.ALL, allocator);
+        if (body.isEmpty()) {
+          return Optional.empty();
+        }
+        try (ArrowBuf buf = body.get()) {
+          byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
+          buf.getBytes(0, out);
+          return Optional.of(out);
+        }
+      }
+    }
     return Futures.await(
         send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
             .thenApply(
@@ -220,6 +255,56 @@ public final class HttpStore implements Store {
     return "key '" + key + "' (" + url + ")";
   }
 
+  /**
+   * Whether a body GET to {@code url} goes through {@link Http1Client}: plain {@code http} URLs,
+   * unless the system property {@code zaro.http.client} is {@code jdk} (then every request uses
+   * {@code java.net.http}, as {@code https} always does).
+   */
+  private static boolean useHttp1(URI url) {
+    return "http".equals(url.getScheme()) && !"jdk".equals(System.getProperty("zaro.http.client"));
+  }
+
+  /**
+   * Sends a body GET through {@link Http1Client}, its reply adopted by {@code body} (so that the
+   * race, the retries and the deadline free it as they free a streamed body). Cancelling the
+   * returned future cancels the request.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
+  private static <T> CompletableFuture<HttpResponse<T>> sendHttp1(
+      HttpRequest request, ArrowBody body) {
+    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
+    CompletableFuture<Http1Client.Response> raw =
+        Http1Client.shared()
+            .send(request.method(), request.uri(), headers, body.allocator(), body.where());
+    CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
+    raw.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            mapped.completeExceptionally(e);
+            return;
+          }
+          HttpResponse<T> response;
+          try {
+            response = (HttpResponse<T>) body.adopt(r, request);
+          } catch (RuntimeException bad) { // a body longer or shorter than announced (freed)
+            mapped.completeExceptionally(bad);
+            return;
+          }
+          if (!mapped.complete(response)) {
+            body.abandon(); // cancelled meanwhile
+          }
+        });
+    mapped.whenComplete(
+        (r, e) -> {
+          if (mapped.isCancelled()) {
+            raw.cancel(true);
+          }
+        });
+    return mapped;
+  }
+
   /** One attempt of a request through the shared client. */
   private final class Attempt<T> implements RequestPolicy.Call<HttpResponse<T>> {
     private final HttpRequest request;
@@ -232,7 +317,9 @@ public final class HttpStore implements Store {
 
     @Override
     public CompletableFuture<HttpResponse<T>> start() {
-      return client.sendAsync(request, handler);
+      return handler instanceof ArrowBody body && useHttp1(request.uri())
+          ? sendHttp1(request, body)
+          : client().sendAsync(request, handler);
     }
 
     @Override

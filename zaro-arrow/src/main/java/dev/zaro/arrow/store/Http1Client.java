@@ -1,0 +1,755 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.memory.BodyBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * HTTP/1.1 over plain TCP for {@link HttpStore}: non-blocking sockets served by one I/O thread,
+ * keep-alive connections reused per host, and {@code 200}/{@code 206} bodies read by the socket
+ * straight into one {@link ArrowBuf} from the caller's allocator (a {@code Content-Length} body is
+ * read into the buffer's memory with no copy at all; a chunked or close-delimited one through a
+ * {@link BodyBuffer}). Replies complete on the I/O thread, so what the caller chains on them must
+ * be light (start the next request, hand the body on), never decode.
+ *
+ * <p>Why not {@code java.net.http}: each of its replies goes through its selector thread, a worker
+ * thread, its flow machinery and 16-64 KiB heap buffers copied into the body; on small machines the
+ * hand-offs and copies cost several times the CPU of the bytes themselves (benchmarks/README,
+ * "leaner HTTP path"). This client does only what an object store's read path needs: {@code GET}
+ * and {@code HEAD}, one request at a time per connection (no pipelining; how many requests are in
+ * flight per host is the caller's {@link AdaptiveConcurrency}), no TLS (https stays on {@code
+ * java.net.http}), no redirects (a {@code 3xx} is returned as it is), no proxies.
+ *
+ * <p>Failures: a connection that breaks or closes before the reply is complete fails the request
+ * with an {@link IOException} naming the request (retriable: {@link HttpStore} retries it); a
+ * reused keep-alive connection that the server had closed before a single reply byte arrived is
+ * replaced once, transparently. A malformed reply (bad status line, header or chunk size) is a
+ * {@link StoreException}. Bytes past a reply's body are dropped with the connection (a reused
+ * connection is first checked to have nothing to read), never taken for the next reply. Cancelling
+ * a request's future closes its connection and frees its body.
+ *
+ * <p>Ownership: a {@link Response}'s body passes to whoever completes the future's chain; if the
+ * future was cancelled before the reply completed, the client frees the body. {@link #close} stops
+ * the I/O thread and closes every connection, failing requests still in flight.
+ */
+final class Http1Client implements AutoCloseable {
+  /** The most idle connections kept per host. */
+  static final int MAX_IDLE_PER_HOST = 256;
+
+  private static final int MAX_HEADER_BYTES = 64 * 1024;
+
+  private static volatile Http1Client shared;
+
+  /**
+   * A reply: status, headers (names lower-cased; repeated ones in order) and, for a {@code GET}
+   * answered {@code 200} or {@code 206}, the body (the receiver's to close); otherwise {@code
+   * null}.
+   */
+  record Response(int status, Map<String, List<String>> headers, ArrowBuf body) {
+    /** The first value of header {@code name} (any case). */
+    Optional<String> header(String name) {
+      List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+  }
+
+  private final Selector selector;
+  private final Thread io;
+  private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>(); // I/O thread only
+  private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024); // I/O thread only
+  private volatile boolean closed;
+  private long connectionsOpened; // I/O thread writes
+
+  /** The client all HTTP stores of the process share (its thread is a daemon). */
+  static Http1Client shared() {
+    Http1Client c = shared;
+    if (c == null) {
+      synchronized (Http1Client.class) {
+        c = shared;
+        if (c == null) {
+          c = new Http1Client();
+          shared = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  /** A client with its own I/O thread (a daemon), until {@link #close}. */
+  Http1Client() {
+    try {
+      selector = Selector.open();
+    } catch (IOException e) {
+      throw new StoreException("cannot open a selector for HTTP: " + e, e);
+    }
+    io = new Thread(this::run, "zaro-http-io");
+    io.setDaemon(true);
+    io.start();
+  }
+
+  /** Connections opened so far (a reused connection is not counted again). */
+  synchronized long connectionsOpened() {
+    return connectionsOpened;
+  }
+
+  /**
+   * Sends one request.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param url an {@code http} URL (its raw path and query are sent as they are)
+   * @param headers extra request headers ({@code Host} is set from the URL)
+   * @param allocator where a {@code 200}/{@code 206} body goes
+   * @param where what the request is, for error messages: {@code key 'a/b' (http://host/a/b)}
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the callback only frees a cancelled request
+  CompletableFuture<Response> send(
+      String method,
+      URI url,
+      Map<String, String> headers,
+      BufferAllocator allocator,
+      String where) {
+    CompletableFuture<Response> future = new CompletableFuture<>();
+    if (!"http".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
+      future.completeExceptionally(new StoreException(where + ": not a plain http URL: " + url));
+      return future;
+    }
+    Exchange ex = new Exchange(method, url, headers, allocator, where, future);
+    future.whenComplete(
+        (r, e) -> {
+          if (future.isCancelled()) {
+            submit(() -> ex.abort());
+          }
+        });
+    submit(() -> start(ex));
+    return future;
+  }
+
+  private void submit(Runnable task) {
+    if (closed) {
+      task.run(); // runs against a closed client: fails the request
+      return;
+    }
+    tasks.add(task);
+    selector.wakeup();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    selector.wakeup();
+    if (Thread.currentThread() != io) {
+      try {
+        io.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  // ---- the I/O thread ----
+
+  private void run() {
+    try {
+      while (!closed) {
+        selector.select(1000);
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+          task.run();
+        }
+        for (SelectionKey key : selector.selectedKeys()) {
+          Conn c = (Conn) key.attachment();
+          if (key.isValid()) {
+            c.ready(key);
+          }
+        }
+        selector.selectedKeys().clear();
+      }
+    } catch (IOException | RuntimeException e) {
+      closed = true;
+    } finally {
+      shutdown();
+    }
+  }
+
+  private void shutdown() {
+    Runnable task;
+    while ((task = tasks.poll()) != null) {
+      task.run();
+    }
+    for (SelectionKey key : selector.keys()) {
+      ((Conn) key.attachment()).fail(new IOException("the HTTP client was closed"));
+    }
+    idle.clear();
+    try {
+      selector.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
+  }
+
+  private void start(Exchange ex) {
+    if (closed) {
+      ex.fail(new IOException(ex.where + ": the HTTP client was closed"));
+      return;
+    }
+    if (ex.future.isDone()) {
+      ex.release();
+      return; // cancelled before it started
+    }
+    ArrayDeque<Conn> free = idle.get(ex.hostPort);
+    Conn c;
+    while (free != null && (c = free.pollLast()) != null) {
+      if (c.quiet()) {
+        c.begin(ex, true);
+        return;
+      }
+      c.closeChannel(); // closed by the server, or it sent bytes nobody asked for
+    }
+    c = null;
+    try {
+      SocketChannel ch = SocketChannel.open();
+      ch.configureBlocking(false);
+      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      c = new Conn(ch, ex.hostPort);
+      synchronized (this) {
+        connectionsOpened++;
+      }
+      InetSocketAddress address = new InetSocketAddress(ex.url.getHost(), ex.port);
+      if (address.isUnresolved()) {
+        ch.close();
+        ex.fail(new IOException(ex.where + ": cannot resolve host " + ex.url.getHost()));
+        return;
+      }
+      boolean connected = ch.connect(address);
+      c.key = ch.register(selector, connected ? 0 : SelectionKey.OP_CONNECT, c);
+      c.begin(ex, false);
+    } catch (IOException e) {
+      if (c != null) {
+        c.closeChannel();
+      }
+      ex.fail(new IOException(ex.where + ": cannot connect to " + ex.hostPort + ": " + e, e));
+    }
+  }
+
+  private void parkIdle(Conn c) {
+    ArrayDeque<Conn> free = idle.computeIfAbsent(c.hostPort, h -> new ArrayDeque<>());
+    if (closed || free.size() >= MAX_IDLE_PER_HOST) {
+      c.closeChannel();
+      return;
+    }
+    c.key.interestOps(SelectionKey.OP_READ); // an idle connection that turns readable was closed
+    free.addLast(c);
+  }
+
+  private void dropIdle(Conn c) {
+    ArrayDeque<Conn> free = idle.get(c.hostPort);
+    if (free != null) {
+      free.remove(c);
+    }
+    c.closeChannel();
+  }
+
+  /** One request and its reply; the state lives on the I/O thread once started. */
+  private final class Exchange {
+    final String method;
+    final URI url;
+    final int port;
+    final String hostPort;
+    final BufferAllocator allocator;
+    final String where;
+    final CompletableFuture<Response> future;
+    final ByteBuffer request;
+    Conn conn;
+    boolean replaced; // a stale keep-alive connection was already replaced once
+    boolean replyStarted; // a byte of the reply arrived
+    // the reply
+    byte[] head = new byte[1024];
+    int headLength;
+    int status;
+    Map<String, List<String>> headers;
+    boolean keepAlive;
+    long bodyLength = -1; // Content-Length, or -1
+    boolean chunked;
+    boolean wanted; // the body goes to the caller (else it is read and dropped)
+    ArrowBuf body; // a Content-Length body, read into directly
+    BodyBuffer appender; // a chunked or close-delimited body
+    long received; // body bytes so far
+    Chunks chunks; // the chunked decoder's state
+
+    Exchange(
+        String method,
+        URI url,
+        Map<String, String> extra,
+        BufferAllocator allocator,
+        String where,
+        CompletableFuture<Response> future) {
+      this.method = method;
+      this.url = url;
+      this.port = url.getPort() < 0 ? 80 : url.getPort();
+      this.hostPort = url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+      this.allocator = allocator;
+      this.where = where;
+      this.future = future;
+      StringBuilder sb = new StringBuilder(256);
+      String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+      sb.append(method).append(' ').append(path);
+      if (url.getRawQuery() != null) {
+        sb.append('?').append(url.getRawQuery());
+      }
+      sb.append(" HTTP/1.1\r\nHost: ").append(url.getRawAuthority()).append("\r\n");
+      sb.append("User-Agent: zaro\r\nAccept-Encoding: identity\r\n");
+      extra.forEach((k, v) -> sb.append(k).append(": ").append(v).append("\r\n"));
+      sb.append("\r\n");
+      this.request = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** Bytes of the reply arrived in {@code in}: parses and stores them. */
+    void feed(ByteBuffer in) throws IOException {
+      replyStarted = true;
+      while (in.hasRemaining()) {
+        if (headers == null) {
+          readHead(in);
+        } else if (chunked) {
+          chunks.feed(in);
+        } else {
+          long want = bodyLength >= 0 ? bodyLength - received : in.remaining();
+          int n = (int) Math.min(want, in.remaining());
+          ByteBuffer part = in.slice();
+          part.limit(n);
+          take(part);
+          in.position(in.position() + n);
+        }
+        if (complete()) {
+          if (in.hasRemaining()) {
+            keepAlive = false; // bytes nobody asked for: the connection is out of step, drop it
+            in.position(in.limit());
+          }
+          return;
+        }
+      }
+    }
+
+    /** Body bytes of the reply, in order. */
+    void take(ByteBuffer part) {
+      int n = part.remaining();
+      if (wanted) {
+        if (body != null) {
+          body.setBytes(received, part);
+        } else {
+          appender.append(part);
+        }
+      }
+      received += n;
+    }
+
+    boolean complete() {
+      if (headers == null) {
+        return false;
+      }
+      if (chunked) {
+        return chunks.done;
+      }
+      return bodyLength >= 0 && received == bodyLength;
+    }
+
+    private void readHead(ByteBuffer in) {
+      while (in.hasRemaining()) {
+        byte b = in.get();
+        if (headLength == head.length) {
+          if (head.length >= MAX_HEADER_BYTES) {
+            throw new StoreException(
+                where + ": the reply's headers are longer than " + MAX_HEADER_BYTES + " bytes");
+          }
+          head = java.util.Arrays.copyOf(head, head.length * 2);
+        }
+        head[headLength++] = b;
+        if (b == '\n'
+            && headLength >= 4
+            && head[headLength - 2] == '\r'
+            && head[headLength - 3] == '\n'
+            && head[headLength - 4] == '\r') {
+          parseHead();
+          return;
+        }
+      }
+    }
+
+    private void parseHead() {
+      String text = new String(head, 0, headLength - 4, StandardCharsets.ISO_8859_1);
+      String[] lines = text.split("\r\n", -1);
+      String[] statusLine = lines[0].split(" ", 3);
+      if (statusLine.length < 2 || !statusLine[0].startsWith("HTTP/1.")) {
+        throw new StoreException(where + ": not an HTTP/1.x reply: '" + lines[0] + "'");
+      }
+      int code;
+      try {
+        code = Integer.parseInt(statusLine[1]);
+      } catch (NumberFormatException e) {
+        throw new StoreException(where + ": bad status line '" + lines[0] + "'", e);
+      }
+      Map<String, List<String>> map = new HashMap<>();
+      for (int i = 1; i < lines.length; i++) {
+        int colon = lines[i].indexOf(':');
+        if (colon <= 0) {
+          throw new StoreException(where + ": bad header line '" + lines[i] + "'");
+        }
+        map.computeIfAbsent(
+                lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                k -> new ArrayList<>(1))
+            .add(lines[i].substring(colon + 1).trim());
+      }
+      if (code >= 100 && code < 200) {
+        headLength = 0; // an interim reply (100 Continue): the real one follows
+        return;
+      }
+      status = code;
+      headers = map;
+      head = null;
+      Response probe = new Response(code, map, null);
+      String connection = probe.header("connection").orElse("").toLowerCase(Locale.ROOT);
+      keepAlive =
+          statusLine[0].equals("HTTP/1.1")
+              ? !connection.contains("close")
+              : connection.contains("keep-alive");
+      boolean noBody =
+          method.equals("HEAD") || code == 204 || code == 304 || (code >= 100 && code < 200);
+      wanted = !noBody && (code == 200 || code == 206);
+      if (noBody) {
+        bodyLength = 0;
+        return;
+      }
+      chunked =
+          probe.header("transfer-encoding").orElse("").toLowerCase(Locale.ROOT).contains("chunked");
+      if (chunked) {
+        chunks = new Chunks();
+        if (wanted) {
+          appender = new BodyBuffer(allocator, -1, where);
+        }
+        return;
+      }
+      Optional<String> length = probe.header("content-length");
+      if (length.isPresent()) {
+        try {
+          bodyLength = Long.parseLong(length.get());
+        } catch (NumberFormatException e) {
+          throw new StoreException(where + ": bad Content-Length '" + length.get() + "'", e);
+        }
+        if (bodyLength < 0) {
+          throw new StoreException(where + ": bad Content-Length '" + length.get() + "'");
+        }
+        if (wanted) {
+          body = allocator.buffer(bodyLength);
+        }
+      } else {
+        keepAlive = false; // the body ends when the server closes the connection
+        if (wanted) {
+          appender = new BodyBuffer(allocator, -1, where);
+        }
+      }
+    }
+
+    /** The destination for a direct socket read of a Content-Length body, or null. */
+    ByteBuffer direct() {
+      if (body == null || headers == null || chunked || received >= bodyLength) {
+        return null;
+      }
+      return body.nioBuffer(received, (int) Math.min(Integer.MAX_VALUE, bodyLength - received));
+    }
+
+    /** The server closed the connection: the end of a close-delimited body, or a failure. */
+    void endOfStream() throws IOException {
+      if (headers != null && !chunked && bodyLength < 0) {
+        bodyLength = received;
+        return;
+      }
+      String what =
+          headers == null
+              ? "before the reply's headers were complete"
+              : chunked
+                  ? "in the middle of a chunked body (" + received + " bytes so far)"
+                  : "after " + received + " of " + bodyLength + " body bytes";
+      throw new EOFException(where + ": the server closed the connection " + what);
+    }
+
+    /** The reply is complete: hands it over. */
+    void finish() {
+      ArrowBuf out = null;
+      if (wanted) {
+        if (body != null) {
+          out = body;
+          body = null;
+          out.writerIndex(bodyLength);
+        } else {
+          out = appender.take();
+          appender = null;
+        }
+      }
+      Response r = new Response(status, headers, out);
+      if (!future.complete(r) && out != null) {
+        out.close(); // cancelled meanwhile: nobody will take it
+      }
+    }
+
+    /** Frees what the reply holds so far. */
+    void release() {
+      if (body != null) {
+        body.close();
+        body = null;
+      }
+      if (appender != null) {
+        appender.close();
+        appender = null;
+      }
+    }
+
+    void fail(Throwable e) {
+      release();
+      future.completeExceptionally(e);
+    }
+
+    /** Cancelled: drops the connection (its reply would be out of step) and the body. */
+    void abort() {
+      if (conn != null && conn.ex == this) {
+        conn.ex = null;
+        conn.closeChannel();
+      }
+      release();
+    }
+
+    /** A reply in {@code Transfer-Encoding: chunked}. */
+    private final class Chunks {
+      private final StringBuilder line = new StringBuilder();
+      private long left = -1; // data bytes left in this chunk; -1 reading a size line
+      private boolean crlf; // the CRLF after a chunk's data
+      private boolean trailers;
+      boolean done;
+
+      void feed(ByteBuffer in) {
+        while (in.hasRemaining() && !done) {
+          if (left > 0) {
+            int n = (int) Math.min(left, in.remaining());
+            ByteBuffer part = in.slice();
+            part.limit(n);
+            take(part);
+            in.position(in.position() + n);
+            left -= n;
+            if (left == 0) {
+              crlf = true;
+            }
+            continue;
+          }
+          char c = (char) (in.get() & 0xff);
+          if (c != '\n') {
+            if (line.length() > 4096) {
+              throw new StoreException(where + ": a chunk header line is too long");
+            }
+            line.append(c);
+            continue;
+          }
+          String text = line.toString().strip();
+          line.setLength(0);
+          if (crlf) {
+            if (!text.isEmpty()) {
+              throw new StoreException(where + ": no CRLF after a chunk's data");
+            }
+            crlf = false;
+            left = -1;
+          } else if (trailers) {
+            done = text.isEmpty();
+          } else {
+            int semi = text.indexOf(';');
+            String size = semi < 0 ? text : text.substring(0, semi).strip();
+            try {
+              left = Long.parseLong(size, 16);
+            } catch (NumberFormatException e) {
+              throw new StoreException(where + ": bad chunk size '" + size + "'", e);
+            }
+            if (left < 0) {
+              throw new StoreException(where + ": bad chunk size '" + size + "'");
+            }
+            if (left == 0) {
+              trailers = true;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** One connection; at most one exchange at a time. */
+  private final class Conn {
+    final SocketChannel ch;
+    final String hostPort;
+    SelectionKey key;
+    Exchange ex;
+    boolean reused;
+
+    Conn(SocketChannel ch, String hostPort) {
+      this.ch = ch;
+      this.hostPort = hostPort;
+    }
+
+    /** An idle connection with nothing to read (not closed, no stray bytes): fit for reuse. */
+    boolean quiet() {
+      scratch.clear();
+      try {
+        return ch.read(scratch) == 0;
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    void begin(Exchange e, boolean reusing) {
+      ex = e;
+      e.conn = this;
+      reused = reusing;
+      e.request.rewind();
+      if (ch.isConnected()) {
+        write();
+      }
+    }
+
+    void ready(SelectionKey k) {
+      if (ex == null) { // idle: the server closed it (or sent bytes nobody asked for)
+        dropIdle(this);
+        return;
+      }
+      try {
+        if (k.isConnectable()) {
+          ch.finishConnect();
+          write();
+          return;
+        }
+        if (k.isWritable()) {
+          write();
+          return;
+        }
+        if (k.isReadable()) {
+          read();
+        }
+      } catch (IOException e) {
+        broken(e);
+      } catch (RuntimeException e) {
+        Exchange x = ex;
+        ex = null;
+        closeChannel();
+        x.fail(e);
+      }
+    }
+
+    private void write() {
+      try {
+        ch.write(ex.request);
+      } catch (IOException e) {
+        broken(e);
+        return;
+      }
+      key.interestOps(ex.request.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+    }
+
+    private void read() throws IOException {
+      Exchange x = ex;
+      while (ex == x) {
+        ByteBuffer direct = x.direct();
+        int n;
+        if (direct != null) {
+          n = ch.read(direct);
+          if (n > 0) {
+            x.replyStarted = true;
+            x.received += n;
+          }
+        } else {
+          scratch.clear();
+          n = ch.read(scratch);
+          if (n > 0) {
+            scratch.flip();
+            x.feed(scratch);
+          }
+        }
+        if (n < 0) {
+          x.endOfStream(); // throws unless the body was close-delimited
+          ex = null;
+          closeChannel();
+          x.finish();
+          return;
+        }
+        if (x.complete()) {
+          ex = null;
+          if (x.keepAlive) {
+            parkIdle(this);
+          } else {
+            closeChannel();
+          }
+          x.finish();
+          return;
+        }
+        if (n == 0) {
+          return;
+        }
+      }
+    }
+
+    /** The connection broke: replace a stale keep-alive one once, else fail the request. */
+    private void broken(IOException e) {
+      Exchange x = ex;
+      ex = null;
+      closeChannel();
+      if (x == null) {
+        return;
+      }
+      if (reused && !x.replyStarted && !x.replaced) {
+        x.replaced = true;
+        x.release();
+        x.conn = null;
+        start(x);
+        return;
+      }
+      boolean named = e.getMessage() != null && e.getMessage().startsWith(x.where);
+      x.fail(named ? e : new IOException(x.where + ": " + e, e));
+    }
+
+    void fail(IOException e) {
+      Exchange x = ex;
+      ex = null;
+      closeChannel();
+      if (x != null) {
+        x.fail(e);
+      }
+    }
+
+    void closeChannel() {
+      if (key != null) {
+        key.cancel();
+      }
+      try {
+        ch.close();
+      } catch (IOException e) {
+        // already gone
+      }
+    }
+  }
+}
