@@ -8,7 +8,8 @@ size 512), zstd level 1, chunks [64, 128, 128]. Starts both servers, then, round
 (alternating, so both see the same machine load), fetches every endpoint of the whole array in
 the tensor layout with one client and counts the bytes. Prints one JSON line per server (best
 and median GB/s, server and client CPU seconds per fetch, zaro's peak memory), the ratio of
-the best rates, and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
+the best rates, the median over rounds of each round's ratio to its anchor (steadier on a shared
+machine), and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
 zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
 less on what else runs than the rates do.
 
@@ -157,7 +158,7 @@ def main():
         return
     path = dataset(args.size)
     zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
-    # decoded float32 chunks of 4 MiB, and their stored bytes in buffers rounded to powers of 2
+    # decoded float32 chunks of 4 MiB, and (a build whose entries keep them) their stored bytes
     cache_mib = 2 * 4 * (args.size // 64) * 16 + 64
     cached, cached_uri, cached_http = start_http(
         [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
@@ -229,6 +230,18 @@ def main():
             print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
                               name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                                    / statistics.median(times[name]), 3)}))
+        # per round: the anchor's time over the server's in the same round (they ran back to back),
+        # the median of those: steadier on a shared machine than ratios of bests or of medians
+        def per_round(name, anchor):
+            return round(statistics.median(a / b for a, b in zip(times[anchor], times[name])), 3)
+        print(json.dumps({"per_round_median": {
+            "zaro cached / java from memory": per_round("zaro cached", "java from memory"),
+            "zaro cached http / pyarrow": per_round("zaro cached http", "pyarrow"),
+            "zaro cached / pyarrow": per_round("zaro cached", "pyarrow"),
+            "zaro / pyarrow": per_round("zaro", "pyarrow"),
+            "java from memory / pyarrow": per_round("java from memory", "pyarrow"),
+            "zaro cached zstd / zaro cached": per_round("zaro cached zstd", "zaro cached")},
+            "load_average": os.getloadavg()}))
         print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
                           "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                             / statistics.median(times["zaro"]), 3)}))
