@@ -37,7 +37,6 @@ With --bench DIR it instead writes DIR/bench-lz4-shuffle-u16-{smooth,rough}.blos
 
 import argparse
 import hashlib
-import math
 import os
 import shutil
 import sys
@@ -47,6 +46,9 @@ import time
 import numpy as np
 import numcodecs.blosc as nblosc
 import tensorstore as ts
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from contract_payloads import suite_payloads  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHUFFLES = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
@@ -143,40 +145,6 @@ def write_cases(out):
                         f.write(frame)
                     with open(os.path.join(out, name + ".raw"), "wb") as f:
                         f.write(data)
-
-
-class JavaRandom:
-    """java.util.Random, for the payloads AbstractBytesCodecTest builds."""
-
-    def __init__(self, seed):
-        self.seed = (seed ^ 0x5DEECE66D) & ((1 << 48) - 1)
-
-    def next_int(self):
-        self.seed = (self.seed * 0x5DEECE66D + 0xB) & ((1 << 48) - 1)
-        r = self.seed >> 16
-        return r - (1 << 32) if r >= 1 << 31 else r
-
-    def next_bytes(self, n):
-        out = bytearray(n)
-        i = 0
-        while i < n:
-            rnd = self.next_int()
-            for _ in range(min(n - i, 4)):
-                out[i] = rnd & 0xFF
-                rnd >>= 8
-                i += 1
-        return bytes(out)
-
-
-def suite_payloads():
-    """Every input AbstractBytesCodecTest passes to encode()."""
-    yield bytes([42])
-    yield bytes(4096)
-    yield JavaRandom(42).next_bytes(70_000)
-    yield bytes(int(math.sin(i / 500.0) * 100) & 0xFF for i in range(1 << 20))
-    yield JavaRandom(1).next_bytes(1000)
-    yield JavaRandom(2).next_bytes(5000)
-    yield bytes(i % 251 for i in range(20000))
 
 
 # variant -> (cname, clevel, shuffle, typesize, blocksize, splitmode); the Java suite classes

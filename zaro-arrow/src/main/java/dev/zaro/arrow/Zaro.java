@@ -11,18 +11,19 @@ import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ChunkCache;
-import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Hierarchy;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.vector.ArrowTypes;
+import dev.zaro.arrow.vector.DimensionColumn;
+import dev.zaro.arrow.vector.TableReader;
 import dev.zaro.arrow.vector.TensorReader;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -161,18 +162,19 @@ public final class Zaro implements AutoCloseable {
     return arrays.computeIfAbsent(
         p,
         k ->
-            new ZarrArray(
-                store,
-                k,
-                readable(k, meta(k)),
-                options.codecs(),
-                workers,
-                options.threads(),
-                scratch,
-                isRemote(store) ? options.ioConcurrency() : 0,
-                options.missingChunks(),
-                options.maxBytesInFlight(),
-                cache));
+            ReadAccess.get()
+                .open(
+                    store,
+                    k,
+                    readable(k, meta(k)),
+                    options.codecs(),
+                    workers,
+                    options.threads(),
+                    scratch,
+                    isRemote(store) ? options.ioConcurrency() : 0,
+                    options.missingChunks(),
+                    options.maxBytesInFlight(),
+                    cache));
   }
 
   /**

@@ -69,6 +69,7 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.exec",
                 "dev.zaro.arrow.json",
                 "dev.zaro.arrow.memory",
+                "dev.zaro.arrow.read.internal",
                 "dev.zaro.arrow.codec.blosc",
                 "dev.zaro.arrow.codec.core",
                 "dev.zaro.arrow.codec.lz",

@@ -7,6 +7,7 @@ import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.vector.TableReader;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
@@ -177,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
   private long readTable(
       Zaro zaro, String slice, BufferAllocator allocator, ReadOptions readOptions) {
     long bytes = 0;
-    try (dev.zaro.arrow.read.TableReader reader =
+    try (TableReader reader =
         zaro.readTable(
             path,
             slice,

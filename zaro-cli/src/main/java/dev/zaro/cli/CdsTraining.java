@@ -8,8 +8,8 @@ import java.nio.file.Path;
 /**
  * The training run behind the {@code ./zaro} launcher's class-data-sharing archive: runs {@code
  * ls}, {@code info}, {@code read} (both layouts) and {@code sql} on the bundled sample in one JVM,
- * output discarded, so that the JVM started with {@code -XX:ArchiveClassesAtExit} archives the
- * classes these commands load. Not a user command.
+ * output discarded, so that the JVM started with {@code -XX:DumpLoadedClassList} lists the classes
+ * these commands load, which {@code -Xshare:dump} then archives. Not a user command.
  */
 final class CdsTraining {
   private CdsTraining() {}

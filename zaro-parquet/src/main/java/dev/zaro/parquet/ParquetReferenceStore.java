@@ -10,6 +10,7 @@ import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.Stores;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -92,14 +93,15 @@ public final class ParquetReferenceStore implements dev.zaro.arrow.store.Referen
   public static ParquetReferenceStore open(String location) {
     String name = "reference+parquet://" + location;
     Store dir;
+    StoreLocation where;
     try {
-      dir = Stores.open(location);
+      where = StoreLocation.parse(location);
+      dir = Stores.open(where);
     } catch (ZaroException e) {
       throw new StoreException("store '" + name + "': " + e.getMessage(), e);
     }
     try {
-      return new ParquetReferenceStore(
-          name, dir, ReferenceTargets.parentOf(location), !ReferenceTargets.isLocal(location));
+      return new ParquetReferenceStore(name, dir, where.parent(), !where.isLocal());
     } catch (RuntimeException e) {
       dir.close();
       throw e;

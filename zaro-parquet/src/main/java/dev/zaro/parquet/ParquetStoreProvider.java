@@ -1,6 +1,7 @@
 package dev.zaro.parquet;
 
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.StoreProvider;
 import java.util.Set;
 
@@ -14,7 +15,7 @@ public final class ParquetStoreProvider implements StoreProvider {
   }
 
   @Override
-  public Store open(String location) {
-    return ParquetReferenceStore.open(location.substring(SCHEME.length() + 3));
+  public Store open(StoreLocation location) {
+    return ParquetReferenceStore.open(location.inner());
   }
 }

@@ -1,27 +1,18 @@
 package dev.zaro.s3;
 
-import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
-import dev.zaro.arrow.memory.BodyBuffer;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.ContentRange;
 import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import dev.zaro.arrow.store.StoreLocation;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -29,24 +20,11 @@ import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
-import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
@@ -87,209 +65,35 @@ public final class S3Store implements Store {
   public static final String ENDPOINT_ENV = "ZARO_S3_ENDPOINT";
   public static final String ANONYMOUS_PROPERTY = "zaro.s3.anonymous";
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
-  private static final List<String> QUERY_OPTIONS =
-      List.of(
-          "region",
-          "endpoint",
-          "endpoint_url",
-          "path_style",
-          "anonymous",
-          "anon",
-          "max_connections",
-          "max_attempts",
-          "request_timeout");
-
-  /**
-   * How an S3 store reaches its bucket: region, endpoint, signing, connections, timeouts, retries.
-   *
-   * @param region null for the SDK's default chain (else us-east-1)
-   * @param endpoint null for AWS
-   * @param pathStyle path-style addressing ({@code endpoint/bucket/key})
-   * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when it
-   *     finds nothing)
-   * @param maxConnections the most connections (so requests) in flight at once; further requests
-   *     wait for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in
-   *     flight, so connections follow that up to this cap (the default is four times its default)
-   * @param retry timeouts and retries: the same record, with the same defaults, as {@link
-   *     dev.zaro.arrow.store.HttpStore.Options#retry}
-   */
-  public record Options(
-      String region,
-      URI endpoint,
-      boolean pathStyle,
-      boolean anonymous,
-      int maxConnections,
-      RetryOptions retry) {
-    public static final Options DEFAULT =
-        new Options(
-            null,
-            null,
-            false,
-            false,
-            4 * ZaroOptions.defaults().ioConcurrency(),
-            RetryOptions.DEFAULT);
-
-    public Options {
-      Objects.requireNonNull(retry, "retry");
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException(
-            "maxConnections must be at least 1, not " + maxConnections);
-      }
-    }
-
-    public Options withEndpoint(URI e, boolean path) {
-      return new Options(region, e, path, anonymous, maxConnections, retry);
-    }
-
-    public Options withRegion(String r) {
-      return new Options(r, endpoint, pathStyle, anonymous, maxConnections, retry);
-    }
-
-    public Options withAnonymous(boolean a) {
-      return new Options(region, endpoint, pathStyle, a, maxConnections, retry);
-    }
-
-    public Options withMaxConnections(int n) {
-      return new Options(region, endpoint, pathStyle, anonymous, n, retry);
-    }
-
-    public Options withRetry(RetryOptions r) {
-      return new Options(region, endpoint, pathStyle, anonymous, maxConnections, r);
-    }
-
-    /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
-    public Options withRequestTimeout(Duration timeout) {
-      return withRetry(retry.withRequestTimeout(timeout));
-    }
-
-    /** {@link RetryOptions#withRetries} on {@link #retry}. */
-    public Options withRetries(int attempts, Duration initial, Duration max) {
-      return withRetry(retry.withRetries(attempts, initial, max));
-    }
-  }
-
   private final String bucket;
   private final String prefix;
   private final String name;
-  private final Options options;
+  private final S3Options options;
   private final S3AsyncClient s3;
   private final boolean unsigned;
 
-  /** Opens {@code s3://bucket[/prefix][?options]}. */
+  /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
   public static S3Store open(String location) {
-    if (!location.regionMatches(true, 0, "s3://", 0, 5)) {
-      throw new StoreException("not an s3:// URL: '" + location + "'");
+    return open(StoreLocation.parse(location));
+  }
+
+  /** {@link #open(String)} of a location already taken apart. */
+  public static S3Store open(StoreLocation location) {
+    if (!location.scheme().equals("s3")) {
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "not an s3:// URL: '" + location + "'");
     }
-    String rest = location.substring(5);
-    Map<String, String> query = new HashMap<>();
-    int q = rest.indexOf('?');
-    if (q >= 0) {
-      for (String kv : rest.substring(q + 1).split("&", -1)) {
-        if (kv.isEmpty()) {
-          continue;
-        }
-        int eq = kv.indexOf('=');
-        String k = URLDecoder.decode(eq < 0 ? kv : kv.substring(0, eq), StandardCharsets.UTF_8);
-        String v =
-            eq < 0 ? "true" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
-        query.put(k.toLowerCase(Locale.ROOT).replace('-', '_'), v);
-      }
-      rest = rest.substring(0, q);
+    if (location.authority().isEmpty()) {
+      throw location.error("no bucket (use s3://bucket/prefix)");
     }
-    int slash = rest.indexOf('/');
-    String bucket = slash < 0 ? rest : rest.substring(0, slash);
-    String prefix = slash < 0 ? "" : rest.substring(slash + 1);
-    if (bucket.isEmpty()) {
-      throw new StoreException("store '" + location + "': no bucket (use s3://bucket/prefix)");
-    }
-    for (String k : query.keySet()) {
-      if (!QUERY_OPTIONS.contains(k)) {
-        throw new StoreException(
-            "store '"
-                + location
-                + "': unknown option '"
-                + k
-                + "' (known: region, endpoint, path_style, anonymous, max_connections,"
-                + " max_attempts, request_timeout)");
-      }
-    }
-    String endpoint =
-        first(
-            query.get("endpoint"),
-            query.get("endpoint_url"),
-            System.getProperty(ENDPOINT_PROPERTY),
-            System.getenv(ENDPOINT_ENV));
-    boolean anonymous =
-        truthy(
-            first(
-                query.get("anonymous"),
-                query.get("anon"),
-                System.getProperty(ANONYMOUS_PROPERTY),
-                System.getenv(ANONYMOUS_ENV),
-                System.getenv("AWS_NO_SIGN_REQUEST")));
-    boolean pathStyle =
-        query.containsKey("path_style") ? truthy(query.get("path_style")) : endpoint != null;
-    URI endpointUri = null;
-    if (endpoint != null) {
-      try {
-        endpointUri = new URI(endpoint);
-      } catch (java.net.URISyntaxException e) {
-        throw new StoreException(
-            "store '" + location + "': bad endpoint '" + endpoint + "': " + e.getMessage());
-      }
-    }
-    Options d = Options.DEFAULT;
-    RetryOptions retry = d.retry();
-    if (query.containsKey("request_timeout")) {
-      double seconds = number(location, "request_timeout", query.get("request_timeout"));
-      retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));
-    }
+    S3Options options = S3Options.of(location);
     try {
-      int maxConnections =
-          query.containsKey("max_connections")
-              ? (int) number(location, "max_connections", query.get("max_connections"))
-              : d.maxConnections();
-      if (query.containsKey("max_attempts")) {
-        int attempts = (int) number(location, "max_attempts", query.get("max_attempts"));
-        retry = retry.withRetries(attempts, retry.initialBackoff(), retry.maxBackoff());
-      }
-      Options options =
-          new Options(
-              query.get("region"), endpointUri, pathStyle, anonymous, maxConnections, retry);
-      return new S3Store(bucket, prefix, options);
+      return new S3Store(location.authority(), location.path(), options);
     } catch (IllegalArgumentException e) {
       throw new StoreException("store '" + location + "': " + e.getMessage(), e);
     }
   }
 
-  private static double number(String location, String option, String value) {
-    try {
-      double v = Double.parseDouble(value.trim());
-      if (v > 0 && v < Integer.MAX_VALUE) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new StoreException(
-        "store '" + location + "': option " + option + "=" + value + " is not a positive number");
-  }
-
-  private static String first(String... values) {
-    for (String v : values) {
-      if (v != null && !v.isBlank()) {
-        return v;
-      }
-    }
-    return null;
-  }
-
-  private static boolean truthy(String v) {
-    return v != null
-        && List.of("1", "true", "yes", "on").contains(v.trim().toLowerCase(Locale.ROOT));
-  }
-
-  public S3Store(String bucket, String prefix, Options options) {
+  public S3Store(String bucket, String prefix, S3Options options) {
     this.bucket = bucket;
     this.prefix = StoreKeys.stripSlashes(prefix);
     this.options = options;
@@ -298,72 +102,9 @@ public final class S3Store implements Store {
             + bucket
             + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
             + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
-    AwsCredentialsProvider credentials;
-    boolean anon = options.anonymous();
-    if (!anon) {
-      DefaultCredentialsProvider chain = DefaultCredentialsProvider.builder().build();
-      try {
-        chain.resolveCredentials();
-        credentials = chain;
-      } catch (SdkClientException e) {
-        anon = true; // nothing in the chain: public data still reads
-        credentials = AnonymousCredentialsProvider.create();
-      }
-    } else {
-      credentials = AnonymousCredentialsProvider.create();
-    }
-    this.unsigned = anon;
-    Region region;
-    if (options.region() != null) {
-      region = Region.of(options.region());
-    } else {
-      try {
-        region = DefaultAwsRegionProviderChain.builder().build().getRegion();
-      } catch (SdkClientException e) {
-        region = Region.US_EAST_1;
-      }
-    }
-    RetryOptions retry = options.retry();
-    BackoffStrategy backoff =
-        BackoffStrategy.exponentialDelayHalfJitter(retry.initialBackoff(), retry.maxBackoff());
-    Duration callTimeout =
-        retry
-            .requestTimeout()
-            .plus(retry.maxBackoff())
-            .multipliedBy(retry.maxAttempts())
-            .plus(retry.connectTimeout());
-    var builder =
-        S3AsyncClient.builder()
-            .region(region)
-            .credentialsProvider(credentials)
-            .httpClientBuilder(
-                NettyNioAsyncHttpClient.builder()
-                    .maxConcurrency(options.maxConnections())
-                    .connectionTimeout(retry.connectTimeout())
-                    .connectionAcquisitionTimeout(callTimeout)
-                    .readTimeout(retry.requestTimeout())
-                    .writeTimeout(retry.requestTimeout()))
-            .overrideConfiguration(
-                c ->
-                    c.apiCallAttemptTimeout(retry.requestTimeout())
-                        .apiCallTimeout(callTimeout)
-                        .retryStrategy(
-                            AwsRetryStrategy.adaptiveRetryStrategy().toBuilder()
-                                .maxAttempts(retry.maxAttempts())
-                                .backoffStrategy(backoff)
-                                .throttlingBackoffStrategy(backoff)
-                                .build()))
-            .serviceConfiguration(
-                S3Configuration.builder().pathStyleAccessEnabled(options.pathStyle()).build());
-    if (options.endpoint() != null) {
-      builder.endpointOverride(options.endpoint());
-    }
-    try {
-      this.s3 = builder.build();
-    } catch (SdkException e) {
-      throw new StoreException(
-          "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
-    }
+    S3Connection connection = S3Connection.open(options, name);
+    this.s3 = connection.client();
+    this.unsigned = connection.unsigned();
   }
 
   public String bucket() {
@@ -379,7 +120,7 @@ public final class S3Store implements Store {
     return unsigned;
   }
 
-  public Options options() {
+  public S3Options options() {
     return options;
   }
 
@@ -413,17 +154,15 @@ public final class S3Store implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if ((range instanceof ByteRange.FromStart f && f.length() == 0)
-        || (range instanceof ByteRange.Suffix s && s.length() == 0)) {
+    if (ContentRange.isEmpty(range)) {
       return emptyRange(key, object, range, allocator);
     }
     GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(object);
-    if (range instanceof ByteRange.FromStart f) {
-      req.range("bytes=" + f.offset() + "-" + (f.offset() + f.length() - 1));
-    } else if (range instanceof ByteRange.Suffix s) {
-      req.range("bytes=-" + s.length());
+    String header = ContentRange.requestHeader(range);
+    if (header != null) {
+      req.range(header);
     }
-    BodyToArrowBuf body = new BodyToArrowBuf(allocator, where(key) + " in " + name);
+    S3Body body = new S3Body(allocator, where(key) + " in " + name);
     CompletableFuture<ArrowBuf> call;
     try {
       call = s3.getObject(req.build(), body);
@@ -476,8 +215,9 @@ public final class S3Store implements Store {
                 }
                 throw error(key, range, cause);
               }
-              resolve(key, range, head.contentLength());
-              return Optional.of(allocator.buffer(0));
+              return Optional.of(
+                  ContentRange.emptyRange(
+                      range, head.contentLength(), where(key) + " in " + name, allocator));
             });
   }
 
@@ -518,7 +258,7 @@ public final class S3Store implements Store {
         return body;
       }
       if (contentRange == null) { // the whole value came back
-        long[] ol = resolve(key, range, length);
+        long[] ol = ContentRange.resolve(range, length, where(key) + " in " + name);
         ArrowBuf slice = allocator.buffer(ol[1]);
         slice.setBytes(0, body, ol[0], ol[1]);
         slice.writerIndex(ol[1]);
@@ -530,15 +270,6 @@ public final class S3Store implements Store {
     } catch (RuntimeException e) {
       body.close();
       throw e;
-    }
-  }
-
-  private long[] resolve(String key, ByteRange range, long size) {
-    try {
-      return range.resolve(size);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          "cannot read " + range + " of " + where(key) + " in " + name + ": " + e.getMessage());
     }
   }
 
@@ -661,199 +392,5 @@ public final class S3Store implements Store {
   @Override
   public void close() {
     s3.close();
-  }
-
-  /**
-   * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator through a {@link
-   * BodyBuffer}, sized from the reply's {@code Content-Length} (grown by doubling only if a server
-   * sends none). The SDK calls {@link #prepare} once per attempt: each attempt fills its own
-   * buffer, and a failed attempt's buffer is released before the next starts. The future of the
-   * last attempt completes with a buffer the caller then owns; {@link #abort} (the caller
-   * cancelled) releases whatever is being filled and makes later deliveries no-ops.
-   */
-  private static final class BodyToArrowBuf
-      implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
-    private final BufferAllocator allocator;
-    private final String where;
-    private final Object lock = new Object();
-    private boolean aborted;
-    private CompletableFuture<ArrowBuf> future;
-    private GetObjectResponse response;
-    private BodyBuffer body;
-
-    /**
-     * @param where the body's key, object and store, for error messages
-     */
-    BodyToArrowBuf(BufferAllocator allocator, String where) {
-      this.allocator = allocator;
-      this.where = where;
-    }
-
-    GetObjectResponse response() {
-      synchronized (lock) {
-        return response;
-      }
-    }
-
-    @Override
-    public CompletableFuture<ArrowBuf> prepare() {
-      CompletableFuture<ArrowBuf> f = new CompletableFuture<>();
-      boolean cancelled;
-      synchronized (lock) {
-        release();
-        future = f;
-        response = null;
-        cancelled = aborted;
-      }
-      if (cancelled) {
-        f.completeExceptionally(new CancellationException("cancelled"));
-      }
-      return f;
-    }
-
-    @Override
-    public void onResponse(GetObjectResponse r) {
-      CompletableFuture<ArrowBuf> f;
-      RuntimeException failure = null;
-      synchronized (lock) {
-        f = future;
-        response = r;
-        if (aborted) {
-          return;
-        }
-        try {
-          body =
-              new BodyBuffer(allocator, r.contentLength() == null ? -1 : r.contentLength(), where);
-        } catch (RuntimeException e) {
-          failure = e;
-        }
-      }
-      if (failure != null) {
-        f.completeExceptionally(failure);
-      }
-    }
-
-    @Override
-    public void onStream(SdkPublisher<ByteBuffer> publisher) {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        f = future;
-      }
-      publisher.subscribe(new Writer(f));
-    }
-
-    @Override
-    public void exceptionOccurred(Throwable error) {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        release();
-        f = future;
-      }
-      if (f != null) {
-        f.completeExceptionally(error);
-      }
-    }
-
-    /** The caller gave up: release the partial buffer, ignore whatever still arrives. */
-    void abort() {
-      CompletableFuture<ArrowBuf> f;
-      synchronized (lock) {
-        aborted = true;
-        release();
-        f = future;
-      }
-      if (f != null) {
-        f.completeExceptionally(new CancellationException("cancelled"));
-      }
-    }
-
-    /** Under {@link #lock}. */
-    private void release() {
-      if (body != null) {
-        body.close();
-        body = null;
-      }
-    }
-
-    /** Copies one attempt's body chunks into its buffer. */
-    private final class Writer implements Subscriber<ByteBuffer> {
-      private final CompletableFuture<ArrowBuf> attempt;
-      private Subscription subscription;
-
-      Writer(CompletableFuture<ArrowBuf> attempt) {
-        this.attempt = attempt;
-      }
-
-      /** Whether this attempt still fills the current buffer; under {@link #lock}. */
-      private boolean live() {
-        return attempt == future && body != null && !attempt.isDone();
-      }
-
-      @Override
-      public void onSubscribe(Subscription s) {
-        subscription = s;
-        boolean live;
-        synchronized (lock) {
-          live = !aborted && attempt == future && !attempt.isDone();
-        }
-        if (live) {
-          s.request(Long.MAX_VALUE);
-        } else {
-          s.cancel();
-        }
-      }
-
-      @Override
-      public void onNext(ByteBuffer chunk) {
-        RuntimeException failure = null;
-        synchronized (lock) {
-          if (!live()) {
-            return;
-          }
-          try {
-            body.append(chunk);
-          } catch (RuntimeException e) {
-            release();
-            failure = e;
-          }
-        }
-        if (failure != null) {
-          subscription.cancel();
-          attempt.completeExceptionally(failure);
-        }
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        synchronized (lock) {
-          if (attempt == future) {
-            release();
-          }
-        }
-        attempt.completeExceptionally(t);
-      }
-
-      @Override
-      public void onComplete() {
-        ArrowBuf out = null;
-        RuntimeException failure = null;
-        synchronized (lock) {
-          if (!live()) {
-            return;
-          }
-          try {
-            out = body.take();
-          } catch (RuntimeException e) {
-            failure = e; // a body shorter than its Content-Length, already freed
-          }
-          body = null;
-        }
-        if (failure != null) {
-          attempt.completeExceptionally(failure);
-        } else if (!attempt.complete(out)) {
-          out.close();
-        }
-      }
-    }
   }
 }

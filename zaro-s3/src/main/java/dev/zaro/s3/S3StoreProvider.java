@@ -1,6 +1,7 @@
 package dev.zaro.s3;
 
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.StoreProvider;
 import java.util.Set;
 
@@ -12,10 +13,7 @@ public final class S3StoreProvider implements StoreProvider {
   }
 
   @Override
-  public Store open(String location) {
-    return S3Store.open(
-        location.regionMatches(true, 0, "s3a://", 0, 6)
-            ? "s3://" + location.substring(6)
-            : location);
+  public Store open(StoreLocation location) {
+    return S3Store.open(location);
   }
 }

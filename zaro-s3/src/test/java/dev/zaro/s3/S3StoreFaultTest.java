@@ -57,7 +57,7 @@ class S3StoreFaultTest extends AllocatorTest {
     return new S3Store(
         "bucket",
         "pre",
-        S3Store.Options.DEFAULT
+        S3Options.DEFAULT
             .withEndpoint(URI.create(server.endpoint()), true)
             .withRegion("us-east-1")
             .withAnonymous(true)

@@ -56,8 +56,8 @@ class S3StoreTest extends AbstractStoreTest {
     admin.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(value));
   }
 
-  S3Store.Options options() {
-    return S3Store.Options.DEFAULT.withEndpoint(moto.endpoint(), true).withRegion("us-east-1");
+  S3Options options() {
+    return S3Options.DEFAULT.withEndpoint(moto.endpoint(), true).withRegion("us-east-1");
   }
 
   @Override

@@ -7,7 +7,7 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
+import dev.zaro.arrow.vector.TableReader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;

@@ -10,12 +10,12 @@ import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
-import dev.zaro.arrow.read.DimensionColumn;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.vector.CData;
+import dev.zaro.arrow.vector.DimensionColumn;
+import dev.zaro.arrow.vector.TableReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -410,7 +410,23 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       throw new ZaroException("sql: " + e.getMessage(), e);
     }
-    return new SqlQuery(sql, connection, reads, allocator, options);
+    return new SqlQuery(sql, connection, reads, allocator, options, this::bindingError);
+  }
+
+  /**
+   * DuckDB's binding error for {@code sql} against the catalog views, which have every column of
+   * every table (the streams a query registers have only the columns it pushed down, so DuckDB's
+   * hint for a misspelled column would name only those); null when the statement binds there.
+   * Prepares, never runs, the statement.
+   */
+  private String bindingError(String sql) {
+    createCatalogViews();
+    try (Connection c = database.duplicate()) {
+      c.prepareStatement(sql).close();
+      return null;
+    } catch (SQLException e) {
+      return e.getMessage();
+    }
   }
 
   /** What each table named by {@code statement} is read with. */

@@ -7,14 +7,15 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
 import dev.zaro.arrow.vector.CData;
+import dev.zaro.arrow.vector.TableReader;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -25,7 +26,9 @@ import org.duckdb.DuckDBResultSet;
  * One statement ready to run on its own DuckDB connection, its tables registered as Arrow streams
  * read with the pushed-down columns and selections. Made by {@link SqlEngine#query}; runs once.
  * Closing it closes the result, the connection and the streams; the readers' buffers come from a
- * child of the caller's allocator, closed (and checked for leaks) last.
+ * child of the caller's allocator, closed (and checked for leaks) last. A binding error (a
+ * misspelled column, say) is reported as DuckDB reports it against the tables' full columns, not
+ * only the pushed-down ones.
  */
 public final class SqlQuery implements AutoCloseable {
   /**
@@ -46,6 +49,7 @@ public final class SqlQuery implements AutoCloseable {
   private final List<ArrowArrayStream> streams = new ArrayList<>();
   private final List<TableReader> readers = new ArrayList<>();
   private final List<ReadStats> stats = new ArrayList<>();
+  private final UnaryOperator<String> bindingError;
   private volatile Statement statement;
   private volatile boolean cancelled;
   private ResultSet result;
@@ -55,8 +59,10 @@ public final class SqlQuery implements AutoCloseable {
       Connection connection,
       List<Read> reads,
       BufferAllocator parent,
-      SqlEngine.Options options) {
+      SqlEngine.Options options,
+      UnaryOperator<String> bindingError) {
     this.sql = sql;
+    this.bindingError = bindingError;
     this.connection = connection;
     this.reads = reads;
     this.allocator = parent.newChildAllocator("sql", 0, Long.MAX_VALUE);
@@ -123,7 +129,16 @@ public final class SqlQuery implements AutoCloseable {
       return result;
     } catch (SQLException e) {
       // DuckDB's error: the statement's (binding, types, a failed read's message passed through)
-      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + e.getMessage(), e);
+      String message = e.getMessage();
+      if (message != null && message.contains("Binder Error")) {
+        // bound against the pushed-down columns only: DuckDB's error against all of them instead
+        // (without the first as its cause, whose hint would name only the pushed-down columns)
+        String full = bindingError.apply(sql);
+        if (full != null && full.contains("Binder Error")) {
+          throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + full);
+        }
+      }
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message, e);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.zaro.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -325,6 +326,35 @@ class SqlEngineTest extends AllocatorTest {
       try (SqlQuery q = engine.query("select count(*) from v where y < 0", allocator)) {
         assertEquals(List.of("0"), rows(q.execute()));
         assertEquals(0, q.stats().tables().get(0).plannedChunks());
+      }
+    }
+  }
+
+  /**
+   * A misspelled column gets DuckDB's hint against every column of the table, though the stream the
+   * query registered has only the pushed-down ones (here: none of the value columns).
+   */
+  @Test
+  void misspelledColumnHintNamesEveryColumn() {
+    try (Zaro zaro = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
+        SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withThreads(1))) {
+      List<String> columns = engine.schema("v").getFields().stream().map(f -> f.getName()).toList();
+      for (String query : new String[] {"select avg(vv) from v", "select avg(vv), max(x) from v"}) {
+        ZaroException e =
+            assertThrows(
+                ZaroException.class,
+                () -> {
+                  try (SqlQuery q = engine.query(query, allocator)) {
+                    q.execute();
+                  }
+                });
+        assertTrue(e.getMessage().contains("Binder Error"), e.getMessage());
+        assertTrue(e.getMessage().contains("\"vv\""), e.getMessage());
+        assertTrue(e.getMessage().contains("\"v\""), query + ": " + e.getMessage());
+        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+          assertFalse(String.valueOf(c.getMessage()).contains("Candidate"), c.getMessage());
+        }
+        assertTrue(columns.contains("v"), columns.toString());
       }
     }
   }

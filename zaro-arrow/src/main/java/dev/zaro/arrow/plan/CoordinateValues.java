@@ -3,7 +3,7 @@ package dev.zaro.arrow.plan;
 /**
  * The values along one dimension of an array that a {@link DimensionFilter} compares predicates
  * against: a coordinate array's values, CF times as epoch microseconds, or the index itself. The
- * table layout's dimension columns ({@code read.DimensionColumn}) are the values zaro makes.
+ * table layout's dimension columns ({@code vector.DimensionColumn}) are the values zaro makes.
  */
 public interface CoordinateValues {
   /** The dimension these values run along (0 is the first). */

@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -45,6 +47,11 @@ final class ShardReader {
   private final Store store;
   private final PartialDecoder codec;
   private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
+
+  /** Index reads in progress, so that threads asking for one shard's index at once share one. */
+  private final Map<String, CompletableFuture<Optional<ShardIndex>>> loading =
+      new ConcurrentHashMap<>();
+
   private final ScratchPool scratchPool;
 
   /** The partial decoder of inner chunks that are shards themselves, else null. */
@@ -96,23 +103,33 @@ final class ShardReader {
     private final ArrowBuf[] bytes;
     private final List<ArrowBuf> owned;
 
+    /** The whole shard still arriving, its chunks handed out as they land; else null. */
+    private final ShardStream stream;
+
+    /** The bytes the stream brings (known from the index before they arrive). */
+    private final long streamBytes;
+
     private Fetched(
         Source source,
         boolean present,
         List<Wanted> wanted,
         List<SlabView> absent,
         ArrowBuf[] bytes,
-        List<ArrowBuf> owned) {
+        List<ArrowBuf> owned,
+        ShardStream stream,
+        long streamBytes) {
       this.source = source;
       this.present = present;
       this.wanted = wanted;
       this.absent = absent;
       this.bytes = bytes;
       this.owned = owned;
+      this.stream = stream;
+      this.streamBytes = streamBytes;
     }
 
     static Fetched missing(Source source) {
-      return new Fetched(source, false, List.of(), List.of(), null, List.of());
+      return new Fetched(source, false, List.of(), List.of(), null, List.of(), null, 0);
     }
 
     boolean present() {
@@ -121,12 +138,15 @@ final class ShardReader {
 
     /** Bytes this holds (what a prefetch window counts). */
     long heldBytes() {
-      return owned.stream().mapToLong(ArrowBuf::capacity).sum();
+      return streamBytes + owned.stream().mapToLong(ArrowBuf::capacity).sum();
     }
 
     @Override
     public void close() {
       owned.forEach(ArrowBuf::close);
+      if (stream != null) {
+        stream.close();
+      }
     }
   }
 
@@ -168,7 +188,7 @@ final class ShardReader {
       bytes = owned.toArray(new ArrowBuf[0]);
       fetchedStats(stats, wanted);
     }
-    try (Fetched f = new Fetched(source, true, wanted, absent, bytes, owned)) {
+    try (Fetched f = new Fetched(source, true, wanted, absent, bytes, owned, null, 0)) {
       return decode(f, allocator, scratch, budget, stats);
     }
   }
@@ -192,6 +212,9 @@ final class ShardReader {
       ReadStats stats) {
     Source source = new Source(key, 0, -1);
     ShardIndex cached = indexes.get(source.cacheKey());
+    if (whole && (cached != null || !codec.indexAtEnd())) {
+      return stream(source, cached, view, allocator, executor, stats);
+    }
     if (cached == null && whole) {
       return store
           .getAsync(key, ByteRange.ALL, allocator, executor)
@@ -221,7 +244,7 @@ final class ShardReader {
           plan(found.get(), view, wanted, absent);
           if (wanted.isEmpty()) {
             return CompletableFuture.completedFuture(
-                new Fetched(source, true, wanted, absent, new ArrowBuf[0], List.of()));
+                new Fetched(source, true, wanted, absent, new ArrowBuf[0], List.of(), null, 0));
           }
           return store
               .getRangesAsync(key, ranges(source, wanted), allocator, executor)
@@ -241,9 +264,112 @@ final class ShardReader {
                                                 + "' disappeared while being read"))));
                     fetchedStats(stats, wanted);
                     return new Fetched(
-                        source, true, wanted, absent, bufs.toArray(new ArrowBuf[0]), bufs);
+                        source, true, wanted, absent, bufs.toArray(new ArrowBuf[0]), bufs, null, 0);
                   });
         });
+  }
+
+  /**
+   * A whole shard with one request whose inner chunks are decoded as their bytes land: the fetch
+   * step completes as soon as the index is known (cached, or the first bytes of a shard whose index
+   * is at its start), and the decode step takes each chunk once its bytes are there ({@link
+   * ShardStream}). A shard whose index is at its end and not cached yet is not streamed: its index
+   * is its last bytes.
+   */
+  private CompletableFuture<Fetched> stream(
+      Source source,
+      ShardIndex cached,
+      SlabView view,
+      BufferAllocator allocator,
+      Executor executor,
+      ReadStats stats) {
+    ShardStream stream = new ShardStream(source.key());
+    CompletableFuture<Fetched> ready = new CompletableFuture<>();
+    AtomicReference<RuntimeException> indexFailure = new AtomicReference<>();
+    AtomicBoolean indexing = new AtomicBoolean(cached != null);
+    Store.Arrivals arrivals =
+        (body, offset, length) -> {
+          stream.arrived(body, offset, length);
+          if (!indexing.get()
+              && stream.prefix() >= codec.indexSize()
+              && indexing.compareAndSet(false, true)) {
+            try {
+              ShardIndex index = indexFromPrefix(source, stream, allocator, stats);
+              ready.complete(streamed(source, index, view, stream, stats));
+            } catch (RuntimeException e) {
+              indexFailure.set(e); // reported once the request settles and its body is freed
+            }
+          }
+        };
+    CompletableFuture<Optional<ArrowBuf>> request;
+    try {
+      request = store.getAsync(source.key(), ByteRange.ALL, allocator, executor, arrivals);
+    } catch (RuntimeException e) {
+      request = CompletableFuture.failedFuture(e);
+    }
+    stream.request(request);
+    if (cached != null) {
+      ready.complete(streamed(source, cached, view, stream, stats));
+    }
+    var unused =
+        request.whenComplete(
+            (body, error) -> {
+              stream.settle(body, error);
+              if (ready.isDone()) {
+                return;
+              }
+              stream.close();
+              if (error != null) {
+                ready.completeExceptionally(Futures.unwrap(error));
+              } else if (body.isEmpty()) {
+                ready.complete(Fetched.missing(source));
+              } else if (indexFailure.get() != null) {
+                ready.completeExceptionally(indexFailure.get());
+              } else {
+                ready.completeExceptionally(
+                    new CodecException(
+                        "codec sharding_indexed: cannot read the "
+                            + codec.indexSize()
+                            + "-byte shard index: shard '"
+                            + source.key()
+                            + "' holds only "
+                            + body.get().writerIndex()
+                            + " bytes (the shard is truncated?)"));
+              }
+            });
+    return ready;
+  }
+
+  /** The index at the start of a streaming shard, from its first bytes; validated and cached. */
+  private ShardIndex indexFromPrefix(
+      Source source, ShardStream stream, BufferAllocator allocator, ReadStats stats) {
+    ShardIndex index = codec.decodeIndex(stream.slice(0, codec.indexSize()), allocator);
+    index.validate(codec.dataStart(), Long.MAX_VALUE);
+    if (stats != null) {
+      stats.fetched(codec.indexSize());
+    }
+    cache(source, index);
+    return index;
+  }
+
+  /** The fetch step's result for a streaming shard: its plan and the stream its chunks come by. */
+  private Fetched streamed(
+      Source source, ShardIndex index, SlabView view, ShardStream stream, ReadStats stats) {
+    List<Wanted> wanted = new ArrayList<>();
+    List<SlabView> absent = new ArrayList<>();
+    plan(index, view, wanted, absent);
+    long[] offsets = new long[wanted.size()];
+    long[] lengths = new long[wanted.size()];
+    long end = codec.indexAtEnd() ? 0 : codec.indexSize();
+    for (int i = 0; i < offsets.length; i++) {
+      offsets[i] = wanted.get(i).offset();
+      lengths[i] = wanted.get(i).length();
+      end = Math.max(end, offsets[i] + lengths[i]);
+    }
+    long size = end + (codec.indexAtEnd() ? codec.indexSize() : 0);
+    stream.want(offsets, lengths, size);
+    fetchedStats(stats, wanted);
+    return new Fetched(source, true, wanted, absent, null, List.of(), stream, size);
   }
 
   /** True when {@link #fetchAsync} can fetch this shard's bytes (no nested sharding below). */
@@ -292,7 +418,7 @@ final class ShardReader {
       if (stats != null) {
         stats.fetched(n);
       }
-      return new Fetched(source, true, wanted, absent, bytes, List.of(shard));
+      return new Fetched(source, true, wanted, absent, bytes, List.of(shard), null, 0);
     } catch (RuntimeException e) {
       shard.close();
       throw e;
@@ -382,6 +508,18 @@ final class ShardReader {
                             e);
                       }
                     }));
+      } else if (f.stream != null) {
+        // whichever wanted chunk has landed next, once its bytes are all there
+        decodes.add(
+            () -> {
+              int k = f.stream.next();
+              Wanted landed = f.wanted.get(k);
+              ArrowBuf bytes = f.stream.slice(landed.offset(), landed.length());
+              helping(caller, scratch, s -> decodeInner(landed, bytes, allocator, s));
+              if (stats != null) {
+                stats.decoded(1, landed.view().byteSize());
+              }
+            });
       } else {
         ArrowBuf bytes = f.bytes[i];
         decodes.add(
@@ -398,6 +536,9 @@ final class ShardReader {
       decodes.get(0).run();
     } else {
       budget.share(decodes, scratch.helperExecutor(), scratch.helpers());
+    }
+    if (f.stream != null) {
+      f.stream.awaitSettled();
     }
     return true;
   }
@@ -475,19 +616,42 @@ final class ShardReader {
         : source.range(codec.indexAtEnd() ? source.length() - size : 0, size);
   }
 
+  /**
+   * The shard's index: cached, or read once however many threads of a read (boxes and inner chunks
+   * of one shard, shards read side by side) ask for it at the same time.
+   */
   private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
-    ShardIndex cached = indexes.get(source.cacheKey());
+    String cacheKey = source.cacheKey();
+    ShardIndex cached = indexes.get(cacheKey);
     if (cached != null) {
       return Optional.of(cached);
     }
-    ByteRange range = indexRange(source);
-    Optional<ArrowBuf> encoded;
-    try {
-      encoded = store.get(source.key(), range, allocator);
-    } catch (StoreException e) {
-      throw unreadableIndex(e);
+    CompletableFuture<Optional<ShardIndex>> mine = new CompletableFuture<>();
+    CompletableFuture<Optional<ShardIndex>> reading = loading.putIfAbsent(cacheKey, mine);
+    if (reading != null) {
+      try {
+        return reading.join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof RuntimeException r ? r : e;
+      }
     }
-    return indexFrom(source, encoded, allocator, stats);
+    try {
+      ByteRange range = indexRange(source);
+      Optional<ArrowBuf> encoded;
+      try {
+        encoded = store.get(source.key(), range, allocator);
+      } catch (StoreException e) {
+        throw unreadableIndex(e);
+      }
+      Optional<ShardIndex> index = indexFrom(source, encoded, allocator, stats);
+      mine.complete(index);
+      return index;
+    } catch (RuntimeException | Error e) {
+      mine.completeExceptionally(e);
+      throw e;
+    } finally {
+      loading.remove(cacheKey, mine);
+    }
   }
 
   private CodecException unreadableIndex(StoreException e) {

@@ -19,6 +19,7 @@ import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
@@ -65,8 +66,46 @@ public final class ZarrArray {
   /** Fetched bytes a remote read holds ahead of its decoders by default (256 MiB). */
   public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 256L << 20;
 
+  static {
+    ReadAccess.install(
+        new ReadAccess() {
+          @Override
+          public ZarrArray open(
+              Store store,
+              String path,
+              ArrayMetadata metadata,
+              CodecRegistry registry,
+              Executor executor,
+              int parallelism,
+              ScratchPool scratchPool,
+              int ioConcurrency,
+              MissingChunks missingChunks,
+              long maxBytesInFlight,
+              ChunkCache cache) {
+            return new ZarrArray(
+                store,
+                path,
+                metadata,
+                registry,
+                executor,
+                parallelism,
+                scratchPool,
+                ioConcurrency,
+                missingChunks,
+                maxBytesInFlight,
+                cache);
+          }
+
+          @Override
+          public Budget budget(ZarrArray array) {
+            return array.budget();
+          }
+        });
+  }
+
   /**
-   * An array ready to read; {@link dev.zaro.arrow.Zaro#array} makes them from its options.
+   * An array ready to read; {@code Zaro.array} makes them from its options, through {@link
+   * ReadAccess#open}.
    *
    * @param executor runs chunk work; at most {@code parallelism} chunks of one read decode at once
    * @param scratchPool decoder state to reuse across reads (not closed here), or null
@@ -79,7 +118,7 @@ public final class ZarrArray {
    *     {@code ioConcurrency} chunks' bodies beyond its output)
    * @param cache decoded chunks shared between reads (null: none; not closed here)
    */
-  public ZarrArray(
+  private ZarrArray(
       Store store,
       String path,
       ArrayMetadata metadata,
@@ -123,8 +162,8 @@ public final class ZarrArray {
 
   /**
    * A budget of this array's read threads (its executor and parallelism), for work beside a read's
-   * chunks, such as the table layout's dimension columns. Package-private: {@code exec} is not
-   * exported.
+   * chunks, such as the table layout's dimension columns; {@link ReadAccess#budget} for the layers
+   * above. Not public: {@code exec} is not exported.
    */
   Budget budget() {
     return new Budget(executor, parallelism);

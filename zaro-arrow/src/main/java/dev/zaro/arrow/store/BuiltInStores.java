@@ -1,9 +1,5 @@
 package dev.zaro.arrow.store;
 
-import dev.zaro.arrow.error.StoreException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
 import java.util.Set;
 
 /**
@@ -20,23 +16,13 @@ public final class BuiltInStores implements StoreProvider {
   }
 
   @Override
-  public Store open(String location) {
-    int colon = location.indexOf("://");
-    String scheme = Stores.scheme(location);
-    return switch (scheme) {
-      case "file" -> new FileStore(Path.of(URI.create(location)));
-      case "http", "https" -> new HttpStore(uri(location));
-      case "gs" -> GcsStore.open(location);
-      case "reference+json" -> ReferenceStore.open(location.substring(colon + 3));
-      default -> throw new StoreException("store '" + location + "': not a built-in scheme");
+  public Store open(StoreLocation location) {
+    return switch (location.scheme()) {
+      case "file" -> new FileStore(location.localPath());
+      case "http", "https" -> new HttpStore(location.uri());
+      case "gs" -> GcsStore.open(location, HttpOptions.DEFAULT);
+      case "reference+json" -> ReferenceStore.open(location.inner());
+      default -> throw location.error("not a built-in scheme");
     };
-  }
-
-  private static URI uri(String location) {
-    try {
-      return new URI(location);
-    } catch (URISyntaxException e) {
-      throw new StoreException("store '" + location + "': not a valid URL: " + e.getMessage());
-    }
   }
 }

@@ -4,11 +4,15 @@ import dev.zaro.arrow.error.StoreException;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * A ranged reply's {@code Content-Range} header, {@code bytes FIRST-LAST/TOTAL} (TOTAL may be
  * {@code *}), and the one check of a partial reply against the range asked for, used by {@link
- * HttpStore} and by the S3 store (zaro-s3). A plain immutable value: it holds no resources.
+ * HttpStore} and by the S3 store (zaro-s3), with the other range helpers both share: the {@code
+ * Range} header asked with, where a range lies in a whole value, and zero-length ranges. A plain
+ * immutable value: it holds no resources.
  *
  * @param first the first byte's offset in the value
  * @param last the last byte's offset in the value (inclusive)
@@ -91,6 +95,52 @@ public record ContentRange(long first, long last, long total) {
               + " bytes");
     }
     return got;
+  }
+
+  /** The request's {@code Range} header for {@code range}, or null for the whole value. */
+  public static String requestHeader(ByteRange range) {
+    if (range instanceof ByteRange.FromStart f) {
+      return "bytes=" + f.offset() + "-" + (f.offset() + f.length() - 1);
+    }
+    if (range instanceof ByteRange.Suffix s) {
+      return "bytes=-" + s.length();
+    }
+    return null;
+  }
+
+  /**
+   * Whether {@code range} asks for no bytes: servers refuse such a {@code Range}, so remote stores
+   * learn the value's size (a HEAD request) and answer with {@link #emptyRange}.
+   */
+  public static boolean isEmpty(ByteRange range) {
+    return (range instanceof ByteRange.FromStart f && f.length() == 0)
+        || (range instanceof ByteRange.Suffix s && s.length() == 0);
+  }
+
+  /**
+   * Where {@code range} lies in a whole value of {@code size} bytes: {offset, length}.
+   *
+   * @param where what was read, for error messages
+   * @throws StoreException naming {@code where} if the range lies past the end
+   */
+  public static long[] resolve(ByteRange range, long size, String where) {
+    try {
+      return range.resolve(size);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException("cannot read " + range + " of " + where + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The answer to a zero-length range ({@link #isEmpty}) of a value of {@code size} bytes: an empty
+   * buffer the caller owns, once the range is checked against the size.
+   *
+   * @throws StoreException naming {@code where} if the range lies past the end
+   */
+  public static ArrowBuf emptyRange(
+      ByteRange range, long size, String where, BufferAllocator allocator) {
+    resolve(range, size, where);
+    return allocator.buffer(0);
   }
 
   private static StoreException pastTheEnd(ByteRange range, String where, long total) {

@@ -4,11 +4,12 @@ import dev.zaro.arrow.error.StoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -18,12 +19,28 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * A store on a local file system: key {@code a/b/c} is the file {@code root/a/b/c}. Reads are
- * positional reads straight into the target ArrowBuf.
+ * positional reads straight into the target ArrowBuf, on read channels the store keeps open between
+ * reads (at most {@link #DEFAULT_OPEN_FILES} by default, least recently used closed first) and
+ * closes with {@link #close}; a read racing the close either finishes or fails with a {@link
+ * StoreException} saying the store is closed. A cached channel is used only while its path still
+ * names the same file (one stat per read): a file replaced under an open store is read afresh, a
+ * deleted one is no value. Thread-safe.
  */
 public final class FileStore implements Store {
+  /** Read channels a store keeps open between reads unless told otherwise. */
+  public static final int DEFAULT_OPEN_FILES = 128;
+
   private final Path root;
+  private final FileChannels channels;
 
   public FileStore(Path root) {
+    this(root, DEFAULT_OPEN_FILES);
+  }
+
+  /**
+   * @param maxOpenFiles read channels kept open between reads, at least 1
+   */
+  public FileStore(Path root, int maxOpenFiles) {
     this.root = root.toAbsolutePath().normalize();
     if (!Files.isDirectory(this.root)) {
       throw new StoreException(
@@ -31,6 +48,7 @@ public final class FileStore implements Store {
               ? "not a directory: " + this.root
               : "no such directory: " + this.root);
     }
+    this.channels = new FileChannels(maxOpenFiles, this.root.toString());
   }
 
   public Path root() {
@@ -48,21 +66,30 @@ public final class FileStore implements Store {
   }
 
   /**
-   * Opens the key's file, resolves {@code range} against its size, and hands both to {@code
-   * reader}.
+   * Leases the key's file channel, resolves {@code range} against its size, and hands both to
+   * {@code reader}. A channel closed under the read by another thread's interrupt is dropped and
+   * the read runs once more on a fresh one.
    */
   private <T> Optional<T> readRange(String key, ByteRange range, RangeRead<T> reader) {
     Path file = resolve(key);
-    if (!Files.isRegularFile(file)) {
-      return Optional.empty();
-    }
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      long[] offsetLength = range.resolve(channel.size(), key, describe());
-      return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    for (int attempt = 0; ; attempt++) {
+      try (FileChannels.Lease lease = channels.acquire(file, key)) {
+        try {
+          FileChannel channel = lease.channel();
+          long[] offsetLength = range.resolve(channel.size(), key, describe());
+          return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
+        } catch (ClosedChannelException e) {
+          lease.invalidate();
+          if (e instanceof ClosedByInterruptException || attempt > 0) {
+            throw e;
+          }
+          channels.checkOpen(key);
+        }
+      } catch (NoSuchFileException e) {
+        return Optional.empty();
+      } catch (IOException e) {
+        throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+      }
     }
   }
 
@@ -200,6 +227,17 @@ public final class FileStore implements Store {
 
   private String key(Path p) {
     return root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
+  }
+
+  /** Closes the read channels (leased ones as their reads finish); later reads fail. */
+  @Override
+  public void close() {
+    channels.close();
+  }
+
+  /** Read channels open now, cached or in use by a read. */
+  int openChannels() {
+    return channels.openChannels();
   }
 
   @Override

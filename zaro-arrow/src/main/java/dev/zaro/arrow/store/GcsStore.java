@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import java.io.IOException;
 import java.net.URI;
@@ -27,7 +28,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * <p>The endpoint is {@code https://storage.googleapis.com} unless the system property {@value
  * #ENDPOINT_PROPERTY} or the environment variable {@value #ENDPOINT_ENV} names another (a local
  * emulator or test server). Requests are anonymous; for private data pass an {@code Authorization}
- * header through {@link HttpStore.Options#withHeaders}.
+ * header through {@link HttpOptions#withHeaders}.
  */
 public final class GcsStore implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.gcs.endpoint";
@@ -42,25 +43,22 @@ public final class GcsStore implements Store {
 
   /** Opens {@code gs://bucket[/prefix]}. */
   public static GcsStore open(String location) {
-    return open(location, HttpStore.Options.DEFAULT);
+    return open(StoreLocation.parse(location), HttpOptions.DEFAULT);
   }
 
-  public static GcsStore open(String location, HttpStore.Options options) {
-    if (!location.startsWith("gs://")) {
-      throw new StoreException("not a gs:// URL: '" + location + "'");
+  /**
+   * Opens {@code gs://bucket[/prefix]} with {@code options}. The query, if any, is not read (GCS
+   * takes its settings from {@code options} and the endpoint property).
+   */
+  public static GcsStore open(StoreLocation location, HttpOptions options) {
+    if (!location.scheme().equals("gs")) {
+      throw new StoreException(ErrorKind.INVALID_ARGUMENT, "not a gs:// URL: '" + location + "'");
     }
-    String rest = location.substring(5);
-    int q = rest.indexOf('?');
-    if (q >= 0) {
-      rest = rest.substring(0, q);
+    if (location.authority().isEmpty()) {
+      throw location.error("no bucket (use gs://bucket/prefix)");
     }
-    int slash = rest.indexOf('/');
-    String bucket = slash < 0 ? rest : rest.substring(0, slash);
-    String prefix = slash < 0 ? "" : StoreKeys.stripSlashes(rest.substring(slash + 1));
-    if (bucket.isEmpty()) {
-      throw new StoreException("store '" + location + "': no bucket (use gs://bucket/prefix)");
-    }
-    return new GcsStore(endpoint(), bucket, prefix, options);
+    return new GcsStore(
+        endpoint(), location.authority(), StoreKeys.stripSlashes(location.path()), options);
   }
 
   /** The endpoint in force: the system property, else the environment variable, else Google's. */
@@ -72,7 +70,7 @@ public final class GcsStore implements Store {
     return e == null || e.isBlank() ? DEFAULT_ENDPOINT : e;
   }
 
-  public GcsStore(String endpoint, String bucket, String prefix, HttpStore.Options options) {
+  public GcsStore(String endpoint, String bucket, String prefix, HttpOptions options) {
     this.endpoint =
         endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
     this.bucket = bucket;

@@ -3,27 +3,16 @@ package dev.zaro.arrow.store;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -52,81 +41,28 @@ import org.apache.arrow.memory.BufferAllocator;
  * read.Hierarchy} with {@code metadata.ConsolidatedMetadata}), or its paths must be known.
  */
 public final class HttpStore implements Store {
-  /**
-   * How an HTTP store talks to its server: timeouts, retries, extra headers, concurrency, hedging.
-   *
-   * @param retry timeouts and retries (the same record as the S3 store's)
-   * @param headers sent with every request (for example {@code Authorization})
-   * @param maxRequests the most requests in flight to one host; below it the limit adapts ({@link
-   *     AdaptiveConcurrency}: grows while latency holds, halves on 429/503/timeouts)
-   * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
-   *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests
-   */
-  public record Options(
-      RetryOptions retry, Map<String, String> headers, int maxRequests, boolean hedging) {
-    public static final Options DEFAULT = new Options(RetryOptions.DEFAULT, Map.of(), 256, true);
-
-    public Options {
-      Objects.requireNonNull(retry, "retry");
-      if (maxRequests < 1) {
-        throw new IllegalArgumentException("maxRequests must be at least 1, not " + maxRequests);
-      }
-      headers = Map.copyOf(headers);
-    }
-
-    public Options withRetry(RetryOptions r) {
-      return new Options(r, headers, maxRequests, hedging);
-    }
-
-    /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
-    public Options withRequestTimeout(Duration timeout) {
-      return withRetry(retry.withRequestTimeout(timeout));
-    }
-
-    /** {@link RetryOptions#withRetries} on {@link #retry}. */
-    public Options withRetries(int attempts, Duration initial, Duration max) {
-      return withRetry(retry.withRetries(attempts, initial, max));
-    }
-
-    public Options withHeaders(Map<String, String> extra) {
-      return new Options(retry, extra, maxRequests, hedging);
-    }
-
-    public Options withHedging(boolean on) {
-      return new Options(retry, headers, maxRequests, on);
-    }
-
-    public Options withMaxRequests(int max) {
-      return new Options(retry, headers, max, hedging);
-    }
-  }
-
   private static volatile HttpClient sharedClient;
-
-  /** Request deadlines and retry delays: light work only, never blocking. */
-  private static final ScheduledThreadPoolExecutor TIMER = timer();
 
   private final URI base;
   private final String query;
-  private final Options options;
+  private final HttpOptions options;
   private final HttpClient client;
   private final String name;
-  private final AdaptiveConcurrency limiter;
-  private final Latencies latencies = new Latencies();
+  private final RequestPolicy policy;
 
-  /** A store at {@code base} (an http or https URL) with {@link Options#DEFAULT}. */
+  /** A store at {@code base} (an http or https URL) with {@link HttpOptions#DEFAULT}. */
   public HttpStore(URI base) {
-    this(base, Options.DEFAULT);
+    this(base, HttpOptions.DEFAULT);
   }
 
-  public HttpStore(URI base, Options options) {
+  public HttpStore(URI base, HttpOptions options) {
     this(base, options, null);
   }
 
   /**
    * @param name how {@link #describe} names the store (for example a gs:// URL), or null
    */
-  public HttpStore(URI base, Options options, String name) {
+  public HttpStore(URI base, HttpOptions options, String name) {
     String scheme = base.getScheme();
     if (scheme == null
         || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
@@ -145,7 +81,9 @@ public final class HttpStore implements Store {
     this.options = options;
     this.client = sharedClient(options.retry().connectTimeout());
     this.name = name != null ? name : this.base.toString();
-    this.limiter = AdaptiveConcurrency.forHost(this.base.getRawAuthority(), options.maxRequests());
+    this.policy =
+        new RequestPolicy(
+            options.retry(), options.hedging(), this.base.getRawAuthority(), options.maxRequests());
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -163,19 +101,6 @@ public final class HttpStore implements Store {
       }
     }
     return c;
-  }
-
-  private static ScheduledThreadPoolExecutor timer() {
-    ScheduledThreadPoolExecutor timer =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "zaro-http-timer");
-              t.setDaemon(true);
-              return t;
-            });
-    timer.setRemoveOnCancelPolicy(true);
-    return timer;
   }
 
   private static HttpClient newClient(Duration connectTimeout) {
@@ -211,12 +136,12 @@ public final class HttpStore implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (isEmptyRange(range)) {
+    if (ContentRange.isEmpty(range)) {
       return send(request(url, null, true), key, url, HttpResponse.BodyHandlers::ofByteArray)
           .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
     return send(
-            request(url, rangeHeader(range), false),
+            request(url, ContentRange.requestHeader(range), false),
             key,
             url,
             () -> new ArrowBody(allocator, key, url))
@@ -248,21 +173,6 @@ public final class HttpStore implements Store {
         send(request(url, null, false), what, url, HttpResponse.BodyHandlers::ofByteArray), what);
   }
 
-  private static boolean isEmptyRange(ByteRange range) {
-    return (range instanceof ByteRange.FromStart f && f.length() == 0)
-        || (range instanceof ByteRange.Suffix s && s.length() == 0);
-  }
-
-  private static String rangeHeader(ByteRange range) {
-    if (range instanceof ByteRange.FromStart f) {
-      return "bytes=" + f.offset() + "-" + (f.offset() + f.length() - 1);
-    }
-    if (range instanceof ByteRange.Suffix s) {
-      return "bytes=-" + s.length();
-    }
-    return null;
-  }
-
   private HttpRequest request(URI url, String range, boolean head) {
     HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.retry().requestTimeout());
     if (head) {
@@ -280,318 +190,67 @@ public final class HttpStore implements Store {
     return b.build();
   }
 
-  /**
-   * Starts one request when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
-   * start. Cancelling the returned future aborts the request (or drops it while it waits).
-   */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private <T> CompletableFuture<HttpResponse<T>> launch(
-      HttpRequest request, HttpResponse.BodyHandler<T> handler, AtomicBoolean timedOut) {
-    long timeoutMillis = options.retry().requestTimeout().toMillis();
-    CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
-    limiter.execute(
-        permit -> {
-          if (response.isDone()) { // cancelled while waiting
-            limiter.release(permit, false);
-            return;
-          }
-          long started = System.nanoTime();
-          CompletableFuture<HttpResponse<T>> sent;
-          try {
-            sent = client.sendAsync(request, handler);
-          } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-          }
-          CompletableFuture<HttpResponse<T>> inner = sent;
-          ScheduledFuture<?> watchdog =
-              TIMER.schedule(
-                  () -> {
-                    if (!inner.isDone()) {
-                      timedOut.set(true);
-                      inner.cancel(true);
-                    }
-                  },
-                  timeoutMillis,
-                  TimeUnit.MILLISECONDS);
-          inner.whenComplete(
-              (r, e) -> {
-                watchdog.cancel(false);
-                int status = r == null ? 0 : r.statusCode();
-                boolean throttled =
-                    timedOut.get()
-                        || Futures.unwrap(e) instanceof HttpTimeoutException
-                        || status == 429
-                        || status == 503;
-                limiter.release(permit, throttled);
-                if (status == 200 || status == 206) {
-                  latencies.record(System.nanoTime() - started);
-                }
-                if (e != null) {
-                  response.completeExceptionally(e);
-                } else {
-                  response.complete(r);
-                }
-              });
-          response.whenComplete(
-              (r, e) -> {
-                if (response.isCancelled()) {
-                  inner.cancel(true);
-                }
-              });
-        });
-    return response;
-  }
-
-  /**
-   * Hedges a GET for the tail: if {@code first} has not answered after three times the recent 95th
-   * percentile latency (at least {@link Latencies#FLOOR_MILLIS}), and the hedge budget allows, the
-   * same request goes out again; the first good answer wins, the other is cancelled and its body
-   * freed.
-   */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private <T> CompletableFuture<HttpResponse<T>> hedged(
-      HttpRequest request,
-      Supplier<HttpResponse.BodyHandler<T>> bodies,
-      CompletableFuture<HttpResponse<T>> first,
-      HttpResponse.BodyHandler<T> firstHandler) {
-    long delay = latencies.hedgeDelayMillis();
-    if (delay < 0) {
-      return first;
-    }
-    Race<T> race = new Race<>();
-    race.join(first, firstHandler);
-    ScheduledFuture<?> timer =
-        TIMER.schedule(
-            () -> {
-              if (first.isDone() || !latencies.tryHedge()) {
-                return;
-              }
-              HttpResponse.BodyHandler<T> handler = bodies.get();
-              CompletableFuture<HttpResponse<T>> second =
-                  launch(request, handler, new AtomicBoolean());
-              if (!race.join(second, handler)) {
-                second.cancel(true);
-              }
-            },
-            delay,
-            TimeUnit.MILLISECONDS);
-    race.result.whenComplete((r, e) -> timer.cancel(false));
-    return race.result;
-  }
-
-  /**
-   * The latencies of this store's recent good replies, and its hedge budget: at most {@code 2 +
-   * requests / 20} hedges (5%).
-   */
-  static final class Latencies {
-    static final long FLOOR_MILLIS = 100;
-    private static final int WINDOW = 64;
-    private static final int MIN_SAMPLES = 16;
-    private final long[] recent = new long[WINDOW];
-    private int count;
-    private long requests;
-    private long hedges;
-
-    synchronized void record(long nanos) {
-      recent[count++ % WINDOW] = nanos;
-    }
-
-    /** How long a request may wait before it is hedged, or -1 before there is enough history. */
-    synchronized long hedgeDelayMillis() {
-      requests++;
-      int n = Math.min(count, WINDOW);
-      if (n < MIN_SAMPLES) {
-        return -1;
-      }
-      long[] sorted = Arrays.copyOf(recent, n);
-      Arrays.sort(sorted);
-      long p95 = sorted[(int) Math.ceil(0.95 * n) - 1];
-      return Math.max(FLOOR_MILLIS, 3 * p95 / 1_000_000);
-    }
-
-    synchronized boolean tryHedge() {
-      if (hedges >= 2 + requests / 20) {
-        return false;
-      }
-      hedges++;
-      return true;
-    }
-
-    synchronized long hedges() {
-      return hedges;
-    }
-  }
-
-  /** Hedged requests sent so far (see {@link Options#hedging}). */
+  /** Hedged requests sent so far (see {@link HttpOptions#hedging}). */
   public long hedges() {
-    return latencies.hedges();
-  }
-
-  /** Copies of one request racing: the first good reply wins, the others are cancelled. */
-  private static final class Race<T> {
-    final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-    private final java.util.List<CompletableFuture<HttpResponse<T>>> runners =
-        new java.util.ArrayList<>(2);
-    private int pending;
-    private boolean over;
-
-    /** Adds a runner; false if the race is already over (the caller cancels it). */
-    @SuppressWarnings("FutureReturnValueIgnored") // finished() settles the race
-    boolean join(CompletableFuture<HttpResponse<T>> runner, HttpResponse.BodyHandler<T> handler) {
-      synchronized (this) {
-        if (over) {
-          return false;
-        }
-        pending++;
-        runners.add(runner);
-      }
-      runner.whenComplete((r, e) -> finished(r, e, handler));
-      return true;
-    }
-
-    private void finished(HttpResponse<T> r, Throwable e, HttpResponse.BodyHandler<T> handler) {
-      java.util.List<CompletableFuture<HttpResponse<T>>> losers;
-      synchronized (this) {
-        pending--;
-        if (over || (e != null && pending > 0)) {
-          // a loser, or a failure while another copy may still answer: free what it holds
-          if (handler instanceof ArrowBody body) {
-            body.abandon();
-          }
-          return;
-        }
-        over = true;
-        losers = java.util.List.copyOf(runners);
-      }
-      if (e != null && handler instanceof ArrowBody body) {
-        body.abandon();
-      }
-      for (CompletableFuture<HttpResponse<T>> loser : losers) {
-        loser.cancel(true); // no-op for the winner, already complete
-      }
-      if (e != null) {
-        result.completeExceptionally(e);
-      } else {
-        result.complete(r);
-      }
-    }
+    return policy.hedges();
   }
 
   /**
-   * Sends a request, retrying transient failures; completes with the last response. {@code bodies}
-   * makes each attempt's body handler; an {@link ArrowBody} of an attempt that ends without a
-   * response is abandoned (its buffer freed).
+   * Sends a request through the store's {@link RequestPolicy} (retries, deadline, hedging, the
+   * host's limit); completes with the last response. {@code bodies} makes each attempt's body
+   * handler; an {@link ArrowBody} of an attempt that ends without a response is abandoned (its
+   * buffer freed).
    */
   private <T> CompletableFuture<HttpResponse<T>> send(
       HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
-    return attempt(request, key, url, bodies, 1);
+    return policy.send(
+        where(key, url), () -> new Attempt<>(request, bodies.get()), new Replies<>());
   }
 
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private <T> CompletableFuture<HttpResponse<T>> attempt(
-      HttpRequest request,
-      String key,
-      URI url,
-      Supplier<HttpResponse.BodyHandler<T>> bodies,
-      int n) {
-    HttpResponse.BodyHandler<T> handler = bodies.get();
-    AtomicBoolean timedOut = new AtomicBoolean();
-    long timeoutMillis = options.retry().requestTimeout().toMillis();
-    CompletableFuture<HttpResponse<T>> first = launch(request, handler, timedOut);
-    CompletableFuture<HttpResponse<T>> response =
-        options.hedging() && handler instanceof ArrowBody
-            ? hedged(request, bodies, first, handler)
-            : first;
-    return response
-        .handle(
-            (r, error) -> {
-              Throwable cause = Futures.unwrap(error);
-              if (cause != null && handler instanceof ArrowBody body) {
-                body.abandon();
-              }
-              boolean retriable;
-              String problem;
-              if (cause == null) {
-                int status = r.statusCode();
-                retriable = status == 429 || status >= 500;
-                problem = "HTTP " + status;
-              } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
-                retriable = true;
-                problem = "no complete reply within " + timeoutMillis + " ms";
-              } else if (cause instanceof IOException) {
-                retriable = true;
-                problem = String.valueOf(cause);
-              } else if (cause instanceof StoreException e) {
-                return CompletableFuture.<HttpResponse<T>>failedFuture(e); // a malformed body
-              } else if (cause instanceof CancellationException) {
-                return CompletableFuture.<HttpResponse<T>>failedFuture(
-                    new StoreException(
-                        "request for key '" + key + "' (" + url + ") was cancelled", cause));
-              } else {
-                return CompletableFuture.<HttpResponse<T>>failedFuture(
-                    new StoreException(
-                        "cannot read key '" + key + "' (" + url + "): " + cause, cause));
-              }
-              if (!retriable) {
-                return CompletableFuture.completedFuture(r);
-              }
-              if (n >= options.retry().maxAttempts()) {
-                if (cause == null) {
-                  return CompletableFuture.completedFuture(r); // the caller reports the status
-                }
-                return CompletableFuture.<HttpResponse<T>>failedFuture(
-                    new StoreException(
-                        "cannot read key '"
-                            + key
-                            + "' ("
-                            + url
-                            + "): "
-                            + problem
-                            + " ("
-                            + n
-                            + (n == 1 ? " attempt)" : " attempts)"),
-                        cause));
-              }
-              long delay = backoffMillis(n, r);
-              CompletableFuture<HttpResponse<T>> retry = new CompletableFuture<>();
-              TIMER.schedule(
-                  () -> {
-                    attempt(request, key, url, bodies, n + 1)
-                        .whenComplete(
-                            (rr, e) -> {
-                              if (e != null) {
-                                retry.completeExceptionally(e);
-                              } else {
-                                retry.complete(rr);
-                              }
-                            });
-                  },
-                  delay,
-                  TimeUnit.MILLISECONDS);
-              return retry;
-            })
-        .thenCompose(f -> f);
+  /** How messages name a request: {@code key 'a/b' (URL)}. */
+  private static String where(String key, URI url) {
+    return "key '" + key + "' (" + url + ")";
   }
 
-  private long backoffMillis(int attempt, HttpResponse<?> response) {
-    long max = options.retry().maxBackoff().toMillis();
-    long exp = options.retry().initialBackoff().toMillis() << Math.min(attempt - 1, 20);
-    long delay = Math.min(max, exp);
-    delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-    if (response != null) {
-      Optional<String> retryAfter = response.headers().firstValue("Retry-After");
-      if (retryAfter.isPresent()) {
-        try {
-          delay = Math.max(delay, Math.min(max, Long.parseLong(retryAfter.get().trim()) * 1000));
-        } catch (NumberFormatException e) {
-          // an HTTP date: keep the computed backoff
-        }
+  /** One attempt of a request through the shared client. */
+  private final class Attempt<T> implements RequestPolicy.Call<HttpResponse<T>> {
+    private final HttpRequest request;
+    private final HttpResponse.BodyHandler<T> handler;
+
+    Attempt(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      this.request = request;
+      this.handler = handler;
+    }
+
+    @Override
+    public CompletableFuture<HttpResponse<T>> start() {
+      return client.sendAsync(request, handler);
+    }
+
+    @Override
+    public void abandon() {
+      if (handler instanceof ArrowBody body) {
+        body.abandon();
       }
     }
-    return delay;
+
+    @Override
+    public boolean hedgeable() {
+      return handler instanceof ArrowBody;
+    }
+  }
+
+  /** Status and {@code Retry-After} of an HTTP response. */
+  private static final class Replies<T> implements RequestPolicy.Replies<HttpResponse<T>> {
+    @Override
+    public int status(HttpResponse<T> reply) {
+      return reply.statusCode();
+    }
+
+    @Override
+    public Optional<String> retryAfter(HttpResponse<T> reply) {
+      return reply.headers().firstValue("Retry-After");
+    }
   }
 
   private static boolean absent(HttpResponse<?> r) {
@@ -673,22 +332,13 @@ public final class HttpStore implements Store {
   private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
     checkStatus(key, url, r);
     if (r.statusCode() == 200) {
-      return resolve(key, url, range, r.body().writerIndex());
+      return ContentRange.resolve(range, r.body().writerIndex(), where(key, url));
     }
     String header = r.headers().firstValue("Content-Range").orElse(null);
     long got =
         ContentRange.check(
             range, header, r.body().writerIndex(), "key '" + key + "' (" + url + ")");
     return new long[] {0, got};
-  }
-
-  private long[] resolve(String key, URI url, ByteRange range, long size) {
-    try {
-      return range.resolve(size);
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          "cannot read " + range + " of key '" + key + "' (" + url + "): " + e.getMessage());
-    }
   }
 
   /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
@@ -703,9 +353,9 @@ public final class HttpStore implements Store {
       return send(request(url, null, false), key, url, () -> new ArrowBody(allocator, key, url))
           .thenApply(r -> toBuffer(key, url, range, r, allocator));
     }
-    resolve(key, url, range, length.getAsLong());
-    ArrowBuf buf = allocator.buffer(0);
-    return CompletableFuture.completedFuture(Optional.of(buf));
+    return CompletableFuture.completedFuture(
+        Optional.of(
+            ContentRange.emptyRange(range, length.getAsLong(), where(key, url), allocator)));
   }
 
   /** Percent-encodes each segment of a key (keeping {@code /}). */

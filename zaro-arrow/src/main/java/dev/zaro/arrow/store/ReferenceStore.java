@@ -62,8 +62,9 @@ public final class ReferenceStore implements ReferenceBackedStore {
     if (location == null || location.isBlank()) {
       throw new StoreException("store '" + name + "': no reference file given");
     }
-    if (ReferenceTargets.isLocal(location)) {
-      Path file = ReferenceTargets.localPath(location).toAbsolutePath().normalize();
+    StoreLocation where = StoreLocation.parse(location);
+    if (where.isLocal()) {
+      Path file = where.localPath().toAbsolutePath().normalize();
       byte[] doc;
       try {
         doc = Files.readAllBytes(file);
@@ -76,23 +77,12 @@ public final class ReferenceStore implements ReferenceBackedStore {
       Path dir = file.getParent();
       return parse(doc, name, dir == null ? null : dir.toString() + "/", false);
     }
-    int slash = location.lastIndexOf('/');
-    int schemeEnd = location.indexOf("://") + 3;
-    if (slash < schemeEnd || slash == location.length() - 1) {
-      throw new StoreException("store '" + name + "': the reference file URL names no file");
-    }
-    String parent = location.substring(0, slash + 1);
-    String file = location.substring(slash + 1);
-    String query = "";
-    int q = file.indexOf('?');
-    if (q >= 0) {
-      query = file.substring(q);
-      file = file.substring(0, q);
-    }
+    StoreLocation.FileIn file =
+        where.fileIn("store '" + name + "': the reference file URL names no file");
     byte[] doc;
-    try (Store dir = Stores.open(parent + query)) {
+    try (Store dir = Stores.open(file.folder())) {
       doc =
-          dir.getBytes(ReferenceTargets.decode(file))
+          dir.getBytes(file.key())
               .orElseThrow(
                   () ->
                       new StoreException(
@@ -103,7 +93,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
           : new StoreException(
               "store '" + name + "': cannot read the reference file: " + e.getMessage(), e);
     }
-    return parse(doc, name, parent, true);
+    return parse(doc, name, where.parent(), true);
   }
 
   /**

@@ -3,8 +3,6 @@ package dev.zaro.arrow.store;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -102,54 +100,13 @@ public final class ReferenceTargets implements AutoCloseable {
     return remote;
   }
 
-  /** The folder holding {@code location} (a path or URL), ending with {@code /}; null if none. */
-  public static String parentOf(String location) {
-    if (isLocal(location)) {
-      Path parent = localPath(location).toAbsolutePath().normalize().getParent();
-      return parent == null ? null : parent.toString() + "/";
-    }
-    String l = location;
-    int q = l.indexOf('?');
-    if (q >= 0) {
-      l = l.substring(0, q);
-    }
-    while (l.endsWith("/")) {
-      l = l.substring(0, l.length() - 1);
-    }
-    int slash = l.lastIndexOf('/');
-    return slash < l.indexOf("://") + 3 ? null : l.substring(0, slash + 1);
-  }
-
-  /** Whether {@code url} is a local path or {@code file://} URL. */
-  public static boolean isLocal(String url) {
-    int colon = url.indexOf("://");
-    return colon < 0 || (colon == 4 && url.regionMatches(true, 0, "file", 0, 4));
-  }
-
-  /** The local path of a path or {@code file://} URL. */
-  public static Path localPath(String url) {
-    if (url.regionMatches(true, 0, "file://", 0, 7)) {
-      try {
-        return Path.of(new URI(url));
-      } catch (URISyntaxException | IllegalArgumentException e) {
-        throw new StoreException("not a valid file URL: '" + url + "': " + e.getMessage());
-      }
-    }
-    return Path.of(url);
-  }
-
-  /** URL-decodes one path segment or query value ({@code %XX}; a {@code +} stays a plus). */
-  public static String decode(String segment) {
-    return java.net.URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
-  }
-
   /** The absolute location of a target url: relative urls resolve against the reference file. */
   private String absolute(String url, String key) {
-    boolean hasScheme = url.contains("://");
-    if (hasScheme || url.startsWith("/")) {
-      if (url.regionMatches(true, 0, "gcs://", 0, 6)) {
-        return "gs://" + url.substring(6);
-      }
+    StoreLocation target = url.isBlank() ? null : StoreLocation.parse(url);
+    if (target != null && !target.scheme().isEmpty()) {
+      return target.canonical();
+    }
+    if (url.startsWith("/")) {
       return url;
     }
     if (baseLocation == null) {
@@ -162,10 +119,11 @@ public final class ReferenceTargets implements AutoCloseable {
               + url
               + "' but the reference file's location is unknown");
     }
-    if (isLocal(baseLocation)) {
-      return Path.of(baseLocation).resolve(url).normalize().toString();
+    StoreLocation base = StoreLocation.parse(baseLocation);
+    if (base.isLocal()) {
+      return base.localPath().resolve(url).normalize().toString();
     }
-    if (baseLocation.startsWith("http://") || baseLocation.startsWith("https://")) {
+    if (base.scheme().equals("http") || base.scheme().equals("https")) {
       URI resolved = URI.create(baseLocation).resolve(HttpStore.encodePath(url));
       String path = resolved.getRawPath();
       while (path.startsWith("/../")) {
@@ -178,10 +136,8 @@ public final class ReferenceTargets implements AutoCloseable {
           + (resolved.getRawQuery() == null ? "" : "?" + resolved.getRawQuery());
     }
     // bucket-style URLs: join and fold '..' without leaving the bucket
-    int schemeEnd = baseLocation.indexOf("://") + 3;
-    int bucketEnd = baseLocation.indexOf('/', schemeEnd);
-    String root = baseLocation.substring(0, bucketEnd + 1);
-    List<String> parts = new ArrayList<>(List.of(baseLocation.substring(bucketEnd + 1).split("/")));
+    String root = base.scheme() + "://" + base.authority() + "/";
+    List<String> parts = new ArrayList<>(List.of(base.path().split("/")));
     parts.removeIf(String::isEmpty);
     for (String p : url.split("/", -1)) {
       if (p.equals("..")) {
@@ -201,7 +157,8 @@ public final class ReferenceTargets implements AutoCloseable {
       return t;
     }
     String abs = absolute(url, key);
-    if (isLocal(abs)) {
+    StoreLocation where = StoreLocation.parse(abs);
+    if (where.isLocal()) {
       if (remote) {
         throw new StoreException(
             "key '"
@@ -212,7 +169,7 @@ public final class ReferenceTargets implements AutoCloseable {
                 + url
                 + "': a reference file from the network may not read local files");
       }
-      Path file = localPath(abs).toAbsolutePath().normalize();
+      Path file = where.localPath().toAbsolutePath().normalize();
       Path dir = file.getParent();
       if (dir == null || file.getFileName() == null) {
         throw new StoreException(
@@ -236,28 +193,17 @@ public final class ReferenceTargets implements AutoCloseable {
       }
       t = new Target(store, file.getFileName().toString(), file.toString());
     } else {
-      String withoutQuery = abs;
-      String query = "";
-      int q = abs.indexOf('?');
-      if (q >= 0) {
-        withoutQuery = abs.substring(0, q);
-        query = abs.substring(q);
-      }
-      int slash = withoutQuery.lastIndexOf('/');
-      if (slash < withoutQuery.indexOf("://") + 3 || slash == withoutQuery.length() - 1) {
-        throw new StoreException(
-            "key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
-      }
-      String dirUrl = withoutQuery.substring(0, slash + 1) + query;
-      String file = decode(withoutQuery.substring(slash + 1));
+      StoreLocation.FileIn file =
+          where.fileIn(
+              "key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
       Store store;
       try {
-        store = directories.computeIfAbsent(dirUrl, Stores::open);
+        store = directories.computeIfAbsent(file.folder(), Stores::open);
       } catch (ZaroException e) {
         throw new StoreException(
             "key '" + key + "' in " + name + " refers to '" + abs + "': " + e.getMessage(), e);
       }
-      t = new Target(store, file, abs);
+      t = new Target(store, file.key(), abs);
     }
     targets.put(url, t);
     return t;

@@ -5,9 +5,9 @@ import java.time.Duration;
 /**
  * A remote store's timeouts and retries: how long one attempt and one new connection may take, how
  * many attempts a request gets and how long it waits between them. The one record of these
- * settings, carried by {@link HttpStore.Options} (so {@link GcsStore} too) and by the S3 store's
- * options (zaro-s3), so that their names, defaults and checks live once. A plain immutable value:
- * it holds no resources.
+ * settings, carried by {@link HttpOptions} (so {@link GcsStore} too) and by the S3 store's options
+ * (zaro-s3), so that their names, defaults and checks live once. A plain immutable value: it holds
+ * no resources.
  *
  * @param requestTimeout the longest one attempt may take, headers and body together
  * @param connectTimeout the longest a new connection may take

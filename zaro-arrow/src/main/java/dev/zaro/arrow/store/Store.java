@@ -99,6 +99,50 @@ public interface Store extends AutoCloseable {
   }
 
   /**
+   * Told of a value's bytes as they land in the buffer a {@link #getAsync(String, ByteRange,
+   * BufferAllocator, Executor, Arrivals)} completes with, so that a reader can use the first bytes
+   * before the last arrive.
+   */
+  @FunctionalInterface
+  interface Arrivals {
+    /**
+     * Bytes {@code [offset, offset + length)} of {@code body} are written and stay as they are.
+     * Pieces come in any order, from any thread (one at a time), never overlap, and all come before
+     * the future completes. {@code body} is the buffer the future completes with; until then the
+     * store owns it and frees it on a failure, so a reader that keeps reading it past a failure
+     * retains it ({@code body.getReferenceManager().retain()}) and releases it after.
+     */
+    void arrived(ArrowBuf body, long offset, long length);
+  }
+
+  /**
+   * {@link #getAsync(String, ByteRange, BufferAllocator, Executor)}, telling {@code arrivals} of
+   * the bytes as they land. The default tells of the whole value at once when it has arrived;
+   * stores that receive a body in pieces override this to tell of each piece.
+   */
+  default CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key,
+      ByteRange range,
+      BufferAllocator allocator,
+      Executor executor,
+      Arrivals arrivals) {
+    return getAsync(key, range, allocator, executor)
+        .thenApply(
+            body -> {
+              body.ifPresent(
+                  b -> {
+                    try {
+                      arrivals.arrived(b, 0, b.writerIndex());
+                    } catch (RuntimeException e) {
+                      b.close();
+                      throw e;
+                    }
+                  });
+              return body;
+            });
+  }
+
+  /**
    * Every key that starts with {@code prefix}, at any depth, in lexicographic order. A store that
    * cannot list (see {@link StoreCapabilities#listable()}) returns none.
    */

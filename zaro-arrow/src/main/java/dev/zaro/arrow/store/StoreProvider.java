@@ -15,9 +15,10 @@ public interface StoreProvider {
   Set<String> schemes();
 
   /**
-   * Opens {@code location}, a URI with one of {@link #schemes}; the caller closes the store.
+   * Opens {@code location}, a URI with one of {@link #schemes} (its parts and options read through
+   * {@link StoreLocation}); the caller closes the store.
    *
    * @throws dev.zaro.arrow.error.StoreException if it cannot be opened
    */
-  Store open(String location);
+  Store open(StoreLocation location);
 }

@@ -1,10 +1,8 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.ServiceLoader;
 
 /**
@@ -24,19 +22,15 @@ public final class Stores {
    * @throws StoreException for an unknown scheme or a location that does not exist
    */
   public static Store open(String location) {
-    if (location == null || location.isBlank()) {
-      throw new StoreException("no store given");
-    }
-    int colon = location.indexOf("://");
-    if (colon < 0) {
-      return new FileStore(Path.of(location));
-    }
-    return provided(scheme(location), location);
+    return open(StoreLocation.parse(location));
   }
 
-  /** The scheme of a location with {@code ://}, lower case. */
-  static String scheme(String location) {
-    return location.substring(0, location.indexOf("://")).toLowerCase(Locale.ROOT);
+  /** {@link #open(String)} of a location already taken apart. */
+  public static Store open(StoreLocation location) {
+    if (location.scheme().isEmpty()) {
+      return new FileStore(location.localPath());
+    }
+    return provided(location);
   }
 
   /**
@@ -51,10 +45,12 @@ public final class Stores {
   }
 
   /** A store from a {@link StoreProvider}: built-in, or on the class path (s3:// in zaro-s3...). */
-  private static Store provided(String scheme, String location) {
+  private static Store provided(StoreLocation where) {
+    String scheme = where.scheme();
+    String location = where.location();
     for (StoreProvider provider : providers()) {
       if (provider.schemes().contains(scheme)) {
-        return provider.open(location);
+        return provider.open(where);
       }
     }
     String module =

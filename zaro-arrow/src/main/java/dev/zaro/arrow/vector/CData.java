@@ -7,8 +7,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Hands zaro's streams (a {@link TensorReader} for the tensor layout, a {@link
- * dev.zaro.arrow.read.TableReader} for the table layout) to in-process consumers through the Arrow
- * C Data Interface, e.g. DuckDB's {@code registerArrowStream}.
+ * dev.zaro.arrow.vector.TableReader} for the table layout) to in-process consumers through the
+ * Arrow C Data Interface, e.g. DuckDB's {@code registerArrowStream}.
  */
 public final class CData {
   private CData() {}

@@ -13,6 +13,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.store.MemoryStore;
 import dev.zaro.arrow.vector.SlabVectors;
+import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,7 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
+import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -47,9 +47,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RemoteReadTest extends AllocatorTest {
 
   /** A local store that answers like an object store: asynchronously, late, out of order. */
-  static final class SlowRemoteStore implements Store {
-    private final Store inner;
-    private final ExecutorService io = Executors.newFixedThreadPool(8);
+  static class SlowRemoteStore implements Store {
+    final Store inner;
+    final ExecutorService io = Executors.newFixedThreadPool(8);
     private final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger peakInFlight = new AtomicInteger();
 

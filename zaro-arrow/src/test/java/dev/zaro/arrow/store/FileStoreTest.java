@@ -1,15 +1,26 @@
 package dev.zaro.arrow.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,5 +70,160 @@ class FileStoreTest extends AbstractStoreTest {
         List.of("a/zarr.json", "b/x/y/z", "zarr.json"),
         store.list("", d -> d.equals("a")).toList());
     assertEquals(List.of("a/zarr.json", "zarr.json"), store.list("", d -> true).toList());
+  }
+
+  /** Concurrent readers over more files than the channel bound: every value right, none leaked. */
+  @Test
+  void concurrentReadsOverMoreFilesThanOpenChannels() throws Exception {
+    Path root = Files.createDirectories(dir.resolve("many"));
+    int files = 24;
+    for (int i = 0; i < files; i++) {
+      Files.write(root.resolve("k" + i), bytes(i, 1000 + i));
+    }
+    FileStore many = new FileStore(root, 4);
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<?>> readers = new ArrayList<>();
+      for (int r = 0; r < 6; r++) {
+        int seed = r;
+        readers.add(
+            pool.submit(
+                () -> {
+                  for (int n = 0; n < 400; n++) {
+                    int i = (seed * 7 + n * 5) % files;
+                    long offset = n % 100;
+                    try (ArrowBuf buf =
+                        many.get("k" + i, ByteRange.of(offset, 50), allocator).orElseThrow()) {
+                      byte[] got = new byte[50];
+                      buf.getBytes(0, got);
+                      assertArrayEquals(
+                          Arrays.copyOfRange(bytes(i, 1000 + i), (int) offset, (int) offset + 50),
+                          got,
+                          "k" + i);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : readers) {
+        f.get();
+      }
+      assertTrue(many.openChannels() <= 4, "open channels: " + many.openChannels());
+    } finally {
+      pool.shutdownNow();
+      many.close();
+    }
+    assertEquals(0, many.openChannels());
+    StoreException e =
+        assertThrows(StoreException.class, () -> many.get("k1", ByteRange.ALL, allocator));
+    assertTrue(
+        e.getMessage().contains("'k1'") && e.getMessage().contains("closed"), e.getMessage());
+    assertEquals(ErrorKind.IO, e.kind());
+  }
+
+  /**
+   * A close racing reads: each read either returns the right bytes or fails with the typed
+   * closed-store error, nothing hangs, and every channel is closed once the reads are done.
+   */
+  @Test
+  void closeDuringReadsClosesEveryChannel() throws Exception {
+    Path root = Files.createDirectories(dir.resolve("race"));
+    int files = 10;
+    for (int i = 0; i < files; i++) {
+      Files.write(root.resolve("k" + i), bytes(i, 4096));
+    }
+    FileStore racing = new FileStore(root, 3);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch started = new CountDownLatch(4 * 20);
+    try {
+      List<Future<Integer>> readers = new ArrayList<>();
+      for (int r = 0; r < 4; r++) {
+        int seed = r;
+        readers.add(
+            pool.submit(
+                () -> {
+                  for (int n = 0; ; n++) {
+                    int i = (seed + n) % files;
+                    try (ArrowBuf buf = racing.get("k" + i, allocator).orElseThrow()) {
+                      byte[] got = new byte[4096];
+                      buf.getBytes(0, got);
+                      assertArrayEquals(bytes(i, 4096), got, "k" + i);
+                    } catch (StoreException e) {
+                      assertTrue(e.getMessage().contains("the store is closed"), e.getMessage());
+                      return n;
+                    }
+                    started.countDown();
+                  }
+                }));
+      }
+      started.await();
+      racing.close();
+      int reads = 0;
+      for (Future<Integer> f : readers) {
+        reads += f.get();
+      }
+      assertTrue(reads >= 4 * 20, "reads before the close: " + reads);
+    } finally {
+      pool.shutdownNow();
+      racing.close();
+    }
+    assertEquals(0, racing.openChannels());
+  }
+
+  /**
+   * A reader interrupted during a read closes the shared channel under it (FileChannel does): that
+   * read fails, and the next read of the file opens it again and succeeds.
+   */
+  @Test
+  void anInterruptedReadDoesNotBreakTheFileForOthers() throws Exception {
+    FileStore files = (FileStore) store;
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      assertEquals(100, buf.writerIndex());
+    }
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread interrupted =
+        new Thread(
+            () -> {
+              Thread.currentThread().interrupt();
+              try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+                failure.set(new AssertionError("an interrupted read returned " + buf));
+              } catch (RuntimeException e) {
+                failure.set(e);
+              }
+            });
+    interrupted.start();
+    interrupted.join();
+    assertTrue(failure.get() instanceof StoreException, String.valueOf(failure.get()));
+    assertTrue(failure.get().getMessage().contains("'a/c/0/0'"), failure.get().getMessage());
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      byte[] got = new byte[100];
+      buf.getBytes(0, got);
+      assertArrayEquals(bytes(0, 100), got);
+    }
+    files.close();
+    assertEquals(0, files.openChannels());
+  }
+
+  /** A cached channel never reads a file the path no longer names (a writer's write-and-rename). */
+  @Test
+  void aReplacedOrDeletedFileIsNeverReadThroughItsCachedChannel() throws Exception {
+    FileStore files = (FileStore) store;
+    Path file = files.root().resolve("a/c/0/0");
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      assertEquals(100, buf.writerIndex()); // its channel is cached now
+    }
+    Path staged = dir.resolve("staged");
+    Files.write(staged, new byte[] {7, 8, 9});
+    Files.move(staged, file, StandardCopyOption.REPLACE_EXISTING);
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      byte[] got = new byte[(int) buf.writerIndex()];
+      buf.getBytes(0, got);
+      assertArrayEquals(new byte[] {7, 8, 9}, got);
+    }
+    Files.delete(file);
+    assertEquals(Optional.empty(), files.get("a/c/0/0", allocator));
+    assertEquals(Optional.empty(), files.get("a/c/0/0", ByteRange.of(0, 2), allocator));
+    files.close();
+    assertEquals(0, files.openChannels());
   }
 }

@@ -28,8 +28,8 @@ class HttpStoreTest extends AbstractStoreTest {
   TestHttpServer server;
 
   /** Fast retries and short deadlines, so fault tests run quickly. */
-  static final HttpStore.Options FAST =
-      HttpStore.Options.DEFAULT
+  static final HttpOptions FAST =
+      HttpOptions.DEFAULT
           .withRetries(4, Duration.ofMillis(10), Duration.ofMillis(50))
           .withRequestTimeout(Duration.ofMillis(1500));
 
@@ -279,8 +279,7 @@ class HttpStoreTest extends AbstractStoreTest {
   @Test
   void aStalledRequestIsHedgedAndTheCopyAnswers() throws Exception {
     // one attempt, a 30 s deadline: only a hedge can answer a request the server never answers
-    var opts =
-        HttpStore.Options.DEFAULT.withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10));
+    var opts = HttpOptions.DEFAULT.withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10));
     try (HttpStore s = new HttpStore(server.url("data"), opts)) {
       for (int i = 0; i < 40; i++) { // recent latencies: milliseconds, so the 100 ms floor rules
         assertArrayEquals(
@@ -299,7 +298,7 @@ class HttpStoreTest extends AbstractStoreTest {
   @Test
   void hedgingIsBoundedAndCanBeTurnedOff() throws Exception {
     var opts =
-        HttpStore.Options.DEFAULT
+        HttpOptions.DEFAULT
             .withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10))
             .withRequestTimeout(Duration.ofMillis(400));
     try (HttpStore off = new HttpStore(server.url("data"), opts.withHedging(false))) {

@@ -19,7 +19,7 @@ class RetryOptionsTest {
     assertEquals(5, d.maxAttempts());
     assertEquals(Duration.ofMillis(100), d.initialBackoff());
     assertEquals(Duration.ofSeconds(5), d.maxBackoff());
-    assertSame(d, HttpStore.Options.DEFAULT.retry());
+    assertSame(d, HttpOptions.DEFAULT.retry());
   }
 
   @Test
@@ -37,8 +37,8 @@ class RetryOptionsTest {
 
   @Test
   void httpOptionsWithersGoThroughTheRecord() {
-    HttpStore.Options o =
-        HttpStore.Options.DEFAULT
+    HttpOptions o =
+        HttpOptions.DEFAULT
             .withHeaders(Map.of("Authorization", "x"))
             .withMaxRequests(8)
             .withHedging(false)
@@ -63,6 +63,6 @@ class RetryOptionsTest {
     assertEquals("maxAttempts must be at least 1, not 0", e.getMessage());
     assertThrows(
         IllegalArgumentException.class,
-        () -> HttpStore.Options.DEFAULT.withRetries(0, Duration.ZERO, Duration.ZERO));
+        () -> HttpOptions.DEFAULT.withRetries(0, Duration.ZERO, Duration.ZERO));
   }
 }

@@ -12,7 +12,6 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
-import dev.zaro.arrow.read.TableReader;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.Stores;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +48,10 @@ import java.util.stream.Stream;
  * consulted.
  */
 public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBackedStore {
+  /** The schemes of Icechunk locations ({@link IcechunkStoreProvider} registers them). */
+  static final Set<String> SCHEMES =
+      Set.of("icechunk", "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https");
+
   /** Which snapshot to open. */
   public record Version(Kind kind, String name) {
     public enum Kind {
@@ -115,111 +121,78 @@ public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBacked
    *     its files are corrupt or of an unsupported format version
    */
   public static IcechunkStore open(String location) {
-    int sep = location.indexOf("://");
-    if (sep < 0) {
+    return open(StoreLocation.parse(location));
+  }
+
+  /** {@link #open(String)} of a location already taken apart. */
+  public static IcechunkStore open(StoreLocation location) {
+    String scheme = location.scheme();
+    if (!SCHEMES.contains(scheme)) {
       throw new StoreException(
           ErrorKind.INVALID_ARGUMENT,
-          "'"
-              + location
-              + "' is not an Icechunk location (use"
-              + " icechunk://PATH, icechunk+s3://, icechunk+gs:// or icechunk+https://)");
-    }
-    String scheme = location.substring(0, sep).toLowerCase(Locale.ROOT);
-    String rest = location.substring(sep + 3);
-    String query = "";
-    int q = rest.indexOf('?');
-    if (q >= 0) {
-      query = rest.substring(q + 1);
-      rest = rest.substring(0, q);
+          scheme.isEmpty()
+              ? "'"
+                  + location
+                  + "' is not an Icechunk location (use"
+                  + " icechunk://PATH, icechunk+s3://, icechunk+gs:// or icechunk+https://)"
+              : "store '"
+                  + location
+                  + "': not an Icechunk location (use icechunk://PATH,"
+                  + " icechunk+s3://, icechunk+gs:// or icechunk+https://)");
     }
     Version version = null;
-    List<String> passed = new ArrayList<>();
-    for (String kv : query.split("&", -1)) {
-      if (kv.isEmpty()) {
-        continue;
-      }
-      int eq = kv.indexOf('=');
-      String k = eq < 0 ? kv : kv.substring(0, eq);
+    List<StoreLocation.Option> passed = new ArrayList<>();
+    for (StoreLocation.Option o : location.options()) {
       Version.Kind kind =
-          switch (k) {
+          switch (o.key()) {
             case "branch" -> Version.Kind.BRANCH;
             case "tag" -> Version.Kind.TAG;
             case "snapshot" -> Version.Kind.SNAPSHOT;
             default -> null;
           };
       if (kind == null) {
-        passed.add(kv);
+        passed.add(o);
         continue;
       }
-      String v;
-      try {
-        v = eq < 0 ? "" : ReferenceTargets.decode(kv.substring(eq + 1));
-      } catch (IllegalArgumentException e) {
-        throw new StoreException(
-            ErrorKind.INVALID_ARGUMENT,
-            "store '" + location + "': bad escape in '" + kv + "': " + e.getMessage());
-      }
-      if (v.isEmpty()) {
-        throw new StoreException(
-            ErrorKind.INVALID_ARGUMENT, "store '" + location + "': '" + k + "' needs a value");
+      if (o.value() == null || o.value().isEmpty()) {
+        throw location.error("'" + o.key() + "' needs a value");
       }
       if (version != null) {
-        throw new StoreException(
-            ErrorKind.INVALID_ARGUMENT,
-            "store '" + location + "': give one of branch=, tag= or snapshot=, not several");
+        throw location.error("give one of branch=, tag= or snapshot=, not several");
       }
-      version = new Version(kind, v);
+      version = new Version(kind, o.value());
     }
     if (version == null) {
       version = Version.MAIN;
     }
+    String rest = location.rest();
     if (rest.isEmpty()) {
-      throw new StoreException(
-          ErrorKind.INVALID_ARGUMENT, "store '" + location + "': no repository given");
+      throw location.error("no repository given");
     }
-    String passQuery = passed.isEmpty() ? "" : "?" + String.join("&", passed);
     Store storage;
     boolean remote = true;
-    String where;
-    switch (scheme) {
-      case "icechunk" -> {
-        if (!passed.isEmpty()) {
-          throw new StoreException(
-              ErrorKind.INVALID_ARGUMENT,
-              "store '"
-                  + location
-                  + "': unknown option '"
-                  + passed.get(0)
-                  + "' (known: branch, tag, snapshot)");
-        }
-        Path dir = ReferenceTargets.localPath(rest);
-        where = "icechunk://" + rest;
-        try {
-          storage = new FileStore(dir);
-        } catch (StoreException e) {
-          throw new StoreException(
-              ErrorKind.NOT_FOUND,
-              "store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
-              e);
-        }
-        remote = false;
+    String where = scheme + "://" + rest;
+    if (scheme.equals("icechunk")) {
+      if (!passed.isEmpty()) {
+        throw location.unknownOption(passed.get(0).written(), "branch, tag, snapshot");
       }
-      case "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https" -> {
-        String inner = scheme.substring("icechunk+".length()) + "://" + rest;
-        where = scheme + "://" + rest;
-        try {
-          storage = Stores.open(inner + passQuery);
-        } catch (ZaroException e) {
-          throw new StoreException("store '" + location + "': " + e.getMessage(), e);
-        }
+      Path dir = StoreLocation.parse(rest).localPath();
+      try {
+        storage = new FileStore(dir);
+      } catch (StoreException e) {
+        throw new StoreException(
+            ErrorKind.NOT_FOUND,
+            "store '" + location + "': no Icechunk repository there (" + e.getMessage() + ")",
+            e);
       }
-      default ->
-          throw new StoreException(
-              ErrorKind.INVALID_ARGUMENT,
-              "store '"
-                  + location
-                  + "': not an Icechunk location (use icechunk://PATH,"
-                  + " icechunk+s3://, icechunk+gs:// or icechunk+https://)");
+      remote = false;
+    } else {
+      String inner = StoreLocation.of(scheme.substring("icechunk+".length()), rest, passed);
+      try {
+        storage = Stores.open(inner);
+      } catch (ZaroException e) {
+        throw new StoreException("store '" + location + "': " + e.getMessage(), e);
+      }
     }
     return open(storage, where, version, remote);
   }

@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store.icechunk;
 
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.StoreProvider;
 import java.util.Set;
 
@@ -14,11 +15,11 @@ public final class IcechunkStoreProvider implements StoreProvider {
 
   @Override
   public Set<String> schemes() {
-    return Set.of("icechunk", "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https");
+    return IcechunkStore.SCHEMES;
   }
 
   @Override
-  public Store open(String location) {
+  public Store open(StoreLocation location) {
     return IcechunkStore.open(location);
   }
 }

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,6 +13,8 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.store.MemoryStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +8,10 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
+import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.store.MemoryStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.ErrorKind;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +10,8 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
 import java.util.ArrayList;

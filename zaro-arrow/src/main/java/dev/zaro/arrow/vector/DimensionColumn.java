@@ -1,11 +1,11 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.CoordinateValues;
-import dev.zaro.arrow.vector.ArrowTypes;
+import dev.zaro.arrow.read.Slab;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
@@ -8,9 +8,11 @@ import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.Selection;
-import dev.zaro.arrow.vector.ArrowTypes;
-import dev.zaro.arrow.vector.StructVectors;
-import dev.zaro.arrow.vector.TimeValues;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.read.internal.ReadAccess;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,7 +122,7 @@ public final class TableReader extends ArrowReader {
     this.readValues = project(options.columns());
     this.dimKeys = new DimKey[dimColumns.size()];
     this.dimBuffers = new ArrowBuf[dimColumns.size()];
-    this.budget = array.budget();
+    this.budget = ReadAccess.get().budget(array);
     // blocks of whole chunk runs along the first dimension (so no chunk is fetched or decoded
     // twice), grouped up to a batch; a chunk run bigger than BLOCK_BYTES is cut, bounding memory
     // rows of the first kept dimension, along which the plan cuts (ReadPlan.splitFirst)
@@ -379,13 +381,12 @@ public final class TableReader extends ArrowReader {
                 fillDim(c, s, innerRows, first + from, to - from, data.memoryAddress() + from * w));
       }
     }
-    Control control = readOptions.control();
     WorkRunner.run(
         fills.size(),
         i -> fills.get(i).run(),
         budget.executor(),
         budget.parallelism() - 1,
-        new Control(control.cancelled(), control.deadlineNanos(), Control.Progress.NONE));
+        new Control(readOptions.cancelled(), readOptions.deadlineNanos(), Control.Progress.NONE));
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (int column = 0; column < dimColumns.size(); column++) {

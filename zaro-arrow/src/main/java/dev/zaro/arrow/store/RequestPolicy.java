@@ -1,0 +1,397 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.exec.Futures;
+import java.io.IOException;
+import java.net.http.HttpTimeoutException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * How a remote store sends one request: the one place of retries (exponential backoff with jitter,
+ * {@code Retry-After}), per-attempt deadlines, hedging of slow GETs and the per-host AIMD limit
+ * ({@link AdaptiveConcurrency}). It knows nothing of URLs or bodies: a store hands it {@link Call}s
+ * (one per attempt) and reads the replies' status through {@link Replies}. {@link HttpStore} (so
+ * {@link GcsStore}) sends every request through one; its settings are the {@link RetryOptions} the
+ * S3 store shares (whose SDK client does the sending and retrying itself).
+ *
+ * <ul>
+ *   <li>Status {@code 5xx} and {@code 429}, timeouts and broken connections ({@link IOException})
+ *       are retried, at most {@link RetryOptions#maxAttempts} attempts in all; the last reply (or a
+ *       {@link StoreException} naming the attempts) is the result.
+ *   <li>Every attempt has a deadline ({@link RetryOptions#requestTimeout}) from the moment the
+ *       limit lets it start; an attempt past it is cancelled.
+ *   <li>With hedging on, an attempt still unanswered after three times the recent 95th percentile
+ *       latency (at least {@value Latencies#FLOOR_MILLIS} ms) is sent again and the first good
+ *       reply wins, for at most 5% extra requests.
+ *   <li>Requests wait for a permit of the host's limit; 429, 503 and timeouts shrink it.
+ * </ul>
+ *
+ * Holds no resources of its own (the timer thread is shared and a daemon).
+ */
+final class RequestPolicy {
+  /** Request deadlines and retry delays: light work only, never blocking. */
+  private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+  private final RetryOptions retry;
+  private final boolean hedging;
+  private final AdaptiveConcurrency limiter;
+  private final Latencies latencies = new Latencies();
+
+  /**
+   * @param retry timeouts and retries
+   * @param hedging whether {@link Call#hedgeable} calls are hedged
+   * @param host the host whose {@link AdaptiveConcurrency} limit requests share
+   * @param maxRequests the most requests in flight to that host
+   */
+  RequestPolicy(RetryOptions retry, boolean hedging, String host, int maxRequests) {
+    this.retry = retry;
+    this.hedging = hedging;
+    this.limiter = AdaptiveConcurrency.forHost(host, maxRequests);
+  }
+
+  /** One attempt of a request, made fresh for each attempt (and each hedge). */
+  interface Call<R> {
+    /** Sends the attempt; cancelling the future aborts it. */
+    CompletableFuture<R> start();
+
+    /** Frees what an attempt that reaches no one holds (a body being filled). */
+    default void abandon() {}
+
+    /** Whether the attempt may be hedged (a GET whose body goes into a buffer). */
+    default boolean hedgeable() {
+      return false;
+    }
+  }
+
+  /** What the policy reads from a reply. */
+  interface Replies<R> {
+    /** The reply's HTTP status. */
+    int status(R reply);
+
+    /** The reply's {@code Retry-After} header, if any. */
+    Optional<String> retryAfter(R reply);
+  }
+
+  /** The timeouts and retries in force. */
+  RetryOptions retry() {
+    return retry;
+  }
+
+  /** Hedged requests sent so far. */
+  long hedges() {
+    return latencies.hedges();
+  }
+
+  /**
+   * Sends a request, retrying transient failures; completes with the last reply.
+   *
+   * @param what the request for messages, for example {@code key 'a/b' (URL)}
+   * @param calls makes each attempt
+   */
+  <R> CompletableFuture<R> send(String what, Supplier<Call<R>> calls, Replies<R> replies) {
+    return attempt(what, calls, replies, 1);
+  }
+
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private <R> CompletableFuture<R> attempt(
+      String what, Supplier<Call<R>> calls, Replies<R> replies, int n) {
+    Call<R> call = calls.get();
+    AtomicBoolean timedOut = new AtomicBoolean();
+    long timeoutMillis = retry.requestTimeout().toMillis();
+    CompletableFuture<R> first = launch(call, replies, timedOut);
+    CompletableFuture<R> response =
+        hedging && call.hedgeable() ? hedged(calls, replies, first, call) : first;
+    return response
+        .handle(
+            (r, error) -> {
+              Throwable cause = Futures.unwrap(error);
+              if (cause != null) {
+                call.abandon();
+              }
+              boolean retriable;
+              String problem;
+              if (cause == null) {
+                int status = replies.status(r);
+                retriable = status == 429 || status >= 500;
+                problem = "HTTP " + status;
+              } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
+                retriable = true;
+                problem = "no complete reply within " + timeoutMillis + " ms";
+              } else if (cause instanceof IOException) {
+                retriable = true;
+                problem = String.valueOf(cause);
+              } else if (cause instanceof StoreException e) {
+                return CompletableFuture.<R>failedFuture(e); // a malformed body
+              } else if (cause instanceof CancellationException) {
+                return CompletableFuture.<R>failedFuture(
+                    new StoreException("request for " + what + " was cancelled", cause));
+              } else {
+                return CompletableFuture.<R>failedFuture(
+                    new StoreException("cannot read " + what + ": " + cause, cause));
+              }
+              if (!retriable) {
+                return CompletableFuture.completedFuture(r);
+              }
+              if (n >= retry.maxAttempts()) {
+                if (cause == null) {
+                  return CompletableFuture.completedFuture(r); // the caller reports the status
+                }
+                return CompletableFuture.<R>failedFuture(
+                    new StoreException(
+                        "cannot read "
+                            + what
+                            + ": "
+                            + problem
+                            + " ("
+                            + n
+                            + (n == 1 ? " attempt)" : " attempts)"),
+                        cause));
+              }
+              long delay = backoffMillis(n, r == null ? Optional.empty() : replies.retryAfter(r));
+              CompletableFuture<R> again = new CompletableFuture<>();
+              TIMER.schedule(
+                  () -> {
+                    attempt(what, calls, replies, n + 1)
+                        .whenComplete(
+                            (rr, e) -> {
+                              if (e != null) {
+                                again.completeExceptionally(e);
+                              } else {
+                                again.complete(rr);
+                              }
+                            });
+                  },
+                  delay,
+                  TimeUnit.MILLISECONDS);
+              return again;
+            })
+        .thenCompose(f -> f);
+  }
+
+  private long backoffMillis(int attempt, Optional<String> retryAfter) {
+    long max = retry.maxBackoff().toMillis();
+    long exp = retry.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
+    long delay = Math.min(max, exp);
+    delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+    if (retryAfter.isPresent()) {
+      try {
+        delay = Math.max(delay, Math.min(max, Long.parseLong(retryAfter.get().trim()) * 1000));
+      } catch (NumberFormatException e) {
+        // an HTTP date: keep the computed backoff
+      }
+    }
+    return delay;
+  }
+
+  /**
+   * Starts one attempt when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
+   * start. Cancelling the returned future aborts the attempt (or drops it while it waits).
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private <R> CompletableFuture<R> launch(
+      Call<R> call, Replies<R> replies, AtomicBoolean timedOut) {
+    long timeoutMillis = retry.requestTimeout().toMillis();
+    CompletableFuture<R> response = new CompletableFuture<>();
+    limiter.execute(
+        permit -> {
+          if (response.isDone()) { // cancelled while waiting
+            limiter.release(permit, false);
+            return;
+          }
+          long started = System.nanoTime();
+          CompletableFuture<R> sent;
+          try {
+            sent = call.start();
+          } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+          }
+          CompletableFuture<R> inner = sent;
+          ScheduledFuture<?> watchdog =
+              TIMER.schedule(
+                  () -> {
+                    if (!inner.isDone()) {
+                      timedOut.set(true);
+                      inner.cancel(true);
+                    }
+                  },
+                  timeoutMillis,
+                  TimeUnit.MILLISECONDS);
+          inner.whenComplete(
+              (r, e) -> {
+                watchdog.cancel(false);
+                int status = r == null ? 0 : replies.status(r);
+                boolean throttled =
+                    timedOut.get()
+                        || Futures.unwrap(e) instanceof HttpTimeoutException
+                        || status == 429
+                        || status == 503;
+                limiter.release(permit, throttled);
+                if (status == 200 || status == 206) {
+                  latencies.record(System.nanoTime() - started);
+                }
+                if (e != null) {
+                  response.completeExceptionally(e);
+                } else {
+                  response.complete(r);
+                }
+              });
+          response.whenComplete(
+              (r, e) -> {
+                if (response.isCancelled()) {
+                  inner.cancel(true);
+                }
+              });
+        });
+    return response;
+  }
+
+  /**
+   * Hedges an attempt for the tail: if {@code first} has not answered after three times the recent
+   * 95th percentile latency (at least {@link Latencies#FLOOR_MILLIS}), and the hedge budget allows,
+   * the same request goes out again; the first good answer wins, the other is cancelled and its
+   * body freed.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private <R> CompletableFuture<R> hedged(
+      Supplier<Call<R>> calls, Replies<R> replies, CompletableFuture<R> first, Call<R> firstCall) {
+    long delay = latencies.hedgeDelayMillis();
+    if (delay < 0) {
+      return first;
+    }
+    Race<R> race = new Race<>();
+    race.join(first, firstCall);
+    ScheduledFuture<?> timer =
+        TIMER.schedule(
+            () -> {
+              if (first.isDone() || !latencies.tryHedge()) {
+                return;
+              }
+              Call<R> call = calls.get();
+              CompletableFuture<R> second = launch(call, replies, new AtomicBoolean());
+              if (!race.join(second, call)) {
+                second.cancel(true);
+              }
+            },
+            delay,
+            TimeUnit.MILLISECONDS);
+    race.result.whenComplete((r, e) -> timer.cancel(false));
+    return race.result;
+  }
+
+  private static ScheduledThreadPoolExecutor timer() {
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "zaro-http-timer");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
+
+  /**
+   * The latencies of recent good replies, and the hedge budget: at most {@code 2 + requests / 20}
+   * hedges (5%).
+   */
+  static final class Latencies {
+    static final long FLOOR_MILLIS = 100;
+    private static final int WINDOW = 64;
+    private static final int MIN_SAMPLES = 16;
+    private final long[] recent = new long[WINDOW];
+    private int count;
+    private long requests;
+    private long hedges;
+
+    synchronized void record(long nanos) {
+      recent[count++ % WINDOW] = nanos;
+    }
+
+    /** How long a request may wait before it is hedged, or -1 before there is enough history. */
+    synchronized long hedgeDelayMillis() {
+      requests++;
+      int n = Math.min(count, WINDOW);
+      if (n < MIN_SAMPLES) {
+        return -1;
+      }
+      long[] sorted = Arrays.copyOf(recent, n);
+      Arrays.sort(sorted);
+      long p95 = sorted[(int) Math.ceil(0.95 * n) - 1];
+      return Math.max(FLOOR_MILLIS, 3 * p95 / 1_000_000);
+    }
+
+    synchronized boolean tryHedge() {
+      if (hedges >= 2 + requests / 20) {
+        return false;
+      }
+      hedges++;
+      return true;
+    }
+
+    synchronized long hedges() {
+      return hedges;
+    }
+  }
+
+  /** Copies of one request racing: the first good reply wins, the others are cancelled. */
+  private static final class Race<R> {
+    final CompletableFuture<R> result = new CompletableFuture<>();
+    private final List<CompletableFuture<R>> runners = new ArrayList<>(2);
+    private int pending;
+    private boolean over;
+
+    /** Adds a runner; false if the race is already over (the caller cancels it). */
+    @SuppressWarnings("FutureReturnValueIgnored") // finished() settles the race
+    boolean join(CompletableFuture<R> runner, Call<R> call) {
+      synchronized (this) {
+        if (over) {
+          return false;
+        }
+        pending++;
+        runners.add(runner);
+      }
+      runner.whenComplete((r, e) -> finished(r, e, call));
+      return true;
+    }
+
+    private void finished(R r, Throwable e, Call<R> call) {
+      List<CompletableFuture<R>> losers;
+      synchronized (this) {
+        pending--;
+        if (over || (e != null && pending > 0)) {
+          // a loser, or a failure while another copy may still answer: free what it holds
+          call.abandon();
+          return;
+        }
+        over = true;
+        losers = List.copyOf(runners);
+      }
+      if (e != null) {
+        call.abandon();
+      }
+      for (CompletableFuture<R> loser : losers) {
+        loser.cancel(true); // no-op for the winner, already complete
+      }
+      if (e != null) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(r);
+      }
+    }
+  }
+}

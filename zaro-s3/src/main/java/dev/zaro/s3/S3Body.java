@@ -1,0 +1,205 @@
+package dev.zaro.s3;
+
+import dev.zaro.arrow.memory.BodyBuffer;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * Writes one GetObject body into an {@link ArrowBuf} from the caller's allocator through a {@link
+ * BodyBuffer}, sized from the reply's {@code Content-Length} (grown by doubling only if a server
+ * sends none). The SDK calls {@link #prepare} once per attempt: each attempt fills its own buffer,
+ * and a failed attempt's buffer is released before the next starts. The future of the last attempt
+ * completes with a buffer the caller then owns; {@link #abort} (the caller cancelled) releases
+ * whatever is being filled and makes later deliveries no-ops.
+ */
+final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
+  private final BufferAllocator allocator;
+  private final String where;
+  private final Object lock = new Object();
+  private boolean aborted;
+  private CompletableFuture<ArrowBuf> future;
+  private GetObjectResponse response;
+  private BodyBuffer body;
+
+  /**
+   * @param where the body's key, object and store, for error messages
+   */
+  S3Body(BufferAllocator allocator, String where) {
+    this.allocator = allocator;
+    this.where = where;
+  }
+
+  GetObjectResponse response() {
+    synchronized (lock) {
+      return response;
+    }
+  }
+
+  @Override
+  public CompletableFuture<ArrowBuf> prepare() {
+    CompletableFuture<ArrowBuf> f = new CompletableFuture<>();
+    boolean cancelled;
+    synchronized (lock) {
+      release();
+      future = f;
+      response = null;
+      cancelled = aborted;
+    }
+    if (cancelled) {
+      f.completeExceptionally(new CancellationException("cancelled"));
+    }
+    return f;
+  }
+
+  @Override
+  public void onResponse(GetObjectResponse r) {
+    CompletableFuture<ArrowBuf> f;
+    RuntimeException failure = null;
+    synchronized (lock) {
+      f = future;
+      response = r;
+      if (aborted) {
+        return;
+      }
+      try {
+        body = new BodyBuffer(allocator, r.contentLength() == null ? -1 : r.contentLength(), where);
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    if (failure != null) {
+      f.completeExceptionally(failure);
+    }
+  }
+
+  @Override
+  public void onStream(SdkPublisher<ByteBuffer> publisher) {
+    CompletableFuture<ArrowBuf> f;
+    synchronized (lock) {
+      f = future;
+    }
+    publisher.subscribe(new Writer(f));
+  }
+
+  @Override
+  public void exceptionOccurred(Throwable error) {
+    CompletableFuture<ArrowBuf> f;
+    synchronized (lock) {
+      release();
+      f = future;
+    }
+    if (f != null) {
+      f.completeExceptionally(error);
+    }
+  }
+
+  /** The caller gave up: release the partial buffer, ignore whatever still arrives. */
+  void abort() {
+    CompletableFuture<ArrowBuf> f;
+    synchronized (lock) {
+      aborted = true;
+      release();
+      f = future;
+    }
+    if (f != null) {
+      f.completeExceptionally(new CancellationException("cancelled"));
+    }
+  }
+
+  /** Under {@link #lock}. */
+  private void release() {
+    if (body != null) {
+      body.close();
+      body = null;
+    }
+  }
+
+  /** Copies one attempt's body chunks into its buffer. */
+  private final class Writer implements Subscriber<ByteBuffer> {
+    private final CompletableFuture<ArrowBuf> attempt;
+    private Subscription subscription;
+
+    Writer(CompletableFuture<ArrowBuf> attempt) {
+      this.attempt = attempt;
+    }
+
+    /** Whether this attempt still fills the current buffer; under {@link #lock}. */
+    private boolean live() {
+      return attempt == future && body != null && !attempt.isDone();
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+      subscription = s;
+      boolean live;
+      synchronized (lock) {
+        live = !aborted && attempt == future && !attempt.isDone();
+      }
+      if (live) {
+        s.request(Long.MAX_VALUE);
+      } else {
+        s.cancel();
+      }
+    }
+
+    @Override
+    public void onNext(ByteBuffer chunk) {
+      RuntimeException failure = null;
+      synchronized (lock) {
+        if (!live()) {
+          return;
+        }
+        try {
+          body.append(chunk);
+        } catch (RuntimeException e) {
+          release();
+          failure = e;
+        }
+      }
+      if (failure != null) {
+        subscription.cancel();
+        attempt.completeExceptionally(failure);
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      synchronized (lock) {
+        if (attempt == future) {
+          release();
+        }
+      }
+      attempt.completeExceptionally(t);
+    }
+
+    @Override
+    public void onComplete() {
+      ArrowBuf out = null;
+      RuntimeException failure = null;
+      synchronized (lock) {
+        if (!live()) {
+          return;
+        }
+        try {
+          out = body.take();
+        } catch (RuntimeException e) {
+          failure = e; // a body shorter than its Content-Length, already freed
+        }
+        body = null;
+      }
+      if (failure != null) {
+        attempt.completeExceptionally(failure);
+      } else if (!attempt.complete(out)) {
+        out.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package dev.zaro.s3;
+
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.RetryOptions;
+import dev.zaro.arrow.store.StoreLocation;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How an {@link S3Store} reaches its bucket: region, endpoint, signing, connections, timeouts,
+ * retries.
+ *
+ * @param region null for the SDK's default chain (else us-east-1)
+ * @param endpoint null for AWS
+ * @param pathStyle path-style addressing ({@code endpoint/bucket/key})
+ * @param anonymous unsigned requests; if false, the default credentials chain (unsigned when it
+ *     finds nothing)
+ * @param maxConnections the most connections (so requests) in flight at once; further requests wait
+ *     for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in flight, so
+ *     connections follow that up to this cap (the default is four times its default)
+ * @param retry timeouts and retries: the same record, with the same defaults, as {@link
+ *     dev.zaro.arrow.store.HttpOptions#retry}
+ */
+public record S3Options(
+    String region,
+    URI endpoint,
+    boolean pathStyle,
+    boolean anonymous,
+    int maxConnections,
+    RetryOptions retry) {
+  public static final S3Options DEFAULT =
+      new S3Options(
+          null,
+          null,
+          false,
+          false,
+          4 * ZaroOptions.defaults().ioConcurrency(),
+          RetryOptions.DEFAULT);
+
+  public S3Options {
+    Objects.requireNonNull(retry, "retry");
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException(
+          "maxConnections must be at least 1, not " + maxConnections);
+    }
+  }
+
+  public S3Options withEndpoint(URI e, boolean path) {
+    return new S3Options(region, e, path, anonymous, maxConnections, retry);
+  }
+
+  public S3Options withRegion(String r) {
+    return new S3Options(r, endpoint, pathStyle, anonymous, maxConnections, retry);
+  }
+
+  public S3Options withAnonymous(boolean a) {
+    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry);
+  }
+
+  public S3Options withMaxConnections(int n) {
+    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry);
+  }
+
+  public S3Options withRetry(RetryOptions r) {
+    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, r);
+  }
+
+  /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
+  public S3Options withRequestTimeout(Duration timeout) {
+    return withRetry(retry.withRequestTimeout(timeout));
+  }
+
+  /** {@link RetryOptions#withRetries} on {@link #retry}. */
+  public S3Options withRetries(int attempts, Duration initial, Duration max) {
+    return withRetry(retry.withRetries(attempts, initial, max));
+  }
+
+  /** The options {@link #of} reads from a location's query (aliases included). */
+  private static final List<String> QUERY_OPTIONS =
+      List.of(
+          "region",
+          "endpoint",
+          "endpoint_url",
+          "path_style",
+          "anonymous",
+          "anon",
+          "max_connections",
+          "max_attempts",
+          "request_timeout");
+
+  /**
+   * The options of an {@code s3://} location: its query ({@code region}, {@code endpoint} (or
+   * {@code endpoint_url}), {@code path_style}, {@code anonymous} (or {@code anon}), {@code
+   * max_connections}, {@code max_attempts}, {@code request_timeout} in seconds), else the system
+   * properties {@value S3Store#ENDPOINT_PROPERTY} and {@value S3Store#ANONYMOUS_PROPERTY}, else the
+   * environment variables {@value S3Store#ENDPOINT_ENV}, {@value S3Store#ANONYMOUS_ENV} and {@code
+   * AWS_NO_SIGN_REQUEST}, else {@link #DEFAULT}.
+   *
+   * @throws StoreException naming the location for an unknown option or a bad value
+   */
+  public static S3Options of(StoreLocation location) {
+    Map<String, String> query =
+        location.options(
+            QUERY_OPTIONS,
+            "region, endpoint, path_style, anonymous, max_connections, max_attempts,"
+                + " request_timeout");
+    String endpoint =
+        first(
+            query.get("endpoint"),
+            query.get("endpoint_url"),
+            System.getProperty(S3Store.ENDPOINT_PROPERTY),
+            System.getenv(S3Store.ENDPOINT_ENV));
+    boolean anonymous =
+        truthy(
+            first(
+                query.get("anonymous"),
+                query.get("anon"),
+                System.getProperty(S3Store.ANONYMOUS_PROPERTY),
+                System.getenv(S3Store.ANONYMOUS_ENV),
+                System.getenv("AWS_NO_SIGN_REQUEST")));
+    boolean pathStyle =
+        query.containsKey("path_style") ? truthy(query.get("path_style")) : endpoint != null;
+    URI endpointUri = null;
+    if (endpoint != null) {
+      try {
+        endpointUri = new URI(endpoint);
+      } catch (URISyntaxException e) {
+        throw location.error("bad endpoint '" + endpoint + "': " + e.getMessage());
+      }
+    }
+    RetryOptions retry = DEFAULT.retry();
+    if (query.containsKey("request_timeout")) {
+      double seconds = number(location, "request_timeout", query.get("request_timeout"));
+      retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));
+    }
+    try {
+      int maxConnections =
+          query.containsKey("max_connections")
+              ? (int) number(location, "max_connections", query.get("max_connections"))
+              : DEFAULT.maxConnections();
+      if (query.containsKey("max_attempts")) {
+        int attempts = (int) number(location, "max_attempts", query.get("max_attempts"));
+        retry = retry.withRetries(attempts, retry.initialBackoff(), retry.maxBackoff());
+      }
+      return new S3Options(
+          query.get("region"), endpointUri, pathStyle, anonymous, maxConnections, retry);
+    } catch (IllegalArgumentException e) {
+      throw location.error(e.getMessage());
+    }
+  }
+
+  private static double number(StoreLocation location, String option, String value) {
+    try {
+      double v = Double.parseDouble(value.trim());
+      if (v > 0 && v < Integer.MAX_VALUE) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw location.error("option " + option + "=" + value + " is not a positive number");
+  }
+
+  private static String first(String... values) {
+    for (String v : values) {
+      if (v != null && !v.isBlank()) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static boolean truthy(String v) {
+    return v != null
+        && List.of("1", "true", "yes", "on").contains(v.trim().toLowerCase(Locale.ROOT));
+  }
+}
