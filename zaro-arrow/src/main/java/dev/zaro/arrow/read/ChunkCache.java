@@ -31,6 +31,7 @@ import org.apache.arrow.memory.util.ByteFunctionHelpers;
  * afterwards.
  */
 public final class ChunkCache implements AutoCloseable {
+  private final BufferAllocator root;
   private final BufferAllocator allocator;
   private final long capacity;
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
@@ -78,8 +79,19 @@ public final class ChunkCache implements AutoCloseable {
     this.capacity = capacity;
     // pinned entries may outlive their eviction briefly: the allocator allows twice the capacity,
     // the accounting below keeps the entries within it
+    this.root = new RootAllocator();
     this.allocator =
-        new RootAllocator(capacity > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * capacity);
+        root.newChildAllocator(
+            "zaro chunk cache", 0, capacity > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * capacity);
+  }
+
+  /**
+   * A new allocator under the root of the cache's memory, owned and closed by the caller before the
+   * cache: vectors of its descendants can take cached chunks by reference ({@link
+   * ZarrArray#readCached}), which vectors of another root cannot. A server allocates from it.
+   */
+  public BufferAllocator newAllocator(String name) {
+    return root.newChildAllocator(name, 0, Long.MAX_VALUE);
   }
 
   /** The cache's counters and size now. */
@@ -130,6 +142,30 @@ public final class ChunkCache implements AutoCloseable {
       e.decoded().getReferenceManager().release();
     }
     return true;
+  }
+
+  /**
+   * A reference to bytes {@code [offset, offset + length)} of the cached chunk of {@code key} (a
+   * key with a version), accounted to {@code target} once the entry is evicted, without copying;
+   * null (a miss) without an entry, or when {@code target} is not under the cache's root. The
+   * caller closes the returned buffer, which keeps the memory valid until then.
+   */
+  ArrowBuf region(Key key, long offset, long length, BufferAllocator target) {
+    if (key.version() == null || target.getRoot() != root) {
+      return null;
+    }
+    synchronized (this) {
+      Entry e = entries.get(key);
+      if (e == null || offset < 0 || offset + length > e.decodedBytes()) {
+        misses++;
+        return null;
+      }
+      hits++;
+      ArrowBuf whole = e.decoded().getReferenceManager().retain(e.decoded(), target);
+      ArrowBuf part = whole.slice(offset, length); // shares whole's one reference
+      part.writerIndex(length);
+      return part;
+    }
   }
 
   private static boolean sameBytes(ArrowBuf cached, long cachedBytes, ArrowBuf encoded) {
@@ -212,12 +248,13 @@ public final class ChunkCache implements AutoCloseable {
     e.decoded().close();
   }
 
-  /** Frees every entry and the cache's allocator. */
+  /** Frees every entry and the cache's allocators (those of {@link #newAllocator} closed first). */
   @Override
   public synchronized void close() {
     entries.values().forEach(ChunkCache::free);
     entries.clear();
     bytes = 0;
     allocator.close();
+    root.close();
   }
 }
