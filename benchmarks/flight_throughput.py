@@ -43,14 +43,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 
 
-def dataset(size):
+def dataset(size, contiguous=False):
     import tensorstore as ts
-    path = DATA / f"flight_f32_{size}.zarr"
+    # contiguous: chunks [16, 512, 512] span the trailing dimensions, so a cached chunk is one
+    # C-order run of a block and zaro sends it by reference
+    chunks = [16, 512, 512] if contiguous else [64, 128, 128]
+    path = DATA / (f"flight_f32_{size}_contiguous.zarr" if contiguous else f"flight_f32_{size}.zarr")
     if (path / "zarr.json").exists():
         return path
     t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
                  "metadata": {"shape": [size, 512, 512], "data_type": "float32",
-                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64, 128, 128]}},
+                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
                               "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                                          {"name": "zstd", "configuration": {"level": 1}}],
                               "fill_value": 0}}, create=True, delete_existing=True).result()
@@ -151,12 +154,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--table", action="store_true", help="also zaro's table layout of [0:size/4]")
     parser.add_argument("--zaro", default=str(ROOT / "zaro"), help="the zaro launcher (another build to compare)")
+    parser.add_argument("--contiguous", action="store_true",
+                        help="chunks [16, 512, 512] (whole trailing dimensions) instead of [64, 128, 128]")
     parser.add_argument("--serve-pyarrow", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_pyarrow:
         serve_pyarrow(args.serve_pyarrow)
         return
-    path = dataset(args.size)
+    path = dataset(args.size, args.contiguous)
     zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
     # decoded float32 chunks of 4 MiB, and (a build whose entries keep them) their stored bytes
     cache_mib = 2 * 4 * (args.size // 64) * 16 + 64

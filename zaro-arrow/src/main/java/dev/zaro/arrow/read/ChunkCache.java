@@ -37,6 +37,7 @@ public final class ChunkCache implements AutoCloseable {
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
   private long bytes;
   private long hits;
+  private long byReference;
   private long misses;
   private long evictions;
 
@@ -54,12 +55,18 @@ public final class ChunkCache implements AutoCloseable {
     }
   }
 
-  /** Counters and size, as the {@code stats} of a server report them. */
-  public record Stats(long hits, long misses, long evictions, long bytes, long capacity) {
+  /**
+   * Counters and size, as the {@code stats} of a server report them; {@code byReference}: the hits
+   * handed out by reference ({@link #region}) rather than copied.
+   */
+  public record Stats(
+      long hits, long byReference, long misses, long evictions, long bytes, long capacity) {
     /** {@code "cache_hits":..,"cache_misses":..,...}: fields for a JSON object. */
     public String jsonFields() {
       return "\"cache_hits\":"
           + hits
+          + ",\"cache_hits_by_reference\":"
+          + byReference
           + ",\"cache_misses\":"
           + misses
           + ",\"cache_evictions\":"
@@ -96,7 +103,7 @@ public final class ChunkCache implements AutoCloseable {
 
   /** The cache's counters and size now. */
   public synchronized Stats stats() {
-    return new Stats(hits, misses, evictions, bytes, capacity);
+    return new Stats(hits, byReference, misses, evictions, bytes, capacity);
   }
 
   /** Arrow memory the cache holds now (entries, and evicted ones still being copied from). */
@@ -161,6 +168,7 @@ public final class ChunkCache implements AutoCloseable {
         return null;
       }
       hits++;
+      byReference++;
       ArrowBuf whole = e.decoded().getReferenceManager().retain(e.decoded(), target);
       ArrowBuf part = whole.slice(offset, length); // shares whole's one reference
       part.writerIndex(length);

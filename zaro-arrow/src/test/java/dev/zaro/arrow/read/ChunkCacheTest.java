@@ -307,6 +307,11 @@ class ChunkCacheTest extends AllocatorTest {
           assertArrayEquals(contiguousExpected(rows[0], rows[1]), bytes(s), slice);
         }
       }
+      try (Slab one = a.readCached(Selection.parse("6:12", shape), server);
+          Slab two = a.readCached(Selection.parse("7:12", shape), server)) {
+        // both are the one cached buffer: the same address, a row (512 bytes) apart
+        assertEquals(one.data().memoryAddress() + 16 * 8 * 4, two.data().memoryAddress());
+      }
       try (Slab s = a.readCached(Selection.parse("8", shape), server)) {
         assertArrayEquals(new long[] {16, 8}, s.shape(), "an index drops the dimension");
         assertArrayEquals(contiguousExpected(8, 9), bytes(s));
