@@ -118,6 +118,7 @@ class ByReferenceTest extends AllocatorTest {
       assertArrayEquals(expected, flightValues(cold), "decoded and cached");
       closeAfterWrites(cold);
       assertEquals(0, cache.stats().byReference(), "nothing cached before");
+      assertEquals(4, cache.stats().misses(), "each chunk missed (and decoded) once");
 
       ZaroFlightServer warm = serve(store, cache);
       int http = warm.startHttp(0);

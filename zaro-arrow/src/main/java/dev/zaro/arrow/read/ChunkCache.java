@@ -154,8 +154,8 @@ public final class ChunkCache implements AutoCloseable {
   /**
    * A reference to bytes {@code [offset, offset + length)} of the cached chunk of {@code key} (a
    * key with a version), accounted to {@code target} once the entry is evicted, without copying;
-   * null (a miss) without an entry, or when {@code target} is not under the cache's root. The
-   * caller closes the returned buffer, which keeps the memory valid until then.
+   * null without an entry (not counted as a miss), or when {@code target} is not under the cache's
+   * root. The caller closes the returned buffer, which keeps the memory valid until then.
    */
   ArrowBuf region(Key key, long offset, long length, BufferAllocator target) {
     if (key.version() == null || target.getRoot() != root) {
@@ -164,8 +164,7 @@ public final class ChunkCache implements AutoCloseable {
     synchronized (this) {
       Entry e = entries.get(key);
       if (e == null || offset < 0 || offset + length > e.decodedBytes()) {
-        misses++;
-        return null;
+        return null; // not counted: the read that follows counts its misses
       }
       hits++;
       byReference++;
