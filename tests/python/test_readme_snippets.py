@@ -6,7 +6,8 @@
 - bash blocks of `./zaro` commands run from the checkout.
 - R, JavaScript and Scala blocks are not run: untested here (no R, node or Spark in the suite),
   and listed in UNTESTED so that a new one is noticed.
-- The Java block is compiled and run by ReadmeExampleTest (Maven).
+- The Java block is compiled and run by ReadmeExampleTest (Maven), and as a separate Maven project
+  against the built artifacts by test_java_project.py.
 """
 import pathlib
 import re

@@ -6,7 +6,8 @@
  * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces
  * (built-in codecs and other jars' register through {@link dev.zaro.arrow.codec.CodecProvider}).
  * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
- * (core, blosc, lz, numcodecs, zfp, ext) and Icechunk's internals stay inside.
+ * (core, blosc, lz, numcodecs, zfp, ext), Icechunk's internals and the {@code internal} halves of
+ * {@code codec}, {@code metadata} and {@code read} (helpers the layers above share) stay inside.
  *
  * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
  */

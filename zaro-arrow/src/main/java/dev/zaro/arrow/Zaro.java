@@ -1,6 +1,6 @@
 package dev.zaro.arrow;
 
-import dev.zaro.arrow.codec.ScratchPool;
+import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.SlabTooLargeException;
@@ -98,6 +98,7 @@ public final class Zaro implements AutoCloseable {
     return open(location, ZaroOptions.defaults());
   }
 
+  /** Opens the store at {@code location} (see {@link #open(String)}) with {@code options}. */
   public static Zaro open(String location, ZaroOptions options) {
     return open(Stores.open(location), options);
   }
@@ -118,10 +119,12 @@ public final class Zaro implements AutoCloseable {
     return new Zaro(store, options, Objects.requireNonNull(cache, "cache"));
   }
 
+  /** The store this instance reads from. */
   public Store store() {
     return store;
   }
 
+  /** The store's node tree: children, consolidated metadata, nodes that could not be read. */
   public Hierarchy hierarchy() {
     return hierarchy;
   }
@@ -319,6 +322,10 @@ public final class Zaro implements AutoCloseable {
     return readTable(path, selection, allocator, TableOptions.DEFAULT, ReadOptions.DEFAULT);
   }
 
+  /**
+   * {@link #readTable(String, String, BufferAllocator)} with table options; the caller closes the
+   * reader.
+   */
   public TableReader readTable(
       String path,
       String selection,

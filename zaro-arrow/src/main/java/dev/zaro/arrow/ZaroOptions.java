@@ -35,6 +35,10 @@ public record ZaroOptions(
    */
   public static final int DEFAULT_IO_CONCURRENCY = 256;
 
+  /**
+   * Checks the components: positive threads, I/O concurrency and bytes in flight, a cache size not
+   * negative, a missing-chunk policy.
+   */
   public ZaroOptions {
     if (cacheMemory < 0) {
       throw new IllegalArgumentException("cacheMemory must not be negative, not " + cacheMemory);
@@ -54,6 +58,7 @@ public record ZaroOptions(
     }
   }
 
+  /** Options without a decoded-chunk cache. */
   public ZaroOptions(
       int threads,
       CodecRegistry codecs,
@@ -64,6 +69,10 @@ public record ZaroOptions(
     this(threads, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, 0);
   }
 
+  /**
+   * Options holding {@link dev.zaro.arrow.read.ZarrArray#DEFAULT_MAX_BYTES_IN_FLIGHT} ahead of the
+   * decoders, without a cache.
+   */
   public ZaroOptions(
       int threads,
       CodecRegistry codecs,
@@ -79,14 +88,17 @@ public record ZaroOptions(
         dev.zaro.arrow.read.ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT);
   }
 
+  /** {@code threads} decoding threads and these codecs; the other options at their defaults. */
   public ZaroOptions(int threads, CodecRegistry codecs) {
     this(threads, codecs, DEFAULT_IO_CONCURRENCY, false);
   }
 
+  /** Options that fill missing chunks with the fill value. */
   public ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, boolean fallbackTypes) {
     this(threads, codecs, ioConcurrency, fallbackTypes, MissingChunks.FILL);
   }
 
+  /** The defaults: one decoding thread per core, the built-in and ServiceLoader codecs. */
   public static ZaroOptions defaults() {
     return new ZaroOptions(
         Runtime.getRuntime().availableProcessors(),
@@ -95,11 +107,13 @@ public record ZaroOptions(
         false);
   }
 
+  /** These options with {@code n} decoding threads. */
   public ZaroOptions withThreads(int n) {
     return new ZaroOptions(
         n, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);
   }
 
+  /** These options with up to {@code n} chunk requests in flight on remote stores. */
   public ZaroOptions withIoConcurrency(int n) {
     return new ZaroOptions(
         threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);

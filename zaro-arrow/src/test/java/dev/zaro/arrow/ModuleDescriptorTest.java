@@ -70,6 +70,8 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.json",
                 "dev.zaro.arrow.memory",
                 "dev.zaro.arrow.read.internal",
+                "dev.zaro.arrow.codec.internal",
+                "dev.zaro.arrow.metadata.internal",
                 "dev.zaro.arrow.codec.blosc",
                 "dev.zaro.arrow.codec.core",
                 "dev.zaro.arrow.codec.lz",

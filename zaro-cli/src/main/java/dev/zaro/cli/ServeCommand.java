@@ -251,22 +251,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String location = store != null ? store : sample().toString();
-    ServerOptions serverOptions = serverOptions();
-    ZaroOptions options = open.toOptions().withCacheMemory(cacheBytes());
-    Zaro zaro = Zaro.open(location, options);
-    ZaroFlightServer server =
-        !sql
-            ? ZaroFlightServer.start(zaro, serverOptions)
-            : ZaroFlightServer.start(
-                zaro,
-                serverOptions,
-                (producer, allocator) ->
-                    new FlightSqlRouter(
-                        producer,
-                        new ZaroFlightSqlProducer(
-                            new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)),
-                            allocator)));
+    ZaroFlightServer server = start();
     CountDownLatch stopped = new CountDownLatch(1);
     Runnable stop =
         () -> {
@@ -280,7 +265,45 @@ final class ServeCommand implements Callable<Integer> {
           }
         };
     onSignals(stop);
-    int http = -1;
+    printBanner(server);
+    stopped.await();
+    return 0;
+  }
+
+  /** The options and store {@link #start} used. */
+  private ServerOptions serverOptions;
+
+  private String location;
+
+  private Zaro zaro;
+
+  /** The HTTP port {@link #start} bound, or -1. */
+  private int http = -1;
+
+  /**
+   * Opens the store and starts the server (and its HTTP port, with {@code --http-port}); the caller
+   * stops and closes the server, then {@link #zaro()}.
+   */
+  ZaroFlightServer start() throws IOException, InterruptedException {
+    location = store != null ? store : sample().toString();
+    serverOptions = serverOptions();
+    ZaroOptions options = open.toOptions().withCacheMemory(cacheBytes());
+    zaro = Zaro.open(location, options);
+    Zaro opened = zaro;
+    ZaroFlightServer server =
+        !sql
+            ? ZaroFlightServer.start(zaro, serverOptions)
+            : ZaroFlightServer.start(
+                zaro,
+                serverOptions,
+                (producer, allocator) ->
+                    new FlightSqlRouter(
+                        producer,
+                        // DuckDB starts on the first Flight SQL request, not before the banner
+                        new ZaroFlightSqlProducer(
+                            () ->
+                                new SqlEngine(opened, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                            allocator)));
     if (httpPort != null) {
       try {
         http = server.startHttp(httpPort);
@@ -289,6 +312,16 @@ final class ServeCommand implements Callable<Integer> {
         throw e;
       }
     }
+    return server;
+  }
+
+  /** The hierarchy {@link #start} opened (the server does not own it). */
+  Zaro zaro() {
+    return zaro;
+  }
+
+  /** Prints what the server listens on and how to read from it. */
+  void printBanner(ZaroFlightServer server) {
     printHello(location, serverOptions, server.port());
     if (http >= 0) {
       String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
@@ -301,8 +334,6 @@ final class ServeCommand implements Callable<Integer> {
               + "/arrays/{path} (Arrow IPC stream)");
     }
     System.out.flush();
-    stopped.await();
-    return 0;
   }
 
   /**

@@ -130,7 +130,7 @@ final class WideningColumnVector extends ColumnVector {
   /** float16. */
   @Override
   public float getFloat(int rowId) {
-    return dev.zaro.arrow.metadata.HalfFloat.toFloat(data.getShort((long) rowId * 2));
+    return dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(data.getShort((long) rowId * 2));
   }
 
   @Override

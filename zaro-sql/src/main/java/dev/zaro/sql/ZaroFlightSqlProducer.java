@@ -7,6 +7,7 @@ import dev.zaro.flight.ZaroFlightProducer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
@@ -43,7 +44,12 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   private static final String READ_ONLY =
       "zaro serves arrays read-only: only queries (SELECT) are accepted";
 
-  private final SqlEngine engine;
+  /** Makes the engine on first use; null once it is made. */
+  private Supplier<SqlEngine> newEngine;
+
+  /** Null until first use (guarded by this). */
+  private SqlEngine engine;
+
   private final BufferAllocator allocator;
   private final SqlInfoBuilder sqlInfo;
   private final long batchRows;
@@ -53,7 +59,18 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
    * allocator}.
    */
   public ZaroFlightSqlProducer(SqlEngine engine, BufferAllocator allocator) {
-    this.engine = engine;
+    this(() -> engine, allocator);
+    engine();
+  }
+
+  /**
+   * Serves the engine {@code newEngine} makes on the first request that needs it (owned: closed
+   * with this producer), so that a server is up before DuckDB has started; a failure to make it is
+   * that request's error (and the next request tries again). Buffers from children of {@code
+   * allocator}.
+   */
+  public ZaroFlightSqlProducer(Supplier<SqlEngine> newEngine, BufferAllocator allocator) {
+    this.newEngine = newEngine;
     this.allocator = allocator;
     this.batchRows = 64 * 1024;
     this.sqlInfo =
@@ -69,6 +86,14 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
             .withSqlIdentifierQuoteChar("\"");
   }
 
+  private synchronized SqlEngine engine() {
+    if (engine == null) {
+      engine = newEngine.get();
+      newEngine = null;
+    }
+    return engine;
+  }
+
   static FlightRuntimeException status(RuntimeException e) {
     if (e instanceof FlightRuntimeException f) {
       return f;
@@ -82,7 +107,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   /** The result schema of a query, refusing anything else. */
   private Schema schemaOf(String sql) {
     try (BufferAllocator child = allocator.newChildAllocator("sql schema", 0, Long.MAX_VALUE);
-        SqlQuery query = engine.query(engine.schemaQuery(sql), child);
+        SqlQuery query = engine().query(engine().schemaQuery(sql), child);
         ArrowReader reader = query.executeArrow(child, 1)) {
       return reader.getVectorSchemaRoot().getSchema();
     } catch (java.io.IOException e) {
@@ -182,7 +207,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   /** Runs a query and streams DuckDB's result batches as the client takes them. */
   private void run(String sql, ServerStreamListener listener) {
     try (BufferAllocator child = allocator.newChildAllocator("sql", 0, Long.MAX_VALUE);
-        SqlQuery query = engine.query(sql, child);
+        SqlQuery query = engine().query(sql, child);
         ArrowReader reader = query.executeArrow(child, batchRows)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       // Flight's callback backpressure: woken by gRPC's ready and cancel events, no polling
@@ -325,7 +350,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       boolean typeMatches =
           command.getTableTypesCount() == 0 || command.getTableTypesList().contains("TABLE");
       if (inNoCatalog(command.hasCatalog(), command.getCatalog()) && schemaMatches && typeMatches) {
-        for (String table : engine.tables()) {
+        for (String table : engine().tables()) {
           if (command.hasTableNameFilterPattern()
               && !like(command.getTableNameFilterPattern(), table)) {
             continue;
@@ -333,7 +358,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
           if (command.getIncludeSchema()) {
             byte[] schema;
             try {
-              schema = engine.schema(table).serializeAsMessage();
+              schema = engine().schema(table).serializeAsMessage();
             } catch (ZaroException e) {
               continue; // an array the table layout cannot show (complex values, ...)
             }
@@ -474,7 +499,9 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
-  public void close() {
-    engine.close();
+  public synchronized void close() {
+    if (engine != null) {
+      engine.close();
+    }
   }
 }

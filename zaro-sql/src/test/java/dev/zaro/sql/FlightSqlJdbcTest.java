@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
@@ -36,6 +37,9 @@ import org.junit.jupiter.api.Test;
 class FlightSqlJdbcTest {
   private ZaroFlightServer server;
 
+  /** How many engines the service made (on first need, as {@code zaro serve --sql} makes it). */
+  private final AtomicInteger engines = new AtomicInteger();
+
   @BeforeEach
   void start() throws Exception {
     Zaro zaro =
@@ -48,8 +52,26 @@ class FlightSqlJdbcTest {
                 new FlightSqlRouter(
                     producer,
                     new ZaroFlightSqlProducer(
-                        new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                        () -> {
+                          engines.incrementAndGet();
+                          return new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withReadOnly(true));
+                        },
                         allocator)));
+  }
+
+  /** DuckDB starts on the first Flight SQL request, once; the server is up before. */
+  @Test
+  void engineStartsOnFirstRequest() throws Exception {
+    assertEquals(0, engines.get());
+    try (Connection c = connect()) {
+      for (int i = 0; i < 2; i++) {
+        try (Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("select count(*) from v")) {
+          assertEquals(SqlEngineTest.parquet("select count(*) from v"), SqlEngineTest.rows(rs));
+        }
+        assertEquals(1, engines.get());
+      }
+    }
   }
 
   @AfterEach

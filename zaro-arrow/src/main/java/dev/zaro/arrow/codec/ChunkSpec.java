@@ -7,6 +7,7 @@ import java.util.Arrays;
 /** The shape and element type of one chunk as a codec sees it. */
 @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString below use the contents
 public record ChunkSpec(int[] shape, DataType dataType, FillValue fillValue) {
+  /** Copies the shape (the record keeps its own). */
   public ChunkSpec {
     shape = shape.clone();
   }
@@ -16,10 +17,12 @@ public record ChunkSpec(int[] shape, DataType dataType, FillValue fillValue) {
     return shape.clone();
   }
 
+  /** The number of dimensions. */
   public int rank() {
     return shape.length;
   }
 
+  /** The number of elements: the product of the shape. */
   public long elementCount() {
     long n = 1;
     for (int s : shape) {
@@ -33,6 +36,7 @@ public record ChunkSpec(int[] shape, DataType dataType, FillValue fillValue) {
     return Math.multiplyExact(elementCount(), dataType.byteSize());
   }
 
+  /** This spec with another shape (same type and fill value). */
   public ChunkSpec withShape(int[] newShape) {
     return new ChunkSpec(newShape, dataType, fillValue);
   }

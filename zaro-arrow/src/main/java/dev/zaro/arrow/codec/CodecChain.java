@@ -104,10 +104,12 @@ public final class CodecChain {
     return new CodecChain(a2a, a2aSpecs, a2b, b2b, spec, a2bSpec);
   }
 
+  /** The chunk the whole chain decodes to: the array's element type and this chunk's shape. */
   public ChunkSpec decodedSpec() {
     return decodedSpec;
   }
 
+  /** The chain's codecs, in encode order. */
   public List<Codec> codecs() {
     List<Codec> all = new ArrayList<>(arrayToArray);
     all.add(arrayToBytes);

@@ -11,11 +11,13 @@ public final class CodecConfig {
   private final String codec;
   private final JsonNode config;
 
+  /** The configuration of {@code spec}, read field by field. */
   public CodecConfig(CodecSpec spec) {
     this.codec = spec.name();
     this.config = spec.configuration();
   }
 
+  /** An invalid-configuration error naming the codec. */
   public CodecException error(String message) {
     return new CodecException("codec " + codec + ": " + message);
   }
@@ -39,11 +41,13 @@ public final class CodecConfig {
     return this;
   }
 
+  /** The field's value, or null when absent. */
   public JsonNode node(String field) {
     JsonNode node = config.get(field);
     return node == null || node.isNull() ? null : node;
   }
 
+  /** The integer field, or {@code defaultValue} when absent; an error when not an int. */
   public int intValue(String field, int defaultValue) {
     JsonNode node = node(field);
     if (node == null) {
@@ -59,6 +63,7 @@ public final class CodecConfig {
     return node.intValue();
   }
 
+  /** The integer field; an error when absent or not an int. */
   public int requiredInt(String field) {
     if (node(field) == null) {
       throw error("configuration field '" + field + "' is missing");
@@ -66,6 +71,7 @@ public final class CodecConfig {
     return intValue(field, 0);
   }
 
+  /** The boolean field, or {@code defaultValue} when absent; an error when not a boolean. */
   public boolean booleanValue(String field, boolean defaultValue) {
     JsonNode node = node(field);
     if (node == null) {
@@ -81,6 +87,7 @@ public final class CodecConfig {
     return node.booleanValue();
   }
 
+  /** The string field, or {@code defaultValue} when absent; an error when not a string. */
   public String string(String field, String defaultValue) {
     JsonNode node = node(field);
     if (node == null) {

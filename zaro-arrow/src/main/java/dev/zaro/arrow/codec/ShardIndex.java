@@ -26,6 +26,7 @@ public final class ShardIndex {
     this.lengths = lengths;
   }
 
+  /** The number of inner chunks the index describes. */
   public int size() {
     return offsets.length;
   }
@@ -39,14 +40,17 @@ public final class ShardIndex {
     return (int) p;
   }
 
+  /** Whether the inner chunk at {@code position} (C order) is absent from the shard. */
   public boolean isAbsent(int position) {
     return offsets[position] == ABSENT && lengths[position] == ABSENT;
   }
 
+  /** The byte offset of the inner chunk at {@code position} within the shard. */
   public long offset(int position) {
     return offsets[position];
   }
 
+  /** The byte length of the inner chunk at {@code position}. */
   public long length(int position) {
     return lengths[position];
   }

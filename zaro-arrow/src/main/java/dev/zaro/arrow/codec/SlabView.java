@@ -29,6 +29,7 @@ public record SlabView(
     long[] stride,
     VarHeap heap) {
 
+  /** A view of fixed-size elements (no variable-length heap). */
   public SlabView(
       ArrowBuf target,
       long offset,
@@ -41,6 +42,10 @@ public record SlabView(
     this(target, offset, itemSize, shape, start, step, count, stride, null);
   }
 
+  /**
+   * Checks that every per-dimension array has the shape's rank and the region lies inside the
+   * target.
+   */
   public SlabView {
     int r = shape.length;
     if (start.length != r || step.length != r || count.length != r || stride.length != r) {
@@ -97,10 +102,12 @@ public record SlabView(
     return new SlabView(target, offset, itemSize, shape, start, step, count, stride, heap);
   }
 
+  /** The number of dimensions. */
   public int rank() {
     return shape.length;
   }
 
+  /** The number of elements the view covers: the product of its counts. */
   public long elementCount() {
     long n = 1;
     for (long c : count) {

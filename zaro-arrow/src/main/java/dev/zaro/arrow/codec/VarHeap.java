@@ -21,6 +21,7 @@ public final class VarHeap implements AutoCloseable {
   private final BufferAllocator allocator;
   private final List<ArrowBuf> buffers = new ArrayList<>();
 
+  /** An empty heap allocating from {@code allocator}; the caller closes it. */
   public VarHeap(BufferAllocator allocator) {
     this.allocator = allocator;
   }

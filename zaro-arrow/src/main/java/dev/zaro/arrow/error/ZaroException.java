@@ -8,6 +8,7 @@ package dev.zaro.arrow.error;
 public class ZaroException extends RuntimeException {
   private final ErrorKind kind;
 
+  /** An error of kind {@link ErrorKind#INTERNAL}. */
   public ZaroException(String message) {
     this(ErrorKind.INTERNAL, message);
   }
@@ -17,11 +18,13 @@ public class ZaroException extends RuntimeException {
     this(cause instanceof ZaroException z ? z.kind() : ErrorKind.INTERNAL, message, cause);
   }
 
+  /** An error of {@code kind}. */
   public ZaroException(ErrorKind kind, String message) {
     super(message);
     this.kind = kind;
   }
 
+  /** An error of {@code kind} with its cause. */
   public ZaroException(ErrorKind kind, String message, Throwable cause) {
     super(message, cause);
     this.kind = kind;

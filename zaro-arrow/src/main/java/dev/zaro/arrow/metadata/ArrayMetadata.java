@@ -56,6 +56,7 @@ public record ArrayMetadata(
         ChunkGrid.regular(chunkShape, shape));
   }
 
+  /** Checks that the chunk grid has the shape's rank and copies the arrays. */
   public ArrayMetadata {
     if (chunkGrid.rank() != shape.length) {
       throw new IllegalArgumentException(
@@ -96,6 +97,7 @@ public record ArrayMetadata(
     return attributes.deepCopy();
   }
 
+  /** The number of dimensions. */
   public int rank() {
     return shape.length;
   }

@@ -39,10 +39,12 @@ public final class ChunkGrid {
     return regular;
   }
 
+  /** The number of dimensions. */
   public int rank() {
     return dims.size();
   }
 
+  /** How dimension {@code d} is cut into chunks. */
   public Dim dim(int d) {
     return dims.get(d);
   }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
  * The codec package resolves these into working codecs.
  */
 public record CodecSpec(String name, JsonNode configuration) {
+  /** Copies the configuration; null becomes an empty object. */
   public CodecSpec {
     configuration =
         configuration == null ? JsonNodeFactory.instance.objectNode() : configuration.deepCopy();

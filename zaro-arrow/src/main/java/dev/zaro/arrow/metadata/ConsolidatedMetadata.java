@@ -2,6 +2,8 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.metadata.internal.V2Metadata;
+import dev.zaro.arrow.metadata.internal.V3Metadata;
 import dev.zaro.arrow.store.StoreKeys;
 import java.util.Collections;
 import java.util.Map;
@@ -21,6 +23,7 @@ import java.util.TreeMap;
  */
 public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
 
+  /** Keeps an unmodifiable copy of the entries, sorted by path. */
   public ConsolidatedMetadata {
     entries = Collections.unmodifiableMap(new TreeMap<>(entries));
   }

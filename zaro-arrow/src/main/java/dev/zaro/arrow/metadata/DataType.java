@@ -18,25 +18,34 @@ import java.util.Map;
 public record DataType(
     Kind kind, int bits, String name, String unit, java.util.List<StructField> fields) {
 
+  /** Copies the struct fields; null means none. */
   public DataType {
     fields = fields == null ? java.util.List.of() : java.util.List.copyOf(fields);
   }
 
+  /** A type without unit or fields. */
   public DataType(Kind kind, int bits, String name) {
     this(kind, bits, name, null, null);
   }
 
+  /** A type with a time unit (datetime, timedelta) and no fields. */
   public DataType(Kind kind, int bits, String name, String unit) {
     this(kind, bits, name, unit, null);
   }
 
   /** What an element's bytes mean. */
   public enum Kind {
+    /** Booleans. */
     BOOL,
+    /** Signed integers. */
     INT,
+    /** Unsigned integers. */
     UINT,
+    /** Floating point. */
     FLOAT,
+    /** Complex numbers. */
     COMPLEX,
+    /** Opaque fixed-size bytes. */
     RAW,
     /** numpy datetime64: int64 counts of {@link #unit()} since 1970-01-01 (NaT = min int64). */
     DATETIME,
@@ -75,6 +84,7 @@ public record DataType(
    *     scalar field: the field then holds prod(shape) values of {@code type} in C order
    */
   public record StructField(String name, DataType type, int offset, java.util.List<Integer> shape) {
+    /** Copies the field's sub-array shape. */
     public StructField {
       shape = java.util.List.copyOf(shape);
     }
@@ -289,19 +299,46 @@ public record DataType(
     return NumpyTime.parse(unit);
   }
 
+  /** bool, one byte per value. */
   public static final DataType BOOL = new DataType(Kind.BOOL, 8, "bool");
+
+  /** Signed 8-bit integers. */
   public static final DataType INT8 = new DataType(Kind.INT, 8, "int8");
+
+  /** Signed 16-bit integers. */
   public static final DataType INT16 = new DataType(Kind.INT, 16, "int16");
+
+  /** Signed 32-bit integers. */
   public static final DataType INT32 = new DataType(Kind.INT, 32, "int32");
+
+  /** Signed 64-bit integers. */
   public static final DataType INT64 = new DataType(Kind.INT, 64, "int64");
+
+  /** Unsigned 8-bit integers. */
   public static final DataType UINT8 = new DataType(Kind.UINT, 8, "uint8");
+
+  /** Unsigned 16-bit integers. */
   public static final DataType UINT16 = new DataType(Kind.UINT, 16, "uint16");
+
+  /** Unsigned 32-bit integers. */
   public static final DataType UINT32 = new DataType(Kind.UINT, 32, "uint32");
+
+  /** Unsigned 64-bit integers. */
   public static final DataType UINT64 = new DataType(Kind.UINT, 64, "uint64");
+
+  /** IEEE half precision. */
   public static final DataType FLOAT16 = new DataType(Kind.FLOAT, 16, "float16");
+
+  /** IEEE single precision. */
   public static final DataType FLOAT32 = new DataType(Kind.FLOAT, 32, "float32");
+
+  /** IEEE double precision. */
   public static final DataType FLOAT64 = new DataType(Kind.FLOAT, 64, "float64");
+
+  /** Two float32 values, real then imaginary. */
   public static final DataType COMPLEX64 = new DataType(Kind.COMPLEX, 64, "complex64");
+
+  /** Two float64 values, real then imaginary. */
   public static final DataType COMPLEX128 = new DataType(Kind.COMPLEX, 128, "complex128");
 
   private static final Map<String, DataType> CORE =

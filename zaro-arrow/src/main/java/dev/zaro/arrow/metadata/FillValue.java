@@ -2,6 +2,7 @@ package dev.zaro.arrow.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,6 +18,7 @@ public final class FillValue {
   private final boolean zero;
   private final boolean unset;
 
+  /** The fill value whose one element is the bytes {@code element}. */
   public FillValue(byte[] element) {
     this(element, false);
   }

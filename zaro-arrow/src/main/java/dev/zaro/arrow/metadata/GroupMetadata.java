@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
  */
 public record GroupMetadata(int zarrFormat, JsonNode attributes, boolean implicit)
     implements NodeMetadata {
+  /** Copies the attributes; null becomes an empty object. */
   public GroupMetadata {
     attributes = attributes == null ? JsonNodeFactory.instance.objectNode() : attributes.deepCopy();
   }

@@ -55,14 +55,17 @@ public final class JsonDocument {
     return new JsonDocument(key, (ObjectNode) node);
   }
 
+  /** The document stored at {@code key} with its parsed root object. */
   public static JsonDocument of(String key, ObjectNode root) {
     return new JsonDocument(key, root);
   }
 
+  /** The store key the document was read from, named in errors. */
   public String key() {
     return key;
   }
 
+  /** The parsed root object. */
   public ObjectNode root() {
     return root;
   }
@@ -72,10 +75,12 @@ public final class JsonDocument {
     return "key '" + key + "', field '" + field + "'";
   }
 
+  /** An invalid-metadata error naming this document and {@code field}. */
   public MetadataException error(String field, String problem) {
     return new MetadataException(where(field) + ": " + problem);
   }
 
+  /** Whether the root has {@code field} with a value other than JSON null. */
   public boolean has(String field) {
     return root.has(field) && !root.get(field).isNull();
   }
@@ -86,6 +91,7 @@ public final class JsonDocument {
     return node == null || node.isNull() ? null : node;
   }
 
+  /** The field's value; an error when absent. */
   public JsonNode required(String field) {
     JsonNode node = root.get(field);
     if (node == null) {
@@ -94,6 +100,7 @@ public final class JsonDocument {
     return node;
   }
 
+  /** The string field; an error when absent or not a string. */
   public String requiredString(String field) {
     JsonNode node = required(field);
     if (!node.isTextual()) {
@@ -102,6 +109,7 @@ public final class JsonDocument {
     return node.textValue();
   }
 
+  /** The integer field; an error naming the document and field when absent or not an int. */
   public int requiredInt(String field) {
     JsonNode node = required(field);
     if (!node.isIntegralNumber() || !node.canConvertToInt()) {
@@ -115,6 +123,9 @@ public final class JsonDocument {
     return longs(required(field), field, min);
   }
 
+  /**
+   * The array {@code field} of {@code node} as longs of at least {@code min}; an error otherwise.
+   */
   public long[] longs(JsonNode node, String field, long min) {
     if (!node.isArray()) {
       throw error(field, "must be a list of integers, not " + describe(node));

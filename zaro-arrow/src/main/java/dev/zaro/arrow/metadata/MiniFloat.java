@@ -43,7 +43,10 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
     EXPONENT_ONLY
   }
 
+  /** IEEE binary16 (float16). */
   public static final MiniFloat BINARY16 = new MiniFloat("float16", 5, 10, 15, Style.IEEE);
+
+  /** bfloat16: float32's exponent with 7 mantissa bits. */
   public static final MiniFloat BFLOAT16 = new MiniFloat("bfloat16", 8, 7, 127, Style.IEEE);
 
   /**

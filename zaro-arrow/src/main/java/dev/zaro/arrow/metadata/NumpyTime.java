@@ -65,6 +65,7 @@ public record NumpyTime(String base, long scale) {
 
   private static final Pattern UNIT = Pattern.compile("([0-9]*)([A-Za-z]+)");
 
+  /** Checks the base unit is one numpy knows and the scale is positive. */
   public NumpyTime {
     if (!UNITS.contains(base)) {
       throw new IllegalArgumentException(unknownUnit(base));

@@ -23,10 +23,15 @@ import java.util.List;
 public final class DimensionFilter {
   /** A comparison {@code column OP value}. */
   public enum Op {
+    /** Equal to the value. */
     EQ,
+    /** Less than the value. */
     LT,
+    /** Less than or equal to the value. */
     LE,
+    /** Greater than the value. */
     GT,
+    /** Greater than or equal to the value. */
     GE
   }
 

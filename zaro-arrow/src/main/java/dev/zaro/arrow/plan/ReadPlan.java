@@ -45,10 +45,12 @@ public final class ReadPlan {
     return new ReadPlan(metadata, selection);
   }
 
+  /** The selection this plan covers. */
   public Selection selection() {
     return selection;
   }
 
+  /** The array the selection is of. */
   public ArrayMetadata metadata() {
     return metadata;
   }

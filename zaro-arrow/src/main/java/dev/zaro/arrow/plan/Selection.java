@@ -20,6 +20,7 @@ public record Selection(String text, List<Dim> dims) {
   /** The selected indices of one dimension: {@code start + i * step} for {@code i < count}. */
   public record Dim(long start, long step, long count, boolean dropped) {}
 
+  /** Copies the per-dimension list. */
   public Selection {
     dims = List.copyOf(dims);
   }

@@ -7,8 +7,8 @@ import dev.zaro.arrow.metadata.ConsolidatedMetadata;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NodeMetadata;
-import dev.zaro.arrow.metadata.V2Metadata;
-import dev.zaro.arrow.metadata.V3Metadata;
+import dev.zaro.arrow.metadata.internal.V2Metadata;
+import dev.zaro.arrow.metadata.internal.V3Metadata;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;
@@ -52,10 +52,14 @@ public final class Hierarchy {
   /** The format the root was found in (2 or 3), tried first for other nodes; 0 when unknown. */
   private volatile int format;
 
+  /**
+   * The hierarchy of {@code store}; nothing is read until asked for (the store is not closed here).
+   */
   public Hierarchy(Store store) {
     this.store = store;
   }
 
+  /** The store the nodes are read from. */
   public Store store() {
     return store;
   }

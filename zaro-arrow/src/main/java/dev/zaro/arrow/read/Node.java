@@ -9,6 +9,7 @@ import dev.zaro.arrow.metadata.NodeMetadata;
  * @param path the node path without leading slash ({@code ""} for the root)
  */
 public record Node(String path, NodeMetadata metadata) {
+  /** Whether the node is an array (else a group). */
   public boolean isArray() {
     return metadata instanceof ArrayMetadata;
   }

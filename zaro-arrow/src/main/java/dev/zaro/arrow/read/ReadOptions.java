@@ -16,12 +16,15 @@ import java.util.function.BooleanSupplier;
  */
 public record ReadOptions(
     Progress progress, ReadStats stats, BooleanSupplier cancelled, long deadlineNanos) {
+  /** No progress, no stats, no cancellation, no deadline. */
   public static final ReadOptions DEFAULT = new ReadOptions(Progress.NONE);
 
+  /** Options reporting to {@code progress}, without stats, cancellation or deadline. */
   public ReadOptions(Progress progress) {
     this(progress, null);
   }
 
+  /** Options reporting to {@code progress} and counting into {@code stats}. */
   public ReadOptions(Progress progress, ReadStats stats) {
     this(progress, stats, () -> false, Long.MAX_VALUE);
   }
@@ -49,8 +52,10 @@ public record ReadOptions(
   /** Chunk-level progress of a read. */
   @FunctionalInterface
   public interface Progress {
+    /** Reports nothing. */
     Progress NONE = (done, total) -> {};
 
+    /** {@code done} of the read's {@code total} chunks are finished. */
     void chunksDone(long done, long total);
   }
 }

@@ -30,11 +30,13 @@ public record Slab(
     VarHeap heap)
     implements AutoCloseable {
 
+  /** A slab of fixed-size values (no variable-length heap); it owns {@code data}. */
   public Slab(
       String name, DataType dataType, long[] shape, List<String> dimensionNames, ArrowBuf data) {
     this(name, dataType, shape, dimensionNames, data, null);
   }
 
+  /** Copies the shape and dimension names. */
   public Slab {
     shape = shape.clone();
     dimensionNames = List.copyOf(dimensionNames);
@@ -45,10 +47,12 @@ public record Slab(
     return shape.clone();
   }
 
+  /** The number of dimensions. */
   public int rank() {
     return shape.length;
   }
 
+  /** The number of values: the product of the shape. */
   public long elementCount() {
     long n = 1;
     for (long s : shape) {

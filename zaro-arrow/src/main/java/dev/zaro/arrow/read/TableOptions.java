@@ -14,8 +14,10 @@ import java.util.List;
  *     is read at all.
  */
 public record TableOptions(boolean cf, long batchRows, List<String> columns) {
+  /** CF decoding on, batches of up to 2^20 rows, every column. */
   public static final TableOptions DEFAULT = new TableOptions(true, 1 << 20);
 
+  /** Checks the batch size is positive and copies the column list. */
   public TableOptions {
     if (batchRows < 1) {
       throw new IllegalArgumentException("batchRows must be positive, not " + batchRows);
@@ -23,14 +25,17 @@ public record TableOptions(boolean cf, long batchRows, List<String> columns) {
     columns = columns == null ? null : List.copyOf(columns);
   }
 
+  /** Options reading every column. */
   public TableOptions(boolean cf, long batchRows) {
     this(cf, batchRows, null);
   }
 
+  /** These options with CF decoding {@code on} or off. */
   public TableOptions withCf(boolean on) {
     return new TableOptions(on, batchRows, columns);
   }
 
+  /** These options with batches of up to {@code rows} rows. */
   public TableOptions withBatchRows(long rows) {
     return new TableOptions(cf, rows, columns);
   }

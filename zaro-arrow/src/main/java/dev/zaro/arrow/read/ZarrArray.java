@@ -5,9 +5,9 @@ import dev.zaro.arrow.codec.Codec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
-import dev.zaro.arrow.codec.ScratchPool;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
+import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.SelectionException;
@@ -148,14 +148,17 @@ public final class ZarrArray {
         decoder.resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
   }
 
+  /** The array's metadata, as it is read (ML floats widened unless asked otherwise). */
   public ArrayMetadata metadata() {
     return metadata;
   }
 
+  /** The array's path in the store, without leading or trailing slashes. */
   public String path() {
     return path;
   }
 
+  /** The codec chain of the first chunk's shape (every chunk's on a regular grid). */
   public CodecChain codecChain() {
     return chain;
   }
@@ -183,6 +186,10 @@ public final class ZarrArray {
     return StoreKeys.join(path, metadata.chunkKeyEncoding().encode(index));
   }
 
+  /**
+   * Reads {@code selection} (numpy-style text) with the default options; the caller closes the
+   * slab.
+   */
   public Slab read(String selection, BufferAllocator allocator) {
     return read(Selection.parse(selection, metadata.shape()), allocator, ReadOptions.DEFAULT);
   }

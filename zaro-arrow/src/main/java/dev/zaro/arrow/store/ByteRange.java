@@ -8,10 +8,12 @@ public sealed interface ByteRange {
   @SuppressWarnings("ClassInitializationDeadlock")
   ByteRange ALL = new All();
 
+  /** {@code length} bytes from {@code offset}. */
   static ByteRange of(long offset, long length) {
     return new FromStart(offset, length);
   }
 
+  /** The last {@code length} bytes. */
   static ByteRange suffix(long length) {
     return new Suffix(length);
   }
@@ -56,6 +58,7 @@ public sealed interface ByteRange {
 
   /** {@code length} bytes starting at {@code offset}. */
   record FromStart(long offset, long length) implements ByteRange {
+    /** Checks offset and length are not negative. */
     public FromStart {
       if (offset < 0 || length < 0) {
         throw new IllegalArgumentException("negative byte range " + offset + "+" + length);
@@ -85,6 +88,7 @@ public sealed interface ByteRange {
 
   /** The last {@code length} bytes. */
   record Suffix(long length) implements ByteRange {
+    /** Checks the length is not negative. */
     public Suffix {
       if (length < 0) {
         throw new IllegalArgumentException("negative suffix length " + length);

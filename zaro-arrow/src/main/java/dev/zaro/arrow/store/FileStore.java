@@ -33,6 +33,7 @@ public final class FileStore implements Store {
   private final Path root;
   private final FileChannels channels;
 
+  /** The store rooted at the directory {@code root}. */
   public FileStore(Path root) {
     this(root, DEFAULT_OPEN_FILES);
   }
@@ -51,6 +52,7 @@ public final class FileStore implements Store {
     this.channels = new FileChannels(maxOpenFiles, this.root.toString());
   }
 
+  /** The directory keys are resolved against. */
   public Path root() {
     return root;
   }

@@ -31,9 +31,15 @@ import org.apache.arrow.memory.BufferAllocator;
  * header through {@link HttpOptions#withHeaders}.
  */
 public final class GcsStore implements Store {
+  /** The system property naming another endpoint (a test server). */
   public static final String ENDPOINT_PROPERTY = "zaro.gcs.endpoint";
+
+  /** The environment variable naming another endpoint. */
   public static final String ENDPOINT_ENV = "ZARO_GCS_ENDPOINT";
+
+  /** Google Cloud Storage's public endpoint. */
   public static final String DEFAULT_ENDPOINT = "https://storage.googleapis.com";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String endpoint;
@@ -70,6 +76,7 @@ public final class GcsStore implements Store {
     return e == null || e.isBlank() ? DEFAULT_ENDPOINT : e;
   }
 
+  /** The store of {@code bucket} under {@code prefix} at {@code endpoint}. */
   public GcsStore(String endpoint, String bucket, String prefix, HttpOptions options) {
     this.endpoint =
         endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;

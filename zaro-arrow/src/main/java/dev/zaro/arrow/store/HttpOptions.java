@@ -17,9 +17,11 @@ import java.util.Objects;
  */
 public record HttpOptions(
     RetryOptions retry, Map<String, String> headers, int maxRequests, boolean hedging) {
+  /** Default retries, no extra headers, 256 requests at most, hedging on. */
   public static final HttpOptions DEFAULT =
       new HttpOptions(RetryOptions.DEFAULT, Map.of(), 256, true);
 
+  /** Checks the retry options are set and at least one request is allowed; copies the headers. */
   public HttpOptions {
     Objects.requireNonNull(retry, "retry");
     if (maxRequests < 1) {
@@ -28,6 +30,7 @@ public record HttpOptions(
     headers = Map.copyOf(headers);
   }
 
+  /** These options with retry policy {@code r}. */
   public HttpOptions withRetry(RetryOptions r) {
     return new HttpOptions(r, headers, maxRequests, hedging);
   }
@@ -42,14 +45,17 @@ public record HttpOptions(
     return withRetry(retry.withRetries(attempts, initial, max));
   }
 
+  /** These options sending {@code extra} headers with every request. */
   public HttpOptions withHeaders(Map<String, String> extra) {
     return new HttpOptions(retry, extra, maxRequests, hedging);
   }
 
+  /** These options with hedged requests {@code on} or off. */
   public HttpOptions withHedging(boolean on) {
     return new HttpOptions(retry, headers, maxRequests, on);
   }
 
+  /** These options with at most {@code max} requests in flight. */
   public HttpOptions withMaxRequests(int max) {
     return new HttpOptions(retry, headers, max, hedging);
   }

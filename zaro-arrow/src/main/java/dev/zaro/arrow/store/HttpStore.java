@@ -55,6 +55,7 @@ public final class HttpStore implements Store {
     this(base, HttpOptions.DEFAULT);
   }
 
+  /** The store whose keys resolve against {@code base}. */
   public HttpStore(URI base, HttpOptions options) {
     this(base, options, null);
   }

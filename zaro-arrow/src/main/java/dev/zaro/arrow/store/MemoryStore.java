@@ -13,10 +13,12 @@ public final class MemoryStore implements Store {
   private final NavigableMap<String, byte[]> values = new ConcurrentSkipListMap<>();
   private final String name;
 
+  /** An empty store. */
   public MemoryStore() {
     this("memory");
   }
 
+  /** An empty store described as {@code name} in errors. */
   public MemoryStore(String name) {
     this.name = name;
   }
@@ -27,10 +29,12 @@ public final class MemoryStore implements Store {
     return this;
   }
 
+  /** Stores {@code utf8} as UTF-8 bytes at {@code key}; returns this store. */
   public MemoryStore put(String key, String utf8) {
     return put(key, utf8.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Removes {@code key}; returns this store. */
   public MemoryStore remove(String key) {
     values.remove(key);
     return this;

@@ -96,6 +96,7 @@ public final class ReferenceTargets implements AutoCloseable {
     this.home = home;
   }
 
+  /** Whether any target is fetched over the network. */
   public boolean remote() {
     return remote;
   }

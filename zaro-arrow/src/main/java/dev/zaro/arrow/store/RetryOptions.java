@@ -30,16 +30,21 @@ public record RetryOptions(
           Duration.ofMillis(100),
           Duration.ofSeconds(5));
 
+  /** Checks at least one attempt is allowed. */
   public RetryOptions {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
     }
   }
 
+  /** These options with a per-request {@code timeout}. */
   public RetryOptions withRequestTimeout(Duration timeout) {
     return new RetryOptions(timeout, connectTimeout, maxAttempts, initialBackoff, maxBackoff);
   }
 
+  /**
+   * These options with {@code attempts} attempts and backoff from {@code initial} to {@code max}.
+   */
   public RetryOptions withRetries(int attempts, Duration initial, Duration max) {
     return new RetryOptions(requestTimeout, connectTimeout, attempts, initial, max);
   }

@@ -24,6 +24,7 @@ public record StoreCapabilities(boolean listable, boolean partialReads, Latency 
     REMOTE
   }
 
+  /** Whether the store is remote (reads are requested ahead of the decoders). */
   public boolean isRemote() {
     return latency == Latency.REMOTE;
   }

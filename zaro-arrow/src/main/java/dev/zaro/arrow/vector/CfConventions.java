@@ -110,7 +110,7 @@ record CfConventions(
           };
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> (double) dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(0));
+            case 16 -> (double) dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(b.getShort(0));
             case 32 -> (double) b.getFloat(0);
             default -> b.getDouble(0);
           };

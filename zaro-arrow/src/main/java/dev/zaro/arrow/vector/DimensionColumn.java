@@ -244,6 +244,7 @@ public final class DimensionColumn implements CoordinateValues {
     return kind() == Kind.LABELS;
   }
 
+  /** The column's Arrow field. */
   public Field field() {
     return field;
   }
@@ -253,6 +254,7 @@ public final class DimensionColumn implements CoordinateValues {
     return width;
   }
 
+  /** What the column holds: indices, coordinate values, times or labels. */
   public Kind kind() {
     return labels != null
         ? Kind.LABELS
@@ -311,7 +313,7 @@ public final class DimensionColumn implements CoordinateValues {
     return switch (type.kind()) {
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(b.getShort(at));
+            case 16 -> dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(b.getShort(at));
             case 32 -> b.getFloat(at);
             default -> b.getDouble(at);
           };

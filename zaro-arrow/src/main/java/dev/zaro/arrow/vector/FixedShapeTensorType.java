@@ -20,6 +20,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * {@code FixedShapeTensorArray}.
  */
 public final class FixedShapeTensorType extends ArrowType.ExtensionType {
+  /** The extension name, as Arrow's canonical extension type registers it. */
   public static final String NAME = "arrow.fixed_shape_tensor";
 
   static {
@@ -46,10 +47,12 @@ public final class FixedShapeTensorType extends ArrowType.ExtensionType {
     // the static initializer does the work
   }
 
+  /** The shape of each tensor (one per row). */
   public long[] shape() {
     return shape.clone();
   }
 
+  /** The dimension names, or empty. */
   public java.util.List<String> dimNames() {
     return dimNames;
   }

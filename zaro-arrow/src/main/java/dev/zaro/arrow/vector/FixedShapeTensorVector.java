@@ -12,6 +12,9 @@ public final class FixedShapeTensorVector extends ExtensionTypeVector<FixedSizeL
   private final FixedShapeTensorType type;
   private final FieldType fieldType;
 
+  /**
+   * A vector of tensors of {@code type}, allocating from {@code allocator}; the caller closes it.
+   */
   public FixedShapeTensorVector(
       String name,
       BufferAllocator allocator,
@@ -25,6 +28,7 @@ public final class FixedShapeTensorVector extends ExtensionTypeVector<FixedSizeL
             fieldType.isNullable(), type, fieldType.getDictionary(), fieldType.getMetadata());
   }
 
+  /** The vector's tensor type. */
   public FixedShapeTensorType tensorType() {
     return type;
   }

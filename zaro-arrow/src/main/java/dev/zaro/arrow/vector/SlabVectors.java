@@ -2,7 +2,7 @@ package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.Utf32;
+import dev.zaro.arrow.metadata.internal.Utf32;
 import dev.zaro.arrow.read.Slab;
 import java.util.ArrayList;
 import java.util.Arrays;

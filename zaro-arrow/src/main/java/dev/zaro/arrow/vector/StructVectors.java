@@ -24,7 +24,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * side by side and Arrow keeps each field apart, so these vectors are copies (field by field),
  * unlike the rest of the tensor layout.
  */
-public final class StructVectors {
+final class StructVectors {
   private StructVectors() {}
 
   /** The Arrow field of values of {@code type} (a struct, or any field type) named {@code name}. */

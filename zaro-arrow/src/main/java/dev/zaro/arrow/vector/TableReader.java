@@ -769,7 +769,8 @@ public final class TableReader extends ArrowReader {
           };
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat(MemoryUtil.getShort(address));
+            case 16 ->
+                dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(MemoryUtil.getShort(address));
             case 32 -> Float.intBitsToFloat(MemoryUtil.getInt(address));
             default -> Double.longBitsToDouble(MemoryUtil.getLong(address));
           };

@@ -24,7 +24,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * null. Values already in their Arrow unit are loaded by reference (no copy); the others are
  * converted, and a value that does not fit is an error naming the array and the unit.
  */
-public final class TimeValues {
+final class TimeValues {
   private TimeValues() {}
 
   /** Whether {@code type} is a datetime64 or timedelta64 type. */

@@ -3,8 +3,8 @@ package dev.zaro.arrow.fuzz;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
-import dev.zaro.arrow.metadata.V2Metadata;
-import dev.zaro.arrow.metadata.V3Metadata;
+import dev.zaro.arrow.metadata.internal.V2Metadata;
+import dev.zaro.arrow.metadata.internal.V3Metadata;
 import java.util.Arrays;
 
 /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;

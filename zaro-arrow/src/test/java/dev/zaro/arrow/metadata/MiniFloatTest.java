@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;

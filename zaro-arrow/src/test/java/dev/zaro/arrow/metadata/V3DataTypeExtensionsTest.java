@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.metadata.internal.V3Metadata;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;

@@ -16,7 +16,6 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
-import dev.zaro.arrow.vector.TimeValues;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -332,7 +331,9 @@ class FixtureReadTest extends AllocatorTest {
               || meta.dataType().kind() == DataType.Kind.FIXED_UTF32
               || meta.dataType().kind() == DataType.Kind.NULL_TERMINATED_BYTES
               || meta.dataType().kind() == DataType.Kind.STRUCT
-              || (TimeValues.isTime(meta.dataType()) && !meta.dataType().time().isIdentity());
+              || ((meta.dataType().kind() == DataType.Kind.DATETIME
+                      || meta.dataType().kind() == DataType.Kind.TIMEDELTA)
+                  && !meta.dataType().time().isIdentity());
       if (!converted && slab.byteSize() > 0) {
         FieldVector values =
             vector instanceof FixedShapeTensorVector t

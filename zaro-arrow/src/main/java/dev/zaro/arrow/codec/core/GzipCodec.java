@@ -3,7 +3,7 @@ package dev.zaro.arrow.codec.core;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
-import dev.zaro.arrow.codec.OutputBuffer;
+import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.nio.ByteBuffer;

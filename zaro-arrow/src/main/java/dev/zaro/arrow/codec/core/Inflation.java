@@ -1,6 +1,6 @@
 package dev.zaro.arrow.codec.core;
 
-import dev.zaro.arrow.codec.OutputBuffer;
+import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;

@@ -20,7 +20,7 @@ import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.JsonDocument;
-import dev.zaro.arrow.metadata.V3Metadata;
+import dev.zaro.arrow.metadata.internal.V3Metadata;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;

@@ -2,8 +2,8 @@ package dev.zaro.arrow.codec.ext;
 
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.HalfFloat;
 import dev.zaro.arrow.metadata.MiniFloat;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;

@@ -95,7 +95,7 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
   /** A float element's value. */
   private double value(long bits) {
     return switch (type.bits()) {
-      case 16 -> dev.zaro.arrow.metadata.HalfFloat.toFloat((short) bits);
+      case 16 -> dev.zaro.arrow.metadata.internal.HalfFloat.toFloat((short) bits);
       case 32 -> Float.intBitsToFloat((int) bits);
       default -> Double.longBitsToDouble(bits);
     };

@@ -1,7 +1,7 @@
 package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.HalfFloat;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**

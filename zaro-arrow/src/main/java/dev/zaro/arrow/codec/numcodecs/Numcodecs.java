@@ -7,8 +7,8 @@ import dev.zaro.arrow.metadata.CodecSpec;
 /**
  * The numcodecs compressors and filters, registered as {@code numcodecs.<id>} codecs with the
  * numcodecs configuration (without its {@code id}). Zarr v2 metadata maps onto them (see {@link
- * dev.zaro.arrow.metadata.V2Metadata}); the names are also those zarr-python 3 gives numcodecs
- * codecs in v3 metadata.
+ * dev.zaro.arrow.metadata.internal.V2Metadata}); the names are also those zarr-python 3 gives
+ * numcodecs codecs in v3 metadata.
  */
 public final class Numcodecs implements CodecProvider {
   /** The provider {@link java.util.ServiceLoader} instantiates. */

@@ -1,6 +1,6 @@
 package dev.zaro.arrow.codec.numcodecs;
 
-import dev.zaro.arrow.codec.OutputBuffer;
+import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,8 +2,8 @@ package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecConfig;
-import dev.zaro.arrow.codec.OutputBuffer;
 import dev.zaro.arrow.codec.core.Inflation;
+import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package dev.zaro.arrow.read.internal;
 
 import dev.zaro.arrow.codec.CodecRegistry;
-import dev.zaro.arrow.codec.ScratchPool;
+import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.ChunkCache;

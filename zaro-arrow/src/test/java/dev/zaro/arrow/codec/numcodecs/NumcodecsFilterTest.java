@@ -17,7 +17,7 @@ import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.NumpyDtype;
+import dev.zaro.arrow.metadata.internal.NumpyDtype;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
@@ -297,7 +297,7 @@ class NumcodecsFilterTest extends AllocatorTest {
             + " must be an integer, not string \"fast\""
       })
   void badConfigurations(String name, String config, String dtype, String message) {
-    ChunkSpec input = spec(dev.zaro.arrow.metadata.NumpyDtype.parse(dtype).dataType(), 4);
+    ChunkSpec input = spec(dev.zaro.arrow.metadata.internal.NumpyDtype.parse(dtype).dataType(), 4);
     CodecException e = assertThrows(CodecException.class, () -> create(name, config, input));
     assertEquals(message, e.getMessage());
   }

@@ -1,8 +1,17 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.ChunkGrid;
+import dev.zaro.arrow.metadata.ChunkKeyEncoding;
+import dev.zaro.arrow.metadata.CodecSpec;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.FillValue;
+import dev.zaro.arrow.metadata.GroupMetadata;
+import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.NodeMetadata;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,9 +1,16 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.ChunkKeyEncoding;
+import dev.zaro.arrow.metadata.CodecSpec;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.FillValue;
+import dev.zaro.arrow.metadata.GroupMetadata;
+import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,6 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.internal;
 
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 import java.nio.ByteBuffer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

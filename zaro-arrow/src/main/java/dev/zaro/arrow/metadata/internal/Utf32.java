@@ -1,4 +1,4 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
 
 /**
  * NumPy's fixed-length unicode ({@code <U}n): little-endian UTF-32, padded with NUL code points.

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.read.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -10,8 +10,9 @@ import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.GroupMetadata;
-import dev.zaro.arrow.metadata.HalfFloat;
-import dev.zaro.arrow.metadata.Utf32;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
+import dev.zaro.arrow.metadata.internal.Utf32;
+import dev.zaro.arrow.read.Node;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,5 +1,6 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.internal;
 
+import dev.zaro.arrow.codec.Scratch;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;

@@ -1,4 +1,6 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
+
+import dev.zaro.arrow.metadata.MiniFloat;
 
 /** IEEE 754 binary16 conversions (Java 17 has no {@code Float.floatToFloat16}). */
 public final class HalfFloat {
