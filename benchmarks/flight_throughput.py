@@ -8,7 +8,8 @@ size 512), zstd level 1, chunks [64, 128, 128]. Starts both servers, then, round
 (alternating, so both see the same machine load), fetches every endpoint of the whole array in
 the tensor layout with one client and counts the bytes. Prints one JSON line per server (best
 and median GB/s, server and client CPU seconds per fetch, zaro's peak memory), the ratio of
-the best rates, and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
+the best rates, the median over rounds of each round's ratio to its anchor (steadier on a shared
+machine), and `zaro bench` of the same array (decoding alone, no Flight); `--table` adds
 zaro's table layout for [0:size/4]. On a loaded machine compare the CPU seconds: they depend
 less on what else runs than the rates do.
 
@@ -42,14 +43,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 
 
-def dataset(size):
+def dataset(size, contiguous=False):
     import tensorstore as ts
-    path = DATA / f"flight_f32_{size}.zarr"
+    # contiguous: chunks [16, 512, 512] span the trailing dimensions, so a cached chunk is one
+    # C-order run of a block and zaro sends it by reference
+    chunks = [16, 512, 512] if contiguous else [64, 128, 128]
+    path = DATA / (f"flight_f32_{size}_contiguous.zarr" if contiguous else f"flight_f32_{size}.zarr")
     if (path / "zarr.json").exists():
         return path
     t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
                  "metadata": {"shape": [size, 512, 512], "data_type": "float32",
-                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64, 128, 128]}},
+                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
                               "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                                          {"name": "zstd", "configuration": {"level": 1}}],
                               "fill_value": 0}}, create=True, delete_existing=True).result()
@@ -150,14 +154,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--table", action="store_true", help="also zaro's table layout of [0:size/4]")
     parser.add_argument("--zaro", default=str(ROOT / "zaro"), help="the zaro launcher (another build to compare)")
+    parser.add_argument("--contiguous", action="store_true",
+                        help="chunks [16, 512, 512] (whole trailing dimensions) instead of [64, 128, 128]")
     parser.add_argument("--serve-pyarrow", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_pyarrow:
         serve_pyarrow(args.serve_pyarrow)
         return
-    path = dataset(args.size)
+    path = dataset(args.size, args.contiguous)
     zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
-    # decoded float32 chunks of 4 MiB, and their stored bytes in buffers rounded to powers of 2
+    # decoded float32 chunks of 4 MiB, and (a build whose entries keep them) their stored bytes
     cache_mib = 2 * 4 * (args.size // 64) * 16 + 64
     cached, cached_uri, cached_http = start_http(
         [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
@@ -229,6 +235,18 @@ def main():
             print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
                               name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                                    / statistics.median(times[name]), 3)}))
+        # per round: the anchor's time over the server's in the same round (they ran back to back),
+        # the median of those: steadier on a shared machine than ratios of bests or of medians
+        def per_round(name, anchor):
+            return round(statistics.median(a / b for a, b in zip(times[anchor], times[name])), 3)
+        print(json.dumps({"per_round_median": {
+            "zaro cached / java from memory": per_round("zaro cached", "java from memory"),
+            "zaro cached http / pyarrow": per_round("zaro cached http", "pyarrow"),
+            "zaro cached / pyarrow": per_round("zaro cached", "pyarrow"),
+            "zaro / pyarrow": per_round("zaro", "pyarrow"),
+            "java from memory / pyarrow": per_round("java from memory", "pyarrow"),
+            "zaro cached zstd / zaro cached": per_round("zaro cached zstd", "zaro cached")},
+            "load_average": os.getloadavg()}))
         print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
                           "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
                                                             / statistics.median(times["zaro"]), 3)}))

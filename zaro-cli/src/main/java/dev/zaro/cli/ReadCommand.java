@@ -13,11 +13,14 @@ import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
 import dev.zaro.arrow.vector.TensorReader;
 import dev.zaro.flight.Sizes;
+import dev.zaro.flight.WireCompression;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
+import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.compression.CompressionCodec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -86,6 +89,14 @@ final class ReadCommand implements Callable<Integer> {
       description = "Arrow IPC file to write; written whole or not at all.")
   Path out;
 
+  @Option(
+      names = "--compression",
+      paramLabel = "zstd|lz4",
+      description =
+          "Compress the file's buffers (Arrow IPC buffer compression: zstd, or lz4 frames), which"
+              + " pyarrow, R's arrow and Arrow JS read without being told. Default: none.")
+  String compression;
+
   @Mixin OpenOptions open = new OpenOptions();
 
   @Override
@@ -104,6 +115,12 @@ final class ReadCommand implements Callable<Integer> {
       throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "--batch-bytes must be positive");
     }
     Main.checkOut(out);
+    CompressionCodec codec;
+    try {
+      codec = WireCompression.parse(compression).codec();
+    } catch (FlightRuntimeException e) {
+      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "--compression: " + e.getMessage());
+    }
     ZaroOptions options = open.toOptions();
     long started = System.nanoTime();
     try (Zaro zaro = Zaro.open(store, options);
@@ -119,7 +136,7 @@ final class ReadCommand implements Callable<Integer> {
           long expected =
               ArrowFiles.sizeBound(
                   reader.getVectorSchemaRoot().getSchema(), rows, 2 * (rows / batchRows + 1));
-          rows = ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE);
+          rows = ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE, codec);
           progress.finish();
           System.err.printf(
               "wrote %s: %s, %d rows in %.2f s%n",
@@ -141,7 +158,7 @@ final class ReadCommand implements Callable<Integer> {
                 reader.getVectorSchemaRoot().getSchema(),
                 rows,
                 2 * (rows / reader.rowsPerBatch() + 1));
-        ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE);
+        ArrowFiles.write(reader, out, expected, ArrowFiles.FreeSpace.FILE_STORE, codec);
         progress.finish();
         System.err.printf(
             "wrote %s: %s %s %s, %d rows, %.1f MB in %.2f s%n",

@@ -461,21 +461,25 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       BufferAllocator child,
       Sink stream) {
     Schema schema = schema(request, array, selection);
-    CompletableFuture<Slab> next = null;
+    CompletableFuture<List<Slab>> next = null;
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
       next = readAsync(array, blocks.get(0), child);
       for (int i = 0; i < blocks.size(); i++) {
-        Slab current = await(next);
+        List<Slab> current = await(next);
         next =
             i + 1 < blocks.size() && !stream.gone()
                 ? readAsync(array, blocks.get(i + 1), child)
                 : null;
-        try (Slab slab = current) {
-          if (!send(slab, loader, stream)) {
-            return;
+        try {
+          for (Slab slab : current) {
+            if (!send(slab, loader, stream)) {
+              return;
+            }
           }
+        } finally {
+          current.forEach(Slab::close);
         }
       }
       stream.completed();
@@ -527,12 +531,39 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return false;
   }
 
-  private CompletableFuture<Slab> readAsync(
+  private CompletableFuture<List<Slab>> readAsync(
       ZarrArray array, Selection block, BufferAllocator child) {
-    return CompletableFuture.supplyAsync(() -> array.read(block, child, readOptions), prefetch);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<Slab> cached = readCached(array, block, child);
+          return cached != null ? cached : List.of(array.read(block, child, readOptions));
+        },
+        prefetch);
   }
 
-  private static Slab await(CompletableFuture<Slab> future) {
+  /**
+   * The block as slabs over cached chunks' memory, one a chunk along its first dimension, when each
+   * of them is a cached chunk's contiguous region (chunks spanning the trailing dimensions): they
+   * are then sent by reference, not decoded or copied ({@link ZarrArray#readCached}). Null
+   * otherwise (without a cache, or a chunk not cached or not contiguous): the block is read.
+   */
+  private List<Slab> readCached(ZarrArray array, Selection block, BufferAllocator child) {
+    if (zaro.cache() == null) {
+      return null;
+    }
+    List<Slab> slabs = new ArrayList<>();
+    for (Selection piece : ReadPlan.of(array.metadata(), block).splitFirst(1, Long.MAX_VALUE)) {
+      Slab slab = array.readCached(piece, child);
+      if (slab == null) {
+        slabs.forEach(Slab::close);
+        return null;
+      }
+      slabs.add(slab);
+    }
+    return slabs;
+  }
+
+  private static List<Slab> await(CompletableFuture<List<Slab>> future) {
     try {
       return future.get();
     } catch (ExecutionException e) {
@@ -548,12 +579,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /** Waits for a read nobody will send and frees what it made. */
-  private static void discard(CompletableFuture<Slab> future) {
+  private static void discard(CompletableFuture<List<Slab>> future) {
     if (future == null) {
       return;
     }
     try {
-      future.join().close();
+      future.join().forEach(Slab::close);
     } catch (RuntimeException e) {
       // the read failed; it freed its own buffers
     }

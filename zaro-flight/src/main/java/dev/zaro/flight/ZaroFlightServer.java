@@ -79,7 +79,10 @@ public final class ZaroFlightServer implements AutoCloseable {
       BiFunction<FlightProducer, BufferAllocator, FlightProducer> services)
       throws IOException {
     TransportLogs.install(); // clients leaving and garbage connections: one line each, bounded
-    BufferAllocator allocator = new RootAllocator();
+    // with a chunk cache, under its memory's root, so a block that is a cached chunk's contiguous
+    // region is sent by reference (Arrow moves buffers only between allocators of one root)
+    BufferAllocator allocator =
+        zaro.cache() != null ? zaro.cache().newAllocator("zaro server") : new RootAllocator();
     // gRPC's callbacks (a stream's ready and cancel events among them) run here; it is ours, not
     // FlightServer's, because FlightServer stops its own executor at shutdown, while running
     // streams still need those callbacks to finish
@@ -116,8 +119,8 @@ public final class ZaroFlightServer implements AutoCloseable {
         producer.close();
       }
       calls.shutdown();
+      allocator.close(); // before zaro, which may close the cache whose root it is under
       zaro.close();
-      allocator.close();
       throw e;
     }
   }
@@ -193,8 +196,11 @@ public final class ZaroFlightServer implements AutoCloseable {
       calls.shutdown();
       calls.awaitTermination(10, TimeUnit.SECONDS);
     } finally {
-      zaro.close();
-      allocator.close();
+      try {
+        allocator.close(); // before zaro, which may close the cache whose root it is under
+      } finally {
+        zaro.close();
+      }
     }
   }
 

@@ -31,11 +31,13 @@ import org.apache.arrow.memory.util.ByteFunctionHelpers;
  * afterwards.
  */
 public final class ChunkCache implements AutoCloseable {
+  private final BufferAllocator root;
   private final BufferAllocator allocator;
   private final long capacity;
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
   private long bytes;
   private long hits;
+  private long byReference;
   private long misses;
   private long evictions;
 
@@ -53,12 +55,18 @@ public final class ChunkCache implements AutoCloseable {
     }
   }
 
-  /** Counters and size, as the {@code stats} of a server report them. */
-  public record Stats(long hits, long misses, long evictions, long bytes, long capacity) {
+  /**
+   * Counters and size, as the {@code stats} of a server report them; {@code byReference}: the hits
+   * handed out by reference ({@link #region}) rather than copied.
+   */
+  public record Stats(
+      long hits, long byReference, long misses, long evictions, long bytes, long capacity) {
     /** {@code "cache_hits":..,"cache_misses":..,...}: fields for a JSON object. */
     public String jsonFields() {
       return "\"cache_hits\":"
           + hits
+          + ",\"cache_hits_by_reference\":"
+          + byReference
           + ",\"cache_misses\":"
           + misses
           + ",\"cache_evictions\":"
@@ -78,13 +86,24 @@ public final class ChunkCache implements AutoCloseable {
     this.capacity = capacity;
     // pinned entries may outlive their eviction briefly: the allocator allows twice the capacity,
     // the accounting below keeps the entries within it
+    this.root = new RootAllocator();
     this.allocator =
-        new RootAllocator(capacity > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * capacity);
+        root.newChildAllocator(
+            "zaro chunk cache", 0, capacity > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * capacity);
+  }
+
+  /**
+   * A new allocator under the root of the cache's memory, owned and closed by the caller before the
+   * cache: vectors of its descendants can take cached chunks by reference ({@link
+   * ZarrArray#readCached}), which vectors of another root cannot. A server allocates from it.
+   */
+  public BufferAllocator newAllocator(String name) {
+    return root.newChildAllocator(name, 0, Long.MAX_VALUE);
   }
 
   /** The cache's counters and size now. */
   public synchronized Stats stats() {
-    return new Stats(hits, misses, evictions, bytes, capacity);
+    return new Stats(hits, byReference, misses, evictions, bytes, capacity);
   }
 
   /** Arrow memory the cache holds now (entries, and evicted ones still being copied from). */
@@ -130,6 +149,30 @@ public final class ChunkCache implements AutoCloseable {
       e.decoded().getReferenceManager().release();
     }
     return true;
+  }
+
+  /**
+   * A reference to bytes {@code [offset, offset + length)} of the cached chunk of {@code key} (a
+   * key with a version), accounted to {@code target} once the entry is evicted, without copying;
+   * null without an entry (not counted as a miss), or when {@code target} is not under the cache's
+   * root. The caller closes the returned buffer, which keeps the memory valid until then.
+   */
+  ArrowBuf region(Key key, long offset, long length, BufferAllocator target) {
+    if (key.version() == null || target.getRoot() != root) {
+      return null;
+    }
+    synchronized (this) {
+      Entry e = entries.get(key);
+      if (e == null || offset < 0 || offset + length > e.decodedBytes()) {
+        return null; // not counted: the read that follows counts its misses
+      }
+      hits++;
+      byReference++;
+      ArrowBuf whole = e.decoded().getReferenceManager().retain(e.decoded(), target);
+      ArrowBuf part = whole.slice(offset, length); // shares whole's one reference
+      part.writerIndex(length);
+      return part;
+    }
   }
 
   private static boolean sameBytes(ArrowBuf cached, long cachedBytes, ArrowBuf encoded) {
@@ -212,12 +255,13 @@ public final class ChunkCache implements AutoCloseable {
     e.decoded().close();
   }
 
-  /** Frees every entry and the cache's allocator. */
+  /** Frees every entry and the cache's allocators (those of {@link #newAllocator} closed first). */
   @Override
   public synchronized void close() {
     entries.values().forEach(ChunkCache::free);
     entries.clear();
     bytes = 0;
     allocator.close();
+    root.close();
   }
 }

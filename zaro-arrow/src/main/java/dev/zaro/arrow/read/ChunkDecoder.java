@@ -91,11 +91,26 @@ final class ChunkDecoder {
    * a cache or for variable-width views.
    */
   ChunkCache.Key cacheKey(String key, SlabView view) {
-    if (cache == null || view.heap() != null) {
+    return view.heap() != null ? null : cacheKey(key);
+  }
+
+  /** The cache key of fixed-width chunk {@code key}, its version asked of the store now. */
+  private ChunkCache.Key cacheKey(String key) {
+    if (cache == null) {
       return null;
     }
     return new ChunkCache.Key(
         store.describe(), displayPath, key, metadata, store.version(key).orElse(null));
+  }
+
+  /**
+   * A reference to bytes {@code [offset, offset + length)} of fixed-width chunk {@code key} decoded
+   * in the cache under its version now, for {@code target} (see {@link ChunkCache#region}); null
+   * without a cache or such an entry.
+   */
+  ArrowBuf cachedRegion(String key, long offset, long length, BufferAllocator target) {
+    ChunkCache.Key k = cacheKey(key);
+    return k == null ? null : cache.region(k, offset, length, target);
   }
 
   /** Whether chunk {@code k} (a key with a version) is cached now; counts no hit or miss. */

@@ -204,6 +204,89 @@ public final class ZarrArray {
   }
 
   /**
+   * The selection as a slab over a cached chunk's memory, with no fetch, decoding or copy, when it
+   * is one contiguous C-order region of a single fixed-width chunk cached under its version (see
+   * {@link #contiguousInChunk}); null otherwise (read it then). {@code allocator} must be under the
+   * root of the cache's memory ({@link ChunkCache#newAllocator}), else null too. The slab holds a
+   * reference to the cached chunk: evicting it frees the memory only once the slab and the vectors
+   * built from it are closed.
+   */
+  public Slab readCached(Selection selection, BufferAllocator allocator) {
+    long[] region = contiguousInChunk(selection);
+    if (region == null) {
+      return null;
+    }
+    int rank = metadata.rank();
+    long[] chunkIndex = new long[rank];
+    for (int d = 0; d < rank; d++) {
+      Selection.Dim dim = selection.dims().get(d);
+      chunkIndex[d] =
+          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d))
+              .get(0)
+              .chunk();
+    }
+    ArrowBuf data = decoder.cachedRegion(chunkKey(chunkIndex), region[0], region[1], allocator);
+    return data == null
+        ? null
+        : new Slab(
+            name(), metadata.dataType(), selection.resultShape(), resultNames(selection), data);
+  }
+
+  /**
+   * Where {@code selection} lies in the decoded bytes of the one chunk it touches, as {offset,
+   * length}, when those bytes are contiguous: every dimension before some k holds a single index,
+   * k's indices are consecutive, and every dimension after k spans the whole chunk (a chunk
+   * spanning the array's trailing dimensions, such as {@code [c, full, full]}). Null when the
+   * selection is empty or 0-d, touches several chunks, has a step, does not span them, or the data
+   * type is variable-length.
+   */
+  public long[] contiguousInChunk(Selection selection) {
+    int rank = metadata.rank();
+    if (rank == 0 || selection.size() == 0 || metadata.dataType().isVariableLength()) {
+      return null;
+    }
+    long[] chunkIndex = new long[rank];
+    long[] start = new long[rank];
+    long[] count = new long[rank];
+    for (int d = 0; d < rank; d++) {
+      Selection.Dim dim = selection.dims().get(d);
+      List<ChunkPart> parts =
+          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
+      if (parts.size() != 1 || (dim.step() != 1 && dim.count() > 1)) {
+        return null;
+      }
+      chunkIndex[d] = parts.get(0).chunk();
+      start[d] = parts.get(0).localStart();
+      count[d] = parts.get(0).count();
+    }
+    int[] chunkShape = metadata.chunkGrid().chunkShape(chunkIndex);
+    int k = 0;
+    while (k < rank - 1 && count[k] == 1) {
+      k++;
+    }
+    long offset = 0;
+    long stride = metadata.dataType().byteSize();
+    for (int d = rank - 1; d >= 0; d--) {
+      if (d > k && (start[d] != 0 || count[d] != chunkShape[d])) {
+        return null;
+      }
+      offset += start[d] * stride;
+      stride *= chunkShape[d];
+    }
+    return new long[] {offset, selection.size() * metadata.dataType().byteSize()};
+  }
+
+  private List<String> resultNames(Selection selection) {
+    List<String> names = new ArrayList<>();
+    for (int d = 0; d < metadata.rank(); d++) {
+      if (!selection.dims().get(d).dropped()) {
+        names.add(metadata.dimensionName(d));
+      }
+    }
+    return names;
+  }
+
+  /**
    * Reads a selection into the start of {@code out}, a buffer the caller owns and keeps owning, so
    * one buffer can serve read after read (a fresh buffer costs a page fault per page on first
    * touch). Every byte of the selection is written (decoded or fill); bytes past it are left alone.
@@ -297,13 +380,8 @@ public final class ZarrArray {
             allocator,
             options);
       }
-      List<String> names = new ArrayList<>();
-      for (int d = 0; d < rank; d++) {
-        if (!selection.dims().get(d).dropped()) {
-          names.add(metadata.dimensionName(d));
-        }
-      }
-      return new Slab(name(), metadata.dataType(), selection.resultShape(), names, out, heap);
+      return new Slab(
+          name(), metadata.dataType(), selection.resultShape(), resultNames(selection), out, heap);
     } catch (RuntimeException | Error e) {
       out.close();
       if (heap != null) {

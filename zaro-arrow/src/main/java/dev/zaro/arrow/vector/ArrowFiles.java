@@ -8,11 +8,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.vector.BufferLayout;
 import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -76,6 +80,22 @@ public final class ArrowFiles {
    */
   public static long write(ArrowReader reader, Path target, long expectedBytes, FreeSpace freeSpace)
       throws IOException {
+    return write(reader, target, expectedBytes, freeSpace, null);
+  }
+
+  /**
+   * As {@link #write(ArrowReader, Path, long, FreeSpace)}, compressing every buffer with {@code
+   * codec} (Arrow IPC buffer compression, which pyarrow, R's arrow and Arrow JS read without being
+   * told; null or {@link CompressionUtil.CodecType#NO_COMPRESSION}: none). {@code expectedBytes}
+   * stays the uncompressed bound.
+   */
+  public static long write(
+      ArrowReader reader,
+      Path target,
+      long expectedBytes,
+      FreeSpace freeSpace,
+      CompressionCodec codec)
+      throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     if (expectedBytes > 0) {
       long free = freeSpace.usableBytes(dir);
@@ -105,7 +125,16 @@ public final class ArrowFiles {
               FileChannel.open(
                   tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
           ArrowFileWriter writer =
-              new ArrowFileWriter(reader.getVectorSchemaRoot(), null, channel)) {
+              codec == null || codec.getCodecType() == CompressionUtil.CodecType.NO_COMPRESSION
+                  ? new ArrowFileWriter(reader.getVectorSchemaRoot(), null, channel)
+                  : new ArrowFileWriter(
+                      reader.getVectorSchemaRoot(),
+                      null,
+                      channel,
+                      Map.of(),
+                      IpcOption.DEFAULT,
+                      only(codec),
+                      codec.getCodecType())) {
         writer.start();
         while (reader.loadNextBatch()) {
           writer.writeBatch();
@@ -121,6 +150,21 @@ public final class ArrowFiles {
         Files.deleteIfExists(tmp);
       }
     }
+  }
+
+  /** A factory that makes {@code codec} (the writer asks for it by its own type). */
+  private static CompressionCodec.Factory only(CompressionCodec codec) {
+    return new CompressionCodec.Factory() {
+      @Override
+      public CompressionCodec createCodec(CompressionUtil.CodecType type) {
+        return codec;
+      }
+
+      @Override
+      public CompressionCodec createCodec(CompressionUtil.CodecType type, int level) {
+        return codec;
+      }
+    };
   }
 
   private static String gb(long bytes) {

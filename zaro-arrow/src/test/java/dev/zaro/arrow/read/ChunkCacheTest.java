@@ -3,6 +3,8 @@ package dev.zaro.arrow.read;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +12,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.store.icechunk.IcechunkExpected;
@@ -24,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -83,14 +87,8 @@ class ChunkCacheTest extends AllocatorTest {
     }
   }
 
-  /** Sets every file under {@code dir} modified {@code ago} seconds ago (past the racy window). */
   private static void age(Path dir, long ago) throws IOException {
-    FileTime t = FileTime.from(Instant.now().minusSeconds(ago));
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path f : files.filter(Files::isRegularFile).toList()) {
-        Files.setLastModifiedTime(f, t);
-      }
-    }
+    Fixtures.age(dir, ago);
   }
 
   @Test
@@ -261,6 +259,98 @@ class ChunkCacheTest extends AllocatorTest {
         assertTrue(zaro.cache().allocatedBytes() <= 2 * capacity, stats.toString());
       }
       assertTrue(zaro.cache().stats().evictions() > 0, zaro.cache().stats().toString());
+    }
+  }
+
+  /** The tensorstore-written array whose chunks [6, 16, 8] span its trailing dimensions. */
+  private static Path contiguous(Path dir) throws IOException {
+    Path store =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("contiguous/stores/contiguous.zarr"),
+            dir.resolve("c.zarr"));
+    age(store, 3600);
+    return store;
+  }
+
+  private static byte[] contiguousExpected(long fromRow, long toRow) throws IOException {
+    byte[] all =
+        Files.readAllBytes(Fixtures.testdata().resolve("contiguous/expected/contiguous.bin"));
+    return Arrays.copyOfRange(all, (int) fromRow * 16 * 8 * 4, (int) toRow * 16 * 8 * 4);
+  }
+
+  private static byte[] bytes(Slab slab) {
+    byte[] got = new byte[(int) slab.byteSize()];
+    slab.data().getBytes(0, got);
+    return got;
+  }
+
+  @Test
+  void aCachedContiguousRegionIsReadByReference(@TempDir Path dir) throws IOException {
+    Path store = contiguous(dir);
+    try (ChunkCache cache = new ChunkCache(1 << 20);
+        Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache);
+        BufferAllocator server = cache.newAllocator("server")) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      assertNull(a.readCached(Selection.parse("6:12", shape), server), "not cached yet");
+      try (Slab s = a.read(Selection.parse("6:12", shape), server, ReadOptions.DEFAULT)) {
+        assertArrayEquals(contiguousExpected(6, 12), bytes(s));
+      }
+      long cached = cache.allocatedBytes();
+      for (long[] rows : List.of(new long[] {6, 12}, new long[] {7, 9}, new long[] {8, 9})) {
+        String slice = rows[0] + ":" + rows[1];
+        try (Slab s = a.readCached(Selection.parse(slice, shape), server)) {
+          assertNotNull(s, slice);
+          // no copy: the server's allocator holds nothing, the slab is the cache entry's memory
+          assertEquals(0, server.getAllocatedMemory(), slice);
+          assertEquals(cached, cache.allocatedBytes(), slice);
+          assertArrayEquals(contiguousExpected(rows[0], rows[1]), bytes(s), slice);
+        }
+      }
+      try (Slab one = a.readCached(Selection.parse("6:12", shape), server);
+          Slab two = a.readCached(Selection.parse("7:12", shape), server)) {
+        // both are the one cached buffer: the same address, a row (512 bytes) apart
+        assertEquals(one.data().memoryAddress() + 16 * 8 * 4, two.data().memoryAddress());
+      }
+      try (Slab s = a.readCached(Selection.parse("8", shape), server)) {
+        assertArrayEquals(new long[] {16, 8}, s.shape(), "an index drops the dimension");
+        assertArrayEquals(contiguousExpected(8, 9), bytes(s));
+      }
+      // not contiguous in the chunk, two chunks, a step, outside the cache's root: read instead
+      for (String slice : List.of("6:12, 0:8", "6:13", "6:12:2")) {
+        assertNull(a.readCached(Selection.parse(slice, shape), server), slice);
+      }
+      assertNull(a.readCached(Selection.parse("6:12", shape), allocator));
+      assertNull(a.readCached(Selection.parse("0:6", shape), server), "chunk 0 not cached");
+    }
+  }
+
+  @Test
+  void anEntryEvictedWhileHeldByReferenceStaysValidUntilClosed(@TempDir Path dir)
+      throws IOException {
+    Path store = contiguous(dir);
+    // four chunks of 3 KiB (4 KiB buffers) fill it; a fifth entry evicts the least recently used
+    try (ChunkCache cache = new ChunkCache(4 * 4096);
+        Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache);
+        BufferAllocator server = cache.newAllocator("server")) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      a.read(Selection.parse("0:6", shape), server, ReadOptions.DEFAULT).close();
+      try (Slab held = a.readCached(Selection.parse("0:6", shape), server)) {
+        assertNotNull(held);
+        a.read(Selection.parse("6:24", shape), server, ReadOptions.DEFAULT).close();
+        assertEquals(0, cache.stats().evictions());
+        // chunk 1 rewritten (a new version): its new entry evicts chunk 0, which is held
+        Files.setLastModifiedTime(
+            store.resolve("c/1/0/0"), FileTime.from(Instant.now().minusSeconds(60)));
+        a.read(Selection.parse("6:12", shape), server, ReadOptions.DEFAULT).close();
+        assertEquals(1, cache.stats().evictions());
+        assertNull(a.readCached(Selection.parse("0:6", shape), server), "evicted");
+        // the held bytes are now the server's to account for, and still the values
+        assertTrue(server.getAllocatedMemory() >= 6 * 16 * 8 * 4);
+        assertArrayEquals(contiguousExpected(0, 6), bytes(held));
+      }
+      assertEquals(0, server.getAllocatedMemory(), "freed when the last reference closed");
     }
   }
 }
