@@ -18,5 +18,11 @@ echo "== Java tests (mvn verify)"
 mvn -B -Dstyle.color=never verify
 touch zaro-cli/target/.zaro-built
 
+# Arrow JS (tests/js, pinned by package-lock.json) for the browser/Node client test; without npm
+# or the registry that one test skips and says why
+if command -v npm >/dev/null && [ ! -d tests/js/node_modules/apache-arrow ]; then
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) || echo "== npm ci failed: the Arrow JS test will skip"
+fi
+
 echo "== client tests (pytest)"
 .venv/bin/python -m pytest tests/python -q -p no:cacheprovider -n 2
