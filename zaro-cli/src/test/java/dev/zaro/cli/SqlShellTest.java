@@ -138,7 +138,8 @@ class SqlShellTest extends AllocatorTest {
               engine, allocator, 100, false, false, terminal.writer(), new PrintWriter(err));
       assertEquals(0, shell.interactive(terminal, history));
     }
-    String out = screen.toString(StandardCharsets.UTF_8);
+    // the screen and the shell's error stream, so that a failure shows both
+    String out = screen.toString(StandardCharsets.UTF_8) + "\n[stderr]\n" + err;
     assertTrue(out.contains("zaro> "), out);
     assertTrue(out.contains("  ...> "), out);
     assertTrue(out.contains("│ answer │") && out.contains("│     42 │"), out);
