@@ -162,112 +162,124 @@ def main():
         serve_pyarrow(args.serve_pyarrow)
         return
     path = dataset(args.size, args.contiguous)
-    zaro, zaro_uri = start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+")
-    # decoded float32 chunks of 4 MiB, and (a build whose entries keep them) their stored bytes
-    cache_mib = 2 * 4 * (args.size // 64) * 16 + 64
-    cached, cached_uri, cached_http = start_http(
-        [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
-         "--max-memory", f"{cache_mib + 1024}m"])
-    other, other_uri = start([sys.executable, __file__, "--serve-pyarrow", str(path)], r"grpc://127\.0\.0\.1:\d+")
-    # the Arrow Java floor: flight-core streaming the array from memory (benchmarks/java)
-    lib = ROOT / "zaro-cli" / "target"
-    java, java_uri = start(["java", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
-                            f"{lib / 'classes'}:{lib / 'lib'}/*",
-                            str(ROOT / "benchmarks" / "java" / "MemoryFlightServer.java"), str(path)],
-                           r"grpc://127\.0\.0\.1:\d+")
+    servers = []  # every server started, stopped at the end (also when a later one fails to start)
+
+    def started(proc_and_address):
+        servers.append(proc_and_address[0])
+        return proc_and_address
+
     try:
-        zc, pc, cc, jc = fl.connect(zaro_uri), fl.connect(other_uri), fl.connect(cached_uri), fl.connect(java_uri)
-        tensor = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor"}))
-        zstd = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor",
-                                                           "compression": "zstd"}))
-        whole = fl.FlightDescriptor.for_path("data")
-        fetch(zc, tensor)  # warm-up: JIT, page cache, connections
-        fetch(pc, whole)
-        fetch(cc, tensor)  # and fills the cache
-        fetch_http(cached_http + "/arrays/")
-        fetch(cc, zstd)
-        fetch(jc, whole)
-        times = {"zaro": [], "pyarrow": [], "java from memory": [], "zaro cached": [], "zaro cached http": [], "zaro cached zstd": []}
-        cpu = {name: [0.0, 0.0] for name in times}  # server, client CPU seconds, all rounds
-        sizes = {}
-        wire = []
-        runs = [("zaro", lambda: fetch(zc, tensor), zaro), ("pyarrow", lambda: fetch(pc, whole), other),
-                ("java from memory", lambda: fetch(jc, whole), java),
-                ("zaro cached", lambda: fetch(cc, tensor), cached),
-                ("zaro cached http", lambda: fetch_http(cached_http + "/arrays/"), cached),
-                ("zaro cached zstd", lambda: fetch(cc, zstd), cached)]
-
-        def body_bytes():
-            return json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())["stream_body_bytes"]
-
-        for _ in range(args.rounds):
-            for name, run, proc in runs:
-                s0, c0 = cpu_seconds(proc.pid), cpu_seconds()
-                w0 = body_bytes() if name == "zaro cached zstd" else 0
-                dt, nbytes = run()
-                cpu[name][0] += cpu_seconds(proc.pid) - s0
-                cpu[name][1] += cpu_seconds() - c0
-                if name == "zaro cached zstd":
-                    wire.append(body_bytes() - w0)
-                times[name].append(dt)
-                sizes[name] = nbytes
-        stats = json.loads(list(zc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
-        rates = {}
-        for name in times:
-            rates[name] = sizes[name] / min(times[name]) / 1e9
-            line = {"server": name, "layout": "tensor", "bytes": sizes[name], "rounds": args.rounds,
-                    "best_seconds": round(min(times[name]), 3), "median_seconds": round(statistics.median(times[name]), 3),
-                    "best_gbps": round(rates[name], 3),
-                    "median_gbps": round(sizes[name] / statistics.median(times[name]) / 1e9, 3),
-                    "server_cpu_seconds_per_fetch": round(cpu[name][0] / args.rounds, 3),
-                    "client_cpu_seconds_per_fetch": round(cpu[name][1] / args.rounds, 3)}
-            if name == "zaro":
-                line["server_peak_allocator_bytes"] = stats["peak_allocated_bytes"]
-            if name == "zaro cached zstd":
-                line["body_bytes_on_the_wire"] = wire[-1]
-            print(json.dumps(line))
-        cstats = json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
-        print(json.dumps({k: v for k, v in cstats.items() if k.startswith("cache_")}))
-        print(json.dumps({"zaro cached_over_java_best": round(rates["zaro cached"] / rates["java from memory"], 3),
-                          "zaro cached_over_java_median": round(statistics.median(times["java from memory"])
-                                                                / statistics.median(times["zaro cached"]), 3)}))
-        for name in ["zaro cached", "zaro cached http", "zaro cached zstd", "java from memory"]:
-            print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
-                              name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
-                                                                   / statistics.median(times[name]), 3)}))
-        # per round: the anchor's time over the server's in the same round (they ran back to back),
-        # the median of those: steadier on a shared machine than ratios of bests or of medians
-        def per_round(name, anchor):
-            return round(statistics.median(a / b for a, b in zip(times[anchor], times[name])), 3)
-        print(json.dumps({"per_round_median": {
-            "zaro cached / java from memory": per_round("zaro cached", "java from memory"),
-            "zaro cached http / pyarrow": per_round("zaro cached http", "pyarrow"),
-            "zaro cached / pyarrow": per_round("zaro cached", "pyarrow"),
-            "zaro / pyarrow": per_round("zaro", "pyarrow"),
-            "java from memory / pyarrow": per_round("java from memory", "pyarrow"),
-            "zaro cached zstd / zaro cached": per_round("zaro cached zstd", "zaro cached")},
-            "load_average": os.getloadavg()}))
-        print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
-                          "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
-                                                            / statistics.median(times["zaro"]), 3)}))
-        # zaro decoding the same array in one read, no Flight: what its streams cannot beat
-        bench = json.loads(subprocess.run([args.zaro, "bench", str(path), "/", "--repeat", str(args.rounds)],
-                                          capture_output=True, text=True, check=True).stdout)
-        print(json.dumps({"server": "zaro bench (decode only, no Flight)", "bytes": bench["bytes"],
-                          "best_seconds": round(min(bench["seconds"]), 3),
-                          "median_seconds": round(bench["median_seconds"], 3),
-                          "best_gbps": round(bench["bytes"] / min(bench["seconds"]) / 1e9, 3)}))
-        if args.table:
-            table = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": f"0:{args.size // 4}",
-                                                                "layout": "table"}))
-            best = min(fetch(zc, table)[0] for _ in range(3))
-            nbytes = fetch(zc, table)[1]
-            print(json.dumps({"server": "zaro", "layout": "table", "slice": f"0:{args.size // 4}", "bytes": nbytes,
-                              "best_seconds": round(best, 3), "best_gbps": round(nbytes / best / 1e9, 3)}))
+        zaro, zaro_uri = started(start([args.zaro, "serve", str(path), "--port", "0"], r"grpc://127\.0\.0\.1:\d+"))
+        # decoded float32 chunks of 4 MiB, and (a build whose entries keep them) their stored bytes
+        cache_mib = 2 * 4 * (args.size // 64) * 16 + 64
+        cached, cached_uri, cached_http = started(start_http(
+            [args.zaro, "serve", str(path), "--port", "0", "--http-port", "0", "--cache-memory", f"{cache_mib}m",
+             "--max-memory", f"{cache_mib + 1024}m"]))
+        other, other_uri = started(start([sys.executable, __file__, "--serve-pyarrow", str(path)],
+                                         r"grpc://127\.0\.0\.1:\d+"))
+        # the Arrow Java floor: flight-core streaming the array from memory (benchmarks/java)
+        lib = ROOT / "zaro-cli" / "target"
+        java, java_uri = started(start(["java", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+                                        f"{lib / 'classes'}:{lib / 'lib'}/*",
+                                        str(ROOT / "benchmarks" / "java" / "MemoryFlightServer.java"), str(path)],
+                                       r"grpc://127\.0\.0\.1:\d+"))
+        measure(args, path, zaro, zaro_uri, cached, cached_uri, cached_http, other, other_uri, java, java_uri)
     finally:
-        for p in (zaro, other, cached, java):
+        for p in servers:
             p.terminate()
             p.wait()
+
+
+def measure(args, path, zaro, zaro_uri, cached, cached_uri, cached_http, other, other_uri, java, java_uri):
+    """The alternating rounds against the started servers, and the summary lines."""
+    zc, pc, cc, jc = fl.connect(zaro_uri), fl.connect(other_uri), fl.connect(cached_uri), fl.connect(java_uri)
+    tensor = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor"}))
+    zstd = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": "", "layout": "tensor",
+                                                       "compression": "zstd"}))
+    whole = fl.FlightDescriptor.for_path("data")
+    fetch(zc, tensor)  # warm-up: JIT, page cache, connections
+    fetch(pc, whole)
+    fetch(cc, tensor)  # and fills the cache
+    fetch_http(cached_http + "/arrays/")
+    fetch(cc, zstd)
+    fetch(jc, whole)
+    times = {"zaro": [], "pyarrow": [], "java from memory": [], "zaro cached": [], "zaro cached http": [], "zaro cached zstd": []}
+    cpu = {name: [0.0, 0.0] for name in times}  # server, client CPU seconds, all rounds
+    sizes = {}
+    wire = []
+    runs = [("zaro", lambda: fetch(zc, tensor), zaro), ("pyarrow", lambda: fetch(pc, whole), other),
+            ("java from memory", lambda: fetch(jc, whole), java),
+            ("zaro cached", lambda: fetch(cc, tensor), cached),
+            ("zaro cached http", lambda: fetch_http(cached_http + "/arrays/"), cached),
+            ("zaro cached zstd", lambda: fetch(cc, zstd), cached)]
+
+    def body_bytes():
+        return json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())["stream_body_bytes"]
+
+    for _ in range(args.rounds):
+        for name, run, proc in runs:
+            s0, c0 = cpu_seconds(proc.pid), cpu_seconds()
+            w0 = body_bytes() if name == "zaro cached zstd" else 0
+            dt, nbytes = run()
+            cpu[name][0] += cpu_seconds(proc.pid) - s0
+            cpu[name][1] += cpu_seconds() - c0
+            if name == "zaro cached zstd":
+                wire.append(body_bytes() - w0)
+            times[name].append(dt)
+            sizes[name] = nbytes
+    stats = json.loads(list(zc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
+    rates = {}
+    for name in times:
+        rates[name] = sizes[name] / min(times[name]) / 1e9
+        line = {"server": name, "layout": "tensor", "bytes": sizes[name], "rounds": args.rounds,
+                "best_seconds": round(min(times[name]), 3), "median_seconds": round(statistics.median(times[name]), 3),
+                "best_gbps": round(rates[name], 3),
+                "median_gbps": round(sizes[name] / statistics.median(times[name]) / 1e9, 3),
+                "server_cpu_seconds_per_fetch": round(cpu[name][0] / args.rounds, 3),
+                "client_cpu_seconds_per_fetch": round(cpu[name][1] / args.rounds, 3)}
+        if name == "zaro":
+            line["server_peak_allocator_bytes"] = stats["peak_allocated_bytes"]
+        if name == "zaro cached zstd":
+            line["body_bytes_on_the_wire"] = wire[-1]
+        print(json.dumps(line))
+    cstats = json.loads(list(cc.do_action(fl.Action("stats", b"")))[0].body.to_pybytes())
+    print(json.dumps({k: v for k, v in cstats.items() if k.startswith("cache_")}))
+    print(json.dumps({"zaro cached_over_java_best": round(rates["zaro cached"] / rates["java from memory"], 3),
+                      "zaro cached_over_java_median": round(statistics.median(times["java from memory"])
+                                                            / statistics.median(times["zaro cached"]), 3)}))
+    for name in ["zaro cached", "zaro cached http", "zaro cached zstd", "java from memory"]:
+        print(json.dumps({name + "_over_pyarrow_best": round(rates[name] / rates["pyarrow"], 3),
+                          name + "_over_pyarrow_median": round(statistics.median(times["pyarrow"])
+                                                               / statistics.median(times[name]), 3)}))
+    # per round: the anchor's time over the server's in the same round (they ran back to back),
+    # the median of those: steadier on a shared machine than ratios of bests or of medians
+    def per_round(name, anchor):
+        return round(statistics.median(a / b for a, b in zip(times[anchor], times[name])), 3)
+    print(json.dumps({"per_round_median": {
+        "zaro cached / java from memory": per_round("zaro cached", "java from memory"),
+        "zaro cached http / pyarrow": per_round("zaro cached http", "pyarrow"),
+        "zaro cached / pyarrow": per_round("zaro cached", "pyarrow"),
+        "zaro / pyarrow": per_round("zaro", "pyarrow"),
+        "java from memory / pyarrow": per_round("java from memory", "pyarrow"),
+        "zaro cached zstd / zaro cached": per_round("zaro cached zstd", "zaro cached")},
+        "load_average": os.getloadavg()}))
+    print(json.dumps({"zaro_over_pyarrow_best": round(rates["zaro"] / rates["pyarrow"], 3),
+                      "zaro_over_pyarrow_median": round(statistics.median(times["pyarrow"])
+                                                        / statistics.median(times["zaro"]), 3)}))
+    # zaro decoding the same array in one read, no Flight: what its streams cannot beat
+    bench = json.loads(subprocess.run([args.zaro, "bench", str(path), "/", "--repeat", str(args.rounds)],
+                                      capture_output=True, text=True, check=True).stdout)
+    print(json.dumps({"server": "zaro bench (decode only, no Flight)", "bytes": bench["bytes"],
+                      "best_seconds": round(min(bench["seconds"]), 3),
+                      "median_seconds": round(bench["median_seconds"], 3),
+                      "best_gbps": round(bench["bytes"] / min(bench["seconds"]) / 1e9, 3)}))
+    if args.table:
+        table = fl.FlightDescriptor.for_command(json.dumps({"array": "/", "slice": f"0:{args.size // 4}",
+                                                            "layout": "table"}))
+        best = min(fetch(zc, table)[0] for _ in range(3))
+        nbytes = fetch(zc, table)[1]
+        print(json.dumps({"server": "zaro", "layout": "table", "slice": f"0:{args.size // 4}", "bytes": nbytes,
+                          "best_seconds": round(best, 3), "best_gbps": round(nbytes / best / 1e9, 3)}))
 
 
 if __name__ == "__main__":
