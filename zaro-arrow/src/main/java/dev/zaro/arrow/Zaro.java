@@ -18,6 +18,7 @@ import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.read.internal.ReadAccess;
+import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.Stores;
@@ -170,14 +171,15 @@ public final class Zaro implements AutoCloseable {
                     store,
                     k,
                     readable(k, meta(k)),
-                    options.codecs(),
-                    workers,
-                    options.threads(),
-                    scratch,
-                    isRemote(store) ? options.ioConcurrency() : 0,
-                    options.missingChunks(),
-                    options.maxBytesInFlight(),
-                    cache));
+                    new ReadSetup(
+                        options.codecs(),
+                        workers,
+                        options.threads(),
+                        scratch,
+                        isRemote(store) ? options.ioConcurrency() : 0,
+                        options.missingChunks(),
+                        options.maxBytesInFlight(),
+                        cache)));
   }
 
   /**

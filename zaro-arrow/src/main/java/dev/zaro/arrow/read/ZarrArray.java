@@ -3,7 +3,6 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Codec;
 import dev.zaro.arrow.codec.CodecChain;
-import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
@@ -20,6 +19,7 @@ import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.internal.ReadAccess;
+import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
@@ -70,30 +70,8 @@ public final class ZarrArray {
     ReadAccess.install(
         new ReadAccess() {
           @Override
-          public ZarrArray open(
-              Store store,
-              String path,
-              ArrayMetadata metadata,
-              CodecRegistry registry,
-              Executor executor,
-              int parallelism,
-              ScratchPool scratchPool,
-              int ioConcurrency,
-              MissingChunks missingChunks,
-              long maxBytesInFlight,
-              ChunkCache cache) {
-            return new ZarrArray(
-                store,
-                path,
-                metadata,
-                registry,
-                executor,
-                parallelism,
-                scratchPool,
-                ioConcurrency,
-                missingChunks,
-                maxBytesInFlight,
-                cache);
+          public ZarrArray open(Store store, String path, ArrayMetadata metadata, ReadSetup setup) {
+            return new ZarrArray(store, path, metadata, setup);
           }
 
           @Override
@@ -105,45 +83,21 @@ public final class ZarrArray {
 
   /**
    * An array ready to read; {@code Zaro.array} makes them from its options, through {@link
-   * ReadAccess#open}.
-   *
-   * @param executor runs chunk work; at most {@code parallelism} chunks of one read decode at once
-   * @param scratchPool decoder state to reuse across reads (not closed here), or null
-   * @param ioConcurrency for stores where fetching dominates (remote): up to this many chunks are
-   *     fetched at once, while decoding stays limited to {@code parallelism} threads; 0 for local
-   *     stores
-   * @param missingChunks what reads do with chunks absent from the store
-   * @param maxBytesInFlight remote stores: no further chunk is requested ahead while the bodies
-   *     that arrived and wait for a decoder hold this many bytes (so a read holds at most this plus
-   *     {@code ioConcurrency} chunks' bodies beyond its output)
-   * @param cache decoded chunks shared between reads (null: none; not closed here)
+   * ReadAccess#open}, with what every array of that {@code Zaro} shares ({@link ReadSetup}).
    */
-  private ZarrArray(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool,
-      int ioConcurrency,
-      MissingChunks missingChunks,
-      long maxBytesInFlight,
-      ChunkCache cache) {
-    if (maxBytesInFlight < 1) {
-      throw new IllegalArgumentException(
-          "maxBytesInFlight must be at least 1, not " + maxBytesInFlight);
-    }
-    this.maxBytesInFlight = maxBytesInFlight;
-    this.missingChunks = missingChunks;
-    this.scratchPool = scratchPool;
-    this.ioConcurrency = ioConcurrency;
+  private ZarrArray(Store store, String path, ArrayMetadata metadata, ReadSetup setup) {
+    this.maxBytesInFlight = setup.maxBytesInFlight();
+    this.missingChunks = setup.missingChunks();
+    this.scratchPool = setup.scratchPool();
+    this.ioConcurrency = setup.ioConcurrency();
     this.store = store;
     this.path = StoreKeys.stripSlashes(path);
     this.metadata = metadata;
-    this.executor = executor;
-    this.parallelism = Math.max(1, parallelism);
-    this.decoder = new ChunkDecoder(store, displayPath(), metadata, registry, scratchPool, cache);
+    this.executor = setup.executor();
+    this.parallelism = Math.max(1, setup.parallelism());
+    this.decoder =
+        new ChunkDecoder(
+            store, displayPath(), metadata, setup.registry(), setup.scratchPool(), setup.cache());
     this.chain =
         decoder.resolve(metadata.chunkGrid().chunkShape(new long[metadata.rank()])).chain();
   }

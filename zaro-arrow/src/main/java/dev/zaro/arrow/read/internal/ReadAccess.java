@@ -1,14 +1,9 @@
 package dev.zaro.arrow.read.internal;
 
-import dev.zaro.arrow.codec.CodecRegistry;
-import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.read.ChunkCache;
-import dev.zaro.arrow.read.MissingChunks;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Store;
-import java.util.concurrent.Executor;
 
 /**
  * What the layers above {@code read} (the Arrow building in {@code vector}, the entry point {@code
@@ -46,22 +41,8 @@ public abstract class ReadAccess {
     return access;
   }
 
-  /**
-   * An array ready to read (the arguments of {@code ZarrArray}'s constructor, documented there);
-   * {@code Zaro.array} makes them from its options.
-   */
-  public abstract ZarrArray open(
-      Store store,
-      String path,
-      ArrayMetadata metadata,
-      CodecRegistry registry,
-      Executor executor,
-      int parallelism,
-      ScratchPool scratchPool,
-      int ioConcurrency,
-      MissingChunks missingChunks,
-      long maxBytesInFlight,
-      ChunkCache cache);
+  /** An array ready to read, with what every array of its {@code Zaro} shares. */
+  public abstract ZarrArray open(Store store, String path, ArrayMetadata metadata, ReadSetup setup);
 
   /**
    * A budget of {@code array}'s read threads (its executor and parallelism), for work beside a
