@@ -52,8 +52,24 @@ final class ChunkDecoder {
     this.scratchPool = scratchPool;
   }
 
+  /** The shape resolved last and its chain: every chunk of a regular grid (one per chunk task). */
+  private volatile LastResolved last;
+
+  @SuppressWarnings("ArrayRecordComponent") // compared by content in resolve, never by equals
+  private record LastResolved(int[] shape, Resolved resolved) {}
+
   /** The chain and shard reader for chunks of {@code shape}, resolved once per shape. */
   Resolved resolve(int[] shape) {
+    LastResolved l = last;
+    if (l != null && Arrays.equals(l.shape(), shape)) {
+      return l.resolved();
+    }
+    Resolved r = resolveShape(shape);
+    last = new LastResolved(shape.clone(), r);
+    return r;
+  }
+
+  private Resolved resolveShape(int[] shape) {
     return resolved.computeIfAbsent(
         Arrays.stream(shape).boxed().toList(),
         k -> {

@@ -67,19 +67,37 @@ public final class FileStore implements Store {
     T read(FileChannel channel, long position, long length) throws IOException;
   }
 
+  /** Reads from a key's open channel. */
+  @FunctionalInterface
+  private interface ChannelRead<T> {
+    T read(FileChannel channel) throws IOException;
+  }
+
   /**
    * Leases the key's file channel, resolves {@code range} against its size, and hands both to
    * {@code reader}. A channel closed under the read by another thread's interrupt is dropped and
    * the read runs once more on a fresh one.
    */
   private <T> Optional<T> readRange(String key, ByteRange range, RangeRead<T> reader) {
+    return withChannel(
+        key,
+        channel -> {
+          long[] offsetLength = range.resolve(channel.size(), key, describe());
+          return reader.read(channel, offsetLength[0], offsetLength[1]);
+        });
+  }
+
+  /**
+   * Leases the key's file channel (one stat: see {@link FileChannels}) and hands it to {@code
+   * reader}; empty when the file does not exist. A channel closed under the read by another
+   * thread's interrupt is dropped and the read runs once more on a fresh one.
+   */
+  private <T> Optional<T> withChannel(String key, ChannelRead<T> reader) {
     Path file = resolve(key);
     for (int attempt = 0; ; attempt++) {
       try (FileChannels.Lease lease = channels.acquire(file, key)) {
         try {
-          FileChannel channel = lease.channel();
-          long[] offsetLength = range.resolve(channel.size(), key, describe());
-          return Optional.of(reader.read(channel, offsetLength[0], offsetLength[1]));
+          return Optional.of(reader.read(lease.channel()));
         } catch (ClosedChannelException e) {
           lease.invalidate();
           if (e instanceof ClosedByInterruptException || attempt > 0) {
@@ -102,14 +120,7 @@ public final class FileStore implements Store {
         range,
         (channel, position, length) -> {
           if (length > Integer.MAX_VALUE) {
-            throw new StoreException(
-                "key '"
-                    + key
-                    + "' in "
-                    + describe()
-                    + " is "
-                    + length
-                    + " bytes; single reads over 2 GiB are not supported");
+            throw tooLarge(key, length);
           }
           ArrowBuf buf = allocator.buffer(length);
           dev.zaro.arrow.memory.HugePages.advise(buf.memoryAddress(), length);
@@ -122,6 +133,68 @@ public final class FileStore implements Store {
             throw e;
           }
         });
+  }
+
+  /**
+   * Ranges closer than this are read together from a local file: one positional read costs about as
+   * much as copying a few KiB from the page cache, so larger gaps (the remote stores' {@link
+   * RangeCoalescer#MAX_GAP}) would only copy bytes nobody asked for.
+   */
+  static final long LOCAL_MAX_GAP = 4 << 10;
+
+  /**
+   * Several ranges of one file under one channel lease (one stat and one size for all of them),
+   * nearby ones merged by {@link RangeCoalescer#plan} with the local gap {@link #LOCAL_MAX_GAP}.
+   */
+  @Override
+  public Optional<java.util.List<ArrowBuf>> getRanges(
+      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    java.util.List<RangeCoalescer.Group> groups =
+        RangeCoalescer.plan(ranges, LOCAL_MAX_GAP, RangeCoalescer.MAX_REQUEST);
+    ArrowBuf[] bodies = new ArrowBuf[groups.size()];
+    Optional<ArrowBuf[]> read;
+    try {
+      read =
+          withChannel(
+              key,
+              channel -> {
+                // a retry on a fresh channel reads every group again
+                RangeCoalescer.closeAll(bodies);
+                java.util.Arrays.fill(bodies, null);
+                long size = channel.size();
+                for (int i = 0; i < bodies.length; i++) {
+                  RangeCoalescer.Group g = groups.get(i);
+                  long[] offsetLength =
+                      ByteRange.of(g.offset(), g.length()).resolve(size, key, describe());
+                  if (offsetLength[1] > Integer.MAX_VALUE) {
+                    throw tooLarge(key, offsetLength[1]);
+                  }
+                  bodies[i] = allocator.buffer(offsetLength[1]);
+                  readFully(channel, bodies[i], 0, offsetLength[0], (int) offsetLength[1], key);
+                  bodies[i].writerIndex(offsetLength[1]);
+                }
+                return bodies;
+              });
+    } catch (RuntimeException | Error e) {
+      RangeCoalescer.closeAll(bodies);
+      throw e;
+    }
+    if (read.isEmpty()) {
+      RangeCoalescer.closeAll(bodies);
+      return Optional.empty();
+    }
+    return Optional.of(RangeCoalescer.slice(this, key, ranges, groups, bodies));
+  }
+
+  private StoreException tooLarge(String key, long length) {
+    return new StoreException(
+        "key '"
+            + key
+            + "' in "
+            + describe()
+            + " is "
+            + length
+            + " bytes; single reads over 2 GiB are not supported");
   }
 
   @Override

@@ -154,7 +154,7 @@ public final class RangeCoalescer {
    * The asked ranges as slices of the merged bodies (each slice holds its own reference); the
    * bodies are released here, on success or failure.
    */
-  private static List<ArrowBuf> slice(
+  static List<ArrowBuf> slice(
       Store store,
       String key,
       List<ByteRange.FromStart> ranges,
@@ -203,7 +203,7 @@ public final class RangeCoalescer {
     }
   }
 
-  private static void closeAll(ArrowBuf[] bufs) {
+  static void closeAll(ArrowBuf[] bufs) {
     for (ArrowBuf b : bufs) {
       if (b != null) {
         b.close();

@@ -130,7 +130,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     return b;
   }
 
-  private static byte[] read(ArrowBuf buf) {
+  protected static byte[] read(ArrowBuf buf) {
     byte[] out = new byte[(int) buf.writerIndex()];
     buf.getBytes(0, out);
     return out;

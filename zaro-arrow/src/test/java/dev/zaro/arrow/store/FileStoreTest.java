@@ -226,4 +226,66 @@ class FileStoreTest extends AbstractStoreTest {
     files.close();
     assertEquals(0, files.openChannels());
   }
+
+  /**
+   * Ranges further apart than the local gap are separate reads under one channel lease: every range
+   * (out of order, overlapping, empty, next to each other) right; a range past the end in a later
+   * group fails naming the key, with the groups read before it freed; a file replaced between calls
+   * is read afresh.
+   */
+  @Test
+  void readsFarApartRangesUnderOneLease() throws Exception {
+    Path root = dir.resolve("ranges");
+    Files.createDirectories(root);
+    byte[] all = bytes(5, 200_000);
+    Files.write(root.resolve("v"), all);
+    long gap = FileStore.LOCAL_MAX_GAP;
+    List<ByteRange.FromStart> ranges =
+        List.of(
+            range(150_000, 30_000),
+            range(0, 100),
+            range(100 + gap + 1, 50), // a separate read: just past the gap
+            range(100, gap), // closes that gap: one read after all
+            range(60_000, 0),
+            range(199_999, 1),
+            range(150_010, 10));
+    try (FileStore files = new FileStore(root)) {
+      List<ArrowBuf> got = files.getRanges("v", ranges, allocator).orElseThrow();
+      try {
+        for (int i = 0; i < ranges.size(); i++) {
+          ByteRange.FromStart r = ranges.get(i);
+          assertArrayEquals(
+              Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())),
+              read(got.get(i)),
+              r.toString());
+        }
+      } finally {
+        got.forEach(ArrowBuf::close);
+      }
+      StoreException e =
+          assertThrows(
+              StoreException.class,
+              () -> files.getRanges("v", List.of(range(0, 10), range(199_000, 2_000)), allocator));
+      assertTrue(e.getMessage().contains("'v'"), e.getMessage());
+      assertEquals(0, allocator.getAllocatedMemory());
+      assertEquals(Optional.empty(), files.getRanges("w", List.of(range(0, 1)), allocator));
+
+      byte[] next = bytes(9, 200_000);
+      Path tmp = root.resolve("v.tmp");
+      Files.write(tmp, next);
+      Files.move(tmp, root.resolve("v"), StandardCopyOption.ATOMIC_MOVE);
+      List<ArrowBuf> again =
+          files.getRanges("v", List.of(range(10, 20), range(100_000, 20)), allocator).orElseThrow();
+      try {
+        assertArrayEquals(Arrays.copyOfRange(next, 10, 30), read(again.get(0)));
+        assertArrayEquals(Arrays.copyOfRange(next, 100_000, 100_020), read(again.get(1)));
+      } finally {
+        again.forEach(ArrowBuf::close);
+      }
+    }
+  }
+
+  private static ByteRange.FromStart range(long offset, long length) {
+    return (ByteRange.FromStart) ByteRange.of(offset, length);
+  }
 }

@@ -34,9 +34,13 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
     return "gzip";
   }
 
+  /** Asked once per chunk (and per inner chunk of a shard): made once. */
+  private static final java.util.Set<CodecCapability> CAPABILITIES =
+      java.util.Set.of(CodecCapability.DECODE_IN_PLACE, CodecCapability.DECODE_STREAMING);
+
   @Override
   public java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of(CodecCapability.DECODE_IN_PLACE, CodecCapability.DECODE_STREAMING);
+    return CAPABILITIES;
   }
 
   @Override

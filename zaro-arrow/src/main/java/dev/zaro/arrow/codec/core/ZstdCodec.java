@@ -41,12 +41,16 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     return "zstd";
   }
 
+  /** Asked once per chunk (and per inner chunk of a shard): made once. */
+  private static final java.util.Set<CodecCapability> CAPABILITIES =
+      java.util.Set.of(
+          CodecCapability.DECODE_IN_PLACE,
+          CodecCapability.DECODE_RANGE,
+          CodecCapability.DECODE_STREAMING);
+
   @Override
   public java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of(
-        CodecCapability.DECODE_IN_PLACE,
-        CodecCapability.DECODE_RANGE,
-        CodecCapability.DECODE_STREAMING);
+    return CAPABILITIES;
   }
 
   @Override
