@@ -72,10 +72,13 @@ def warmup_passes(op, slices):
     return 3 if op in ("read_all", "slab") else 500
 
 
+ZARO = ROOT / "zaro"
+
+
 def run_zaro(path, slices, threads, repeat, warmup):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(slices))
-    out = subprocess.run([str(ROOT / "zaro"), "bench", str(path), "/", "--slices-file", f.name,
+    out = subprocess.run([str(ZARO), "bench", str(path), "/", "--slices-file", f.name,
                           "--repeat", str(repeat), "--warmup", str(warmup), "--threads", str(threads)],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -83,9 +86,9 @@ def run_zaro(path, slices, threads, repeat, warmup):
 
 def timed(read, index, repeat):
     """Runs every read of `index` once untimed, then `repeat` timed passes."""
-    seconds, each = [], []
+    seconds, each, cpu = [], [], []
     for r in range(repeat + 1):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         nbytes = 0
         for ix in index:
             r0 = time.perf_counter()
@@ -94,8 +97,9 @@ def timed(read, index, repeat):
                 each.append(time.perf_counter() - r0)
         if r > 0:
             seconds.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
     med = float(np.median(seconds))
-    out = {"median_seconds": med, "bytes": nbytes, "gbps": nbytes / med / 1e9}
+    out = {"median_seconds": med, "bytes": nbytes, "gbps": nbytes / med / 1e9, "cpu_seconds": cpu}
     if len(index) > 1:
         out["read_p50_seconds"] = float(np.percentile(each, 50))
         out["read_p99_seconds"] = float(np.percentile(each, 99))
@@ -142,7 +146,12 @@ def main():
     parser.add_argument("--datasets", nargs="*", default=list(make_datasets.datasets(N)))
     parser.add_argument("--ops", nargs="*")
     parser.add_argument("--markdown")
+    parser.add_argument("--zaro", help="the zaro launcher to run (default: this checkout's; another"
+                        " checkout's for an A/B of two builds in one run)")
     args = parser.parse_args()
+    if args.zaro:
+        global ZARO
+        ZARO = pathlib.Path(args.zaro).resolve()
     rows = []
     for name in args.datasets:
         path = make_datasets.DATA / f"{name}_{N}.zarr"
@@ -164,7 +173,10 @@ def main():
             s = run_tensorstore(path, slices, args.threads, repeat)
             row = {"dataset": name, "op": op, "zaro_s": z["median_seconds"], "ts_s": s["median_seconds"],
                    "zaro_gbps": z["gbps"], "ts_gbps": s["gbps"], "ratio": s["median_seconds"] / z["median_seconds"],
-                   "zaro_peak_mb": z["peak_allocator_bytes"] / 2**20}
+                   "zaro_peak_mb": z["peak_allocator_bytes"] / 2**20,
+                   # process CPU per pass (zaro: the whole JVM; tensorstore: this process)
+                   "zaro_cpu_s": float(np.median(z["cpu_seconds"])) if z.get("cpu_seconds") else None,
+                   "ts_cpu_s": float(np.median(s["cpu_seconds"]))}
             z2 = run_zarr2(path, slices, args.threads, repeat) if v2 else None
             if z2:
                 row["zarr2_s"] = z2["median_seconds"]

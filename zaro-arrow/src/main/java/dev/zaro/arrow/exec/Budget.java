@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One read's concurrency budget: {@code parallelism} threads (the caller and its helpers on {@code
- * executor}), split between chunks and work inside a chunk. A thread running a chunk holds one unit
- * ({@link #enter()}/{@link #exit()}); work inside a chunk (a shard's inner chunks, a blosc chunk's
- * blocks) may use only the {@link #idle()} rest, because more runnable threads than cores would
- * leave a read waiting for a preempted helper. Work inside a chunk is also {@link #share}d: a
- * thread of the read that runs out of chunks ({@link #helpOut}) takes unclaimed pieces of it, so
- * one large shard no longer finishes alone while its neighbour's thread waits. Thread-safe.
+ * executor}), split between chunks and work inside a chunk. A thread of the read's chunk loop holds
+ * one unit ({@link #enter()}/{@link #exit()}) from the moment it is asked to start until no chunk
+ * is left for it ({@link WorkRunner#run(int, java.util.function.IntConsumer, Executor, int,
+ * Control, Budget)}); work inside a chunk (a shard's inner chunks, a blosc chunk's blocks) may use
+ * only the {@link #idle()} rest, because more runnable threads than cores would leave a read
+ * waiting for a preempted helper. Work inside a chunk is also {@link #share}d: a thread of the read
+ * that runs out of chunks ({@link #helpOut}) takes unclaimed pieces of it, so one large shard no
+ * longer finishes alone while its neighbour's thread waits. Thread-safe.
  */
 public final class Budget {
   private final Executor executor;
@@ -34,12 +36,12 @@ public final class Budget {
     return parallelism;
   }
 
-  /** A thread starts a chunk. */
+  /** A thread joins the read's chunks (or the work inside one). */
   public void enter() {
     running.incrementAndGet();
   }
 
-  /** A thread is done with its chunk. */
+  /** A thread is done with the read's chunks (or the work inside one). */
   public void exit() {
     running.decrementAndGet();
   }

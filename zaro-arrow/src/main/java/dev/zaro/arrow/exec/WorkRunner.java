@@ -45,14 +45,18 @@ public final class WorkRunner {
   }
 
   /**
-   * {@link #run(int, IntConsumer, Executor, int, Control)}, and each thread that finds no task left
-   * to claim runs {@code drained} before it stops (a read's threads help with the work inside
-   * chunks still running: {@link Budget#helpOut}).
+   * {@link #run(int, IntConsumer, Executor, int, Control)} for the chunks of one read: every thread
+   * of the run (the caller and each helper) holds one unit of the read's {@code budget} from the
+   * moment it is asked to work (a helper: when it is handed to the executor, not when it wakes up)
+   * until no task is left for it to claim; it then gives the unit back and helps with the work
+   * inside chunks still running ({@link Budget#helpOut}). So {@link Budget#idle()} never offers a
+   * helper that is still waking up to the work inside a chunk, which would leave more runnable
+   * threads than the budget allows.
    *
-   * @param drained run once by every puller out of tasks, or null; must not throw
+   * @param budget the read's budget, or null (the run then behaves as the overload without it)
    */
   public static void run(
-      int n, IntConsumer task, Executor executor, int helpers, Control control, Runnable drained) {
+      int n, IntConsumer task, Executor executor, int helpers, Control control, Budget budget) {
     if (n <= 0) {
       return;
     }
@@ -88,17 +92,27 @@ public final class WorkRunner {
               }
             }
           }
-          if (drained != null) {
-            drained.run();
+          if (budget != null) {
+            budget.exit();
+            budget.helpOut();
           }
         };
     int started = executor == null ? 0 : Math.min(helpers, n - 1);
     for (int h = 0; h < started; h++) {
+      if (budget != null) {
+        budget.enter();
+      }
       try {
         executor.execute(pull);
       } catch (RejectedExecutionException e) {
+        if (budget != null) {
+          budget.exit();
+        }
         break;
       }
+    }
+    if (budget != null) {
+      budget.enter();
     }
     pull.run();
     boolean interrupted = false;

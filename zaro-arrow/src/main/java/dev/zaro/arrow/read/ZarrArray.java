@@ -419,11 +419,9 @@ public final class ZarrArray {
                         target.scratch(), target.budget()::idle, target.budget().executor())
                     : new Scratch(target.scratch())
                         .bind(target.scratch(), target.budget()::idle, target.budget().executor());
-            target.budget().enter();
             try {
               readChunk(target, t, allocator, scratch, chunks, shards);
             } finally {
-              target.budget().exit();
               if (scratchPool != null) {
                 scratchPool.release(scratch);
               } else {
@@ -434,7 +432,7 @@ public final class ZarrArray {
           executor,
           policy.chunkThreads() - 1,
           options.control(),
-          target.budget()::helpOut);
+          target.budget());
     } catch (Error e) {
       throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
     }

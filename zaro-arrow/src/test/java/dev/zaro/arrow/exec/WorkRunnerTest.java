@@ -111,4 +111,44 @@ class WorkRunnerTest {
       one.shutdownNow();
     }
   }
+
+  /**
+   * A helper handed to the executor counts against the read's budget before it wakes up: the
+   * caller's first chunk sees no idle thread to offer its inner work to (it would be a third
+   * runnable thread on a budget of two), and every unit is given back once the helpers are done.
+   */
+  @Test
+  void aHelperStillWakingUpHoldsItsUnitOfTheBudget() throws Exception {
+    java.util.concurrent.CountDownLatch firstChunk = new java.util.concurrent.CountDownLatch(1);
+    // wakes the helper only once the caller's first chunk has looked at the budget
+    java.util.concurrent.Executor late =
+        command ->
+            pool.execute(
+                () -> {
+                  try {
+                    firstChunk.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  command.run();
+                });
+    Budget budget = new Budget(pool, 2);
+    AtomicIntegerArray idle = new AtomicIntegerArray(4);
+    WorkRunner.run(
+        4,
+        i -> {
+          idle.set(i, budget.idle());
+          if (i == 0) {
+            firstChunk.countDown();
+          }
+        },
+        late,
+        1,
+        Control.NONE,
+        budget);
+    assertEquals(0, idle.get(0), "idle threads offered while the helper was waking up");
+    pool.shutdown();
+    assertTrue(pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS));
+    assertEquals(2, budget.idle(), "every unit given back");
+  }
 }
