@@ -52,6 +52,10 @@ public final class SqlQuery implements AutoCloseable {
   private final UnaryOperator<String> bindingError;
   private volatile Statement statement;
   private volatile boolean cancelled;
+
+  /** Whether {@link #execute} is inside DuckDB's execute call (see {@link #cancel}). */
+  private volatile boolean executing;
+
   private ResultSet result;
 
   SqlQuery(
@@ -122,6 +126,7 @@ public final class SqlQuery implements AutoCloseable {
     }
     try {
       statement = connection.createStatement();
+      executing = true; // before the check: a cancel either sees this or is seen by the check
       if (cancelled) {
         throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: cancelled");
       }
@@ -139,6 +144,8 @@ public final class SqlQuery implements AutoCloseable {
         }
       }
       throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message, e);
+    } finally {
+      executing = false;
     }
   }
 
@@ -148,14 +155,38 @@ public final class SqlQuery implements AutoCloseable {
    */
   public void cancel() {
     cancelled = true;
-    Statement running = statement;
-    if (running != null) {
-      try {
-        running.cancel();
-      } catch (SQLException e) {
-        // already finished or closed: nothing left to cancel
-      }
+    Statement first = statement;
+    if (first == null) {
+      return; // not started: execute() sees the flag
     }
+    try {
+      first.cancel(); // also stops a streamed result between rows
+    } catch (SQLException e) {
+      return; // already finished or closed: nothing left to cancel
+    }
+    if (!executing) {
+      return;
+    }
+    // DuckDB forgets an interrupt that arrives before the statement has begun inside it, so while
+    // DuckDB's execute call lasts the interrupt is repeated
+    Thread repeat =
+        new Thread(
+            () -> {
+              while (executing) {
+                try {
+                  Thread.sleep(20);
+                  first.cancel();
+                } catch (SQLException e) {
+                  return; // closed: nothing left to cancel
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+              }
+            },
+            "zaro-sql-cancel");
+    repeat.setDaemon(true);
+    repeat.start();
   }
 
   /**
