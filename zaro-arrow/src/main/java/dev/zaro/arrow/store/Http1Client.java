@@ -114,6 +114,32 @@ final class Http1Client implements AutoCloseable {
   }
 
   /**
+   * Told on the I/O thread of the bytes of a {@code Content-Length} body as the socket writes them
+   * into its buffer, in order, before the reply completes. Must be light and must not block.
+   */
+  @FunctionalInterface
+  interface Progress {
+    /**
+     * Bytes {@code [offset, offset + length)} of {@code body} are written and stay as they are.
+     *
+     * @param status the reply's status ({@code 200} or {@code 206})
+     * @param body the buffer the reply's {@link Response#body} will be; the client owns it until
+     *     the reply completes and frees it if the reply fails
+     */
+    void arrived(int status, ArrowBuf body, long offset, long length);
+  }
+
+  /** {@link #send(String, URI, Map, BufferAllocator, String, Progress)} with no progress. */
+  CompletableFuture<Response> send(
+      String method,
+      URI url,
+      Map<String, String> headers,
+      BufferAllocator allocator,
+      String where) {
+    return send(method, url, headers, allocator, where, null);
+  }
+
+  /**
    * Sends one request.
    *
    * @param method {@code GET} or {@code HEAD}
@@ -121,6 +147,8 @@ final class Http1Client implements AutoCloseable {
    * @param headers extra request headers ({@code Host} is set from the URL)
    * @param allocator where a {@code 200}/{@code 206} body goes
    * @param where what the request is, for error messages: {@code key 'a/b' (http://host/a/b)}
+   * @param progress told of a {@code Content-Length} body's bytes as they land (chunked and
+   *     close-delimited bodies, whose buffer may move as it grows, are not told of), or null
    */
   @SuppressWarnings("FutureReturnValueIgnored") // the callback only frees a cancelled request
   CompletableFuture<Response> send(
@@ -128,13 +156,14 @@ final class Http1Client implements AutoCloseable {
       URI url,
       Map<String, String> headers,
       BufferAllocator allocator,
-      String where) {
+      String where,
+      Progress progress) {
     CompletableFuture<Response> future = new CompletableFuture<>();
     if (!"http".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
       future.completeExceptionally(new StoreException(where + ": not a plain http URL: " + url));
       return future;
     }
-    Exchange ex = new Exchange(method, url, headers, allocator, where, future);
+    Exchange ex = new Exchange(method, url, headers, allocator, where, future, progress);
     future.whenComplete(
         (r, e) -> {
           if (future.isCancelled()) {
@@ -282,6 +311,7 @@ final class Http1Client implements AutoCloseable {
     final BufferAllocator allocator;
     final String where;
     final CompletableFuture<Response> future;
+    final Progress progress; // or null
     final ByteBuffer request;
     Conn conn;
     boolean replaced; // a stale keep-alive connection was already replaced once
@@ -306,8 +336,10 @@ final class Http1Client implements AutoCloseable {
         Map<String, String> extra,
         BufferAllocator allocator,
         String where,
-        CompletableFuture<Response> future) {
+        CompletableFuture<Response> future,
+        Progress progress) {
       this.method = method;
+      this.progress = progress;
       this.url = url;
       this.port = url.getPort() < 0 ? 80 : url.getPort();
       this.hostPort = url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
@@ -364,6 +396,16 @@ final class Http1Client implements AutoCloseable {
         }
       }
       received += n;
+      if (n > 0) {
+        landed(received - n, n);
+      }
+    }
+
+    /** Tells {@link #progress} of body bytes written straight into a Content-Length body. */
+    void landed(long offset, long length) {
+      if (progress != null && body != null) {
+        progress.arrived(status, body, offset, length);
+      }
     }
 
     boolean complete() {
@@ -681,6 +723,7 @@ final class Http1Client implements AutoCloseable {
           if (n > 0) {
             x.replyStarted = true;
             x.received += n;
+            x.landed(x.received - n, n);
           }
         } else {
           scratch.clear();
