@@ -329,7 +329,7 @@ public final class HttpStore implements Store {
    * One attempt of a streamed request through {@link Http1Client}: its body's bytes go to the
    * {@link Relay}; never hedged; fails at once, finally, after an earlier attempt streamed.
    */
-  private static final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
+  private final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
     private final HttpRequest request;
     private final ArrowBody body;
     private final Relay relay;
@@ -471,14 +471,20 @@ public final class HttpStore implements Store {
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
-  private static <T> CompletableFuture<HttpResponse<T>> sendHttp1(
+  private <T> CompletableFuture<HttpResponse<T>> sendHttp1(
       HttpRequest request, ArrowBody body, Http1Client.Progress progress) {
     Map<String, String> headers = new java.util.LinkedHashMap<>();
     request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
     CompletableFuture<Http1Client.Response> raw =
         Http1Client.shared()
             .send(
-                request.method(), request.uri(), headers, body.allocator(), body.where(), progress);
+                request.method(),
+                request.uri(),
+                headers,
+                body.allocator(),
+                body.where(),
+                progress,
+                options.retry().connectTimeout());
     CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
     raw.whenComplete(
         (r, e) -> {

@@ -82,7 +82,15 @@ class HttpShardStreamTest extends AllocatorTest {
     /** When set: the last piece of each chunk body waits (up to 20 s) until it is true. */
     volatile BooleanSupplier holdLastUntil;
 
+    /** How many 10 ms waits {@link #holdLastUntil} gets. */
+    volatile int holdTries = 2000;
+
     final AtomicBoolean conditionMetBeforeLastPiece = new AtomicBoolean();
+
+    /** Chunk requests being answered now, and the most at once. */
+    final AtomicInteger chunksInFlight = new AtomicInteger();
+
+    final AtomicInteger peakChunksInFlight = new AtomicInteger();
 
     /** When set: a chunk body stops after half its bytes until this latch opens. */
     volatile CountDownLatch stall;
@@ -143,7 +151,20 @@ class HttpShardStreamTest extends AllocatorTest {
             }
           }
           requests.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-          if (!reply(key, range, out)) {
+          boolean chunk = key.contains("/c/") || key.startsWith("c/");
+          if (chunk) {
+            peakChunksInFlight.accumulateAndGet(chunksInFlight.incrementAndGet(), Math::max);
+          }
+          boolean keep;
+          try {
+            keep = reply(key, range, out);
+            out.flush();
+          } finally {
+            if (chunk) {
+              chunksInFlight.decrementAndGet();
+            }
+          }
+          if (!keep) {
             return;
           }
           out.flush();
@@ -201,7 +222,7 @@ class HttpShardStreamTest extends AllocatorTest {
         int len = Math.min(piece, end - p);
         BooleanSupplier hold = holdLastUntil;
         if (p + len == end && hold != null) {
-          for (int w = 0; w < 2000 && !hold.getAsBoolean(); w++) {
+          for (int w = 0; w < holdTries && !hold.getAsBoolean(); w++) {
             Thread.sleep(10);
           }
           if (hold.getAsBoolean()) {
@@ -385,6 +406,30 @@ class HttpShardStreamTest extends AllocatorTest {
         assertArrayEquals(want, ShardStreamTest.bytes(slab));
       }
       assertEquals(2, server.requests(key) - before);
+    }
+  }
+
+  /**
+   * A shard handed to the decoders while its bytes still arrive stays counted as a request in
+   * flight: with two requests allowed, the server never answers three shards at once, although it
+   * holds each shard's last piece back for as long as a third request might come.
+   */
+  @Test
+  void streamedShardsCountAsRequestsInFlightUntilTheirLastByte() throws IOException {
+    byte[] want = ShardStreamTest.expected("end_zstd");
+    try (PiecesServer server = new PiecesServer(fixture("end_zstd"));
+        Zaro zaro =
+            Zaro.open(store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(2))) {
+      try (Slab warm = zaro.read("", "", allocator)) {
+        assertArrayEquals(want, ShardStreamTest.bytes(warm)); // caches the indexes (at the end)
+      }
+      server.peakChunksInFlight.set(0);
+      server.holdTries = 20;
+      server.holdLastUntil = () -> server.chunksInFlight.get() > 2;
+      try (Slab slab = zaro.read("", "", allocator)) {
+        assertArrayEquals(want, ShardStreamTest.bytes(slab));
+      }
+      assertEquals(2, server.peakChunksInFlight.get());
     }
   }
 
