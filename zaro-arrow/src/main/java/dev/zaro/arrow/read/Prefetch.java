@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToLongFunction;
 
@@ -26,6 +27,7 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
   private final int tasks;
   private final IntFunction<CompletableFuture<T>> fetch;
   private final ToLongFunction<T> held;
+  private final Function<T, CompletableFuture<?>> settled;
   private final List<CompletableFuture<T>> fetches;
   private final long[] sizes;
   private final long firstGuess;
@@ -56,6 +58,23 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
       long firstGuess,
       int requestsInFlight,
       long maxBytesInFlight) {
+    this(tasks, fetch, held, r -> null, firstGuess, requestsInFlight, maxBytesInFlight);
+  }
+
+  /**
+   * A window whose results may complete before their request does (a shard handed to the decoders
+   * while its bytes still arrive): such a request stays counted in flight until {@code settled}'s
+   * future for its result completes (null: when the result is there).
+   */
+  Prefetch(
+      int tasks,
+      IntFunction<CompletableFuture<T>> fetch,
+      ToLongFunction<T> held,
+      Function<T, CompletableFuture<?>> settled,
+      long firstGuess,
+      int requestsInFlight,
+      long maxBytesInFlight) {
+    this.settled = settled;
     this.tasks = tasks;
     this.firstGuess = firstGuess;
     this.fetch = fetch;
@@ -109,8 +128,14 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
     CompletableFuture<T> done =
         f.whenComplete(
             (result, error) -> {
+              CompletableFuture<?> still = result == null ? null : settled.apply(result);
+              if (still != null && still.isDone()) {
+                still = null;
+              }
               synchronized (this) {
-                inFlight--;
+                if (still == null) {
+                  inFlight--;
+                }
                 long n = result != null ? held.applyAsLong(result) : 0;
                 sizes[t] = n;
                 heldBytes += n;
@@ -119,6 +144,17 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
                   arrivedBytes += n;
                 }
                 notifyAll();
+              }
+              if (still != null) {
+                var unused =
+                    still.whenComplete(
+                        (r, e) -> {
+                          synchronized (this) {
+                            inFlight--;
+                            notifyAll();
+                          }
+                          pump();
+                        });
               }
               pump();
             });

@@ -136,6 +136,15 @@ final class ShardReader {
       return present;
     }
 
+    /**
+     * Completes once the request bringing these bytes has settled: at once, unless the shard is
+     * still arriving ({@link ShardStream}); a prefetch window counts the request in flight until
+     * then.
+     */
+    CompletableFuture<Void> settled() {
+      return stream == null ? CompletableFuture.completedFuture(null) : stream.settled();
+    }
+
     /** Bytes this holds (what a prefetch window counts). */
     long heldBytes() {
       return streamBytes + owned.stream().mapToLong(ArrowBuf::capacity).sum();

@@ -38,6 +38,7 @@ final class ShardStream implements AutoCloseable {
   private CompletableFuture<Optional<ArrowBuf>> request;
   private long size = -1; // the bytes the index says the shard holds at least
   private ArrowBuf result; // the body, once the request completed with it
+  private final CompletableFuture<Void> settledFuture = new CompletableFuture<>();
 
   ShardStream(String key) {
     this.key = key;
@@ -163,7 +164,17 @@ final class ShardStream implements AutoCloseable {
    * The request settled: with the body ({@code error} null, {@code body} present), absent, or
    * failed. Wanted chunks whose bytes never landed fail, naming the key.
    */
-  synchronized void settle(Optional<ArrowBuf> result, Throwable error) {
+  void settle(Optional<ArrowBuf> result, Throwable error) {
+    settleState(result, error);
+    settledFuture.complete(null); // outside the lock: a prefetch window moves on from here
+  }
+
+  /** Completes once the request has settled (whatever its outcome). */
+  CompletableFuture<Void> settled() {
+    return settledFuture;
+  }
+
+  private synchronized void settleState(Optional<ArrowBuf> result, Throwable error) {
     settled = true;
     if (error != null) {
       Throwable e = Futures.unwrap(error);

@@ -400,6 +400,7 @@ public final class ZarrArray {
                     tasks,
                     t -> fetchShard(target, t, allocator),
                     ShardReader.Fetched::heldBytes,
+                    ShardReader.Fetched::settled,
                     firstGuess,
                     policy.requestsInFlight(),
                     maxBytesInFlight)

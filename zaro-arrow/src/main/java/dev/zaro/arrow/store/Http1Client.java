@@ -12,6 +12,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -78,6 +79,7 @@ final class Http1Client implements AutoCloseable {
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>(); // I/O thread only
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024); // I/O thread only
+  private final List<Conn> connecting = new ArrayList<>(); // I/O thread only: with a deadline
   private volatile boolean closed;
   private long connectionsOpened; // I/O thread writes
 
@@ -114,6 +116,35 @@ final class Http1Client implements AutoCloseable {
   }
 
   /**
+   * Told on the I/O thread of the bytes of a {@code Content-Length} body as the socket writes them
+   * into its buffer, in order, before the reply completes. Must be light and must not block.
+   */
+  @FunctionalInterface
+  interface Progress {
+    /**
+     * Bytes {@code [offset, offset + length)} of {@code body} are written and stay as they are.
+     *
+     * @param status the reply's status ({@code 200} or {@code 206})
+     * @param body the buffer the reply's {@link Response#body} will be; the client owns it until
+     *     the reply completes and frees it if the reply fails
+     */
+    void arrived(int status, ArrowBuf body, long offset, long length);
+  }
+
+  /**
+   * {@link #send(String, URI, Map, BufferAllocator, String, Progress, Duration)} with no progress
+   * and no connect timeout of its own.
+   */
+  CompletableFuture<Response> send(
+      String method,
+      URI url,
+      Map<String, String> headers,
+      BufferAllocator allocator,
+      String where) {
+    return send(method, url, headers, allocator, where, null, Duration.ZERO);
+  }
+
+  /**
    * Sends one request.
    *
    * @param method {@code GET} or {@code HEAD}
@@ -121,6 +152,10 @@ final class Http1Client implements AutoCloseable {
    * @param headers extra request headers ({@code Host} is set from the URL)
    * @param allocator where a {@code 200}/{@code 206} body goes
    * @param where what the request is, for error messages: {@code key 'a/b' (http://host/a/b)}
+   * @param progress told of a {@code Content-Length} body's bytes as they land (chunked and
+   *     close-delimited bodies, whose buffer may move as it grows, are not told of), or null
+   * @param connectTimeout how long a new connection may take to open before the request fails with
+   *     an {@link IOException} (retriable); zero or negative for no limit of its own
    */
   @SuppressWarnings("FutureReturnValueIgnored") // the callback only frees a cancelled request
   CompletableFuture<Response> send(
@@ -128,13 +163,16 @@ final class Http1Client implements AutoCloseable {
       URI url,
       Map<String, String> headers,
       BufferAllocator allocator,
-      String where) {
+      String where,
+      Progress progress,
+      Duration connectTimeout) {
     CompletableFuture<Response> future = new CompletableFuture<>();
     if (!"http".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
       future.completeExceptionally(new StoreException(where + ": not a plain http URL: " + url));
       return future;
     }
-    Exchange ex = new Exchange(method, url, headers, allocator, where, future);
+    Exchange ex = new Exchange(method, url, headers, allocator, where, future, progress);
+    ex.connectTimeoutNanos = connectTimeout.isNegative() ? 0 : connectTimeout.toNanos();
     future.whenComplete(
         (r, e) -> {
           if (future.isCancelled()) {
@@ -175,7 +213,7 @@ final class Http1Client implements AutoCloseable {
   private void run() {
     try {
       while (!closed) {
-        selector.select(1000);
+        selector.select(nextWaitMillis());
         Runnable task;
         while ((task = tasks.poll()) != null) {
           task.run();
@@ -187,11 +225,47 @@ final class Http1Client implements AutoCloseable {
           }
         }
         selector.selectedKeys().clear();
+        expireConnects();
       }
     } catch (IOException | RuntimeException e) {
       closed = true;
     } finally {
       shutdown();
+    }
+  }
+
+  /** How long the I/O thread may wait for events: until the first connect deadline, at most 1 s. */
+  private long nextWaitMillis() {
+    long wait = 1000;
+    long now = System.nanoTime();
+    for (Conn c : connecting) {
+      wait = Math.min(wait, Math.max(1, (c.connectDeadline - now) / 1_000_000 + 1));
+    }
+    return wait;
+  }
+
+  /** Fails the requests whose new connection has not opened by its deadline. */
+  private void expireConnects() {
+    if (connecting.isEmpty()) {
+      return;
+    }
+    long now = System.nanoTime();
+    for (java.util.Iterator<Conn> it = connecting.iterator(); it.hasNext(); ) {
+      Conn c = it.next();
+      if (c.ch.isConnected() || !c.ch.isOpen() || c.ex == null) {
+        it.remove();
+      } else if (now - c.connectDeadline >= 0) {
+        it.remove();
+        Exchange x = c.ex;
+        c.fail(
+            new java.net.SocketTimeoutException(
+                x.where
+                    + ": cannot connect to "
+                    + x.hostPort
+                    + " within "
+                    + x.connectTimeoutNanos / 1_000_000
+                    + " ms"));
+      }
     }
   }
 
@@ -246,6 +320,10 @@ final class Http1Client implements AutoCloseable {
       }
       boolean connected = ch.connect(address);
       c.key = ch.register(selector, connected ? 0 : SelectionKey.OP_CONNECT, c);
+      if (!connected && ex.connectTimeoutNanos > 0) {
+        c.connectDeadline = System.nanoTime() + ex.connectTimeoutNanos;
+        connecting.add(c);
+      }
       c.begin(ex, false);
     } catch (IOException e) {
       if (c != null) {
@@ -282,8 +360,10 @@ final class Http1Client implements AutoCloseable {
     final BufferAllocator allocator;
     final String where;
     final CompletableFuture<Response> future;
+    final Progress progress; // or null
     final ByteBuffer request;
     Conn conn;
+    long connectTimeoutNanos; // 0: none of its own
     boolean replaced; // a stale keep-alive connection was already replaced once
     boolean replyStarted; // a byte of the reply arrived
     // the reply
@@ -306,8 +386,10 @@ final class Http1Client implements AutoCloseable {
         Map<String, String> extra,
         BufferAllocator allocator,
         String where,
-        CompletableFuture<Response> future) {
+        CompletableFuture<Response> future,
+        Progress progress) {
       this.method = method;
+      this.progress = progress;
       this.url = url;
       this.port = url.getPort() < 0 ? 80 : url.getPort();
       this.hostPort = url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
@@ -364,6 +446,16 @@ final class Http1Client implements AutoCloseable {
         }
       }
       received += n;
+      if (n > 0) {
+        landed(received - n, n);
+      }
+    }
+
+    /** Tells {@link #progress} of body bytes written straight into a Content-Length body. */
+    void landed(long offset, long length) {
+      if (progress != null && body != null) {
+        progress.arrived(status, body, offset, length);
+      }
     }
 
     boolean complete() {
@@ -607,6 +699,7 @@ final class Http1Client implements AutoCloseable {
     SelectionKey key;
     Exchange ex;
     boolean reused;
+    long connectDeadline; // System.nanoTime() by which a pending connect must finish
 
     Conn(SocketChannel ch, String hostPort) {
       this.ch = ch;
@@ -681,6 +774,7 @@ final class Http1Client implements AutoCloseable {
           if (n > 0) {
             x.replyStarted = true;
             x.received += n;
+            x.landed(x.received - n, n);
           }
         } else {
           scratch.clear();

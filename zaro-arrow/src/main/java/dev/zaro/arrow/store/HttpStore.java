@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
@@ -180,6 +181,205 @@ public final class HttpStore implements Store {
         .thenApply(r -> toBuffer(key, url, range, r, allocator));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Through {@link Http1Client} (plain {@code http}), a {@code Content-Length} body is told of
+   * as the socket writes it into the buffer the future completes with. Only one attempt streams: a
+   * streamed request is not hedged, a failure before its first body byte is retried as usual, and
+   * once bytes have been told of a failure is final (a {@link StoreException} naming the key and
+   * how many bytes had arrived), since a retry's body would be another buffer. Other bodies (https,
+   * chunked, a server that ignored {@code Range}) are told of whole once they have arrived.
+   * Cancelling the returned future stops the request and frees its body.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key,
+      ByteRange range,
+      BufferAllocator allocator,
+      Executor executor,
+      Arrivals arrivals) {
+    URI url;
+    try {
+      url = url(key);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (ContentRange.isEmpty(range) || !useHttp1(url)) {
+      return Store.super.getAsync(key, range, allocator, executor, arrivals);
+    }
+    HttpRequest request = request(url, ContentRange.requestHeader(range), false);
+    Relay relay = new Relay(arrivals, range instanceof ByteRange.All, where(key, url));
+    CompletableFuture<HttpResponse<ArrowBuf>> sent =
+        policy.send(
+            where(key, url),
+            () -> new StreamedAttempt(request, new ArrowBody(allocator, key, url), relay),
+            new Replies<>());
+    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
+    sent.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(e);
+            return;
+          }
+          Optional<ArrowBuf> body;
+          try {
+            body = relay.finish(toBuffer(key, url, range, r, allocator));
+          } catch (RuntimeException bad) { // the reply's body is freed
+            out.completeExceptionally(bad);
+            return;
+          }
+          if (!out.complete(body)) {
+            body.ifPresent(ArrowBuf::close); // cancelled meanwhile
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            sent.cancel(true); // the attempt in flight stops and frees its body
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Passes one streamed request's body pieces on to its {@link Arrivals}: the first attempt whose
+   * body bytes land claims it, other attempts' bytes are not told of. Pieces pass one at a time
+   * (under this object's lock).
+   */
+  private static final class Relay {
+    private final Arrivals arrivals;
+    private final boolean whole;
+    private final String where;
+    private Object claimer;
+    private ArrowBuf claimed;
+    private long told;
+
+    Relay(Arrivals arrivals, boolean whole, String where) {
+      this.arrivals = arrivals;
+      this.whole = whole;
+      this.where = where;
+    }
+
+    /** Bytes of {@code attempt}'s body landed. */
+    @SuppressWarnings("ReferenceEquality") // which buffer, not what it holds
+    synchronized void arrived(Object attempt, int status, ArrowBuf body, long offset, long length) {
+      if (!(status == 206 || (status == 200 && whole))) {
+        return; // a 200 to a ranged request: only the part asked for is kept, in another buffer
+      }
+      if (claimer == null) {
+        claimer = attempt;
+        claimed = body;
+      } else if (claimer != attempt || claimed != body) {
+        return;
+      }
+      told += length;
+      arrivals.arrived(body, offset, length);
+    }
+
+    /** Whether {@code attempt} has told of body bytes. */
+    synchronized boolean claimedBy(Object attempt) {
+      return claimer == attempt;
+    }
+
+    /** The failure of an attempt after bytes of the body were told of: final, naming the key. */
+    synchronized StoreException broken(Throwable cause) {
+      String why = cause == null ? "" : ": " + cause.getMessage();
+      return new StoreException(
+          ErrorKind.IO,
+          "cannot read "
+              + where
+              + ": the body broke off after "
+              + told
+              + " bytes had been handed on"
+              + why,
+          cause);
+    }
+
+    /** Any attempt has told of body bytes. */
+    synchronized boolean claimed() {
+      return claimer != null;
+    }
+
+    /** The request's result: tells of a body that was not streamed, whole. */
+    @SuppressWarnings("ReferenceEquality") // which buffer, not what it holds
+    Optional<ArrowBuf> finish(Optional<ArrowBuf> result) {
+      if (result.isEmpty()) {
+        return result;
+      }
+      ArrowBuf body = result.get();
+      synchronized (this) {
+        if (claimer == null) {
+          try {
+            arrivals.arrived(body, 0, body.writerIndex());
+          } catch (RuntimeException e) {
+            body.close();
+            throw e;
+          }
+        } else if (claimed != body) { // cannot happen: one attempt streams, no hedges
+          body.close();
+          throw broken(null);
+        }
+      }
+      return result;
+    }
+  }
+
+  /**
+   * One attempt of a streamed request through {@link Http1Client}: its body's bytes go to the
+   * {@link Relay}; never hedged; fails at once, finally, after an earlier attempt streamed.
+   */
+  private final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
+    private final HttpRequest request;
+    private final ArrowBody body;
+    private final Relay relay;
+
+    StreamedAttempt(HttpRequest request, ArrowBody body, Relay relay) {
+      this.request = request;
+      this.body = body;
+      this.relay = relay;
+    }
+
+    // completion callbacks: each reports its outcome into the future it completes
+    @SuppressWarnings("FutureReturnValueIgnored")
+    @Override
+    public CompletableFuture<HttpResponse<ArrowBuf>> start() {
+      if (relay.claimed()) { // an earlier attempt handed bytes on and broke off
+        return CompletableFuture.failedFuture(relay.broken(null));
+      }
+      CompletableFuture<HttpResponse<ArrowBuf>> sent =
+          sendHttp1(
+              request,
+              body,
+              (status, buf, offset, length) -> relay.arrived(this, status, buf, offset, length));
+      CompletableFuture<HttpResponse<ArrowBuf>> out = new CompletableFuture<>();
+      sent.whenComplete(
+          (r, e) -> {
+            if (e == null) {
+              out.complete(r);
+            } else if (relay.claimedBy(this) && !(Futures.unwrap(e) instanceof StoreException)) {
+              out.completeExceptionally(relay.broken(Futures.unwrap(e))); // not retried
+            } else {
+              out.completeExceptionally(e);
+            }
+          });
+      out.whenComplete(
+          (r, e) -> {
+            if (out.isCancelled()) {
+              sent.cancel(true);
+            }
+          });
+      return out;
+    }
+
+    @Override
+    public void abandon() {
+      body.abandon();
+    }
+  }
+
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
@@ -273,13 +473,20 @@ public final class HttpStore implements Store {
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
-  private static <T> CompletableFuture<HttpResponse<T>> sendHttp1(
-      HttpRequest request, ArrowBody body) {
+  private <T> CompletableFuture<HttpResponse<T>> sendHttp1(
+      HttpRequest request, ArrowBody body, Http1Client.Progress progress) {
     Map<String, String> headers = new java.util.LinkedHashMap<>();
     request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
     CompletableFuture<Http1Client.Response> raw =
         Http1Client.shared()
-            .send(request.method(), request.uri(), headers, body.allocator(), body.where());
+            .send(
+                request.method(),
+                request.uri(),
+                headers,
+                body.allocator(),
+                body.where(),
+                progress,
+                options.retry().connectTimeout());
     CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
     raw.whenComplete(
         (r, e) -> {
@@ -320,7 +527,7 @@ public final class HttpStore implements Store {
     @Override
     public CompletableFuture<HttpResponse<T>> start() {
       return handler instanceof ArrowBody body && useHttp1(request.uri())
-          ? sendHttp1(request, body)
+          ? sendHttp1(request, body, null)
           : client().sendAsync(request, handler);
     }
 
@@ -347,6 +554,13 @@ public final class HttpStore implements Store {
     @Override
     public Optional<String> retryAfter(HttpResponse<T> reply) {
       return reply.headers().firstValue("Retry-After");
+    }
+
+    @Override
+    public void discard(HttpResponse<T> reply) {
+      if (reply.body() instanceof ArrowBuf body) {
+        body.close();
+      }
     }
   }
 

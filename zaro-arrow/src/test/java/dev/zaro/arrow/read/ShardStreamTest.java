@@ -154,12 +154,12 @@ class ShardStreamTest extends AllocatorTest {
             Fixtures.testdata().resolve("sharding/stores/" + fixture + ".zarr").toString()));
   }
 
-  private static byte[] expected(String fixture) throws IOException {
+  static byte[] expected(String fixture) throws IOException {
     return Files.readAllBytes(
         Fixtures.testdata().resolve("sharding/expected/" + fixture + ".0.bin"));
   }
 
-  private static byte[] bytes(Slab slab) {
+  static byte[] bytes(Slab slab) {
     byte[] got = new byte[(int) slab.byteSize()];
     slab.data().getBytes(0, got);
     return got;

@@ -331,6 +331,54 @@ class Http1ClientTest {
     assertTrue(client.connectionsOpened() <= 64);
   }
 
+  /**
+   * A connection that does not open within the connect timeout fails its request with an {@link
+   * IOException} naming the key (which HttpStore retries), and frees nothing it did not allocate: a
+   * loopback listener that never accepts, its accept queue filled, leaves the connect pending.
+   */
+  @Test
+  void connectTimeoutFailsTheRequestNamingTheKey() throws Exception {
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      List<java.nio.channels.SocketChannel> fill = new ArrayList<>();
+      try {
+        CompletableFuture<Http1Client.Response> f = null;
+        // connections beyond the accept queue stay pending (their SYNs are dropped); fill it until
+        // one does not open at once, then ask through the client
+        for (int i = 0; i < 16; i++) {
+          java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open();
+          ch.configureBlocking(false);
+          fill.add(ch);
+          ch.connect(full.getLocalSocketAddress());
+          Thread.sleep(50); // lets the handshake finish when the queue has room
+          if (!ch.finishConnect()) {
+            f =
+                client.send(
+                    "GET",
+                    URI.create("http://127.0.0.1:" + full.getLocalPort() + "/k"),
+                    Map.of(),
+                    allocator,
+                    "key 'k'",
+                    null,
+                    java.time.Duration.ofMillis(200));
+            break;
+          }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+            f != null, "this system's loopback accepted every connection");
+        CompletableFuture<Http1Client.Response> request = f;
+        ExecutionException e =
+            assertThrows(ExecutionException.class, () -> request.get(30, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("key 'k'"), e.getCause().getMessage());
+        assertTrue(e.getCause().getMessage().contains("cannot connect"), e.getCause().getMessage());
+      } finally {
+        for (java.nio.channels.SocketChannel ch : fill) {
+          ch.close();
+        }
+      }
+    }
+  }
+
   /** Answers each request by {@link #reply}; a thread per connection. */
   private static final class RawServer implements AutoCloseable {
     interface Reply {

@@ -109,6 +109,9 @@ public final class RequestPolicy {
     default R exhausted(R reply, int attempts) {
       return reply;
     }
+
+    /** Frees a reply that reaches no one (its request was cancelled as it arrived). */
+    default void discard(R reply) {}
   }
 
   /** Hedged requests sent so far. */
@@ -117,13 +120,26 @@ public final class RequestPolicy {
   }
 
   /**
-   * Sends a request, retrying transient failures; completes with the last reply.
+   * Sends a request, retrying transient failures; completes with the last reply. Cancelling the
+   * returned future cancels the attempt in flight (its body is freed) and any retry not yet sent.
    *
    * @param what the request for messages, for example {@code key 'a/b' (URL)}
    * @param calls makes each attempt
    */
   public <R> CompletableFuture<R> send(String what, Supplier<Call<R>> calls, Replies<R> replies) {
     return attempt(what, calls, replies, 1);
+  }
+
+  /** Cancels {@code source} when {@code derived} is cancelled. */
+  // the callback only passes a cancellation on
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private static void cancelling(CompletableFuture<?> derived, CompletableFuture<?> source) {
+    derived.whenComplete(
+        (r, e) -> {
+          if (derived.isCancelled()) {
+            source.cancel(true);
+          }
+        });
   }
 
   // completion callbacks: each reports its outcome into the future it completes
@@ -136,7 +152,8 @@ public final class RequestPolicy {
     CompletableFuture<R> first = launch(call, replies, timedOut);
     CompletableFuture<R> response =
         hedging && call.hedgeable() ? hedged(calls, replies, first, call) : first;
-    return response
+    CompletableFuture<R> out = new CompletableFuture<>();
+    response
         .handle(
             (r, error) -> {
               Throwable cause = Futures.unwrap(error);
@@ -187,21 +204,36 @@ public final class RequestPolicy {
               CompletableFuture<R> again = new CompletableFuture<>();
               TIMER.schedule(
                   () -> {
-                    attempt(what, calls, replies, n + 1)
-                        .whenComplete(
-                            (rr, e) -> {
-                              if (e != null) {
-                                again.completeExceptionally(e);
-                              } else {
-                                again.complete(rr);
-                              }
-                            });
+                    if (out.isDone()) {
+                      again.cancel(false);
+                      return; // cancelled while waiting to retry
+                    }
+                    CompletableFuture<R> next = attempt(what, calls, replies, n + 1);
+                    cancelling(out, next);
+                    next.whenComplete(
+                        (rr, e) -> {
+                          if (e != null) {
+                            again.completeExceptionally(e);
+                          } else {
+                            again.complete(rr);
+                          }
+                        });
                   },
                   delay,
                   TimeUnit.MILLISECONDS);
               return again;
             })
-        .thenCompose(f -> f);
+        .thenCompose(f -> f)
+        .whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                out.completeExceptionally(e);
+              } else if (!out.complete(r)) {
+                replies.discard(r); // cancelled meanwhile: nobody takes the reply
+              }
+            });
+    cancelling(out, response);
+    return out;
   }
 
   private long backoffMillis(int attempt, Optional<String> retryAfter) {
