@@ -11,6 +11,9 @@ import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.sql.SqlEngine;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.PrintWriter;
@@ -21,7 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jline.terminal.Terminal;
-import org.jline.terminal.TerminalBuilder;
+import org.jline.terminal.impl.DumbTerminal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +41,17 @@ class SqlShellTest extends AllocatorTest {
   }
 
   record Run(int code, String out, String err) {}
+
+  /**
+   * JLine's dumb terminal over {@code keys} and {@code screen}: what the shell writes is on the
+   * screen when the write returns. ({@code TerminalBuilder.builder().system(false).streams(..)}
+   * gives a terminal over a real pseudo-terminal even when asked for type "dumb": its output
+   * reaches the stream through a pump thread, and whatever the pump had not copied when the
+   * terminal closed was lost, so the screen was cut short at random under load.)
+   */
+  private static Terminal dumbTerminal(InputStream keys, OutputStream screen) throws IOException {
+    return new DumbTerminal("zaro-test", Terminal.TYPE_DUMB, keys, screen, StandardCharsets.UTF_8);
+  }
 
   private Run script(String text) throws Exception {
     StringWriter out = new StringWriter();
@@ -127,12 +141,7 @@ class SqlShellTest extends AllocatorTest {
     StringWriter err = new StringWriter();
     try (Zaro zaro = sample();
         SqlEngine engine = engine(zaro);
-        Terminal terminal =
-            TerminalBuilder.builder()
-                .system(false)
-                .streams(input, screen)
-                .type(Terminal.TYPE_DUMB)
-                .build()) {
+        Terminal terminal = dumbTerminal(input, screen)) {
       SqlShell shell =
           new SqlShell(
               engine, allocator, 100, false, false, terminal.writer(), new PrintWriter(err));
@@ -158,12 +167,7 @@ class SqlShellTest extends AllocatorTest {
     AtomicInteger code = new AtomicInteger(-1);
     try (Zaro zaro = sample();
         SqlEngine engine = engine(zaro);
-        Terminal terminal =
-            TerminalBuilder.builder()
-                .system(false)
-                .streams(input, screen)
-                .type(Terminal.TYPE_DUMB)
-                .build()) {
+        Terminal terminal = dumbTerminal(input, screen)) {
       SqlShell shell =
           new SqlShell(
               engine, allocator, 100, false, false, terminal.writer(), new PrintWriter(err));
