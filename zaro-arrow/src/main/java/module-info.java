@@ -7,8 +7,9 @@
  * (built-in codecs and other jars' register through {@link dev.zaro.arrow.codec.CodecProvider}).
  * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
  * (core, blosc, lz, numcodecs, zfp, ext), Icechunk's internals, the remote stores' request policy
- * ({@code store.remote}) and the {@code internal} halves of {@code codec}, {@code metadata} and
- * {@code read} (helpers the layers above share) stay inside.
+ * ({@code store.remote}) and the {@code internal} halves of {@code store}, {@code metadata}, {@code
+ * codec}, {@code read} and {@code vector} (helpers the layers above share, and the built-in store
+ * provider) stay inside.
  *
  * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
  */
@@ -38,7 +39,7 @@ module dev.zaro.arrow {
   uses dev.zaro.arrow.codec.CodecProvider;
 
   provides dev.zaro.arrow.store.StoreProvider with
-      dev.zaro.arrow.store.BuiltInStores,
+      dev.zaro.arrow.store.internal.BuiltInStores,
       dev.zaro.arrow.store.icechunk.IcechunkStoreProvider;
   provides dev.zaro.arrow.codec.CodecProvider with
       dev.zaro.arrow.codec.core.CoreCodecs,

@@ -72,6 +72,8 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.read.internal",
                 "dev.zaro.arrow.codec.internal",
                 "dev.zaro.arrow.metadata.internal",
+                "dev.zaro.arrow.store.internal",
+                "dev.zaro.arrow.vector.internal",
                 "dev.zaro.arrow.codec.blosc",
                 "dev.zaro.arrow.codec.core",
                 "dev.zaro.arrow.codec.lz",

@@ -3,6 +3,7 @@ package dev.zaro.flight;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
@@ -15,9 +16,10 @@ import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.read.internal.NodeJson;
-import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,8 +115,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   /**
    * The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}: NOT_FOUND,
    * INVALID_ARGUMENT, UNIMPLEMENTED (unsupported), UNAVAILABLE (a store failure), else INTERNAL.
-   * Corrupt data stays INTERNAL: Arrow Flight has no DATA_LOSS code (gRPC's maps to INTERNAL), and
-   * the message names the chunk key either way.
+   * Corrupt data is INTERNAL here, Arrow Flight's vocabulary having no DATA_LOSS; {@link #onWire}
+   * sends it as gRPC's DATA_LOSS. The zaro error is the status's cause.
    */
   public static FlightRuntimeException status(ZaroException e) {
     CallStatus status =
@@ -125,7 +127,24 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
           case IO -> CallStatus.UNAVAILABLE;
           case CORRUPT, MISSING_CHUNK, INTERNAL -> CallStatus.INTERNAL;
         };
-    return status.withDescription(e.getMessage()).toRuntimeException();
+    return status.withDescription(e.getMessage()).withCause(e).toRuntimeException();
+  }
+
+  /**
+   * What a gRPC call sends for {@code status}: the status itself, except corrupt data (a zaro error
+   * of kind CORRUPT as its cause), which goes out as gRPC's DATA_LOSS with the same message, as
+   * DESIGN.md states. Flight's clients read DATA_LOSS as INTERNAL (Java) or an internal/IO error
+   * (C++, pyarrow); the message names the chunk key either way. Arrow's transport passes a gRPC
+   * status exception through unchanged.
+   */
+  public static RuntimeException onWire(FlightRuntimeException status) {
+    if (status.status().cause() instanceof ZaroException z && z.kind() == ErrorKind.CORRUPT) {
+      return Status.DATA_LOSS
+          .withDescription(status.status().description())
+          .withCause(z)
+          .asRuntimeException();
+    }
+    return status;
   }
 
   /**
@@ -163,7 +182,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       }
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(translate(e));
+      listener.onError(onWire(translate(e)));
     }
   }
 
@@ -176,7 +195,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
               : new ReadRequest(String.join("/", descriptor.getPath()), "", "tensor", false);
       return info(descriptor, request);
     } catch (RuntimeException e) {
-      throw translate(e);
+      throw onWire(translate(e));
     }
   }
 
@@ -245,7 +264,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     try {
       request = ReadRequest.parse(ticket.getBytes());
     } catch (RuntimeException e) {
-      listener.error(translate(e));
+      listener.error(onWire(translate(e)));
       return;
     }
     listener.setUseZeroCopy(true);
@@ -342,7 +361,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
     @Override
     public void error(FlightRuntimeException status) {
-      listener.error(status);
+      listener.error(onWire(status));
     }
 
     @Override
@@ -729,7 +748,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                   .getBytes(StandardCharsets.UTF_8)));
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(translate(e));
+      listener.onError(onWire(translate(e)));
     }
   }
 

@@ -168,7 +168,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(status(e));
+      listener.onError(ZaroFlightProducer.onWire(status(e)));
     }
   }
 
@@ -225,7 +225,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     } catch (java.io.IOException e) {
       listener.error(CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException());
     } catch (RuntimeException e) {
-      listener.error(status(e));
+      listener.error(ZaroFlightProducer.onWire(status(e)));
     }
   }
 
@@ -375,7 +375,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
           rows,
           listener);
     } catch (RuntimeException e) {
-      listener.error(status(e));
+      listener.error(ZaroFlightProducer.onWire(status(e)));
     }
   }
 
@@ -494,7 +494,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       listener.putNext();
       listener.completed();
     } catch (RuntimeException e) {
-      listener.error(status(e));
+      listener.error(ZaroFlightProducer.onWire(status(e)));
     }
   }
 

@@ -3,7 +3,7 @@ package dev.zaro.arrow.codec;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.util.Set;
 
 /** Typed access to a codec's configuration, with errors naming the codec and the field. */

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.SortedSet;

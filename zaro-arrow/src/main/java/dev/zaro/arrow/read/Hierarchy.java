@@ -3,14 +3,14 @@ package dev.zaro.arrow.read;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.metadata.ConsolidatedMetadata;
 import dev.zaro.arrow.metadata.GroupMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.metadata.internal.ConsolidatedMetadata;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V2Metadata;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
 import dev.zaro.arrow.store.Store;
-import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -65,7 +65,7 @@ public final class Hierarchy {
   }
 
   /** The consolidated metadata the hierarchy was opened with, if the root has any. */
-  public Optional<ConsolidatedMetadata> consolidated() {
+  Optional<ConsolidatedMetadata> consolidated() {
     probeRoot();
     return Optional.ofNullable(consolidated);
   }

@@ -1,10 +1,10 @@
 package dev.zaro.arrow.read;
 
-import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.PartialDecoder;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.ShardIndex;
 import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.codec.internal.ChunkPart;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.StoreException;

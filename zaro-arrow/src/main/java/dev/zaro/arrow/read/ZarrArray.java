@@ -1,11 +1,11 @@
 package dev.zaro.arrow.read;
 
-import dev.zaro.arrow.codec.ChunkPart;
 import dev.zaro.arrow.codec.Codec;
 import dev.zaro.arrow.codec.CodecChain;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
+import dev.zaro.arrow.codec.internal.ChunkPart;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.ErrorKind;
@@ -22,7 +22,7 @@ import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
-import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.memory.BodyBuffer;
+import dev.zaro.arrow.store.internal.ContentRange;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;

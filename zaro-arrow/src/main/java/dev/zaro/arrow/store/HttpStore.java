@@ -3,6 +3,8 @@ package dev.zaro.arrow.store;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
+import dev.zaro.arrow.store.internal.ContentRange;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -43,7 +45,7 @@ import org.apache.arrow.memory.RootAllocator;
  *
  * <p>HTTP cannot list a directory: {@link #capabilities()} says so and {@link #list} returns
  * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by {@code
- * read.Hierarchy} with {@code metadata.ConsolidatedMetadata}), or its paths must be known.
+ * read.Hierarchy} with {@code metadata.internal.ConsolidatedMetadata}), or its paths must be known.
  */
 public final class HttpStore implements Store {
   private static volatile HttpClient sharedClient;

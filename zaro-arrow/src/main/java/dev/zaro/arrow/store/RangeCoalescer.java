@@ -16,7 +16,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * larger range is its own request). {@link Store#getRanges} uses it for every store; callers (shard
  * readers, reference stores) never coalesce themselves.
  */
-public final class RangeCoalescer {
+final class RangeCoalescer {
   /** Ranges this close are fetched together: cheaper than a second request on any store. */
   public static final long MAX_GAP = 64 << 10;
 

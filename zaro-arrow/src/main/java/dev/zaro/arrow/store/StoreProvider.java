@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.store.internal.BuiltInStores;
 import java.util.Set;
 
 /**

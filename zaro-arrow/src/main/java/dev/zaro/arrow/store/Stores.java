@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.internal.BuiltInStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;

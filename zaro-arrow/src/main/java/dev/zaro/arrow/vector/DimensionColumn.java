@@ -6,6 +6,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.vector.internal.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,8 @@ import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.internal.Utf32;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.vector.internal.ArrowTypes;
+import dev.zaro.arrow.vector.internal.TimeValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,8 @@
 package dev.zaro.arrow.vector;
 
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.vector.internal.ArrowTypes;
+import dev.zaro.arrow.vector.internal.TimeValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -13,6 +13,8 @@ import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.read.internal.ReadAccess;
+import dev.zaro.arrow.vector.internal.ArrowTypes;
+import dev.zaro.arrow.vector.internal.TimeValues;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

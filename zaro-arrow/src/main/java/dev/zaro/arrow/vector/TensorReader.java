@@ -8,6 +8,7 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.vector.internal.ArrowTypes;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

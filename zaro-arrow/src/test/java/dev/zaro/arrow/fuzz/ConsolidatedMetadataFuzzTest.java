@@ -2,9 +2,9 @@ package dev.zaro.arrow.fuzz;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.metadata.ConsolidatedMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.metadata.internal.ConsolidatedMetadata;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 
 /**
  * Consolidated metadata on any bytes: a v2 {@code .zmetadata} and a v3 root {@code zarr.json} with

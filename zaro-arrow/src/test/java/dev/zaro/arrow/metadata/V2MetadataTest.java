@@ -15,6 +15,7 @@ import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.NumpyDtype;
 import dev.zaro.arrow.metadata.internal.V2Metadata;
 import java.nio.ByteBuffer;

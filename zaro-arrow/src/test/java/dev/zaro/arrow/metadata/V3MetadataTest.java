@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.zaro.arrow.codec.ChunkPart;
+import dev.zaro.arrow.codec.internal.ChunkPart;
 import dev.zaro.arrow.error.SelectionException;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -376,7 +376,7 @@ class FixtureReadTest extends AllocatorTest {
       List<String> want = new ArrayList<>();
       for (JsonNode n : h.get("nodes")) {
         want.add(
-            dev.zaro.arrow.store.StoreKeys.stripSlashes(n.get("path").asText())
+            dev.zaro.arrow.store.internal.StoreKeys.stripSlashes(n.get("path").asText())
                 + ":"
                 + n.get("kind").asText());
       }

@@ -348,7 +348,7 @@ class HttpStoreTest extends AbstractStoreTest {
 
   /**
    * HTTP cannot list, and says so as data; it lists nothing (hierarchies over HTTP are found
-   * through consolidated metadata, parsed by metadata/ConsolidatedMetadata, never here).
+   * through consolidated metadata, parsed by metadata/internal/ConsolidatedMetadata, never here).
    */
   @Test
   void cannotListAndSaysSo() throws Exception {

@@ -8,7 +8,7 @@ import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.util.List;
 import java.util.Locale;
 import org.apache.arrow.memory.ArrowBuf;

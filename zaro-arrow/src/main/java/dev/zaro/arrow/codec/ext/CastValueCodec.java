@@ -10,7 +10,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

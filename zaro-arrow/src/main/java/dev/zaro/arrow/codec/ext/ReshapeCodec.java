@@ -6,7 +6,7 @@ import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.numcodecs.Filters;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

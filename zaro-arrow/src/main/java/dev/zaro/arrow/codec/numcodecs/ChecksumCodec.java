@@ -5,7 +5,7 @@ import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.Adler32;

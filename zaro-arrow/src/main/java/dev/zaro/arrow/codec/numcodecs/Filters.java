@@ -6,7 +6,7 @@ import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.NumpyDtype;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.metadata.CodecSpec;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;

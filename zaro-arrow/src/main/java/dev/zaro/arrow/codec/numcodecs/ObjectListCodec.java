@@ -10,7 +10,7 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 

@@ -3,7 +3,6 @@ package dev.zaro.arrow.metadata.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.metadata.DataType;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

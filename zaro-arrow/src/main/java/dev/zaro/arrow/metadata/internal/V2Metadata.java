@@ -10,7 +10,6 @@ import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.GroupMetadata;
-import dev.zaro.arrow.metadata.JsonDocument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,13 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.internal;
 
+import dev.zaro.arrow.store.FileStore;
+import dev.zaro.arrow.store.GcsStore;
+import dev.zaro.arrow.store.HttpOptions;
+import dev.zaro.arrow.store.HttpStore;
+import dev.zaro.arrow.store.ReferenceStore;
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
+import dev.zaro.arrow.store.StoreProvider;
 import java.util.Set;
 
 /**

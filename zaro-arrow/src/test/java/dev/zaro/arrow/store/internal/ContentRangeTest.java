@@ -1,9 +1,10 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.ByteRange;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,8 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.internal;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.Store;
 
 /** Checks and joins store keys. */
 public final class StoreKeys {

@@ -1,4 +1,4 @@
-package dev.zaro.arrow.vector;
+package dev.zaro.arrow.vector.internal;
 
 import dev.zaro.arrow.metadata.DataType;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -8,9 +8,9 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * The Zarr to Arrow type mapping (README, "Arrow shapes"): bool to Bool, intN/uintN to Int
  * (signedness kept), float16 to HalfFloat, float32/64 to FloatingPoint, complex to its float
  * component type (with a trailing dimension of 2), r&lt;N&gt; to FixedSizeBinary,
- * int2/int4/uint2/uint4 to Int(8), struct to Struct (its children: {@link StructVectors#field}),
- * numpy {@code S<n>} ({@code null_terminated_bytes}) to Binary without trailing NULs, datetime64
- * and timedelta64 as {@link TimeValues} maps them.
+ * int2/int4/uint2/uint4 to Int(8), struct to Struct (its children: {@code
+ * vector.StructVectors.field}), numpy {@code S<n>} ({@code null_terminated_bytes}) to Binary
+ * without trailing NULs, datetime64 and timedelta64 as {@link TimeValues} maps them.
  */
 public final class ArrowTypes {
   private ArrowTypes() {}

@@ -1,5 +1,6 @@
-package dev.zaro.arrow.codec;
+package dev.zaro.arrow.codec.internal;
 
+import dev.zaro.arrow.codec.SlabView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;

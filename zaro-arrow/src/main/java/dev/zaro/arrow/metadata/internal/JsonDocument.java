@@ -1,4 +1,4 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

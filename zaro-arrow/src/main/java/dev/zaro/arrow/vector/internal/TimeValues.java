@@ -1,4 +1,4 @@
-package dev.zaro.arrow.vector;
+package dev.zaro.arrow.vector.internal;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
@@ -24,7 +24,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * null. Values already in their Arrow unit are loaded by reference (no copy); the others are
  * converted, and a value that does not fit is an error naming the array and the unit.
  */
-final class TimeValues {
+public final class TimeValues {
   private TimeValues() {}
 
   /** Whether {@code type} is a datetime64 or timedelta64 type. */

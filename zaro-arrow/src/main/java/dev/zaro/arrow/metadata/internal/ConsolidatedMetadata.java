@@ -1,10 +1,9 @@
-package dev.zaro.arrow.metadata;
+package dev.zaro.arrow.metadata.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.zaro.arrow.metadata.internal.V2Metadata;
-import dev.zaro.arrow.metadata.internal.V3Metadata;
-import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.arrow.metadata.NodeMetadata;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;

@@ -1,6 +1,8 @@
-package dev.zaro.arrow.store;
+package dev.zaro.arrow.store.internal;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.HttpStore;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
