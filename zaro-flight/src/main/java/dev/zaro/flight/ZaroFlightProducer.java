@@ -482,8 +482,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       Sink stream) {
     Schema schema = schema(request, array, selection);
     CompletableFuture<List<Slab>> next = null;
-    // the block being sent, the next one being read, one more still held by the transport
-    try (BlockBuffers buffers = new BlockBuffers(3);
+    // the block being sent, the next one being read, one more still held by the transport; with a
+    // cache only: an uncached server's 64 MiB blocks reused in three buffers measured both cheaper
+    // (direct pairs) and dearer (flight_throughput.py's rounds) than fresh ones (benchmarks/README)
+    try (BlockBuffers buffers = new BlockBuffers(zaro.cache() == null ? 0 : 3);
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
