@@ -47,6 +47,7 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
@@ -481,15 +482,19 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       Sink stream) {
     Schema schema = schema(request, array, selection);
     CompletableFuture<List<Slab>> next = null;
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
+    // the block being sent, the next one being read, one more still held by the transport; with a
+    // cache only: an uncached server's 64 MiB blocks reused in three buffers measured both cheaper
+    // (direct pairs) and dearer (flight_throughput.py's rounds) than fresh ones (benchmarks/README)
+    try (BlockBuffers buffers = new BlockBuffers(zaro.cache() == null ? 0 : 3);
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
-      next = readAsync(array, blocks.get(0), child);
+      next = readAsync(array, blocks.get(0), child, buffers);
       for (int i = 0; i < blocks.size(); i++) {
         List<Slab> current = await(next);
         next =
             i + 1 < blocks.size() && !stream.gone()
-                ? readAsync(array, blocks.get(i + 1), child)
+                ? readAsync(array, blocks.get(i + 1), child, buffers)
                 : null;
         try {
           for (Slab slab : current) {
@@ -551,13 +556,32 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   private CompletableFuture<List<Slab>> readAsync(
-      ZarrArray array, Selection block, BufferAllocator child) {
+      ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
     return CompletableFuture.supplyAsync(
         () -> {
           List<Slab> cached = readCached(array, block, child);
-          return cached != null ? cached : List.of(array.read(block, child, readOptions));
+          return cached != null ? cached : List.of(read(array, block, child, buffers));
         },
         prefetch);
+  }
+
+  /** Reads a block into a free buffer of the stream's pool, or into a fresh one. */
+  private Slab read(ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
+    ArrayMetadata metadata = array.metadata();
+    ArrowBuf into =
+        metadata.dataType().isVariableLength() || block.size() == 0
+            ? null
+            : buffers.acquire(block.size() * metadata.dataType().byteSize());
+    if (into == null) {
+      Slab slab = array.read(block, child, readOptions);
+      if (slab.heap() == null) {
+        buffers.adopt(slab.data());
+      }
+      return slab;
+    }
+    try (into) {
+      return array.readInto(block, into, child, readOptions);
+    }
   }
 
   /**
@@ -611,7 +635,11 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   /**
    * Splits a selection into reads along the first dimension that follow chunk boundaries (so no
-   * chunk is decoded twice), each holding at most a quarter of the request memory limit.
+   * chunk is decoded twice), each holding at most a quarter of the request memory limit. With a
+   * cache that holds a run of the first dimension's chunks twice over, and chunks that are copied
+   * into blocks (not sent by reference), blocks hold two batches and may cut a chunk: the chunk
+   * decoded for the first block that touches it is a cache hit for the next, and the stream reuses
+   * its three block buffers over many more blocks ({@link BlockBuffers}).
    */
   private List<Selection> readBlocks(ZarrArray array, Selection selection) {
     long rows = SlabVectors.rows(selection.resultShape()); // the first kept dimension's
@@ -620,7 +648,33 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             ? 1
             : Math.max(1, selection.size() / rows * array.metadata().dataType().byteSize());
     long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    return ReadPlan.of(array.metadata(), selection).splitFirst(options.batchBytes() * 4, maxRows);
+    ReadPlan plan = ReadPlan.of(array.metadata(), selection);
+    List<Selection> blocks = plan.splitFirst(options.batchBytes() * 4, maxRows);
+    if (zaro.cache() == null
+        || rows == 0
+        || selection.size() == 0
+        || sentByReference(array, blocks)) {
+      return blocks;
+    }
+    int first = 0; // the first kept dimension
+    while (first < selection.dims().size() - 1 && selection.dims().get(first).dropped()) {
+      first++;
+    }
+    double chunkRows = (double) rowBytes * array.metadata().chunkGrid().dim(first).maxLength();
+    long small = Math.max(1, 2 * options.batchBytes() / rowBytes);
+    return 2 * chunkRows <= zaro.cache().stats().capacity() && small < maxRows
+        ? plan.splitFirst(options.batchBytes() * 4, small)
+        : blocks;
+  }
+
+  /**
+   * Whether cached chunks of these blocks are sent by reference (the first block's first piece is a
+   * contiguous region of one chunk): no block buffers to reuse then, and blocks keep whole chunks.
+   */
+  private static boolean sentByReference(ZarrArray array, List<Selection> blocks) {
+    List<Selection> pieces =
+        ReadPlan.of(array.metadata(), blocks.get(0)).splitFirst(1, Long.MAX_VALUE);
+    return !pieces.isEmpty() && array.contiguousInChunk(pieces.get(0)) != null;
   }
 
   private void streamTable(ReadRequest request, BufferAllocator child, Sink stream) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.json.Json;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -398,7 +399,7 @@ public final class ZaroHttpServer implements AutoCloseable {
       HttpUtil.setKeepAlive(r, keepAlive);
       started = true;
       ch.write(r).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      Buffers out = new Buffers(ch);
+      Buffers out = new Buffers(ch.alloc());
       try {
         MessageSerializer.serialize(new WriteChannel(out), root.getSchema());
       } catch (IOException e) {
@@ -412,7 +413,7 @@ public final class ZaroHttpServer implements AutoCloseable {
     @Override
     public void putNext() {
       ArrowRecordBatch batch = unloader.getRecordBatch();
-      Buffers out = new Buffers(ch);
+      Buffers out = new Buffers(ch.alloc());
       try {
         MessageSerializer.serialize(new WriteChannel(out), batch, IpcOption.DEFAULT);
       } catch (IOException | RuntimeException e) {
@@ -425,7 +426,7 @@ public final class ZaroHttpServer implements AutoCloseable {
 
     @Override
     public void completed() {
-      Buffers out = new Buffers(ch);
+      Buffers out = new Buffers(ch.alloc());
       try {
         ArrowStreamWriter.writeEndOfStream(new WriteChannel(out), IpcOption.DEFAULT);
       } catch (IOException e) {
@@ -495,15 +496,20 @@ public final class ZaroHttpServer implements AutoCloseable {
   }
 
   /**
-   * A channel collecting what Arrow's {@link MessageSerializer} writes into one Netty buffer: large
-   * direct buffers (the ArrowBufs' memory) are wrapped, not copied; small writes (headers, padding)
-   * are copied.
+   * A channel collecting what Arrow's {@link MessageSerializer} writes into one direct Netty
+   * buffer: large direct buffers (the ArrowBufs' memory) are wrapped, not copied; small writes
+   * (headers, padding) are copied into direct buffers, so the whole is direct and Netty's NIO
+   * transport writes it as it is (it copies a buffer with any heap part into a new direct one
+   * first).
    */
-  private static final class Buffers implements WritableByteChannel {
+  static final class Buffers implements WritableByteChannel {
     final CompositeByteBuf composite;
+    private final ByteBufAllocator alloc;
 
-    Buffers(Channel ch) {
-      composite = ch.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+    /** Collects into a composite of {@code alloc}'s direct buffers (a channel's allocator). */
+    Buffers(ByteBufAllocator alloc) {
+      this.alloc = alloc;
+      composite = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
     }
 
     @Override
@@ -513,7 +519,9 @@ public final class ZaroHttpServer implements AutoCloseable {
       if (src.isDirect() && n >= WRAP_BYTES) {
         part = Unpooled.wrappedBuffer(src.slice());
       } else {
-        part = Unpooled.buffer(n);
+        // direct too: one heap part would make the whole composite non-direct, and Netty's NIO
+        // transport copies a non-direct buffer into a fresh direct one before writing it
+        part = alloc.directBuffer(n);
         part.writeBytes(src.duplicate());
       }
       src.position(src.limit());

@@ -38,10 +38,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ByReferenceTest extends AllocatorTest {
   private static Path store(Path dir) throws IOException {
+    return store(dir, "contiguous.zarr");
+  }
+
+  private static Path store(Path dir, String name) throws IOException {
     Path store =
         Fixtures.copyTree(
-            Fixtures.testdata().resolve("contiguous/stores/contiguous.zarr"),
-            dir.resolve("c.zarr"));
+            Fixtures.testdata().resolve("contiguous").resolve("stores").resolve(name),
+            dir.resolve(name));
     Fixtures.age(store, 3600); // past the racy window: the chunks have versions
     return store;
   }
@@ -129,6 +133,32 @@ class ByReferenceTest extends AllocatorTest {
       long misses = cache.stats().misses();
       closeAfterWrites(warm); // the server's memory back to 0 (asserted there)
       assertEquals(misses, cache.stats().misses());
+    }
+  }
+
+  /**
+   * Chunks [6, 8, 4] (tiled.zarr, the same values) do not span the trailing dimensions, so cached
+   * chunks are copied into blocks; with a cache the blocks hold two batches (4 rows) and cut the
+   * 6-row chunks, yet each chunk is decoded once (the next block finds it cached), the values are
+   * tensorstore's over Flight and HTTP, and the reused block buffers go back to 0.
+   */
+  @Test
+  void cachedTiledChunksAreCopiedIntoBlocksThatCutChunksDecodingEachOnce(@TempDir Path dir)
+      throws Exception {
+    FixedShapeTensorType.register();
+    byte[] expected =
+        Files.readAllBytes(Fixtures.testdata().resolve("contiguous/expected/contiguous.bin"));
+    Path store = store(dir, "tiled.zarr");
+    try (ChunkCache cache = new ChunkCache(1 << 20)) {
+      ZaroFlightServer cold = serve(store, cache);
+      int http = cold.startHttp(0);
+      assertArrayEquals(expected, flightValues(cold), "decoded, cached, copied");
+      assertEquals(16, cache.stats().misses(), "each of the 16 chunks decoded once");
+      assertArrayEquals(expected, flightValues(cold), "copied from the cache");
+      assertArrayEquals(expected, httpValues(http), "HTTP, copied from the cache");
+      assertEquals(16, cache.stats().misses(), "no chunk decoded again");
+      assertEquals(0, cache.stats().byReference(), "tiled chunks are not contiguous in a block");
+      closeAfterWrites(cold);
     }
   }
 }
