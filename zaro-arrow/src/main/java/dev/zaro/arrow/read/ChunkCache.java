@@ -154,8 +154,10 @@ public final class ChunkCache implements AutoCloseable {
   /**
    * A reference to bytes {@code [offset, offset + length)} of the cached chunk of {@code key} (a
    * key with a version), accounted to {@code target} once the entry is evicted, without copying;
-   * null without an entry (not counted as a miss), or when {@code target} is not under the cache's
-   * root. The caller closes the returned buffer, which keeps the memory valid until then.
+   * null without an entry, or when {@code target} is not under the cache's root. Counts nothing:
+   * the caller counts the regions it sends with {@link #countByReference} (a block sends all of its
+   * chunks' regions or, if one is missing, reads them all and counts hits and misses then). The
+   * caller closes the returned buffer, which keeps the memory valid until then.
    */
   ArrowBuf region(Key key, long offset, long length, BufferAllocator target) {
     if (key.version() == null || target.getRoot() != root) {
@@ -164,15 +166,19 @@ public final class ChunkCache implements AutoCloseable {
     synchronized (this) {
       Entry e = entries.get(key);
       if (e == null || offset < 0 || offset + length > e.decodedBytes()) {
-        return null; // not counted: the read that follows counts its misses
+        return null;
       }
-      hits++;
-      byReference++;
       ArrowBuf whole = e.decoded().getReferenceManager().retain(e.decoded(), target);
       ArrowBuf part = whole.slice(offset, length); // shares whole's one reference
       part.writerIndex(length);
       return part;
     }
+  }
+
+  /** Counts {@code chunks} hits, each of them by reference ({@link #region} counts nothing). */
+  synchronized void countByReference(int chunks) {
+    hits += chunks;
+    byReference += chunks;
   }
 
   private static boolean sameBytes(ArrowBuf cached, long cachedBytes, ArrowBuf encoded) {

@@ -121,12 +121,19 @@ final class ChunkDecoder {
 
   /**
    * A reference to bytes {@code [offset, offset + length)} of fixed-width chunk {@code key} decoded
-   * in the cache under its version now, for {@code target} (see {@link ChunkCache#region}); null
-   * without a cache or such an entry.
+   * in the cache under its version now, for {@code target} (see {@link ChunkCache#region}; counts
+   * nothing); null without a cache or such an entry.
    */
   ArrowBuf cachedRegion(String key, long offset, long length, BufferAllocator target) {
     ChunkCache.Key k = cacheKey(key);
     return k == null ? null : cache.region(k, offset, length, target);
+  }
+
+  /**
+   * Counts {@code chunks} cache hits sent by reference (see {@link ChunkCache#countByReference}).
+   */
+  void countByReference(int chunks) {
+    cache.countByReference(chunks);
   }
 
   /** Whether chunk {@code k} (a key with a version) is cached now; counts no hit or miss. */

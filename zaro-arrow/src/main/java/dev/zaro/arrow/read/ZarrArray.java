@@ -163,9 +163,37 @@ public final class ZarrArray {
    * {@link #contiguousInChunk}); null otherwise (read it then). {@code allocator} must be under the
    * root of the cache's memory ({@link ChunkCache#newAllocator}), else null too. The slab holds a
    * reference to the cached chunk: evicting it frees the memory only once the slab and the vectors
-   * built from it are closed.
+   * built from it are closed. Counts one cache hit by reference when it returns a slab, nothing
+   * otherwise.
    */
   public Slab readCached(Selection selection, BufferAllocator allocator) {
+    List<Slab> slabs = readCached(List.of(selection), allocator);
+    return slabs == null ? null : slabs.get(0);
+  }
+
+  /**
+   * Every piece as a slab over a cached chunk's memory ({@link #readCached(Selection,
+   * BufferAllocator)}), or null if any piece is not such a region now (then none is taken and
+   * nothing is counted, so the read that follows counts each chunk once, as a hit or a miss). When
+   * it returns the slabs, each piece (one chunk's) counts as one hit by reference.
+   *
+   * @return slabs the caller closes, in the pieces' order, or null
+   */
+  public List<Slab> readCached(List<Selection> pieces, BufferAllocator allocator) {
+    List<Slab> slabs = new ArrayList<>(pieces.size());
+    for (Selection piece : pieces) {
+      Slab slab = takeCached(piece, allocator);
+      if (slab == null) {
+        slabs.forEach(Slab::close);
+        return null;
+      }
+      slabs.add(slab);
+    }
+    decoder.countByReference(slabs.size());
+    return slabs;
+  }
+
+  private Slab takeCached(Selection selection, BufferAllocator allocator) {
     long[] region = contiguousInChunk(selection);
     if (region == null) {
       return null;
