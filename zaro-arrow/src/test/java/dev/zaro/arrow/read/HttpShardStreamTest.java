@@ -14,19 +14,16 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.HttpOptions;
 import dev.zaro.arrow.store.HttpStore;
+import dev.zaro.arrow.store.LoopbackHttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -67,7 +64,7 @@ class HttpShardStreamTest extends AllocatorTest {
   }
 
   /** Serves a directory over HTTP/1.1, chunk bodies in pieces; a thread per connection. */
-  static final class PiecesServer implements AutoCloseable {
+  static final class PiecesServer extends LoopbackHttpServer {
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
     final Path root;
@@ -96,20 +93,14 @@ class HttpShardStreamTest extends AllocatorTest {
     volatile CountDownLatch stall;
 
     final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
-    private final ServerSocket socket;
-    private final Thread acceptor;
-    private final List<Socket> open = new ArrayList<>();
 
     PiecesServer(Path root) throws IOException {
+      super("pieces-server");
       this.root = root;
-      socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-      acceptor = new Thread(this::accept, "pieces-server");
-      acceptor.setDaemon(true);
-      acceptor.start();
     }
 
     URI url() {
-      return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/");
+      return url("");
     }
 
     int requests(String key) {
@@ -117,60 +108,28 @@ class HttpShardStreamTest extends AllocatorTest {
       return n == null ? 0 : n.get();
     }
 
-    private void accept() {
-      while (!socket.isClosed()) {
-        try {
-          Socket s = socket.accept();
-          s.setTcpNoDelay(true);
-          synchronized (this) {
-            open.add(s);
-          }
-          Thread t = new Thread(() -> serve(s), "pieces-conn");
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException e) {
-          return;
+    @Override
+    protected boolean answer(List<String> head, OutputStream out) throws Exception {
+      String key = path(head).substring(1);
+      String range = null;
+      for (String line : head) {
+        if (line.toLowerCase(Locale.ROOT).startsWith("range:")) {
+          range = line.substring(6).trim();
         }
       }
-    }
-
-    private void serve(Socket s) {
-      try (s;
-          InputStream in = s.getInputStream();
-          OutputStream out = s.getOutputStream()) {
-        while (true) {
-          List<String> head = readHead(in);
-          if (head == null) {
-            return;
-          }
-          String key = head.get(0).split(" ", -1)[1].substring(1);
-          String range = null;
-          for (String line : head) {
-            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("range:")) {
-              range = line.substring(6).trim();
-            }
-          }
-          requests.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-          boolean chunk = key.contains("/c/") || key.startsWith("c/");
-          if (chunk) {
-            peakChunksInFlight.accumulateAndGet(chunksInFlight.incrementAndGet(), Math::max);
-          }
-          boolean keep;
-          try {
-            keep = reply(key, range, out);
-            out.flush();
-          } finally {
-            if (chunk) {
-              chunksInFlight.decrementAndGet();
-            }
-          }
-          if (!keep) {
-            return;
-          }
-          out.flush();
+      requests.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+      boolean chunk = key.contains("/c/") || key.startsWith("c/");
+      if (chunk) {
+        peakChunksInFlight.accumulateAndGet(chunksInFlight.incrementAndGet(), Math::max);
+      }
+      try {
+        boolean keep = reply(key, range, out);
+        out.flush();
+        return keep;
+      } finally {
+        if (chunk) {
+          chunksInFlight.decrementAndGet();
         }
-      } catch (Exception e) {
-        // the client went away
       }
     }
 
@@ -237,42 +196,6 @@ class HttpShardStreamTest extends AllocatorTest {
         out.flush();
       }
       return !(cutting && cut == Cut.CLOSES);
-    }
-
-    private static byte[] head(String status, String... fields) {
-      StringBuilder sb = new StringBuilder("HTTP/1.1 ").append(status).append("\r\n");
-      for (String f : fields) {
-        sb.append(f).append("\r\n");
-      }
-      return sb.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
-    }
-
-    /** One request's head lines, or null at the end of the stream. */
-    private static List<String> readHead(InputStream in) throws IOException {
-      StringBuilder sb = new StringBuilder();
-      int c;
-      while ((c = in.read()) >= 0) {
-        sb.append((char) c);
-        if (sb.length() >= 4 && sb.substring(sb.length() - 4).equals("\r\n\r\n")) {
-          return List.of(sb.substring(0, sb.length() - 4).split("\r\n", -1));
-        }
-      }
-      return null;
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-      synchronized (this) {
-        for (Socket s : open) {
-          s.close();
-        }
-      }
-      try {
-        acceptor.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import static dev.zaro.arrow.store.LoopbackHttpServer.head;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,11 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.StoreException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -72,14 +70,6 @@ class Http1ClientTest {
     byte[] out = new byte[(int) buf.writerIndex()];
     buf.getBytes(0, out);
     return out;
-  }
-
-  private static byte[] head(String status, String... fields) {
-    StringBuilder sb = new StringBuilder("HTTP/1.1 ").append(status).append("\r\n");
-    for (String f : fields) {
-      sb.append(f).append("\r\n");
-    }
-    return sb.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   @Test
@@ -380,101 +370,30 @@ class Http1ClientTest {
   }
 
   /** Answers each request by {@link #reply}; a thread per connection. */
-  private static final class RawServer implements AutoCloseable {
+  private static final class RawServer extends LoopbackHttpServer {
     interface Reply {
       /** Writes the reply to {@code path}; false closes the connection after it. */
       boolean write(String path, OutputStream out) throws Exception;
     }
 
     volatile Reply reply;
-    final AtomicInteger connections = new AtomicInteger();
     private final List<String> paths = new ArrayList<>();
-    private final ServerSocket socket;
-    private final Thread acceptor;
-    private final List<Socket> open = new ArrayList<>();
 
     RawServer() throws IOException {
-      socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-      acceptor = new Thread(this::accept, "raw-server");
-      acceptor.setDaemon(true);
-      acceptor.start();
-    }
-
-    URI url(String path) {
-      return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/" + path);
+      super("raw-server");
     }
 
     synchronized List<String> paths() {
       return List.copyOf(paths);
     }
 
-    private void accept() {
-      while (!socket.isClosed()) {
-        try {
-          Socket s = socket.accept();
-          connections.incrementAndGet();
-          synchronized (this) {
-            open.add(s);
-          }
-          Thread t = new Thread(() -> serve(s), "raw-conn");
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }
-
-    private void serve(Socket s) {
-      try (s;
-          InputStream in = s.getInputStream();
-          OutputStream out = s.getOutputStream()) {
-        while (true) {
-          String requestLine = readHead(in);
-          if (requestLine == null) {
-            return;
-          }
-          String path = requestLine.split(" ", -1)[1];
-          synchronized (this) {
-            paths.add(path);
-          }
-          boolean keep = reply.write(path, out);
-          out.flush();
-          if (!keep) {
-            return;
-          }
-        }
-      } catch (Exception e) {
-        // the client went away
-      }
-    }
-
-    /** Reads one request's head; returns its first line, or null at the end of the stream. */
-    private static String readHead(InputStream in) throws IOException {
-      StringBuilder sb = new StringBuilder();
-      int c;
-      while ((c = in.read()) >= 0) {
-        sb.append((char) c);
-        if (sb.length() >= 4 && sb.substring(sb.length() - 4).equals("\r\n\r\n")) {
-          return sb.substring(0, sb.indexOf("\r\n"));
-        }
-      }
-      return null;
-    }
-
     @Override
-    public void close() throws IOException {
-      socket.close();
+    protected boolean answer(List<String> head, OutputStream out) throws Exception {
+      String path = path(head);
       synchronized (this) {
-        for (Socket s : open) {
-          s.close();
-        }
+        paths.add(path);
       }
-      try {
-        acceptor.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      return reply.write(path, out);
     }
   }
 }
