@@ -175,6 +175,26 @@ public final class ChunkCache implements AutoCloseable {
     }
   }
 
+  /**
+   * The decoded chunk of {@code key} (a key with a version) with one more reference, which the
+   * caller releases ({@code getReferenceManager().release()}), when it has an entry of at least
+   * {@code bytes}; null otherwise. Counts nothing: the caller counts its hits with {@link
+   * #countHits} once it has all the chunks it needs (or reads them, counting then).
+   */
+  synchronized ArrowBuf retainDecoded(Key key, long bytes) {
+    Entry e = key.version() == null ? null : entries.get(key);
+    if (e == null || e.decodedBytes() < bytes) {
+      return null;
+    }
+    e.decoded().getReferenceManager().retain();
+    return e.decoded();
+  }
+
+  /** Counts {@code chunks} hits (copied from entries taken with {@link #retainDecoded}). */
+  synchronized void countHits(int chunks) {
+    hits += chunks;
+  }
+
   /** Counts {@code chunks} hits, each of them by reference ({@link #region} counts nothing). */
   synchronized void countByReference(int chunks) {
     hits += chunks;

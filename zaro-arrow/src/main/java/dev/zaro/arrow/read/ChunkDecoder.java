@@ -136,6 +136,20 @@ final class ChunkDecoder {
     cache.countByReference(chunks);
   }
 
+  /**
+   * Cached chunk {@code k} (a key with a version) with one more reference for the caller to
+   * release, if cached now with at least {@code bytes}; null otherwise (and without a cache or a
+   * key). Counts nothing ({@link ChunkCache#retainDecoded}).
+   */
+  ArrowBuf retainCached(ChunkCache.Key k, long bytes) {
+    return k == null ? null : cache.retainDecoded(k, bytes);
+  }
+
+  /** Counts {@code chunks} cache hits copied from chunks taken with {@link #retainCached}. */
+  void countHits(int chunks) {
+    cache.countHits(chunks);
+  }
+
   /** Whether chunk {@code k} (a key with a version) is cached now; counts no hit or miss. */
   boolean isCached(ChunkCache.Key k) {
     return k != null && cache.contains(k);

@@ -17,6 +17,8 @@ import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.store.icechunk.IcechunkExpected;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -276,6 +278,82 @@ class ChunkCacheTest extends AllocatorTest {
     byte[] all =
         Files.readAllBytes(Fixtures.testdata().resolve("contiguous/expected/contiguous.bin"));
     return Arrays.copyOfRange(all, (int) fromRow * 16 * 8 * 4, (int) toRow * 16 * 8 * 4);
+  }
+
+  /**
+   * Chunks [6, 8, 4] of the same [24, 16, 8] float32 values (tiled.zarr, tensorstore) do not span
+   * the trailing dimensions: once all are cached, a read is copied from the cache row by row across
+   * the chunks it crosses. Selections cutting chunks in every dimension, with steps in the leading
+   * ones and an index, equal tensorstore's values (sliced here), and each chunk a read touches
+   * counts one hit; a read with one chunk not cached goes chunk by chunk, each chunk counted once.
+   */
+  @Test
+  void cachedTiledChunksAreCopiedRowByRowWithTensorstoresValues(@TempDir Path dir)
+      throws IOException {
+    Path store =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
+    age(store, 3600);
+    float[] all = floats(contiguousExpected(0, 24));
+    try (ChunkCache cache = new ChunkCache(1 << 20);
+        Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      try (Slab s = a.read(Selection.parse("0:12", shape), allocator, ReadOptions.DEFAULT)) {
+        assertArrayEquals(contiguousExpected(0, 12), bytes(s));
+      }
+      assertEquals(16 * 12 / 24, cache.stats().misses(), "8 of the 16 chunks cached");
+      // rows 0:13 cross chunk row 2, not cached: read chunk by chunk, 8 hits and 4 misses
+      try (Slab s = a.read(Selection.parse("0:13", shape), allocator, ReadOptions.DEFAULT)) {
+        assertArrayEquals(contiguousExpected(0, 13), bytes(s));
+      }
+      assertEquals(8, cache.stats().hits());
+      assertEquals(12, cache.stats().misses());
+      a.read(Selection.parse(":", shape), allocator, ReadOptions.DEFAULT).close();
+      assertEquals(16, cache.stats().misses(), "all 16 cached");
+      // {slice, chunks it touches}
+      Object[][] cases = {
+        {"3:21, 5:13, 1:7", 4 * 2 * 2},
+        {"1:23:4, 0:16, 3:6", 4 * 2 * 2},
+        {"7, 2:15:3, :", 1 * 2 * 2},
+        {":, 9, 6", 4},
+        {"22:24, 15:16, 0:8", 2},
+      };
+      for (Object[] c : cases) {
+        String slice = (String) c[0];
+        long hits = cache.stats().hits();
+        Selection sel = Selection.parse(slice, shape);
+        try (Slab s = a.read(sel, allocator, ReadOptions.DEFAULT)) {
+          assertArrayEquals(expected(all, sel), floats(bytes(s)), slice);
+        }
+        assertEquals(hits + (int) c[1], cache.stats().hits(), slice + ": a hit per chunk");
+        assertEquals(16, cache.stats().misses(), slice);
+      }
+    }
+  }
+
+  /** Tensorstore's [24, 16, 8] values at the selection's indices, in C order. */
+  private static float[] expected(float[] all, Selection sel) {
+    List<Selection.Dim> dims = sel.dims();
+    float[] out = new float[(int) sel.size()];
+    int n = 0;
+    for (long i = 0; i < dims.get(0).count(); i++) {
+      for (long j = 0; j < dims.get(1).count(); j++) {
+        for (long k = 0; k < dims.get(2).count(); k++) {
+          long z = dims.get(0).start() + i * dims.get(0).step();
+          long y = dims.get(1).start() + j * dims.get(1).step();
+          long x = dims.get(2).start() + k * dims.get(2).step();
+          out[n++] = all[(int) ((z * 16 + y) * 8 + x)];
+        }
+      }
+    }
+    return out;
+  }
+
+  private static float[] floats(byte[] b) {
+    float[] f = new float[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+    return f;
   }
 
   private static byte[] bytes(Slab slab) {
