@@ -19,9 +19,23 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * and a failed attempt's buffer is released before the next starts. The future of the last attempt
  * completes with a buffer the caller then owns; {@link #abort} (the caller cancelled) releases
  * whatever is being filled and makes later deliveries no-ops.
+ *
+ * <p>With a {@link Progress}, each piece of a body whose {@code Content-Length} is known is told of
+ * as it is written (under this body's lock, so an {@link #abort} cannot free the buffer meanwhile).
  */
 final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowBuf> {
+  /** Told of body bytes as they are written into a buffer that does not move. */
+  @FunctionalInterface
+  interface Progress {
+    /**
+     * Bytes {@code [offset, offset + length)} of {@code body} landed; {@code status} is 206 for a
+     * reply with a {@code Content-Range}, else 200.
+     */
+    void arrived(S3Body from, int status, ArrowBuf body, long offset, long length);
+  }
+
   private final BufferAllocator allocator;
+  private final Progress progress; // or null
   private final String where;
   private final Object lock = new Object();
   private boolean aborted;
@@ -31,10 +45,12 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
 
   /**
    * @param where the body's key, object and store, for error messages
+   * @param progress told of the body's pieces as they land, or null
    */
-  S3Body(BufferAllocator allocator, String where) {
+  S3Body(BufferAllocator allocator, String where, Progress progress) {
     this.allocator = allocator;
     this.where = where;
+    this.progress = progress;
   }
 
   GetObjectResponse response() {
@@ -165,7 +181,13 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
           return;
         }
         try {
+          long offset = body.written();
           body.append(chunk);
+          ArrowBuf settled = body.settled();
+          if (progress != null && settled != null && body.written() > offset) {
+            int status = response != null && response.contentRange() != null ? 206 : 200;
+            progress.arrived(S3Body.this, status, settled, offset, body.written() - offset);
+          }
         } catch (RuntimeException e) {
           release();
           failure = e;

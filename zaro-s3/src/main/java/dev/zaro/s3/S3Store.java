@@ -11,6 +11,7 @@ import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.internal.ContentRange;
 import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.util.ArrayList;
 import java.util.List;
@@ -157,10 +158,47 @@ public final class S3Store implements Store {
    * completion threads ({@code executor} is not needed: no thread waits for a reply).
    */
   @Override
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+    return fetch(key, range, allocator, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A body with a {@code Content-Length} is told of as the SDK writes it into the buffer the
+   * future completes with ({@link S3Body}). Only one attempt streams ({@link StreamRelay}): a
+   * streamed request is not hedged, a failure before its first body byte is retried as usual, and
+   * once bytes have been told of a failure is final (a {@link StoreException} naming the key and
+   * how many bytes had arrived). Other bodies (no {@code Content-Length}, a server that ignored the
+   * range) are told of whole once they have arrived. Cancelling the returned future stops the
+   * request and frees its body.
+   */
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key,
+      ByteRange range,
+      BufferAllocator allocator,
+      Executor executor,
+      Arrivals arrivals) {
+    if (ContentRange.isEmpty(range)) {
+      return Store.super.getAsync(key, range, allocator, executor, arrivals);
+    }
+    String where;
+    try {
+      where = where(key) + " in " + name;
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return fetch(
+        key, range, allocator, new StreamRelay(arrivals, range instanceof ByteRange.All, where));
+  }
+
+  /** A GET through the policy; with a {@code relay}, its body streams and it is not hedged. */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Optional<ArrowBuf>> fetch(
+      String key, ByteRange range, BufferAllocator allocator, StreamRelay relay) {
     String object;
     try {
       object = objectKey(key);
@@ -180,8 +218,11 @@ public final class S3Store implements Store {
     S3Request<Got> request =
         new S3Request<>(
             () -> {
-              S3Body body = new S3Body(allocator, where);
-              CompletableFuture<ArrowBuf> call = s3.getObject(req, body);
+              S3Body body = new S3Body(allocator, where, relay == null ? null : relay::arrived);
+              CompletableFuture<ArrowBuf> call =
+                  relay == null
+                      ? s3.getObject(req, body)
+                      : relay.start(body, () -> s3.getObject(req, body));
               return new S3Request.Sent<>(
                   call.thenApply(buf -> new Got(buf, body.response())),
                   () -> {
@@ -191,7 +232,7 @@ public final class S3Store implements Store {
                   });
             },
             got -> got.body().close(),
-            true);
+            relay == null);
     CompletableFuture<Optional<ArrowBuf>> result = new CompletableFuture<>();
     request
         .send(policy, where)
@@ -202,6 +243,9 @@ public final class S3Store implements Store {
                 out =
                     answer(key, range, reply, failure)
                         .map(got -> checked(key, range, got.body(), got.response(), allocator));
+                if (relay != null) {
+                  out = relay.finish(out);
+                }
               } catch (RuntimeException e) {
                 result.completeExceptionally(e);
                 return;

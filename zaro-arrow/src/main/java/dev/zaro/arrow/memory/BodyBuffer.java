@@ -53,6 +53,15 @@ public final class BodyBuffer implements AutoCloseable {
     return announced;
   }
 
+  /**
+   * The buffer being filled, when the headers announced the body's length (it is then never
+   * replaced, so bytes written stay where they are until {@link #take} or {@link #close}); null
+   * without an announced length or once taken or freed. Still owned by this appender.
+   */
+  public ArrowBuf settled() {
+    return announced >= 0 ? buf : null;
+  }
+
   /** The bytes appended so far. */
   public long written() {
     return written;

@@ -1,11 +1,11 @@
 package dev.zaro.arrow.store;
 
-import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
 import dev.zaro.arrow.store.internal.ContentRange;
 import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -211,7 +211,7 @@ public final class HttpStore implements Store {
       return Store.super.getAsync(key, range, allocator, executor, arrivals);
     }
     HttpRequest request = request(url, ContentRange.requestHeader(range), false);
-    Relay relay = new Relay(arrivals, range instanceof ByteRange.All, where(key, url));
+    StreamRelay relay = new StreamRelay(arrivals, range instanceof ByteRange.All, where(key, url));
     CompletableFuture<HttpResponse<ArrowBuf>> sent =
         policy.send(
             where(key, url),
@@ -245,133 +245,30 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * Passes one streamed request's body pieces on to its {@link Arrivals}: the first attempt whose
-   * body bytes land claims it, other attempts' bytes are not told of. Pieces pass one at a time
-   * (under this object's lock).
-   */
-  private static final class Relay {
-    private final Arrivals arrivals;
-    private final boolean whole;
-    private final String where;
-    private Object claimer;
-    private ArrowBuf claimed;
-    private long told;
-
-    Relay(Arrivals arrivals, boolean whole, String where) {
-      this.arrivals = arrivals;
-      this.whole = whole;
-      this.where = where;
-    }
-
-    /** Bytes of {@code attempt}'s body landed. */
-    @SuppressWarnings("ReferenceEquality") // which buffer, not what it holds
-    synchronized void arrived(Object attempt, int status, ArrowBuf body, long offset, long length) {
-      if (!(status == 206 || (status == 200 && whole))) {
-        return; // a 200 to a ranged request: only the part asked for is kept, in another buffer
-      }
-      if (claimer == null) {
-        claimer = attempt;
-        claimed = body;
-      } else if (claimer != attempt || claimed != body) {
-        return;
-      }
-      told += length;
-      arrivals.arrived(body, offset, length);
-    }
-
-    /** Whether {@code attempt} has told of body bytes. */
-    synchronized boolean claimedBy(Object attempt) {
-      return claimer == attempt;
-    }
-
-    /** The failure of an attempt after bytes of the body were told of: final, naming the key. */
-    synchronized StoreException broken(Throwable cause) {
-      String why = cause == null ? "" : ": " + cause.getMessage();
-      return new StoreException(
-          ErrorKind.IO,
-          "cannot read "
-              + where
-              + ": the body broke off after "
-              + told
-              + " bytes had been handed on"
-              + why,
-          cause);
-    }
-
-    /** Any attempt has told of body bytes. */
-    synchronized boolean claimed() {
-      return claimer != null;
-    }
-
-    /** The request's result: tells of a body that was not streamed, whole. */
-    @SuppressWarnings("ReferenceEquality") // which buffer, not what it holds
-    Optional<ArrowBuf> finish(Optional<ArrowBuf> result) {
-      if (result.isEmpty()) {
-        return result;
-      }
-      ArrowBuf body = result.get();
-      synchronized (this) {
-        if (claimer == null) {
-          try {
-            arrivals.arrived(body, 0, body.writerIndex());
-          } catch (RuntimeException e) {
-            body.close();
-            throw e;
-          }
-        } else if (claimed != body) { // cannot happen: one attempt streams, no hedges
-          body.close();
-          throw broken(null);
-        }
-      }
-      return result;
-    }
-  }
-
-  /**
    * One attempt of a streamed request through {@link Http1Client}: its body's bytes go to the
-   * {@link Relay}; never hedged; fails at once, finally, after an earlier attempt streamed.
+   * {@link StreamRelay}; never hedged; fails at once, finally, after an earlier attempt streamed.
    */
   private final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
     private final HttpRequest request;
     private final ArrowBody body;
-    private final Relay relay;
+    private final StreamRelay relay;
 
-    StreamedAttempt(HttpRequest request, ArrowBody body, Relay relay) {
+    StreamedAttempt(HttpRequest request, ArrowBody body, StreamRelay relay) {
       this.request = request;
       this.body = body;
       this.relay = relay;
     }
 
-    // completion callbacks: each reports its outcome into the future it completes
-    @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     public CompletableFuture<HttpResponse<ArrowBuf>> start() {
-      if (relay.claimed()) { // an earlier attempt handed bytes on and broke off
-        return CompletableFuture.failedFuture(relay.broken(null));
-      }
-      CompletableFuture<HttpResponse<ArrowBuf>> sent =
-          sendHttp1(
-              request,
-              body,
-              (status, buf, offset, length) -> relay.arrived(this, status, buf, offset, length));
-      CompletableFuture<HttpResponse<ArrowBuf>> out = new CompletableFuture<>();
-      sent.whenComplete(
-          (r, e) -> {
-            if (e == null) {
-              out.complete(r);
-            } else if (relay.claimedBy(this) && !(Futures.unwrap(e) instanceof StoreException)) {
-              out.completeExceptionally(relay.broken(Futures.unwrap(e))); // not retried
-            } else {
-              out.completeExceptionally(e);
-            }
-          });
-      out.whenComplete(
-          (r, e) -> {
-            if (out.isCancelled()) {
-              sent.cancel(true);
-            }
-          });
-      return out;
+      return relay.start(
+          this,
+          () ->
+              sendHttp1(
+                  request,
+                  body,
+                  (status, buf, offset, length) ->
+                      relay.arrived(this, status, buf, offset, length)));
     }
 
     @Override

@@ -159,6 +159,16 @@ class ShardStreamTest extends AllocatorTest {
         Fixtures.testdata().resolve("sharding/expected/" + fixture + ".0.bin"));
   }
 
+  /** Reading the root array fails, as IO or CORRUPT, naming the shard {@code key}. */
+  static void readFailsNaming(Zaro zaro, String key, BufferAllocator allocator, String what) {
+    ZaroException e =
+        assertThrows(ZaroException.class, () -> zaro.read("", "", allocator).close(), what);
+    assertTrue(e.getMessage().contains("'" + key + "'"), what + ": " + e.getMessage());
+    assertTrue(
+        e.kind() == ErrorKind.IO || e.kind() == ErrorKind.CORRUPT,
+        what + ": " + e.kind() + " " + e.getMessage());
+  }
+
   static byte[] bytes(Slab slab) {
     byte[] got = new byte[(int) slab.byteSize()];
     slab.data().getBytes(0, got);
@@ -233,12 +243,7 @@ class ShardStreamTest extends AllocatorTest {
             store.cutKey = key;
             store.cutAt = at;
             store.cut = cut;
-            ZaroException e =
-                assertThrows(ZaroException.class, () -> zaro.read("", "", allocator).close(), what);
-            assertTrue(e.getMessage().contains("'" + key + "'"), what + ": " + e.getMessage());
-            assertTrue(
-                e.kind() == ErrorKind.IO || e.kind() == ErrorKind.CORRUPT,
-                what + ": " + e.kind() + " " + e.getMessage());
+            readFailsNaming(zaro, key, allocator, what);
             assertEquals(0, allocator.getAllocatedMemory(), what + ": buffers left");
           }
         }
