@@ -482,10 +482,14 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       Sink stream) {
     Schema schema = schema(request, array, selection);
     CompletableFuture<List<Slab>> next = null;
-    // the block being sent, the next one being read, one more still held by the transport; with a
-    // cache only: an uncached server's 64 MiB blocks reused in three buffers measured both cheaper
-    // (direct pairs) and dearer (flight_throughput.py's rounds) than fresh ones (benchmarks/README)
-    try (BlockBuffers buffers = new BlockBuffers(zaro.cache() == null ? 0 : 3);
+    // the block being sent, the next one being read, and the two that gRPC may still hold when that
+    // read starts: Flight lets a do_get queue up to its backpressure threshold (10 MiB) before it
+    // stops being ready, so after a block's last 8 MiB batch the queue can reach back into the two
+    // 16 MiB blocks before it; with three buffers a cached stream's reads kept missing the pool and
+    // paid the kernel for zeroing fresh pages (perf: clear_page_erms on the prefetch threads, gone
+    // with four). With a cache only: an uncached server's 64 MiB blocks reused in three buffers
+    // measured both cheaper (direct pairs) and dearer (flight_throughput.py) than fresh ones
+    try (BlockBuffers buffers = new BlockBuffers(zaro.cache() == null ? 0 : 4);
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
