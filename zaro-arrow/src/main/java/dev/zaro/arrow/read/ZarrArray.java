@@ -161,10 +161,10 @@ public final class ZarrArray {
   /**
    * The selection as a slab over a cached chunk's memory, with no fetch, decoding or copy, when it
    * is one contiguous C-order region of a single fixed-width chunk cached under its version (see
-   * {@link #contiguousInChunk}); null otherwise (read it then). {@code allocator} must be under the
-   * root of the cache's memory ({@link ChunkCache#newAllocator}), else null too. The slab holds a
-   * reference to the cached chunk: evicting it frees the memory only once the slab and the vectors
-   * built from it are closed. Counts one cache hit by reference when it returns a slab, nothing
+   * {@link #contiguousInChunk}); null otherwise (read it then). The slab holds a reference to the
+   * cached chunk: evicting it frees the memory only once the slab and the vectors built from it are
+   * closed; until then it stays accounted to the cache, not to {@code allocator} ({@link
+   * ChunkCache#region}). Counts one cache hit by reference when it returns a slab, nothing
    * otherwise.
    */
   public Slab readCached(Selection selection, BufferAllocator allocator) {
