@@ -564,7 +564,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return CompletableFuture.supplyAsync(
         () -> {
           List<Slab> cached = readCached(array, block, child);
-          return cached != null ? cached : List.of(read(array, block, child, buffers));
+          if (cached != null) {
+            return cached;
+          }
+          Slab assembled =
+              zaro.cache() == null ? null : array.readAssembled(block, child, readOptions);
+          return List.of(assembled != null ? assembled : read(array, block, child, buffers));
         },
         prefetch);
   }

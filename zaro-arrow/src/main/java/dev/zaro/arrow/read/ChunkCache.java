@@ -409,6 +409,16 @@ public final class ChunkCache implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #put}s {@code chunk} under {@code key} (a key with a version) and returns a region of
+   * all of it for {@code holder} ({@link #region}), in one step, so that no other put can evict the
+   * entry in between.
+   */
+  synchronized ArrowBuf putAndTake(Key key, Pending chunk, BufferAllocator holder) {
+    put(key, chunk);
+    return region(key, 0, chunk.decodedBytes(), holder);
+  }
+
   private static void free(Entry e) {
     if (e.encoded() != null) {
       e.encoded().close();

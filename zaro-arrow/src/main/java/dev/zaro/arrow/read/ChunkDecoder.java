@@ -110,8 +110,53 @@ final class ChunkDecoder {
     return view.heap() != null ? null : cacheKey(key);
   }
 
+  /**
+   * The cache key of a C-order assembly of {@code selection} (fixed width) from chunks {@code
+   * chunks} (their keys, from {@link #cacheKey(String, SlabView)}): its version names every
+   * chunk's, so a rewritten chunk makes it a different key. Null without a cache or when a chunk's
+   * store cannot tell its version.
+   */
+  ChunkCache.Key assembledKey(String selection, List<ChunkCache.Key> chunks) {
+    if (cache == null) {
+      return null;
+    }
+    StringBuilder versions = new StringBuilder();
+    for (ChunkCache.Key k : chunks) {
+      if (k == null || k.version() == null) {
+        return null;
+      }
+      versions.append(k.chunkKey()).append('@').append(k.version()).append('\n');
+    }
+    return new ChunkCache.Key(
+        store.describe(), displayPath, "assembled " + selection, metadata, versions.toString());
+  }
+
+  /**
+   * Reserves cache memory for an assembly of {@code bytes} under {@code key} (see {@link
+   * ChunkCache#reserve}); null when it would not fit.
+   */
+  ChunkCache.Pending reserveAssembly(ChunkCache.Key key, long bytes) {
+    return cache.reserve(key, null, bytes);
+  }
+
+  /**
+   * Keeps an assembly in the cache and returns all of it by reference ({@link
+   * ChunkCache#putAndTake}).
+   */
+  ArrowBuf keepAssembly(ChunkCache.Key key, ChunkCache.Pending assembly, BufferAllocator holder) {
+    return cache.putAndTake(key, assembly, holder);
+  }
+
+  /**
+   * A reference to all {@code bytes} of the cached entry {@code k} (a key with a version) for
+   * {@code holder}, or null (see {@link ChunkCache#region}); counts nothing.
+   */
+  ArrowBuf cachedRegion(ChunkCache.Key k, long bytes, BufferAllocator holder) {
+    return k == null ? null : cache.region(k, 0, bytes, holder);
+  }
+
   /** The cache key of fixed-width chunk {@code key}, its version asked of the store now. */
-  private ChunkCache.Key cacheKey(String key) {
+  ChunkCache.Key cacheKey(String key) {
     if (cache == null) {
       return null;
     }

@@ -215,6 +215,85 @@ public final class ZarrArray {
             name(), metadata.dataType(), selection.resultShape(), resultNames(selection), data);
   }
 
+  /** At most this many chunks in one assembly ({@link #readAssembled}): its key names each. */
+  private static final int MAX_ASSEMBLED_CHUNKS = 4096;
+
+  /**
+   * The selection as one slab over the cache's memory, its C-order bytes kept there whole (an
+   * assembly), with no decoding: the first call for a selection whose chunks are all cached under
+   * their versions copies them ({@link #gatherCached}) into an assembly the cache keeps, keyed by
+   * the selection and every chunk's version; later calls for the same selection take it by
+   * reference, with no copy at all (a server sending the same slice again). A rewritten chunk has a
+   * new version, so an assembly is never served stale. The cache may hold both an assembly and its
+   * chunks; the least recently used entries are evicted first. The memory stays the cache's ({@link
+   * ChunkCache#region}).
+   *
+   * <p>Null (nothing taken or counted: read the selection then) without a cache, for a
+   * variable-length type, an empty or 0-d selection, more than {@value #MAX_ASSEMBLED_CHUNKS}
+   * chunks, a chunk not cached or without a version (remote stores, a file modified in the last
+   * seconds), or an assembly over a quarter of the cache. Counts each chunk as one cache hit: by
+   * reference when the assembly was cached, copied when it is made now.
+   *
+   * @return a slab the caller closes, or null
+   */
+  public Slab readAssembled(Selection selection, BufferAllocator allocator, ReadOptions options) {
+    int rank = metadata.rank();
+    if (rank == 0 || selection.size() == 0 || metadata.dataType().isVariableLength()) {
+      return null;
+    }
+    List<List<ChunkPart>> parts = new ArrayList<>(rank);
+    long count = 1;
+    for (int d = 0; d < rank; d++) {
+      Selection.Dim dim = selection.dims().get(d);
+      List<ChunkPart> p =
+          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
+      parts.add(p);
+      count *= p.size();
+      if (count > MAX_ASSEMBLED_CHUNKS) {
+        return null;
+      }
+    }
+    List<ChunkCache.Key> chunks = new ArrayList<>((int) count);
+    long[] index = new long[rank];
+    for (int t = 0; t < count; t++) {
+      long rest = t;
+      for (int d = rank - 1; d >= 0; d--) {
+        List<ChunkPart> p = parts.get(d);
+        index[d] = p.get((int) (rest % p.size())).chunk();
+        rest /= p.size();
+      }
+      chunks.add(decoder.cacheKey(chunkKey(index)));
+    }
+    ChunkCache.Key key = decoder.assembledKey(selection.dims().toString(), chunks);
+    if (key == null) {
+      return null;
+    }
+    long bytes = Math.multiplyExact(selection.size(), (long) metadata.dataType().byteSize());
+    ArrowBuf data = decoder.cachedRegion(key, bytes, allocator);
+    if (data != null) {
+      decoder.countByReference(chunks.size());
+    } else {
+      for (ChunkCache.Key chunk : chunks) {
+        if (!decoder.isCached(chunk)) {
+          return null;
+        }
+      }
+      ChunkCache.Pending assembly = decoder.reserveAssembly(key, bytes);
+      if (assembly == null) {
+        return null;
+      }
+      try {
+        readInto(selection, assembly.decoded(), allocator, options).close();
+      } catch (RuntimeException | Error e) {
+        assembly.discard();
+        throw e;
+      }
+      data = decoder.keepAssembly(key, assembly, allocator);
+    }
+    return new Slab(
+        name(), metadata.dataType(), selection.resultShape(), resultNames(selection), data);
+  }
+
   /**
    * Where {@code selection} lies in the decoded bytes of the one chunk it touches, as {offset,
    * length}, when those bytes are contiguous: every dimension before some k holds a single index,

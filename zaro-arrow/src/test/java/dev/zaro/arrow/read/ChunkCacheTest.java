@@ -336,6 +336,67 @@ class ChunkCacheTest extends AllocatorTest {
     }
   }
 
+  /**
+   * An assembly ({@link ZarrArray#readAssembled}) over tiled chunks: not made while a chunk is not
+   * cached; made, by copying cached chunks, once all are; then taken by reference, the one cached
+   * buffer, with tensorstore's values, each chunk counted once per read. A chunk with a new version
+   * makes the assembly a miss (never served stale); a different selection is a different assembly.
+   */
+  @Test
+  void aSelectionAssembledFromCachedChunksIsKeptAndThenTakenByReference(@TempDir Path dir)
+      throws IOException {
+    Path store =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
+    age(store, 3600);
+    float[] all = floats(contiguousExpected(0, 24));
+    try (ChunkCache cache = new ChunkCache(1 << 20);
+        Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache);
+        BufferAllocator server = cache.newAllocator("server")) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      Selection sel = Selection.parse("3:21, 5:13, 1:7", shape); // 4 x 2 x 2 chunks
+      assertNull(a.readAssembled(sel, server, ReadOptions.DEFAULT), "no chunk cached");
+      a.read(Selection.parse("0:12", shape), allocator, ReadOptions.DEFAULT).close();
+      assertNull(a.readAssembled(sel, server, ReadOptions.DEFAULT), "half of them cached");
+      assertEquals(0, cache.stats().hits(), "nothing counted");
+      a.read(Selection.parse(":", shape), allocator, ReadOptions.DEFAULT).close();
+      ChunkCache.Stats before = cache.stats();
+      long cached = cache.allocatedBytes();
+      try (Slab made = a.readAssembled(sel, server, ReadOptions.DEFAULT)) {
+        assertArrayEquals(expected(all, sel), floats(bytes(made)), "assembled");
+        assertEquals(before.hits() + 16, cache.stats().hits(), "a hit per chunk, copied");
+        assertEquals(before.byReference(), cache.stats().byReference());
+        assertEquals(0, server.getAllocatedMemory(), "the assembly is the cache's memory");
+        assertTrue(cache.allocatedBytes() >= cached + sel.size() * 4);
+        try (Slab again = a.readAssembled(sel, server, ReadOptions.DEFAULT)) {
+          assertEquals(made.data().memoryAddress(), again.data().memoryAddress(), "no copy");
+          assertArrayEquals(expected(all, sel), floats(bytes(again)));
+          assertEquals(before.hits() + 32, cache.stats().hits());
+          assertEquals(before.byReference() + 16, cache.stats().byReference(), "by reference");
+        }
+      }
+      assertEquals(before.misses(), cache.stats().misses(), "nothing decoded");
+      Selection other = Selection.parse("3:21, 5:13, 1:8", shape);
+      try (Slab s = a.readAssembled(other, server, ReadOptions.DEFAULT)) {
+        assertArrayEquals(expected(all, other), floats(bytes(s)), "its own assembly");
+      }
+      // chunk (1, 1, 0) rewritten with a new version: the assembly's key names the old one
+      Files.setLastModifiedTime(
+          store.resolve("c/1/1/0"), FileTime.from(Instant.now().minusSeconds(60)));
+      long byReference = cache.stats().byReference();
+      assertNull(a.readAssembled(sel, server, ReadOptions.DEFAULT), "that chunk not cached");
+      try (Slab s = a.read(sel, server, ReadOptions.DEFAULT)) {
+        assertArrayEquals(expected(all, sel), floats(bytes(s)));
+      }
+      try (Slab s = a.readAssembled(sel, server, ReadOptions.DEFAULT)) {
+        assertArrayEquals(expected(all, sel), floats(bytes(s)), "assembled anew");
+      }
+      assertEquals(byReference, cache.stats().byReference(), "the old assembly never served");
+      assertEquals(0, server.getAllocatedMemory());
+    }
+  }
+
   /** Tensorstore's [24, 16, 8] values at the selection's indices, in C order. */
   private static float[] expected(float[] all, Selection sel) {
     List<Selection.Dim> dims = sel.dims();
