@@ -278,6 +278,15 @@ class ChunkCacheTest extends AllocatorTest {
     return store;
   }
 
+  /** tiled.zarr: the same values in chunks [6, 8, 4], files an hour old (versioned). */
+  private static Path tiled(Path dir) throws IOException {
+    Path store =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
+    age(store, 3600);
+    return store;
+  }
+
   private static byte[] contiguousExpected(long fromRow, long toRow) throws IOException {
     byte[] all =
         Files.readAllBytes(Fixtures.testdata().resolve("contiguous/expected/contiguous.bin"));
@@ -294,10 +303,7 @@ class ChunkCacheTest extends AllocatorTest {
   @Test
   void cachedTiledChunksAreCopiedRowByRowWithTensorstoresValues(@TempDir Path dir)
       throws IOException {
-    Path store =
-        Fixtures.copyTree(
-            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
-    age(store, 3600);
+    Path store = tiled(dir);
     float[] all = floats(contiguousExpected(0, 24));
     try (ChunkCache cache = new ChunkCache(1 << 20);
         Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
@@ -345,10 +351,7 @@ class ChunkCacheTest extends AllocatorTest {
   @Test
   void aSelectionAssembledFromCachedChunksIsKeptAndThenTakenByReference(@TempDir Path dir)
       throws IOException {
-    Path store =
-        Fixtures.copyTree(
-            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
-    age(store, 3600);
+    Path store = tiled(dir);
     float[] all = floats(contiguousExpected(0, 24));
     try (ChunkCache cache = new ChunkCache(1 << 20);
         Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache);
