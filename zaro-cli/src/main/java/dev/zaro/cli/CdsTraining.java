@@ -19,10 +19,10 @@ import picocli.CommandLine;
 
 /**
  * The training runs behind the {@code ./zaro} launcher's class-data-sharing archives: runs {@code
- * ls}, {@code info}, {@code read} (both layouts) and {@code sql}, or {@code serve}, on the bundled
- * sample in one JVM, output discarded, so that the JVM started with {@code -XX:DumpLoadedClassList}
- * lists the classes these commands load, which {@code -Xshare:dump} then archives. Not a user
- * command.
+ * ls}, {@code info}, {@code read} (both layouts), {@code sql} and {@code bench}, or {@code serve},
+ * on the bundled sample in one JVM, output discarded, so that the JVM started with {@code
+ * -XX:DumpLoadedClassList} lists the classes these commands load, which {@code -Xshare:dump} then
+ * archives. Not a user command.
  */
 final class CdsTraining {
   private CdsTraining() {}
@@ -63,7 +63,9 @@ final class CdsTraining {
         },
         {"sql", store, "select 1"},
         {"sql", store, "select avg(t2m), count(*) from t2m where lat between 30 and 60", "--stats"},
-        {"sql", "--help"}
+        {"sql", "--help"},
+        // bench's process CPU counters (java.lang.management, about 60 classes) for a cold bench
+        {"bench", store, "t2m", "--slice", "0:1", "--warmup", "0", "--repeat", "1"}
       };
       if (serving) {
         failed += Main.run("--version") == 0 ? 0 : 1;

@@ -5,8 +5,11 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The {@code zaro} command line. */
@@ -14,17 +17,17 @@ import picocli.CommandLine.UnmatchedArgumentException;
     name = "zaro",
     mixinStandardHelpOptions = true,
     version = "zaro 0.1.0",
-    description = "Reads Zarr arrays into Apache Arrow.",
-    subcommands = {
-      LsCommand.class,
-      InfoCommand.class,
-      ReadCommand.class,
-      ServeCommand.class,
-      SqlCommand.class,
-      BenchCommand.class,
-      CommandLine.HelpCommand.class
-    })
+    description = "Reads Zarr arrays into Apache Arrow.")
 public final class Main implements Runnable {
+  /**
+   * The subcommands' names, in the order help lists them. Added by {@link #run} rather than
+   * declared on the annotation: picocli builds each added command's model (reflection over its
+   * options) at start, about 0.1 CPU s for all of them, so a run of one named command builds only
+   * that one ({@link #command} makes them, so that no other command's class is even loaded).
+   */
+  private static final List<String> COMMANDS =
+      List.of("ls", "info", "read", "serve", "sql", "bench", "help");
+
   /** What every command's STORE may be (README, "Commands"). */
   static final String STORE_HELP =
       "Where the hierarchy is: a local path or file:// URL, http(s)://host/path, s3://bucket/prefix"
@@ -51,6 +54,29 @@ public final class Main implements Runnable {
     if (System.getProperty("jdk.httpclient.bufsize") == null) {
       System.setProperty("jdk.httpclient.bufsize", "65536");
     }
+    // picocli looks for Groovy's closure class when it first makes a command: a class that is not
+    // there, so the class loader opened every jar of the class path to be sure (about 0.1 CPU s
+    // of each start of the command line's 111 jars). zaro's annotations hold no closures.
+    if (System.getProperty("picocli.disable.closures") == null) {
+      System.setProperty("picocli.disable.closures", "true");
+    }
+    // And Arrow's search for its allocation manager, which lists every copy of three class files on
+    // the class path: it picks the first of arrow-memory-unsafe's and arrow-memory-netty's, which
+    // is the unsafe one; named here as Arrow's own setting (an explicit property or
+    // ARROW_ALLOCATION_MANAGER_TYPE wins).
+    if (System.getProperty("arrow.allocation.manager.type") == null
+        && System.getenv("ARROW_ALLOCATION_MANAGER_TYPE") == null) {
+      System.setProperty("arrow.allocation.manager.type", "Unsafe");
+    }
+    // The same for SLF4J's search for a logging provider (Arrow's allocator logs through SLF4J):
+    // the command line ships slf4j-nop, named here, so no search; quietly (SLF4J announces a
+    // provider named this way at its INFO level).
+    if (System.getProperty("slf4j.provider") == null) {
+      System.setProperty("slf4j.provider", "org.slf4j.nop.NOPServiceProvider");
+      if (System.getProperty("slf4j.internal.verbosity") == null) {
+        System.setProperty("slf4j.internal.verbosity", "WARN");
+      }
+    }
   }
 
   public static void main(String[] args) {
@@ -59,7 +85,12 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns the exit code (for tests). */
   public static int run(String... args) {
-    CommandLine cli = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    CommandLine cli = new CommandLine(new Main());
+    // before the settings below, which apply to the subcommands present when they are made
+    for (String name : commandsFor(args)) {
+      cli.addSubcommand(name, command(name));
+    }
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           PrintWriter err = commandLine.getErr();
@@ -96,6 +127,33 @@ public final class Main implements Runnable {
           return command.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cli.execute(args);
+  }
+
+  /**
+   * The names of the subcommands a run of {@code args} needs: only the named one when the first
+   * argument names a command other than {@code help}, none for {@code --version}, and all of them
+   * otherwise (help, usage and a mistyped command's suggestions list every command).
+   */
+  static List<String> commandsFor(String... args) {
+    String first = args.length == 0 ? "" : args[0];
+    if (first.equals("-V") || first.equals("--version")) {
+      return List.of();
+    }
+    return COMMANDS.contains(first) && !first.equals("help") ? List.of(first) : COMMANDS;
+  }
+
+  /** A new instance of the subcommand {@code name}, one of {@link #COMMANDS}. */
+  private static Object command(String name) {
+    return switch (name) {
+      case "ls" -> new LsCommand();
+      case "info" -> new InfoCommand();
+      case "read" -> new ReadCommand();
+      case "serve" -> new ServeCommand();
+      case "sql" -> new SqlCommand();
+      case "bench" -> new BenchCommand();
+      case "help" -> new CommandLine.HelpCommand();
+      default -> throw new IllegalArgumentException("no command " + name);
+    };
   }
 
   /**
@@ -137,8 +195,11 @@ public final class Main implements Runnable {
     }
   }
 
+  /** This command as picocli built it, with the subcommands {@link #run} added. */
+  @Spec private CommandSpec spec;
+
   @Override
   public void run() {
-    CommandLine.usage(this, System.out);
+    spec.commandLine().usage(System.out);
   }
 }

@@ -330,6 +330,35 @@ class CliTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Help without a command, {@code help}, and no arguments at all list every command, in order;
+   * {@code help COMMAND} and {@code --version} work although a run builds only the commands it
+   * names.
+   */
+  @Test
+  void topLevelHelpListsEveryCommand() {
+    String[] commands = {"ls", "info", "read", "serve", "sql", "bench", "help"};
+    for (String[] args : new String[][] {{"--help"}, {"-h"}, {"help"}, {}}) {
+      Result r = run(args);
+      String out = r.out() + r.err();
+      int at = out.indexOf("Commands:");
+      assertTrue(at >= 0, String.join(" ", args) + ": " + out);
+      for (String cmd : commands) {
+        int next = out.indexOf("\n  " + cmd + " ", at);
+        assertTrue(next > at, String.join(" ", args) + " lists " + cmd + ": " + out);
+        at = next;
+      }
+    }
+    Result sqlHelp = run("help", "sql");
+    assertEquals(0, sqlHelp.code());
+    assertTrue(sqlHelp.out().contains("Usage: zaro sql"), sqlHelp.out());
+    for (String version : new String[] {"--version", "-V"}) {
+      Result r = run(version);
+      assertEquals(0, r.code(), version);
+      assertEquals("zaro 0.1.0", r.out().strip(), version);
+    }
+  }
+
   /** A usage error is one error line and the synopsis, not the whole help. */
   @Test
   void usageErrorsAreShort() {

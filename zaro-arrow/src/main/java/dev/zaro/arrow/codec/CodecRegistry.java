@@ -6,8 +6,19 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLConnection;
+import java.nio.charset.StandardCharsets;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,9 +28,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * register more on their own registry.
  */
 public final class CodecRegistry {
+  private static final String SERVICES = "META-INF/services/" + CodecProvider.class.getName();
+
   private static final CodecRegistry DEFAULTS = builtIns();
 
   private final Map<String, CodecFactory> factories = new ConcurrentHashMap<>();
+
+  /**
+   * Whether the other {@link CodecProvider}s on the class path are still to be looked for (a
+   * registry from {@link #builtIns()}, until a name is first missing or the names are listed).
+   */
+  private volatile boolean discover;
+
+  /** The class names of the built-in providers registered already, which discovery skips. */
+  private final Set<String> builtIn = new HashSet<>();
 
   /** An empty registry; {@link #builtIns()} gives one holding the built-in codecs. */
   public CodecRegistry() {}
@@ -33,14 +55,91 @@ public final class CodecRegistry {
    * A new registry holding the built-in codecs, to which more can be added: every {@link
    * CodecProvider} that {@link ServiceLoader} finds beside this class (the built-ins and any jar on
    * the class or module path that provides codecs).
+   *
+   * <p>The built-ins are those named in the services file of the jar (or directory) this class
+   * comes from, read from there; the other providers are looked for the first time a codec name is
+   * not found (or {@link #names()} is asked), and add only names not registered yet. A service
+   * lookup opens every jar of the class path, which for the command line's 111 jars was about 0.1
+   * CPU s of each start (benchmarks/README.md, "Start-up").
    */
   public static CodecRegistry builtIns() {
     CodecRegistry r = new CodecRegistry();
-    for (CodecProvider provider :
-        ServiceLoader.load(CodecProvider.class, CodecRegistry.class.getClassLoader())) {
-      provider.register(r);
+    List<CodecProvider> own = ownProviders();
+    if (own.isEmpty()) {
+      ServiceLoader.load(CodecProvider.class, CodecRegistry.class.getClassLoader())
+          .forEach(provider -> provider.register(r));
+    } else {
+      for (CodecProvider provider : own) {
+        provider.register(r);
+        r.builtIn.add(provider.getClass().getName());
+      }
+      r.discover = true;
     }
     return r;
+  }
+
+  /**
+   * The built-in providers: those the services file beside this class names, instantiated; empty
+   * when the file cannot be read from there (then the caller asks {@link ServiceLoader}).
+   */
+  private static List<CodecProvider> ownProviders() {
+    ClassLoader loader = CodecRegistry.class.getClassLoader();
+    List<CodecProvider> providers = new ArrayList<>();
+    try {
+      CodeSource source = CodecRegistry.class.getProtectionDomain().getCodeSource();
+      if (source == null || source.getLocation() == null) {
+        return List.of();
+      }
+      URI location = source.getLocation().toURI();
+      URLConnection connection =
+          (location.getPath().endsWith("/")
+                  ? location.resolve(SERVICES)
+                  : URI.create("jar:" + location + "!/" + SERVICES))
+              .toURL()
+              .openConnection();
+      connection.setUseCaches(false);
+      String text;
+      try (InputStream in = connection.getInputStream()) {
+        text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      for (String line : (Iterable<String>) text.lines()::iterator) {
+        String name = line.replaceFirst("#.*", "").strip();
+        if (!name.isEmpty()) {
+          providers.add(
+              Class.forName(name, true, loader)
+                  .asSubclass(CodecProvider.class)
+                  .getDeclaredConstructor()
+                  .newInstance());
+        }
+      }
+      return providers;
+    } catch (IOException | URISyntaxException | ReflectiveOperationException | RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  /**
+   * Registers the codecs of the {@link CodecProvider}s {@link ServiceLoader} finds other than the
+   * built-ins, for names not registered yet; once.
+   */
+  private void discover() {
+    if (!discover) {
+      return;
+    }
+    synchronized (this) {
+      if (!discover) {
+        return;
+      }
+      CodecRegistry found = new CodecRegistry();
+      for (CodecProvider provider :
+          ServiceLoader.load(CodecProvider.class, CodecRegistry.class.getClassLoader())) {
+        if (!builtIn.contains(provider.getClass().getName())) {
+          provider.register(found);
+        }
+      }
+      found.factories.forEach(factories::putIfAbsent);
+      discover = false;
+    }
   }
 
   /** Registers (or replaces) the codec named {@code name}. */
@@ -51,6 +150,7 @@ public final class CodecRegistry {
 
   /** The names of every registered codec, sorted. */
   public SortedSet<String> names() {
+    discover();
     return new TreeSet<>(factories.keySet());
   }
 
@@ -65,6 +165,10 @@ public final class CodecRegistry {
   public Codec create(CodecSpec spec, ChunkSpec input) {
     spec = withoutOwnId(spec);
     CodecFactory factory = factories.get(spec.name());
+    if (factory == null) {
+      discover();
+      factory = factories.get(spec.name());
+    }
     if (factory == null) {
       throw new CodecException(
           ErrorKind.UNSUPPORTED,
