@@ -109,11 +109,12 @@ public final class BlockPool implements AutoCloseable {
    * #MIN_BYTES}, or past the capacity, come from {@code allocator.buffer(size)}. The caller owns
    * the buffer.
    *
-   * @throws org.apache.arrow.memory.OutOfMemoryException past the allocator's limit (nothing is
-   *     kept)
+   * @throws org.apache.arrow.memory.OutOfMemoryException past the allocator's limit (no memory is
+   *     taken)
    */
   public ArrowBuf buffer(BufferAllocator allocator, long size) {
-    if (size < MIN_BYTES || size > capacity) {
+    if (size < MIN_BYTES || size > capacity || size > allocator.getHeadroom()) {
+      // past the allocator's limit the allocator refuses it as usual, before any memory is taken
       ArrowBuf buf = allocator.buffer(size);
       HugePages.advise(buf.memoryAddress(), size);
       return buf;
