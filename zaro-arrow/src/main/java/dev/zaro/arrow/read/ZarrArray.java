@@ -15,6 +15,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.exec.WorkRunner;
+import dev.zaro.arrow.memory.BlockPool;
 import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.Selection;
@@ -397,7 +398,11 @@ public final class ZarrArray {
               + " chunks; read it in parts");
     }
     ArrowBuf out;
-    if (into == null) {
+    if (into == null && !metadata.dataType().isVariableLength()) {
+      // every byte is written below (decoded or fill), so the memory of a freed output can be
+      // reused: no page faults, no zeroing by the kernel
+      out = BlockPool.shared().buffer(allocator, outBytes);
+    } else if (into == null) {
       out = allocator.buffer(outBytes);
       HugePages.advise(out.memoryAddress(), outBytes);
     } else if (metadata.dataType().isVariableLength() || into.capacity() < outBytes) {
