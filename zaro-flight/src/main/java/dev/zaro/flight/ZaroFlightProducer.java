@@ -588,22 +588,15 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * The block as slabs over cached chunks' memory, one a chunk along its first dimension, when each
    * of them is a cached chunk's contiguous region (chunks spanning the trailing dimensions): they
    * are then sent by reference, not decoded or copied ({@link ZarrArray#readCached}). Null
-   * otherwise (without a cache, or a chunk not cached or not contiguous): the block is read.
+   * otherwise (without a cache, or a chunk not cached or not contiguous): the block is read, and
+   * its chunks are counted then, each once.
    */
   private List<Slab> readCached(ZarrArray array, Selection block, BufferAllocator child) {
     if (zaro.cache() == null) {
       return null;
     }
-    List<Slab> slabs = new ArrayList<>();
-    for (Selection piece : ReadPlan.of(array.metadata(), block).splitFirst(1, Long.MAX_VALUE)) {
-      Slab slab = array.readCached(piece, child);
-      if (slab == null) {
-        slabs.forEach(Slab::close);
-        return null;
-      }
-      slabs.add(slab);
-    }
-    return slabs;
+    return array.readCached(
+        ReadPlan.of(array.metadata(), block).splitFirst(1, Long.MAX_VALUE), child);
   }
 
   private static List<Slab> await(CompletableFuture<List<Slab>> future) {

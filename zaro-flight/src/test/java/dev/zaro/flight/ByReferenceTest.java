@@ -7,7 +7,10 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ChunkCache;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.vector.FixedShapeTensorType;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
@@ -25,6 +28,7 @@ import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
@@ -51,11 +55,16 @@ class ByReferenceTest extends AllocatorTest {
   }
 
   private static ZaroFlightServer serve(Path store, ChunkCache cache) throws IOException {
+    // batches of 2 rows (1 KiB), blocks of up to 4 KiB: several chunks a block
+    return serve(store, cache, 1024);
+  }
+
+  private static ZaroFlightServer serve(Path store, ChunkCache cache, long batchBytes)
+      throws IOException {
     Zaro zaro =
         Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults().withThreads(2), cache);
-    // batches of 2 rows (1 KiB), blocks of up to 4 KiB: several chunks a block
     return ZaroFlightServer.start(
-        zaro, "127.0.0.1", 0, new ZaroFlightProducer.FlightOptions(1 << 20, 1024, 1 << 20));
+        zaro, "127.0.0.1", 0, new ZaroFlightProducer.FlightOptions(1 << 20, batchBytes, 1 << 20));
   }
 
   @SuppressWarnings("try") // FlightStream.close() declares Exception (Arrow's signature)
@@ -133,6 +142,42 @@ class ByReferenceTest extends AllocatorTest {
       long misses = cache.stats().misses();
       closeAfterWrites(warm); // the server's memory back to 0 (asserted there)
       assertEquals(misses, cache.stats().misses());
+    }
+  }
+
+  /**
+   * A block of all four chunks (blocks of up to 16 KiB) with only the first two cached is read, not
+   * sent by reference: each of its chunks counts once, two hits and two misses, none by reference
+   * (the two cached ones were counted twice, and by reference, before). Once all four are cached,
+   * the block goes by reference: four hits, each by reference.
+   */
+  @Test
+  void aPartlyCachedBlockCountsEachChunkOnce(@TempDir Path dir) throws Exception {
+    FixedShapeTensorType.register();
+    byte[] expected =
+        Files.readAllBytes(Fixtures.testdata().resolve("contiguous/expected/contiguous.bin"));
+    Path store = store(dir);
+    try (ChunkCache cache = new ChunkCache(1 << 20)) {
+      try (Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache);
+          BufferAllocator reader = cache.newAllocator("reader")) {
+        ZarrArray array = zaro.array("/");
+        Selection firstTwo = Selection.parse("0:12", array.metadata().shape());
+        array.read(firstTwo, reader, ReadOptions.DEFAULT).close();
+      }
+      assertEquals(0, cache.stats().hits());
+      assertEquals(2, cache.stats().misses(), "chunks 0 and 1 cached");
+      // blocks of up to 16 KiB: the whole array (four 3 KiB chunks) is one block
+      ZaroFlightServer server = serve(store, cache, 4096);
+      assertArrayEquals(expected, flightValues(server), "read, two chunks from the cache");
+      ChunkCache.Stats read = cache.stats();
+      assertEquals(2, read.hits(), "chunks 0 and 1, each once");
+      assertEquals(0, read.byReference(), "the block was read, not sent by reference");
+      assertEquals(4, read.misses(), "chunks 0 and 1 before, 2 and 3 now");
+      assertArrayEquals(expected, flightValues(server), "by reference");
+      assertEquals(6, cache.stats().hits(), "four more hits");
+      assertEquals(4, cache.stats().byReference(), "each of the four by reference");
+      assertEquals(4, cache.stats().misses());
+      closeAfterWrites(server);
     }
   }
 

@@ -5,9 +5,13 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.memory.OwnershipTransferResult;
+import org.apache.arrow.memory.ReferenceManager;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.ByteFunctionHelpers;
 
@@ -40,6 +44,7 @@ public final class ChunkCache implements AutoCloseable {
   private long byReference;
   private long misses;
   private long evictions;
+  private int regions; // handed out by region() and not yet released
 
   /**
    * What an entry is for: the store, the array, the chunk, the array's metadata, and the chunk's
@@ -94,8 +99,7 @@ public final class ChunkCache implements AutoCloseable {
 
   /**
    * A new allocator under the root of the cache's memory, owned and closed by the caller before the
-   * cache: vectors of its descendants can take cached chunks by reference ({@link
-   * ZarrArray#readCached}), which vectors of another root cannot. A server allocates from it.
+   * cache (a server allocates from it, so one root holds all of its memory).
    */
   public BufferAllocator newAllocator(String name) {
     return root.newChildAllocator(name, 0, Long.MAX_VALUE);
@@ -153,26 +157,183 @@ public final class ChunkCache implements AutoCloseable {
 
   /**
    * A reference to bytes {@code [offset, offset + length)} of the cached chunk of {@code key} (a
-   * key with a version), accounted to {@code target} once the entry is evicted, without copying;
-   * null without an entry (not counted as a miss), or when {@code target} is not under the cache's
-   * root. The caller closes the returned buffer, which keeps the memory valid until then.
+   * key with a version), without copying; null without an entry. Counts nothing: the caller counts
+   * the regions it sends with {@link #countByReference} (a block sends all of its chunks' regions
+   * or, if one is missing, reads them all and counts hits and misses then).
+   *
+   * <p>The caller closes the returned buffer, which keeps the memory valid until then, even past
+   * the entry's eviction: the memory stays accounted to the cache's allocator until the buffer and
+   * every buffer derived from it (slices, the buffers a vector loading it retains, those a
+   * transport holds while it writes them) are released. No other allocator ever holds a ledger of
+   * cached memory (see {@link Region}), so the caller's allocator, {@code holder}, may close before
+   * a transport lets go of a region it sent; {@link #close} waits for that.
    */
-  ArrowBuf region(Key key, long offset, long length, BufferAllocator target) {
-    if (key.version() == null || target.getRoot() != root) {
+  ArrowBuf region(Key key, long offset, long length, BufferAllocator holder) {
+    if (key.version() == null) {
       return null;
     }
     synchronized (this) {
       Entry e = entries.get(key);
-      if (e == null || offset < 0 || offset + length > e.decodedBytes()) {
-        return null; // not counted: the read that follows counts its misses
+      if (e == null || offset < 0 || length < 0 || offset + length > e.decodedBytes()) {
+        return null;
       }
-      hits++;
-      byReference++;
-      ArrowBuf whole = e.decoded().getReferenceManager().retain(e.decoded(), target);
-      ArrowBuf part = whole.slice(offset, length); // shares whole's one reference
+      e.decoded().getReferenceManager().retain();
+      regions++;
+      Region region = new Region(e.decoded(), length);
+      ArrowBuf part = new ArrowBuf(region, null, length, e.decoded().memoryAddress() + offset);
       part.writerIndex(length);
       return part;
     }
+  }
+
+  private synchronized void regionReleased() {
+    regions--;
+    notifyAll();
+  }
+
+  /**
+   * The reference count of one region handed out by {@link #region}, shared by every buffer derived
+   * from it. Arrow's own ledgers would give each allocator that retains the buffer (the vectors a
+   * batch is loaded into, under a request's allocator) a ledger of the cached memory, and move the
+   * memory's accounting to one of them when the cache frees the entry, even after that allocator
+   * closed: a request's allocator, which Arrow lets close while a transport still holds buffers of
+   * memory it does not own, then made the cache's eviction or close fail. Here the region holds one
+   * reference to the cached chunk (on the cache's ledger) until its count drops to zero; retaining
+   * it into any allocator only counts up.
+   */
+  private final class Region implements ReferenceManager {
+    private final ArrowBuf chunk;
+    private final long size;
+    private final AtomicInteger refs = new AtomicInteger(1);
+
+    Region(ArrowBuf chunk, long size) {
+      this.chunk = chunk;
+      this.size = size;
+    }
+
+    @Override
+    public int getRefCount() {
+      return refs.get();
+    }
+
+    @Override
+    public boolean release() {
+      return release(1);
+    }
+
+    @Override
+    public boolean release(int decrement) {
+      if (decrement < 1) {
+        throw new IllegalArgumentException("a release must be positive, not " + decrement);
+      }
+      int left = refs.addAndGet(-decrement);
+      if (left < 0) {
+        throw new IllegalStateException(
+            "a cached chunk's region released more often than it was retained");
+      }
+      if (left > 0) {
+        return false;
+      }
+      chunk.getReferenceManager().release();
+      regionReleased();
+      return true;
+    }
+
+    @Override
+    public void retain() {
+      retain(1);
+    }
+
+    @Override
+    public void retain(int increment) {
+      if (increment < 1) {
+        throw new IllegalArgumentException("a retain must be positive, not " + increment);
+      }
+      if (refs.getAndUpdate(n -> n > 0 ? n + increment : n) <= 0) {
+        throw new IllegalStateException("a released region of a cached chunk retained again");
+      }
+    }
+
+    @Override
+    public ArrowBuf retain(ArrowBuf source, BufferAllocator target) {
+      retain();
+      ArrowBuf derived = deriveBuffer(source, 0, source.capacity());
+      derived.readerIndex(source.readerIndex());
+      derived.writerIndex(source.writerIndex());
+      return derived;
+    }
+
+    @Override
+    public ArrowBuf deriveBuffer(ArrowBuf source, long index, long length) {
+      if (index < 0 || length < 0 || index + length > source.capacity()) {
+        throw new IndexOutOfBoundsException(
+            "["
+                + index
+                + ", "
+                + (index + length)
+                + ") of a region of "
+                + source.capacity()
+                + " bytes");
+      }
+      return new ArrowBuf(this, null, length, source.memoryAddress() + index);
+    }
+
+    @Override
+    public OwnershipTransferResult transferOwnership(ArrowBuf source, BufferAllocator target) {
+      ArrowBuf transferred = retain(source, target);
+      return new OwnershipTransferResult() {
+        @Override
+        public boolean getAllocationFit() {
+          return true; // nothing moves: the memory stays the cache's
+        }
+
+        @Override
+        public ArrowBuf getTransferredBuffer() {
+          return transferred;
+        }
+      };
+    }
+
+    @Override
+    public BufferAllocator getAllocator() {
+      return allocator;
+    }
+
+    @Override
+    public long getSize() {
+      return size;
+    }
+
+    @Override
+    public long getAccountedSize() {
+      return 0; // accounted once, to the cache's allocator, with the entry
+    }
+  }
+
+  /**
+   * The decoded chunk of {@code key} (a key with a version) with one more reference, which the
+   * caller releases ({@code getReferenceManager().release()}), when it has an entry of at least
+   * {@code bytes}; null otherwise. Counts nothing: the caller counts its hits with {@link
+   * #countHits} once it has all the chunks it needs (or reads them, counting then).
+   */
+  synchronized ArrowBuf retainDecoded(Key key, long bytes) {
+    Entry e = key.version() == null ? null : entries.get(key);
+    if (e == null || e.decodedBytes() < bytes) {
+      return null;
+    }
+    e.decoded().getReferenceManager().retain();
+    return e.decoded();
+  }
+
+  /** Counts {@code chunks} hits (copied from entries taken with {@link #retainDecoded}). */
+  synchronized void countHits(int chunks) {
+    hits += chunks;
+  }
+
+  /** Counts {@code chunks} hits, each of them by reference ({@link #region} counts nothing). */
+  synchronized void countByReference(int chunks) {
+    hits += chunks;
+    byReference += chunks;
   }
 
   private static boolean sameBytes(ArrowBuf cached, long cachedBytes, ArrowBuf encoded) {
@@ -255,13 +416,42 @@ public final class ChunkCache implements AutoCloseable {
     e.decoded().close();
   }
 
-  /** Frees every entry and the cache's allocators (those of {@link #newAllocator} closed first). */
+  /**
+   * Frees every entry and the cache's allocators (those of {@link #newAllocator} closed first).
+   * Regions handed out by reference ({@link #region}) that a transport still holds keep their
+   * memory until released: this waits for them (up to {@value #RELEASE_WAIT_SECONDS} s), then fails
+   * naming how many are still held.
+   *
+   * @throws IllegalStateException when regions are still held after the wait (their memory and the
+   *     cache's allocators stay allocated: a leak)
+   */
   @Override
   public synchronized void close() {
     entries.values().forEach(ChunkCache::free);
     entries.clear();
     bytes = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RELEASE_WAIT_SECONDS);
+    boolean interrupted = false;
+    while (regions > 0 && System.nanoTime() < deadline) {
+      try {
+        wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      } catch (InterruptedException e) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (regions > 0) {
+      throw new IllegalStateException(
+          regions
+              + " region(s) of cached chunks still held when the cache closed: close every slab,"
+              + " vector and batch taken by reference before the cache");
+    }
     allocator.close();
     root.close();
   }
+
+  private static final int RELEASE_WAIT_SECONDS = 10;
 }

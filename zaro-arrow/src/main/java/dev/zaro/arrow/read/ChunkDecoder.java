@@ -121,12 +121,33 @@ final class ChunkDecoder {
 
   /**
    * A reference to bytes {@code [offset, offset + length)} of fixed-width chunk {@code key} decoded
-   * in the cache under its version now, for {@code target} (see {@link ChunkCache#region}); null
-   * without a cache or such an entry.
+   * in the cache under its version now, for {@code target} (see {@link ChunkCache#region}; counts
+   * nothing); null without a cache or such an entry.
    */
   ArrowBuf cachedRegion(String key, long offset, long length, BufferAllocator target) {
     ChunkCache.Key k = cacheKey(key);
     return k == null ? null : cache.region(k, offset, length, target);
+  }
+
+  /**
+   * Counts {@code chunks} cache hits sent by reference (see {@link ChunkCache#countByReference}).
+   */
+  void countByReference(int chunks) {
+    cache.countByReference(chunks);
+  }
+
+  /**
+   * Cached chunk {@code k} (a key with a version) with one more reference for the caller to
+   * release, if cached now with at least {@code bytes}; null otherwise (and without a cache or a
+   * key). Counts nothing ({@link ChunkCache#retainDecoded}).
+   */
+  ArrowBuf retainCached(ChunkCache.Key k, long bytes) {
+    return k == null ? null : cache.retainDecoded(k, bytes);
+  }
+
+  /** Counts {@code chunks} cache hits copied from chunks taken with {@link #retainCached}. */
+  void countHits(int chunks) {
+    cache.countHits(chunks);
   }
 
   /** Whether chunk {@code k} (a key with a version) is cached now; counts no hit or miss. */

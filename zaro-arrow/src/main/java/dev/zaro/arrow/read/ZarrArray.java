@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * An array opened for reading: its metadata and its codec chain, resolved once. Reads allocate the
@@ -160,12 +161,40 @@ public final class ZarrArray {
   /**
    * The selection as a slab over a cached chunk's memory, with no fetch, decoding or copy, when it
    * is one contiguous C-order region of a single fixed-width chunk cached under its version (see
-   * {@link #contiguousInChunk}); null otherwise (read it then). {@code allocator} must be under the
-   * root of the cache's memory ({@link ChunkCache#newAllocator}), else null too. The slab holds a
-   * reference to the cached chunk: evicting it frees the memory only once the slab and the vectors
-   * built from it are closed.
+   * {@link #contiguousInChunk}); null otherwise (read it then). The slab holds a reference to the
+   * cached chunk: evicting it frees the memory only once the slab and the vectors built from it are
+   * closed; until then it stays accounted to the cache, not to {@code allocator} ({@link
+   * ChunkCache#region}). Counts one cache hit by reference when it returns a slab, nothing
+   * otherwise.
    */
   public Slab readCached(Selection selection, BufferAllocator allocator) {
+    List<Slab> slabs = readCached(List.of(selection), allocator);
+    return slabs == null ? null : slabs.get(0);
+  }
+
+  /**
+   * Every piece as a slab over a cached chunk's memory ({@link #readCached(Selection,
+   * BufferAllocator)}), or null if any piece is not such a region now (then none is taken and
+   * nothing is counted, so the read that follows counts each chunk once, as a hit or a miss). When
+   * it returns the slabs, each piece (one chunk's) counts as one hit by reference.
+   *
+   * @return slabs the caller closes, in the pieces' order, or null
+   */
+  public List<Slab> readCached(List<Selection> pieces, BufferAllocator allocator) {
+    List<Slab> slabs = new ArrayList<>(pieces.size());
+    for (Selection piece : pieces) {
+      Slab slab = takeCached(piece, allocator);
+      if (slab == null) {
+        slabs.forEach(Slab::close);
+        return null;
+      }
+      slabs.add(slab);
+    }
+    decoder.countByReference(slabs.size());
+    return slabs;
+  }
+
+  private Slab takeCached(Selection selection, BufferAllocator allocator) {
     long[] region = contiguousInChunk(selection);
     if (region == null) {
       return null;
@@ -371,6 +400,9 @@ public final class ZarrArray {
     if (tasks == 0) {
       return; // an empty selection touches no chunk
     }
+    if (gatherCached(target, tasks)) {
+      return;
+    }
     // remote: fetches run ahead of the decoders (Prefetch), decoding keeps `threads`; a shard's
     // fetch is its index (unless cached) then its needed ranges, or the whole shard at once
     ChunkDecoder.Resolved first =
@@ -436,6 +468,124 @@ public final class ZarrArray {
           target.budget());
     } catch (Error e) {
       throw new ZaroException("reading array '" + displayPath() + "' failed: " + e, e);
+    }
+  }
+
+  /**
+   * When every chunk of the read is cached under its version (and would be copied from the cache by
+   * {@link #readChunk}: not sharded, no straight fixed-size read, a fixed-width type, a step of 1
+   * in the last dimension), copies them into the output in the output's order, row by row, each row
+   * from the chunks it crosses: every output page is written once, in order, where copying chunk by
+   * chunk writes a tile's short runs across all of them (measured 1.3-2x slower for [64, 128, 128]
+   * float32 chunks into [16, 512, 512] blocks). Counts one hit per chunk. False (nothing copied,
+   * nothing counted) otherwise: the read then goes chunk by chunk.
+   */
+  private static final long MAX_GATHER_INDICES = 1 << 20;
+
+  private boolean gatherCached(Target target, int tasks) {
+    List<List<ChunkPart>> parts = target.parts();
+    int rank = parts.size();
+    int last = rank - 1;
+    if (rank == 0 || target.heap() != null || target.step()[last] != 1) {
+      return false;
+    }
+    for (int d = 0; d < last; d++) {
+      ChunkPart end = parts.get(d).get(parts.get(d).size() - 1);
+      if (end.outStart() + end.count() > MAX_GATHER_INDICES) {
+        return false; // gather's per-index tables would be too large: chunk by chunk then
+      }
+    }
+    ArrowBuf[] chunks = new ArrowBuf[tasks];
+    long[][] chunkStride = new long[tasks][];
+    try {
+      for (int t = 0; t < tasks; t++) {
+        TaskView tv = taskView(target, t);
+        ChunkCache.Key key = decoder.cacheKey(chunkKey(tv.chunkIndex()), tv.view());
+        ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
+        if (key == null
+            || r.shardReader() != null
+            || (r.chain().encodedSize() >= 0 && ioConcurrency == 0)) {
+          return false;
+        }
+        chunks[t] = decoder.retainCached(key, tv.view().chunkBytes());
+        if (chunks[t] == null) {
+          return false;
+        }
+        long[] cs = new long[rank];
+        long s = target.itemSize();
+        for (int d = last; d >= 0; d--) {
+          cs[d] = s;
+          s *= tv.chunkShape()[d];
+        }
+        chunkStride[t] = cs;
+      }
+      gather(target, chunks, chunkStride);
+      decoder.countHits(tasks);
+      return true;
+    } finally {
+      for (ArrowBuf chunk : chunks) {
+        if (chunk != null) {
+          chunk.getReferenceManager().release();
+        }
+      }
+    }
+  }
+
+  /** Copies the retained chunks (task order) into the output row by row ({@link #gatherCached}). */
+  private static void gather(Target target, ArrowBuf[] chunks, long[][] chunkStride) {
+    List<List<ChunkPart>> parts = target.parts();
+    int last = parts.size() - 1;
+    long[] stride = target.stride();
+    long[] step = target.step();
+    // for each output index of each leading dimension: its part and its index in that part's chunk
+    int[][] partOf = new int[last][];
+    long[][] local = new long[last][];
+    long[] counts = new long[last];
+    for (int d = 0; d < last; d++) {
+      List<ChunkPart> dimParts = parts.get(d);
+      ChunkPart end = dimParts.get(dimParts.size() - 1);
+      int n = (int) (end.outStart() + end.count());
+      counts[d] = n;
+      partOf[d] = new int[n];
+      local[d] = new long[n];
+      for (int p = 0; p < dimParts.size(); p++) {
+        ChunkPart part = dimParts.get(p);
+        for (long k = 0; k < part.count(); k++) {
+          int i = (int) (part.outStart() + k);
+          partOf[d][i] = p;
+          local[d][i] = part.localStart() + k * step[d];
+        }
+      }
+    }
+    List<ChunkPart> rowParts = parts.get(last);
+    int itemSize = target.itemSize();
+    long out = target.out().memoryAddress();
+    long[] idx = new long[last];
+    while (true) {
+      int base = 0;
+      long dst = out;
+      for (int d = 0; d < last; d++) {
+        base = base * parts.get(d).size() + partOf[d][(int) idx[d]];
+        dst += idx[d] * stride[d];
+      }
+      for (int p = 0; p < rowParts.size(); p++) {
+        ChunkPart part = rowParts.get(p);
+        int t = base * rowParts.size() + p;
+        long[] cs = chunkStride[t];
+        long src = chunks[t].memoryAddress() + part.localStart() * cs[last];
+        for (int d = 0; d < last; d++) {
+          src += local[d][(int) idx[d]] * cs[d];
+        }
+        MemoryUtil.copyMemory(src, dst + part.outStart() * itemSize, part.count() * itemSize);
+      }
+      int d = last - 1;
+      while (d >= 0 && ++idx[d] == counts[d]) {
+        idx[d] = 0;
+        d--;
+      }
+      if (d < 0) {
+        return;
+      }
     }
   }
 

@@ -17,6 +17,8 @@ import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.store.icechunk.IcechunkExpected;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +29,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -278,6 +284,88 @@ class ChunkCacheTest extends AllocatorTest {
     return Arrays.copyOfRange(all, (int) fromRow * 16 * 8 * 4, (int) toRow * 16 * 8 * 4);
   }
 
+  /**
+   * Chunks [6, 8, 4] of the same [24, 16, 8] float32 values (tiled.zarr, tensorstore) do not span
+   * the trailing dimensions: once all are cached, a read is copied from the cache row by row across
+   * the chunks it crosses. Selections cutting chunks in every dimension, with steps in the leading
+   * ones and an index, equal tensorstore's values (sliced here), and each chunk a read touches
+   * counts one hit; a read with one chunk not cached goes chunk by chunk, each chunk counted once.
+   */
+  @Test
+  void cachedTiledChunksAreCopiedRowByRowWithTensorstoresValues(@TempDir Path dir)
+      throws IOException {
+    Path store =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("contiguous/stores/tiled.zarr"), dir.resolve("t.zarr"));
+    age(store, 3600);
+    float[] all = floats(contiguousExpected(0, 24));
+    try (ChunkCache cache = new ChunkCache(1 << 20);
+        Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      try (Slab s = a.read(Selection.parse("0:12", shape), allocator, ReadOptions.DEFAULT)) {
+        assertArrayEquals(contiguousExpected(0, 12), bytes(s));
+      }
+      assertEquals(16 * 12 / 24, cache.stats().misses(), "8 of the 16 chunks cached");
+      // rows 0:13 cross chunk row 2, not cached: read chunk by chunk, 8 hits and 4 misses
+      try (Slab s = a.read(Selection.parse("0:13", shape), allocator, ReadOptions.DEFAULT)) {
+        assertArrayEquals(contiguousExpected(0, 13), bytes(s));
+      }
+      assertEquals(8, cache.stats().hits());
+      assertEquals(12, cache.stats().misses());
+      a.read(Selection.parse(":", shape), allocator, ReadOptions.DEFAULT).close();
+      assertEquals(16, cache.stats().misses(), "all 16 cached");
+      // {slice, chunks it touches}
+      Object[][] cases = {
+        {"3:21, 5:13, 1:7", 4 * 2 * 2},
+        {"1:23:4, 0:16, 3:6", 4 * 2 * 2},
+        {"7, 2:15:3, :", 1 * 2 * 2},
+        {":, 9, 6", 4},
+        {"22:24, 15:16, 0:8", 2},
+      };
+      for (Object[] c : cases) {
+        String slice = (String) c[0];
+        long hits = cache.stats().hits();
+        Selection sel = Selection.parse(slice, shape);
+        try (Slab s = a.read(sel, allocator, ReadOptions.DEFAULT)) {
+          assertArrayEquals(expected(all, sel), floats(bytes(s)), slice);
+        }
+        assertEquals(hits + (int) c[1], cache.stats().hits(), slice + ": a hit per chunk");
+        assertEquals(16, cache.stats().misses(), slice);
+      }
+    }
+  }
+
+  /** Tensorstore's [24, 16, 8] values at the selection's indices, in C order. */
+  private static float[] expected(float[] all, Selection sel) {
+    List<Selection.Dim> dims = sel.dims();
+    float[] out = new float[(int) sel.size()];
+    int n = 0;
+    for (long i = 0; i < dims.get(0).count(); i++) {
+      for (long j = 0; j < dims.get(1).count(); j++) {
+        for (long k = 0; k < dims.get(2).count(); k++) {
+          long z = dims.get(0).start() + i * dims.get(0).step();
+          long y = dims.get(1).start() + j * dims.get(1).step();
+          long x = dims.get(2).start() + k * dims.get(2).step();
+          out[n++] = all[(int) ((z * 16 + y) * 8 + x)];
+        }
+      }
+    }
+    return out;
+  }
+
+  private static float[] floats(byte[] b) {
+    float[] f = new float[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+    return f;
+  }
+
+  private static byte[] bytes(ArrowBuf buf) {
+    byte[] b = new byte[(int) buf.capacity()];
+    buf.getBytes(0, b);
+    return b;
+  }
+
   private static byte[] bytes(Slab slab) {
     byte[] got = new byte[(int) slab.byteSize()];
     slab.data().getBytes(0, got);
@@ -316,11 +404,15 @@ class ChunkCacheTest extends AllocatorTest {
         assertArrayEquals(new long[] {16, 8}, s.shape(), "an index drops the dimension");
         assertArrayEquals(contiguousExpected(8, 9), bytes(s));
       }
-      // not contiguous in the chunk, two chunks, a step, outside the cache's root: read instead
+      // not contiguous in the chunk, two chunks, a step: read instead
       for (String slice : List.of("6:12, 0:8", "6:13", "6:12:2")) {
         assertNull(a.readCached(Selection.parse(slice, shape), server), slice);
       }
-      assertNull(a.readCached(Selection.parse("6:12", shape), allocator));
+      // an allocator of another root takes it by reference too: the memory stays the cache's
+      try (Slab s = a.readCached(Selection.parse("6:12", shape), allocator)) {
+        assertArrayEquals(contiguousExpected(6, 12), bytes(s));
+        assertEquals(0, allocator.getAllocatedMemory());
+      }
       assertNull(a.readCached(Selection.parse("0:6", shape), server), "chunk 0 not cached");
     }
   }
@@ -346,11 +438,74 @@ class ChunkCacheTest extends AllocatorTest {
         a.read(Selection.parse("6:12", shape), server, ReadOptions.DEFAULT).close();
         assertEquals(1, cache.stats().evictions());
         assertNull(a.readCached(Selection.parse("0:6", shape), server), "evicted");
-        // the held bytes are now the server's to account for, and still the values
-        assertTrue(server.getAllocatedMemory() >= 6 * 16 * 8 * 4);
+        // the held bytes are still the cache's to account for, and still the values
+        assertEquals(0, server.getAllocatedMemory());
+        assertEquals(5 * 4096, cache.allocatedBytes(), "four entries and the held one");
         assertArrayEquals(contiguousExpected(0, 6), bytes(held));
       }
-      assertEquals(0, server.getAllocatedMemory(), "freed when the last reference closed");
+      assertEquals(4 * 4096, cache.allocatedBytes(), "freed when the last reference closed");
+    }
+  }
+
+  /**
+   * A server sends a cached region by reference: the batch's vectors, under the request's
+   * allocator, retain it, and gRPC holds it until written. The request's allocator closes once its
+   * own memory is back, possibly before gRPC lets go. With Arrow's ledgers that allocator then held
+   * a ledger of the cached memory, and evicting the entry, or closing the cache, moved the memory's
+   * accounting to it: "Attempting operation on allocator when allocator is closed".
+   */
+  @Test
+  void aRegionATransportHoldsOutlivesTheRequestsAllocatorEvictionAndTheCachesClose(
+      @TempDir Path dir) throws Exception {
+    Path store = contiguous(dir);
+    ChunkCache cache = new ChunkCache(4 * 4096);
+    ArrowBuf wire;
+    ArrowBuf late;
+    try (Zaro zaro = Zaro.open(Stores.open(store.toString()), ZaroOptions.defaults(), cache)) {
+      ZarrArray a = zaro.array("/");
+      long[] shape = a.metadata().shape();
+      a.read(Selection.parse("0:12", shape), allocator, ReadOptions.DEFAULT).close();
+      try (BufferAllocator request = cache.newAllocator("do_get")) {
+        wire = sentByReference(a, "0:6", request);
+        late = sentByReference(a, "6:12", request);
+        assertEquals(0, request.getAllocatedMemory(), "nothing of the request's own is left");
+      } // closes while the transport still holds both
+      a.read(Selection.parse("12:24", shape), allocator, ReadOptions.DEFAULT).close();
+      for (String chunk : List.of("c/2/0/0", "c/3/0/0")) { // new versions: two new entries
+        Files.setLastModifiedTime(
+            store.resolve(chunk), FileTime.from(Instant.now().minusSeconds(60)));
+      }
+      a.read(Selection.parse("12:24", shape), allocator, ReadOptions.DEFAULT).close();
+      assertEquals(2, cache.stats().evictions(), "both held entries evicted");
+      assertArrayEquals(contiguousExpected(0, 6), bytes(wire), "still the values");
+      wire.getReferenceManager().release();
+      assertEquals(5 * 4096, cache.allocatedBytes(), "four entries and the region still held");
+    }
+    // the cache's close waits for the transport to let go of the last region
+    Thread closer = new Thread(cache::close, "closer");
+    closer.start();
+    while (closer.getState() != Thread.State.TIMED_WAITING) {
+      Thread.onSpinWait(); // close has freed the entries and waits for the region
+    }
+    assertArrayEquals(contiguousExpected(6, 12), bytes(late));
+    late.getReferenceManager().release();
+    closer.join();
+    assertEquals(0, cache.allocatedBytes());
+  }
+
+  /** The region {@code slice} as a server sends it: in a vector, then held by the transport. */
+  private static ArrowBuf sentByReference(ZarrArray a, String slice, BufferAllocator request) {
+    try (Slab s = a.readCached(Selection.parse(slice, a.metadata().shape()), request);
+        Float4Vector v = new Float4Vector("v", request)) {
+      assertNotNull(s, slice);
+      int n = (int) (s.byteSize() / 4);
+      try (ArrowBuf validity = request.buffer(BitVectorHelper.getValidityBufferSize(n))) {
+        validity.setOne(0, validity.capacity());
+        v.loadFieldBuffers(new ArrowFieldNode(n, 0), List.of(validity, s.data()));
+      }
+      ArrowBuf wire = v.getDataBuffer();
+      wire.getReferenceManager().retain(); // what gRPC does until the batch is written
+      return wire;
     }
   }
 }
