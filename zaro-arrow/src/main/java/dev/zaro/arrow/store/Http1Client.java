@@ -492,27 +492,37 @@ final class Http1Client implements AutoCloseable {
 
     private void parseHead() {
       String text = new String(head, 0, headLength - 4, StandardCharsets.ISO_8859_1);
-      String[] lines = text.split("\r\n", -1);
-      String[] statusLine = lines[0].split(" ", 3);
+      // by hand: String.split on a two-character separator compiles a regex for every reply
+      List<String> lines = new ArrayList<>(12);
+      for (int from = 0; ; ) {
+        int at = text.indexOf("\r\n", from);
+        if (at < 0) {
+          lines.add(text.substring(from));
+          break;
+        }
+        lines.add(text.substring(from, at));
+        from = at + 2;
+      }
+      String[] statusLine = lines.get(0).split(" ", 3);
       if (statusLine.length < 2 || !statusLine[0].startsWith("HTTP/1.")) {
-        throw new StoreException(where + ": not an HTTP/1.x reply: '" + lines[0] + "'");
+        throw new StoreException(where + ": not an HTTP/1.x reply: '" + lines.get(0) + "'");
       }
       int code;
       try {
         code = Integer.parseInt(statusLine[1]);
       } catch (NumberFormatException e) {
-        throw new StoreException(where + ": bad status line '" + lines[0] + "'", e);
+        throw new StoreException(where + ": bad status line '" + lines.get(0) + "'", e);
       }
       Map<String, List<String>> map = new HashMap<>();
-      for (int i = 1; i < lines.length; i++) {
-        int colon = lines[i].indexOf(':');
+      for (int i = 1; i < lines.size(); i++) {
+        int colon = lines.get(i).indexOf(':');
         if (colon <= 0) {
-          throw new StoreException(where + ": bad header line '" + lines[i] + "'");
+          throw new StoreException(where + ": bad header line '" + lines.get(i) + "'");
         }
         map.computeIfAbsent(
-                lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                lines.get(i).substring(0, colon).trim().toLowerCase(Locale.ROOT),
                 k -> new ArrayList<>(1))
-            .add(lines[i].substring(colon + 1).trim());
+            .add(lines.get(i).substring(colon + 1).trim());
       }
       if (code >= 100 && code < 200) {
         headLength = 0; // an interim reply (100 Continue): the real one follows

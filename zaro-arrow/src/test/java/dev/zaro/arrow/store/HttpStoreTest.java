@@ -294,6 +294,46 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   @Test
+  void aRequestWaitingForTheHostLimitIsNotHedged() throws Exception {
+    // one request in flight at a time: after a history of replies in 60 ms the hedge delay is 3 x
+    // p95, ~180 ms; then replies come after 10 ms, so a started request answers well within it,
+    // while the last of 40 sent together waits ~400 ms for its turn (a copy would only have queued
+    // behind it)
+    var opts =
+        HttpOptions.DEFAULT
+            .withRetries(1, Duration.ofMillis(10), Duration.ofMillis(10))
+            .withMaxRequests(1);
+    byte[] chunk = CONTENTS.get("a/c/0/0");
+    try (HttpStore s = new HttpStore(server.url("data"), opts)) {
+      // the latency history: 20 quick replies (the cold first one among them), then 20 after 60
+      // ms, so the 95th percentile of the 40 is one of the latter
+      for (int i = 0; i < 40; i++) {
+        server.latencyMillis = i < 20 ? 0 : 60;
+        assertArrayEquals(
+            Arrays.copyOfRange(chunk, i, i + 10), get(s, "a/c/0/0", ByteRange.of(i, 10)));
+      }
+      long hedged = s.hedges();
+      int sent = server.requests.get();
+      server.latencyMillis = 10;
+      List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        futures.add(s.getAsync("a/c/0/0", ByteRange.of(i, 10), allocator, Runnable::run));
+      }
+      for (int i = 0; i < 40; i++) {
+        try (ArrowBuf buf = futures.get(i).get().orElseThrow()) {
+          byte[] out = new byte[10];
+          buf.getBytes(0, out);
+          assertArrayEquals(Arrays.copyOfRange(chunk, i, i + 10), out, "range " + i);
+        }
+      }
+      assertEquals(hedged, s.hedges(), "no copies of queued requests");
+      assertEquals(sent + 40, server.requests.get());
+      assertEquals(1, server.maxInFlight.get());
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
   void hedgingIsBoundedAndCanBeTurnedOff() throws Exception {
     var opts =
         HttpOptions.DEFAULT

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -16,6 +15,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  *       {@link Replies#exhausted}, or a {@link StoreException} naming the attempts) is the result.
  *   <li>Every attempt has a deadline ({@code requestTimeout}) from the moment the limit lets it
  *       start; an attempt past it is cancelled.
- *   <li>With hedging on, an attempt still unanswered after three times the recent 95th percentile
- *       latency (at least {@value Latencies#FLOOR_MILLIS} ms) is sent again and the first good
- *       reply wins, for at most 5% extra requests.
+ *   <li>With hedging on, an attempt still unanswered three times the recent 95th percentile latency
+ *       (at least {@value Latencies#FLOOR_MILLIS} ms) after it started (got its permit; time
+ *       waiting for the limit is the client's queue, not the host's tail) is sent again and the
+ *       first good reply wins, for at most 5% extra requests.
  *   <li>Requests wait for a permit of the host's limit; 429, 503 and timeouts shrink it.
  * </ul>
  *
@@ -149,9 +150,10 @@ public final class RequestPolicy {
     Call<R> call = calls.get();
     AtomicBoolean timedOut = new AtomicBoolean();
     long timeoutMillis = requestTimeout.toMillis();
-    CompletableFuture<R> first = launch(call, replies, timedOut);
+    CompletableFuture<Void> started = new CompletableFuture<>();
+    CompletableFuture<R> first = launch(call, replies, timedOut, started);
     CompletableFuture<R> response =
-        hedging && call.hedgeable() ? hedged(calls, replies, first, call) : first;
+        hedging && call.hedgeable() ? hedged(calls, replies, first, call, started) : first;
     CompletableFuture<R> out = new CompletableFuture<>();
     response
         .handle(
@@ -253,12 +255,13 @@ public final class RequestPolicy {
 
   /**
    * Starts one attempt when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
-   * start. Cancelling the returned future aborts the attempt (or drops it while it waits).
+   * start, and completes {@code started} as it starts. Cancelling the returned future aborts the
+   * attempt (or drops it while it waits; {@code started} then never completes).
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings("FutureReturnValueIgnored")
   private <R> CompletableFuture<R> launch(
-      Call<R> call, Replies<R> replies, AtomicBoolean timedOut) {
+      Call<R> call, Replies<R> replies, AtomicBoolean timedOut, CompletableFuture<Void> started) {
     long timeoutMillis = requestTimeout.toMillis();
     CompletableFuture<R> response = new CompletableFuture<>();
     limiter.execute(
@@ -267,7 +270,8 @@ public final class RequestPolicy {
             limiter.release(permit, false);
             return;
           }
-          long started = System.nanoTime();
+          long startNanos = System.nanoTime();
+          started.complete(null);
           CompletableFuture<R> sent;
           try {
             sent = call.start();
@@ -296,7 +300,7 @@ public final class RequestPolicy {
                         || status == 503;
                 limiter.release(permit, throttled);
                 if (status == 200 || status == 206) {
-                  latencies.record(System.nanoTime() - started);
+                  latencies.record(System.nanoTime() - startNanos);
                 }
                 if (e != null) {
                   response.completeExceptionally(e);
@@ -315,36 +319,59 @@ public final class RequestPolicy {
   }
 
   /**
-   * Hedges an attempt for the tail: if {@code first} has not answered after three times the recent
-   * 95th percentile latency (at least {@link Latencies#FLOOR_MILLIS}), and the hedge budget allows,
-   * the same request goes out again; the first good answer wins, the other is cancelled and its
-   * body freed.
+   * Hedges an attempt for the tail: if {@code first} has not answered three times the recent 95th
+   * percentile latency (at least {@link Latencies#FLOOR_MILLIS}) after it {@code started}, and the
+   * hedge budget allows, the same request goes out again; the first good answer wins, the other is
+   * cancelled and its body freed. An attempt still waiting for the host's limit is not hedged: a
+   * copy would only queue behind it.
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings("FutureReturnValueIgnored")
   private <R> CompletableFuture<R> hedged(
-      Supplier<Call<R>> calls, Replies<R> replies, CompletableFuture<R> first, Call<R> firstCall) {
+      Supplier<Call<R>> calls,
+      Replies<R> replies,
+      CompletableFuture<R> first,
+      Call<R> firstCall,
+      CompletableFuture<Void> started) {
     long delay = latencies.hedgeDelayMillis();
     if (delay < 0) {
       return first;
     }
     Race<R> race = new Race<>();
     race.join(first, firstCall);
-    ScheduledFuture<?> timer =
-        TIMER.schedule(
-            () -> {
-              if (first.isDone() || !latencies.tryHedge()) {
-                return;
-              }
-              Call<R> call = calls.get();
-              CompletableFuture<R> second = launch(call, replies, new AtomicBoolean());
-              if (!race.join(second, call)) {
-                second.cancel(true);
-              }
-            },
-            delay,
-            TimeUnit.MILLISECONDS);
-    race.result.whenComplete((r, e) -> timer.cancel(false));
+    AtomicReference<ScheduledFuture<?>> timer = new AtomicReference<>();
+    started.thenRun(
+        () -> {
+          if (race.result.isDone()) {
+            return;
+          }
+          ScheduledFuture<?> t =
+              TIMER.schedule(
+                  () -> {
+                    if (first.isDone() || !latencies.tryHedge()) {
+                      return;
+                    }
+                    Call<R> call = calls.get();
+                    CompletableFuture<R> second =
+                        launch(call, replies, new AtomicBoolean(), new CompletableFuture<>());
+                    if (!race.join(second, call)) {
+                      second.cancel(true);
+                    }
+                  },
+                  delay,
+                  TimeUnit.MILLISECONDS);
+          timer.set(t);
+          if (race.result.isDone()) { // it ended while the timer was being set
+            t.cancel(false);
+          }
+        });
+    race.result.whenComplete(
+        (r, e) -> {
+          ScheduledFuture<?> t = timer.get();
+          if (t != null) {
+            t.cancel(false);
+          }
+        });
     return race.result;
   }
 
@@ -385,10 +412,31 @@ public final class RequestPolicy {
       if (n < MIN_SAMPLES) {
         return -1;
       }
-      long[] sorted = Arrays.copyOf(recent, n);
-      Arrays.sort(sorted);
-      long p95 = sorted[(int) Math.ceil(0.95 * n) - 1];
-      return Math.max(FLOOR_MILLIS, 3 * p95 / 1_000_000);
+      return Math.max(FLOOR_MILLIS, 3 * percentile95(recent, n) / 1_000_000);
+    }
+
+    /**
+     * The 95th percentile of {@code values[0, n)} (n > 0), the value at index {@code ceil(0.95 n) -
+     * 1} of them sorted: the k-th largest for a small k (at most 4 of a window of 64), found in one
+     * pass instead of a sort per request.
+     */
+    static long percentile95(long[] values, int n) {
+      int k = n - (int) Math.ceil(0.95 * n) + 1;
+      long[] top = new long[k]; // the k largest so far, descending
+      int filled = 0;
+      for (int i = 0; i < n; i++) {
+        long v = values[i];
+        if (filled == k && v <= top[k - 1]) {
+          continue;
+        }
+        int j = filled < k ? filled++ : k - 1;
+        while (j > 0 && top[j - 1] < v) {
+          top[j] = top[j - 1];
+          j--;
+        }
+        top[j] = v;
+      }
+      return top[k - 1];
     }
 
     synchronized boolean tryHedge() {
