@@ -251,6 +251,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // everything a server keeps must be within --max-memory, and the output pool's idle blocks
+    // would sit outside it (cached streams reuse block buffers of their own): off unless asked for
+    if (System.getProperty("zaro.blockpool") == null) {
+      System.setProperty("zaro.blockpool", "0");
+    }
     ZaroFlightServer server = start();
     CountDownLatch stopped = new CountDownLatch(1);
     Runnable stop =
