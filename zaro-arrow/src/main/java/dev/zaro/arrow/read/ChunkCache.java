@@ -23,12 +23,12 @@ import org.apache.arrow.memory.util.ByteFunctionHelpers;
  * <p>An entry can never be served stale: it is keyed by store (an Icechunk store names its
  * snapshot), array path, chunk key, the array's metadata and the chunk's version as its store
  * reports it without reading ({@link dev.zaro.arrow.store.Store#version}: a local file's size,
- * modification time and inode; a constant for a chunk of an Icechunk snapshot). A hit of a
- * versioned entry needs no fetch at all. When the store cannot tell a version (remote objects,
- * Icechunk virtual chunks, a file modified in the last seconds), the entry keeps the chunk's stored
- * bytes instead, which a hit must match byte for byte: the hit saves the decoding, not the fetch. A
- * chunk rewritten in place, an Icechunk branch moved to a new snapshot, or a metadata change all
- * make a miss (the entry is replaced).
+ * modification and status-change times and inode; a constant for a chunk of an Icechunk snapshot).
+ * A hit of a versioned entry needs no fetch at all. When the store cannot tell a version (remote
+ * objects, Icechunk virtual chunks, a file modified in the last seconds), the entry keeps the
+ * chunk's stored bytes instead, which a hit must match byte for byte: the hit saves the decoding,
+ * not the fetch. A chunk rewritten in place, an Icechunk branch moved to a new snapshot, or a
+ * metadata change all make a miss (the entry is replaced).
  *
  * <p>Thread-safe. A hit copies out of an entry it has pinned (retained), so eviction never frees
  * memory being read. Closing frees every entry; the caller must not read through the cache

@@ -8,10 +8,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -329,22 +332,56 @@ public final class FileStore implements Store {
   private static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(3);
 
   /**
-   * The file's size, modification time and identity (inode), when it was last modified more than
-   * three seconds ago (and is not in the future); empty otherwise, or when it cannot be read.
+   * The file's size, modification time, status-change time and identity (device and inode), when it
+   * was last modified more than three seconds ago (and not in the future); empty otherwise, or when
+   * it cannot be read. The status-change time (ctime) moves on every write and every change of the
+   * stamps, and no call can set it back: a rewrite in place of the same size whose modification
+   * time is then restored ({@code touch -r}, {@code cp -p} onto the file) still changes the
+   * version. Only two such rewrites within one tick of the kernel's clock could keep it. Where the
+   * file system has no such time (no "unix" attribute view): size, modification time and inode.
    */
   @Override
   public Optional<String> version(String key) {
+    Path file = resolve(key);
     try {
-      BasicFileAttributes a = Files.readAttributes(resolve(key), BasicFileAttributes.class);
+      if (UNIX_VIEW) {
+        Map<String, Object> a = Files.readAttributes(file, UNIX_ATTRIBUTES);
+        long modified = ((FileTime) a.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS);
+        long changed = ((FileTime) a.get("ctime")).to(TimeUnit.NANOSECONDS);
+        if (!Boolean.TRUE.equals(a.get("isRegularFile")) || racy(modified)) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            a.get("size")
+                + "@"
+                + modified
+                + "/"
+                + changed
+                + "#"
+                + a.get("dev")
+                + ":"
+                + a.get("ino"));
+      }
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
       long modified = a.lastModifiedTime().to(TimeUnit.NANOSECONDS);
-      long now = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
-      if (!a.isRegularFile() || now - modified <= RACY_NANOS) {
+      if (!a.isRegularFile() || racy(modified)) {
         return Optional.empty();
       }
       return Optional.of(a.size() + "@" + modified + "#" + a.fileKey());
-    } catch (IOException e) {
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  private static final String UNIX_ATTRIBUTES =
+      "unix:size,lastModifiedTime,ctime,isRegularFile,dev,ino";
+  private static final boolean UNIX_VIEW =
+      FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
+
+  /** Changed within {@link #RACY_NANOS} of now, or in the future. */
+  private static boolean racy(long changedNanos) {
+    long now = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
+    return now - changedNanos <= RACY_NANOS;
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,9 @@ import dev.zaro.arrow.error.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,6 +41,36 @@ class FileStoreTest extends AbstractStoreTest {
     }
     Files.writeString(dir.resolve("outside"), "secret");
     return new FileStore(root);
+  }
+
+  /**
+   * A file's version (what the chunk cache keys a decoded chunk by) is there once the file is a few
+   * seconds old, stays while nothing changes, and changes with a rewrite in place of the same size
+   * whose modification time is then put back (the status-change time moves, and cannot be put
+   * back), as well as with an ordinary rewrite.
+   */
+  @Test
+  void aFilesVersionChangesWithARewriteWhoseTimeStampWasPutBack() throws Exception {
+    Path file = dir.resolve("v");
+    Files.write(file, new byte[] {1, 2, 3, 4});
+    try (FileStore files = new FileStore(dir)) {
+      assertEquals(Optional.empty(), files.version("v"), "just written: too recent to tell");
+      FileTime old = FileTime.from(Instant.now().minusSeconds(3600));
+      Files.setLastModifiedTime(file, old);
+      Optional<String> before = files.version("v");
+      assertTrue(before.isPresent());
+      assertEquals(before, files.version("v"), "unchanged");
+      Object inode = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+      Files.write(file, new byte[] {4, 3, 2, 1}); // in place: same file, same size
+      Files.setLastModifiedTime(file, old);
+      assertEquals(inode, Files.readAttributes(file, BasicFileAttributes.class).fileKey());
+      assertEquals(old, Files.getLastModifiedTime(file));
+      assertNotEquals(before, files.version("v"), "same size, time stamp and inode");
+      Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(60)));
+      assertNotEquals(before, files.version("v"));
+      assertEquals(Optional.empty(), files.version("missing"));
+      assertEquals(Optional.empty(), files.version(""), "a directory");
+    }
   }
 
   @Test
