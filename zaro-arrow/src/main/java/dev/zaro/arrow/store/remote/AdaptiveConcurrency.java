@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store.remote;
 
 import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
 
 /**
  * How many requests a remote store keeps in flight to one host, adapted to what the host takes
@@ -18,10 +19,11 @@ final class AdaptiveConcurrency {
   /** One request's ticket: give it back to {@link #release}. */
   public static final class Permit {
     private final long epoch;
-    private final long started = System.nanoTime();
+    private final long started;
 
-    private Permit(long epoch) {
+    private Permit(long epoch, long started) {
       this.epoch = epoch;
+      this.started = started;
     }
   }
 
@@ -34,6 +36,7 @@ final class AdaptiveConcurrency {
       new java.util.concurrent.ConcurrentHashMap<>();
 
   private final int max;
+  private final LongSupplier clock;
   private final ArrayDeque<Start> waiting = new ArrayDeque<>();
 
   /** Latency "holds" while under twice the lowest seen plus this (jitter on fast links). */
@@ -53,6 +56,16 @@ final class AdaptiveConcurrency {
    * @param max the most requests ever in flight
    */
   public AdaptiveConcurrency(int initial, int max) {
+    this(initial, max, System::nanoTime);
+  }
+
+  /**
+   * As {@link #AdaptiveConcurrency(int, int)}, with the clock latencies are measured on
+   * (nanoseconds; tests pass one that does not move, so growth never depends on how fast the test
+   * runs).
+   */
+  AdaptiveConcurrency(int initial, int max, LongSupplier clock) {
+    this.clock = clock;
     if (max < 1) {
       throw new IllegalArgumentException("max must be at least 1, not " + max);
     }
@@ -80,7 +93,7 @@ final class AdaptiveConcurrency {
    * @param throttled the host said it is overloaded (429, 503, a timeout)
    */
   public void release(Permit permit, boolean throttled) {
-    long latency = System.nanoTime() - permit.started;
+    long latency = clock.getAsLong() - permit.started;
     synchronized (this) {
       inFlight--;
       if (throttled) {
@@ -132,7 +145,7 @@ final class AdaptiveConcurrency {
         draining = true;
         next = waiting.poll();
         inFlight++;
-        permit = new Permit(epoch);
+        permit = new Permit(epoch, clock.getAsLong());
       }
       try {
         next.start(permit);

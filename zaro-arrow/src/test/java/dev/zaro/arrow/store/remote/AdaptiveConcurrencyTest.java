@@ -9,6 +9,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AdaptiveConcurrencyTest {
+  /**
+   * Latencies on a clock that does not move: every reply is as fast as the fastest, so growth never
+   * depends on how fast the test itself runs (on the system clock, a pause of a few ms between
+   * starting and releasing a round's permits, under load, counted as latency that did not hold and
+   * withheld the growth).
+   */
+  private static AdaptiveConcurrency steady(int initial, int max) {
+    return new AdaptiveConcurrency(initial, max, () -> 0L);
+  }
+
   /** Starts {@code n} tasks; returns the permits of those that started. */
   private static List<AdaptiveConcurrency.Permit> submit(AdaptiveConcurrency c, int n) {
     List<AdaptiveConcurrency.Permit> started = new ArrayList<>();
@@ -20,7 +30,7 @@ class AdaptiveConcurrencyTest {
 
   @Test
   void startsNoMoreThanTheLimitAndQueuesTheRestInOrder() {
-    AdaptiveConcurrency c = new AdaptiveConcurrency(4, 64);
+    AdaptiveConcurrency c = steady(4, 64);
     List<Integer> order = new ArrayList<>();
     List<AdaptiveConcurrency.Permit> permits = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
@@ -46,7 +56,7 @@ class AdaptiveConcurrencyTest {
 
   @Test
   void slowStartDoublesEachRoundTripUpToMax() {
-    AdaptiveConcurrency c = new AdaptiveConcurrency(2, 10);
+    AdaptiveConcurrency c = steady(2, 10);
     for (int round = 0; round < 5; round++) {
       List<AdaptiveConcurrency.Permit> started = submit(c, c.limit());
       started.forEach(p -> c.release(p, false));
@@ -56,7 +66,7 @@ class AdaptiveConcurrencyTest {
 
   @Test
   void halvesOncePerRoundTripThenGrowsByOne() {
-    AdaptiveConcurrency c = new AdaptiveConcurrency(16, 64);
+    AdaptiveConcurrency c = steady(16, 64);
     List<AdaptiveConcurrency.Permit> round = submit(c, 16);
     // a whole window of 503s, as an overloaded host answers: one cut, not sixteen
     round.forEach(p -> c.release(p, true));
@@ -76,8 +86,24 @@ class AdaptiveConcurrencyTest {
   }
 
   @Test
+  void growthWaitsWhileLatencyDoesNotHold() {
+    long[] now = {0};
+    AdaptiveConcurrency c = new AdaptiveConcurrency(4, 64, () -> now[0]);
+    submit(c, 4).forEach(p -> c.release(p, true)); // out of slow start: 4 -> 2
+    assertEquals(2, c.limit());
+    List<AdaptiveConcurrency.Permit> fast = submit(c, 2);
+    now[0] += 1_000_000; // 1 ms: the lowest latency seen
+    fast.forEach(p -> c.release(p, false));
+    assertEquals(3, c.limit(), "a round trip of replies at the lowest latency: one more");
+    List<AdaptiveConcurrency.Permit> slow = submit(c, 3);
+    now[0] += 10_000_000; // 10 ms: over twice the lowest plus 5 ms
+    slow.forEach(p -> c.release(p, false));
+    assertEquals(3, c.limit(), "latency did not hold: no growth");
+  }
+
+  @Test
   void aTaskThatFinishesAtOnceDoesNotRecurse() {
-    AdaptiveConcurrency c = new AdaptiveConcurrency(1, 1);
+    AdaptiveConcurrency c = steady(1, 1);
     int[] ran = new int[1];
     for (int i = 0; i < 100_000; i++) {
       c.execute(
