@@ -189,7 +189,9 @@ def main():
                     z = run_zaro(url, slices, args.threads, repeat, args.zaro_args.split(), warmup)
                     zreq = server.stats()
                     if args.anchors and op == "read_all":
-                        f = run_floor(f"http://127.0.0.1:{server.port}/{name}_{N}.zarr",
+                        # the same objects by plain GETs (in S3 mode, path style: /BUCKET/KEY)
+                        prefix = f"/{S3_BUCKET}" if args.store == "s3" else ""
+                        f = run_floor(f"http://127.0.0.1:{server.port}{prefix}/{name}_{N}.zarr",
                                       DATA / f"{name}_{N}.zarr", zreq[1], repeat, warmup)
                         server.stats()
                         local = run_zaro(str(DATA / f"{name}_{N}.zarr"), slices, args.threads, repeat,
