@@ -242,28 +242,17 @@ public final class ZarrArray {
     if (rank == 0 || selection.size() == 0 || metadata.dataType().isVariableLength()) {
       return null;
     }
-    List<List<ChunkPart>> parts = new ArrayList<>(rank);
+    List<List<ChunkPart>> parts = chunkParts(selection);
     long count = 1;
-    for (int d = 0; d < rank; d++) {
-      Selection.Dim dim = selection.dims().get(d);
-      List<ChunkPart> p =
-          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
-      parts.add(p);
+    for (List<ChunkPart> p : parts) {
       count *= p.size();
       if (count > MAX_ASSEMBLED_CHUNKS) {
         return null;
       }
     }
     List<ChunkCache.Key> chunks = new ArrayList<>((int) count);
-    long[] index = new long[rank];
     for (int t = 0; t < count; t++) {
-      long rest = t;
-      for (int d = rank - 1; d >= 0; d--) {
-        List<ChunkPart> p = parts.get(d);
-        index[d] = p.get((int) (rest % p.size())).chunk();
-        rest /= p.size();
-      }
-      chunks.add(decoder.cacheKey(chunkKey(index)));
+      chunks.add(decoder.cacheKey(chunkKey(chunkIndexOf(parts, t))));
     }
     ChunkCache.Key key = decoder.assembledKey(selection.dims().toString(), chunks);
     if (key == null) {
@@ -378,13 +367,9 @@ public final class ZarrArray {
       s = Math.multiplyExact(s, counts[d]);
     }
     long outBytes = s;
-    List<List<ChunkPart>> parts = new ArrayList<>();
+    List<List<ChunkPart>> parts = chunkParts(selection);
     long tasks = 1;
-    for (int d = 0; d < rank; d++) {
-      Selection.Dim dim = selection.dims().get(d);
-      List<ChunkPart> p =
-          ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d));
-      parts.add(p);
+    for (List<ChunkPart> p : parts) {
       tasks *= p.size();
     }
     if (tasks > Integer.MAX_VALUE) {
@@ -705,6 +690,16 @@ public final class ZarrArray {
   }
 
   /** The chunk index of task {@code task}: C order over the per-dimension chunk parts. */
+  /** Per dimension, the parts of the chunks {@code selection} touches, in chunk order. */
+  private List<List<ChunkPart>> chunkParts(Selection selection) {
+    List<List<ChunkPart>> parts = new ArrayList<>(metadata.rank());
+    for (int d = 0; d < metadata.rank(); d++) {
+      Selection.Dim dim = selection.dims().get(d);
+      parts.add(ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d)));
+    }
+    return parts;
+  }
+
   private static long[] chunkIndexOf(List<List<ChunkPart>> parts, int task) {
     long[] chunkIndex = new long[parts.size()];
     int rest = task;
