@@ -5,6 +5,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.Control;
 import dev.zaro.arrow.exec.WorkRunner;
+import dev.zaro.arrow.memory.BlockPool;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.Selection;
@@ -370,9 +371,10 @@ public final class TableReader extends ArrowReader {
         dimBuffers[column] = null;
       }
       dimKeys[column] = null;
-      ArrowBuf data = allocator.buffer(Math.max(1, rows * w));
+      // fillDim writes every byte: memory of a freed block is reused (no page faults, no zeroing
+      // by the kernel, for each batch of a long column)
+      ArrowBuf data = BlockPool.shared().buffer(allocator, Math.max(1, rows * w));
       dimBuffers[column] = data;
-      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
       long pieces = Math.max(1, Math.min(budget.parallelism(), rows / FILL_PIECE_ROWS));
       long innerRows = inner;
       for (long i = 0; i < pieces; i++) {

@@ -3,12 +3,14 @@ package dev.zaro.arrow.vector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.memory.BlockPool;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
@@ -17,7 +19,9 @@ import dev.zaro.arrow.store.MemoryStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
@@ -122,6 +126,60 @@ class TableBatchBuffersTest extends AllocatorTest {
       assertEquals(want, v.get(i), "v of row " + row);
     }
     return row;
+  }
+
+  /**
+   * Dimension column buffers of a MiB or more come from the block pool, which hands out a freed
+   * block with its last user's bytes: every byte is written before a batch holds it, so blocks of
+   * the columns' size poisoned beforehand never show. Index columns (no coordinate arrays) hold
+   * each row's position along their dimension; only the dimension columns are read (no chunk is).
+   */
+  @Test
+  void pooledDimensionBuffersAreWrittenWhole() throws Exception {
+    long rows = 1 << 17; // 1 MiB of int64 per column and batch: the pool's smallest block
+    BlockPool pool = BlockPool.shared();
+    assumeTrue(pool.capacity() >= 8 * rows * 8, "block pool off or small");
+    List<ArrowBuf> poison = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ArrowBuf b = pool.buffer(allocator, rows * 8);
+      MemoryUtil.setMemory(b.memoryAddress(), rows * 8, (byte) 0x5a);
+      poison.add(b);
+    }
+    poison.forEach(ArrowBuf::close);
+    long reusedBefore = pool.reused();
+    MemoryStore store = new MemoryStore();
+    store.put("zarr.json", "{\"zarr_format\": 3, \"node_type\": \"group\"}");
+    store.put(
+        "v/zarr.json",
+        "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [4, 256, 512],"
+            + " \"data_type\": \"int8\", \"chunk_grid\": {\"name\": \"regular\","
+            + " \"configuration\": {\"chunk_shape\": [2, 256, 512]}}, \"chunk_key_encoding\":"
+            + " {\"name\": \"default\"}, \"fill_value\": 0, \"codecs\": [{\"name\":"
+            + " \"bytes\"}], \"dimension_names\": [\"a\", \"b\", \"c\"]}");
+    long row = 0;
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+        TableReader reader =
+            zaro.readTable(
+                "v",
+                "",
+                allocator,
+                TableOptions.DEFAULT.withBatchRows(rows).withColumns(List.of("a", "b", "c")),
+                ReadOptions.DEFAULT)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      while (reader.loadNextBatch()) {
+        BigIntVector a = (BigIntVector) root.getVector("a");
+        BigIntVector b = (BigIntVector) root.getVector("b");
+        BigIntVector c = (BigIntVector) root.getVector("c");
+        for (int i = 0; i < root.getRowCount(); i++, row++) {
+          assertEquals(row / (256 * 512), a.get(i), "a of row " + row);
+          assertEquals(row / 512 % 256, b.get(i), "b of row " + row);
+          assertEquals(row % 512, c.get(i), "c of row " + row);
+        }
+      }
+    }
+    assertEquals(4L * 256 * 512, row);
+    assertTrue(pool.reused() > reusedBefore, "no pooled block was reused");
+    assertEquals(0, allocator.getAllocatedMemory());
   }
 
   /** A reader closed mid-stream frees everything; a batch kept from it stays valid until closed. */
