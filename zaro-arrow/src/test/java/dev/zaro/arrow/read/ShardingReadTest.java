@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,10 +18,16 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Partial shard reads and broken shards, on testdata/sharding/stores/end_zstd.zarr (tensorstore:
@@ -92,6 +99,69 @@ class ShardingReadTest extends AllocatorTest {
       }
       assertEquals(1, store.gets.get(), "both indexes cached: the chunk alone");
     }
+  }
+
+  /**
+   * A shard file replaced (write and rename) or rewritten in place under an open array is read with
+   * its new index, never with the cached one's offsets: on
+   * testdata/sharding/stores/index_without_crc (tensorstore: float32 [17], shards [8] of raw inner
+   * chunks [2], no index checksum), shard c/0 (four inner chunks) becomes shard c/1's bytes (three,
+   * the last inner chunk absent), whose fourth entry the old index would read from the new file's
+   * index bytes. An unchanged shard's index stays cached (a second read fetches only chunk bytes).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aShardReplacedUnderAnOpenArrayIsReadWithItsNewIndex(boolean rename, @TempDir Path dir)
+      throws IOException {
+    Path source = STORE.getParent().resolve("index_without_crc.zarr");
+    Path root = Fixtures.copyTree(source, dir.resolve("a.zarr"));
+    Fixtures.age(root, 3600); // versions are told only for files older than a few seconds
+    float[] all =
+        floats(
+            Files.readAllBytes(
+                STORE.getParent().getParent().resolve("expected/index_without_crc.0.bin")));
+    try (Zaro zaro = Zaro.open(new FileStore(root), ZaroOptions.defaults())) {
+      ReadStats first = new ReadStats();
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", first));
+      ReadStats cached = new ReadStats();
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", cached));
+      assertEquals(first.bytesFetched() - 4 * 16, cached.bytesFetched(), "index read once");
+
+      byte[] other = Files.readAllBytes(root.resolve("c/1"));
+      Path shard = root.resolve("c/0");
+      if (rename) {
+        Path tmp = root.resolve("c/0.tmp");
+        Files.write(tmp, other);
+        Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().minusSeconds(7200)));
+        Files.move(tmp, shard, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        Files.write(shard, other); // in place: same file, truncated and rewritten
+        Files.setLastModifiedTime(shard, FileTime.from(Instant.now().minusSeconds(7200)));
+      }
+      // both past the racy window: the version (not its absence) tells the change
+      assertArrayEquals(Arrays.copyOfRange(all, 8, 16), read(zaro, "0:8", new ReadStats()));
+      // and a file changed seconds ago (no version yet) is read with its own index too
+      Files.write(shard, Files.readAllBytes(source.resolve("c/0")));
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", new ReadStats()));
+    }
+  }
+
+  private float[] read(Zaro zaro, String selection, ReadStats stats) {
+    try (Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
+      float[] out = new float[(int) slab.elementCount()];
+      slab.data()
+          .nioBuffer(0, out.length * 4)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asFloatBuffer()
+          .get(out);
+      return out;
+    }
+  }
+
+  private static float[] floats(byte[] b) {
+    float[] f = new float[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+    return f;
   }
 
   private void assertBrokenShard(Consumer<byte[]> damage, String... message) throws IOException {
