@@ -10,6 +10,7 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.CountingStore;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
@@ -146,6 +147,63 @@ class ShardingReadTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A shard read alone on two threads (its inner chunks decoded by both) equals tensorstore's
+   * values, for blocks of inner chunks of shard (1, 1), and fetches the index and each needed
+   * chunk's bytes once.
+   */
+  @Test
+  void aShardReadAloneOnTwoThreadsEqualsTensorstore() throws IOException {
+    byte[] shard = Files.readAllBytes(STORE.resolve("c/1/1"));
+    long[][] entries = index(shard);
+    int[] all =
+        ints(Files.readAllBytes(STORE.getParent().getParent().resolve("expected/end_zstd.0.bin")));
+    for (String selection : new String[] {"10:20, 16:32", "11:19, 17:31", "10:15, 16:32"}) {
+      Selection sel = Selection.parse(selection, new long[] {30, 41});
+      Selection.Dim rows = sel.dims().get(0);
+      Selection.Dim cols = sel.dims().get(1);
+      ReadStats stats = new ReadStats();
+      // a fresh Zaro each time: the one shard's index is read once by every read
+      try (Zaro zaro = Zaro.open(new FileStore(STORE), ZaroOptions.defaults().withThreads(2));
+          Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
+        int[] got = new int[(int) slab.elementCount()];
+        slab.data()
+            .nioBuffer(0, got.length * 4)
+            .order(ByteOrder.LITTLE_ENDIAN)
+            .asIntBuffer()
+            .get(got);
+        int[] want = new int[got.length];
+        int k = 0;
+        for (long i = 0; i < rows.count(); i++) {
+          for (long j = 0; j < cols.count(); j++) {
+            want[k++] = all[(int) ((rows.start() + i) * 41 + cols.start() + j)];
+          }
+        }
+        assertArrayEquals(want, got, selection);
+      }
+      long chunkBytes = 0;
+      for (int p = 0; p < 8; p++) {
+        long r0 = 10L + 5L * (p / 4);
+        long c0 = 16L + 4L * (p % 4);
+        boolean needed =
+            rows.start() < r0 + 5
+                && rows.start() + rows.count() > r0
+                && cols.start() < c0 + 4
+                && cols.start() + cols.count() > c0;
+        if (needed && entries[p][0] != -1) {
+          chunkBytes += entries[p][1];
+        }
+      }
+      assertEquals(chunkBytes + INDEX_BYTES, stats.bytesFetched(), selection);
+    }
+  }
+
+  private static int[] ints(byte[] b) {
+    int[] out = new int[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
+    return out;
+  }
+
   private float[] read(Zaro zaro, String selection, ReadStats stats) {
     try (Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
       float[] out = new float[(int) slab.elementCount()];
@@ -169,8 +227,10 @@ class ShardingReadTest extends AllocatorTest {
     byte[] shard = store.getBytes("c/1/1").orElseThrow();
     damage.accept(shard);
     store.put("c/1/1", shard);
-    for (String selection : new String[] {"", "12:13, 20:21"}) {
-      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+    // the whole array, one inner chunk, and the whole shard alone (its 8 inner chunks decoded by
+    // both threads of the read)
+    for (String selection : new String[] {"", "12:13, 20:21", "10:20, 16:32"}) {
+      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(2))) {
         CodecException e =
             assertThrows(CodecException.class, () -> zaro.read("", selection, allocator).close());
         assertTrue(
