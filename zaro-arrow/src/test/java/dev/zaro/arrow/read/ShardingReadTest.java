@@ -164,14 +164,8 @@ class ShardingReadTest extends AllocatorTest {
       Selection.Dim cols = sel.dims().get(1);
       ReadStats stats = new ReadStats();
       // a fresh Zaro each time: the one shard's index is read once by every read
-      try (Zaro zaro = Zaro.open(new FileStore(STORE), ZaroOptions.defaults().withThreads(2));
-          Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
-        int[] got = new int[(int) slab.elementCount()];
-        slab.data()
-            .nioBuffer(0, got.length * 4)
-            .order(ByteOrder.LITTLE_ENDIAN)
-            .asIntBuffer()
-            .get(got);
+      try (Zaro zaro = Zaro.open(new FileStore(STORE), ZaroOptions.defaults().withThreads(2))) {
+        int[] got = ints(readBytes(zaro, selection, stats));
         int[] want = new int[got.length];
         int k = 0;
         for (long i = 0; i < rows.count(); i++) {
@@ -198,28 +192,29 @@ class ShardingReadTest extends AllocatorTest {
     }
   }
 
-  private static int[] ints(byte[] b) {
-    int[] out = new int[b.length / 4];
-    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
-    return out;
+  /** The C-order bytes a read of the fixture's one array returns. */
+  private byte[] readBytes(Zaro zaro, String selection, ReadStats stats) {
+    try (Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
+      byte[] out = new byte[(int) slab.byteSize()];
+      slab.data().getBytes(0, out);
+      return out;
+    }
   }
 
   private float[] read(Zaro zaro, String selection, ReadStats stats) {
-    try (Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
-      float[] out = new float[(int) slab.elementCount()];
-      slab.data()
-          .nioBuffer(0, out.length * 4)
-          .order(ByteOrder.LITTLE_ENDIAN)
-          .asFloatBuffer()
-          .get(out);
-      return out;
-    }
+    return floats(readBytes(zaro, selection, stats));
   }
 
   private static float[] floats(byte[] b) {
     float[] f = new float[b.length / 4];
     ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
     return f;
+  }
+
+  private static int[] ints(byte[] b) {
+    int[] out = new int[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
+    return out;
   }
 
   private void assertBrokenShard(Consumer<byte[]> damage, String... message) throws IOException {
