@@ -29,11 +29,11 @@ import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * Reads parts of shards, as a partial decoder that wraps the one below it (zarrs' model): the index
- * with one ranged read (prefix or suffix, cached per shard), then only the inner chunks a view
- * needs, their byte ranges read together through {@link Store#getRanges} (the store layer coalesces
- * them). An inner chunk that is itself a shard (nested sharding) is read the same way, one level
- * down, inside its byte range of the outer shard: at any depth only the indexes and the needed
- * innermost chunks are fetched.
+ * with one ranged read (prefix or suffix, cached per shard: see {@link #version}), then only the
+ * inner chunks a view needs, their byte ranges read together through {@link Store#getRanges} (the
+ * store layer coalesces them). An inner chunk that is itself a shard (nested sharding) is read the
+ * same way, one level down, inside its byte range of the outer shard: at any depth only the indexes
+ * and the needed innermost chunks are fetched.
  *
  * <p>A read is two steps, fetch then decode, so that remote reads can run the fetches ahead of the
  * decoding threads ({@link #fetchAsync}, used by ZarrArray's prefetch window; docs/ARCHITECTURE.md,
@@ -46,7 +46,16 @@ final class ShardReader {
 
   private final Store store;
   private final PartialDecoder codec;
-  private final Map<String, ShardIndex> indexes = new ConcurrentHashMap<>();
+  private final Map<String, CachedIndex> indexes = new ConcurrentHashMap<>();
+
+  /** A cached index and the version of its shard's file it was read under. */
+  private record CachedIndex(ShardIndex index, String version) {}
+
+  /** The version of a shard on a store whose versions are not asked ({@link #version}). */
+  private static final String UNVERSIONED = "";
+
+  /** Whether cached indexes are checked against the shard's version on every read. */
+  private final boolean versioned;
 
   /** Index reads in progress, so that threads asking for one shard's index at once share one. */
   private final Map<String, CompletableFuture<Optional<ShardIndex>>> loading =
@@ -64,6 +73,7 @@ final class ShardReader {
     this.store = store;
     this.codec = codec;
     this.scratchPool = scratchPool;
+    this.versioned = !store.capabilities().isRemote();
     this.nested =
         codec
             .innerChain()
@@ -220,14 +230,15 @@ final class ShardReader {
       Executor executor,
       ReadStats stats) {
     Source source = new Source(key, 0, -1);
-    ShardIndex cached = indexes.get(source.cacheKey());
+    String version = version(source);
+    ShardIndex cached = cached(source, version);
     if (whole && (cached != null || !codec.indexAtEnd())) {
-      return stream(source, cached, view, allocator, executor, stats);
+      return stream(source, cached, version, view, allocator, executor, stats);
     }
     if (cached == null && whole) {
       return store
           .getAsync(key, ByteRange.ALL, allocator, executor)
-          .thenApply(body -> whole(source, body, view, allocator, stats));
+          .thenApply(body -> whole(source, version, body, view, allocator, stats));
     }
     CompletableFuture<Optional<ShardIndex>> index =
         cached != null
@@ -241,7 +252,7 @@ final class ShardReader {
                         throw new CompletionException(
                             e instanceof StoreException se ? unreadableIndex(se) : e);
                       }
-                      return indexFrom(source, encoded, allocator, stats);
+                      return indexFrom(source, version, encoded, allocator, stats);
                     });
     return index.thenCompose(
         found -> {
@@ -288,6 +299,7 @@ final class ShardReader {
   private CompletableFuture<Fetched> stream(
       Source source,
       ShardIndex cached,
+      String version,
       SlabView view,
       BufferAllocator allocator,
       Executor executor,
@@ -303,7 +315,7 @@ final class ShardReader {
               && stream.prefix() >= codec.indexSize()
               && indexing.compareAndSet(false, true)) {
             try {
-              ShardIndex index = indexFromPrefix(source, stream, allocator, stats);
+              ShardIndex index = indexFromPrefix(source, version, stream, allocator, stats);
               ready.complete(streamed(source, index, view, stream, stats));
             } catch (RuntimeException e) {
               indexFailure.set(e); // reported once the request settles and its body is freed
@@ -351,13 +363,17 @@ final class ShardReader {
 
   /** The index at the start of a streaming shard, from its first bytes; validated and cached. */
   private ShardIndex indexFromPrefix(
-      Source source, ShardStream stream, BufferAllocator allocator, ReadStats stats) {
+      Source source,
+      String version,
+      ShardStream stream,
+      BufferAllocator allocator,
+      ReadStats stats) {
     ShardIndex index = codec.decodeIndex(stream.slice(0, codec.indexSize()), allocator);
     index.validate(codec.dataStart(), Long.MAX_VALUE);
     if (stats != null) {
       stats.fetched(codec.indexSize());
     }
-    cache(source, index);
+    cache(source, version, index);
     return index;
   }
 
@@ -389,6 +405,7 @@ final class ShardReader {
   /** A whole shard read with one request: the index from its own bytes, the chunks as slices. */
   private Fetched whole(
       Source source,
+      String version,
       Optional<ArrowBuf> body,
       SlabView view,
       BufferAllocator allocator,
@@ -414,7 +431,7 @@ final class ShardReader {
       encodedIndex.writerIndex(size);
       ShardIndex index = codec.decodeIndex(encodedIndex, allocator);
       index.validate(codec.dataStart(), codec.indexAtEnd() ? n - size : n);
-      cache(source, index);
+      cache(source, version, index);
       List<Wanted> wanted = new ArrayList<>();
       List<SlabView> absent = new ArrayList<>();
       plan(index, view, wanted, absent);
@@ -626,12 +643,14 @@ final class ShardReader {
   }
 
   /**
-   * The shard's index: cached, or read once however many threads of a read (boxes and inner chunks
-   * of one shard, shards read side by side) ask for it at the same time.
+   * The shard's index: cached under the shard's version now, or read once however many threads of a
+   * read (boxes and inner chunks of one shard, shards read side by side) ask for it at the same
+   * time.
    */
   private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
     String cacheKey = source.cacheKey();
-    ShardIndex cached = indexes.get(cacheKey);
+    String version = version(source);
+    ShardIndex cached = cached(source, version);
     if (cached != null) {
       return Optional.of(cached);
     }
@@ -652,7 +671,7 @@ final class ShardReader {
       } catch (StoreException e) {
         throw unreadableIndex(e);
       }
-      Optional<ShardIndex> index = indexFrom(source, encoded, allocator, stats);
+      Optional<ShardIndex> index = indexFrom(source, version, encoded, allocator, stats);
       mine.complete(index);
       return index;
     } catch (RuntimeException | Error e) {
@@ -674,7 +693,11 @@ final class ShardReader {
 
   /** The index decoded from its encoded bytes (consumed), validated and cached. */
   private Optional<ShardIndex> indexFrom(
-      Source source, Optional<ArrowBuf> encoded, BufferAllocator allocator, ReadStats stats) {
+      Source source,
+      String version,
+      Optional<ArrowBuf> encoded,
+      BufferAllocator allocator,
+      ReadStats stats) {
     if (encoded.isEmpty()) {
       if (source.length() >= 0) {
         throw new StoreException("shard '" + source.key() + "' disappeared while being read");
@@ -695,14 +718,41 @@ final class ShardReader {
         source.length() < 0
             ? Long.MAX_VALUE
             : codec.indexAtEnd() ? source.length() - size : source.length());
-    cache(source, index);
+    cache(source, version, index);
     return Optional.of(index);
   }
 
-  private void cache(Source source, ShardIndex index) {
+  /**
+   * The version a cached index of {@code source} must have been read under, asked of the store now
+   * (before the index is read, so that an index read later is at least as new): on a local store
+   * its shard file's {@link Store#version} (one stat), so that a shard rewritten in place or
+   * replaced under an open array has its index read again, never decoded with the old one's
+   * offsets; null when the store cannot tell (a file changed in the last seconds, a store without
+   * versions), and then the index is read on every read and not cached. A remote store is not asked
+   * (a request per read would cost what the cache saves): its indexes are cached for the life of
+   * the reader, as its chunks' bytes are read as they are.
+   */
+  private String version(Source source) {
+    return versioned ? store.version(source.key()).orElse(null) : UNVERSIONED;
+  }
+
+  /** The cached index of {@code source} read under {@code version}, else null. */
+  private ShardIndex cached(Source source, String version) {
+    if (version == null) {
+      return null;
+    }
+    CachedIndex c = indexes.get(source.cacheKey());
+    return c != null && c.version().equals(version) ? c.index() : null;
+  }
+
+  /** Caches {@code index}, read under {@code version} (not at all when that is unknown). */
+  private void cache(Source source, String version, ShardIndex index) {
+    if (version == null) {
+      return;
+    }
     if (indexes.size() >= INDEX_CACHE_ENTRIES) {
       indexes.clear();
     }
-    indexes.put(source.cacheKey(), index);
+    indexes.put(source.cacheKey(), new CachedIndex(index, version));
   }
 }

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.read;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.store.CountingStore;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
@@ -17,10 +19,16 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Partial shard reads and broken shards, on testdata/sharding/stores/end_zstd.zarr (tensorstore:
@@ -94,13 +102,130 @@ class ShardingReadTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A shard file replaced (write and rename) or rewritten in place under an open array is read with
+   * its new index, never with the cached one's offsets: on
+   * testdata/sharding/stores/index_without_crc (tensorstore: float32 [17], shards [8] of raw inner
+   * chunks [2], no index checksum), shard c/0 (four inner chunks) becomes shard c/1's bytes (three,
+   * the last inner chunk absent), whose fourth entry the old index would read from the new file's
+   * index bytes. An unchanged shard's index stays cached (a second read fetches only chunk bytes).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aShardReplacedUnderAnOpenArrayIsReadWithItsNewIndex(boolean rename, @TempDir Path dir)
+      throws IOException {
+    Path source = STORE.getParent().resolve("index_without_crc.zarr");
+    Path root = Fixtures.copyTree(source, dir.resolve("a.zarr"));
+    Fixtures.age(root, 3600); // versions are told only for files older than a few seconds
+    float[] all =
+        floats(
+            Files.readAllBytes(
+                STORE.getParent().getParent().resolve("expected/index_without_crc.0.bin")));
+    try (Zaro zaro = Zaro.open(new FileStore(root), ZaroOptions.defaults())) {
+      ReadStats first = new ReadStats();
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", first));
+      ReadStats cached = new ReadStats();
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", cached));
+      assertEquals(first.bytesFetched() - 4 * 16, cached.bytesFetched(), "index read once");
+
+      byte[] other = Files.readAllBytes(root.resolve("c/1"));
+      Path shard = root.resolve("c/0");
+      if (rename) {
+        Path tmp = root.resolve("c/0.tmp");
+        Files.write(tmp, other);
+        Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().minusSeconds(7200)));
+        Files.move(tmp, shard, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        Files.write(shard, other); // in place: same file, truncated and rewritten
+        Files.setLastModifiedTime(shard, FileTime.from(Instant.now().minusSeconds(7200)));
+      }
+      // both past the racy window: the version (not its absence) tells the change
+      assertArrayEquals(Arrays.copyOfRange(all, 8, 16), read(zaro, "0:8", new ReadStats()));
+      // and a file changed seconds ago (no version yet) is read with its own index too
+      Files.write(shard, Files.readAllBytes(source.resolve("c/0")));
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", new ReadStats()));
+    }
+  }
+
+  /**
+   * A shard read alone on two threads (its inner chunks decoded by both) equals tensorstore's
+   * values, for blocks of inner chunks of shard (1, 1), and fetches the index and each needed
+   * chunk's bytes once.
+   */
+  @Test
+  void aShardReadAloneOnTwoThreadsEqualsTensorstore() throws IOException {
+    byte[] shard = Files.readAllBytes(STORE.resolve("c/1/1"));
+    long[][] entries = index(shard);
+    int[] all =
+        ints(Files.readAllBytes(STORE.getParent().getParent().resolve("expected/end_zstd.0.bin")));
+    for (String selection : new String[] {"10:20, 16:32", "11:19, 17:31", "10:15, 16:32"}) {
+      Selection sel = Selection.parse(selection, new long[] {30, 41});
+      Selection.Dim rows = sel.dims().get(0);
+      Selection.Dim cols = sel.dims().get(1);
+      ReadStats stats = new ReadStats();
+      // a fresh Zaro each time: the one shard's index is read once by every read
+      try (Zaro zaro = Zaro.open(new FileStore(STORE), ZaroOptions.defaults().withThreads(2))) {
+        int[] got = ints(readBytes(zaro, selection, stats));
+        int[] want = new int[got.length];
+        int k = 0;
+        for (long i = 0; i < rows.count(); i++) {
+          for (long j = 0; j < cols.count(); j++) {
+            want[k++] = all[(int) ((rows.start() + i) * 41 + cols.start() + j)];
+          }
+        }
+        assertArrayEquals(want, got, selection);
+      }
+      long chunkBytes = 0;
+      for (int p = 0; p < 8; p++) {
+        long r0 = 10L + 5L * (p / 4);
+        long c0 = 16L + 4L * (p % 4);
+        boolean needed =
+            rows.start() < r0 + 5
+                && rows.start() + rows.count() > r0
+                && cols.start() < c0 + 4
+                && cols.start() + cols.count() > c0;
+        if (needed && entries[p][0] != -1) {
+          chunkBytes += entries[p][1];
+        }
+      }
+      assertEquals(chunkBytes + INDEX_BYTES, stats.bytesFetched(), selection);
+    }
+  }
+
+  /** The C-order bytes a read of the fixture's one array returns. */
+  private byte[] readBytes(Zaro zaro, String selection, ReadStats stats) {
+    try (Slab slab = zaro.read("", selection, allocator, ReadOptions.DEFAULT.withStats(stats))) {
+      byte[] out = new byte[(int) slab.byteSize()];
+      slab.data().getBytes(0, out);
+      return out;
+    }
+  }
+
+  private float[] read(Zaro zaro, String selection, ReadStats stats) {
+    return floats(readBytes(zaro, selection, stats));
+  }
+
+  private static float[] floats(byte[] b) {
+    float[] f = new float[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+    return f;
+  }
+
+  private static int[] ints(byte[] b) {
+    int[] out = new int[b.length / 4];
+    ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
+    return out;
+  }
+
   private void assertBrokenShard(Consumer<byte[]> damage, String... message) throws IOException {
     MemoryStore store = new MemoryStore().putAll(new FileStore(STORE));
     byte[] shard = store.getBytes("c/1/1").orElseThrow();
     damage.accept(shard);
     store.put("c/1/1", shard);
-    for (String selection : new String[] {"", "12:13, 20:21"}) {
-      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+    // the whole array, one inner chunk, and the whole shard alone (its 8 inner chunks decoded by
+    // both threads of the read)
+    for (String selection : new String[] {"", "12:13, 20:21", "10:20, 16:32"}) {
+      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(2))) {
         CodecException e =
             assertThrows(CodecException.class, () -> zaro.read("", selection, allocator).close());
         assertTrue(
