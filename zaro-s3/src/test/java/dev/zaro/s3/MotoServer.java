@@ -49,6 +49,11 @@ final class MotoServer implements AutoCloseable {
   }
 
   static MotoServer start() throws Exception {
+    return start(java.util.Map.of());
+  }
+
+  /** {@link #start()} with {@code env} added to moto_server's environment. */
+  static MotoServer start(java.util.Map<String, String> env) throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -61,7 +66,9 @@ final class MotoServer implements AutoCloseable {
             List.of(
                 "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
       try {
-        p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
+        b.environment().putAll(env);
+        p = b.redirectOutput(log.toFile()).start();
         break;
       } catch (IOException e) {
         // try the next way to start it
