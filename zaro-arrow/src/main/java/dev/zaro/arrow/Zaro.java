@@ -3,6 +3,7 @@ package dev.zaro.arrow;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
+import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SlabTooLargeException;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
@@ -41,6 +42,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The entry point: an open Zarr hierarchy.
@@ -400,21 +403,19 @@ public final class Zaro implements AutoCloseable {
    * alone (no chunk of the array or of its coordinates is read): the same fields {@link #readTable}
    * produces.
    */
-  public org.apache.arrow.vector.types.pojo.Schema tableSchema(
-      String path, Selection selection, TableOptions options) {
-    List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+  public Schema tableSchema(String path, Selection selection, TableOptions options) {
+    List<Field> fields = new ArrayList<>();
     forEachDimension(
         path,
         (d, name, coordPath, coord) -> {
           if (selection.dims().get(d).dropped()) {
             return;
           }
-          org.apache.arrow.vector.types.pojo.Field f =
-              coord == null ? null : DimensionColumn.field(name, coord, options.cf());
+          Field f = coord == null ? null : DimensionColumn.field(name, coord, options.cf());
           fields.add(f != null ? f : DimensionColumn.index(d, name).field());
         });
     fields.addAll(TableReader.valueFields(array(path), options));
-    return new org.apache.arrow.vector.types.pojo.Schema(fields);
+    return new Schema(fields);
   }
 
   /** What each dimension column of an array is made from. */
@@ -459,7 +460,7 @@ public final class Zaro implements AutoCloseable {
               && a.shape()[0] == length
           ? (options.fallbackTypes() ? a : a.withMlFloatsWidened())
           : null;
-    } catch (dev.zaro.arrow.error.NodeNotFoundException e) {
+    } catch (NodeNotFoundException e) {
       return null;
     }
   }

@@ -2,6 +2,7 @@ package dev.zaro.arrow;
 
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.read.MissingChunks;
+import dev.zaro.arrow.read.ZarrArray;
 
 /**
  * Options of an open hierarchy.
@@ -85,7 +86,7 @@ public record ZaroOptions(
         ioConcurrency,
         fallbackTypes,
         missingChunks,
-        dev.zaro.arrow.read.ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT);
+        ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT);
   }
 
   /** {@code threads} decoding threads and these codecs; the other options at their defaults. */

@@ -1,7 +1,11 @@
 package dev.zaro.arrow;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.stream.Stream;
 
 /** Finds the repository's testdata folder from any module's working directory. */
 public final class Fixtures {
@@ -25,18 +29,17 @@ public final class Fixtures {
 
   /** Copies the fixture tree {@code source} to {@code target} (to modify it in a test). */
   /** Sets every file under {@code dir} modified {@code ago} seconds ago (past the racy window). */
-  public static void age(Path dir, long ago) throws java.io.IOException {
-    java.nio.file.attribute.FileTime t =
-        java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(ago));
-    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+  public static void age(Path dir, long ago) throws IOException {
+    FileTime t = FileTime.from(Instant.now().minusSeconds(ago));
+    try (Stream<Path> files = Files.walk(dir)) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
         Files.setLastModifiedTime(f, t);
       }
     }
   }
 
-  public static Path copyTree(Path source, Path target) throws java.io.IOException {
-    try (java.util.stream.Stream<Path> files = Files.walk(source)) {
+  public static Path copyTree(Path source, Path target) throws IOException {
+    try (Stream<Path> files = Files.walk(source)) {
       for (Path p : files.toList()) {
         Path to = target.resolve(source.relativize(p).toString());
         if (Files.isDirectory(p)) {

@@ -2,19 +2,33 @@ package dev.zaro.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.management.OperatingSystemMXBean;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Slab;
+import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.vector.TableReader;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -44,14 +58,14 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "S",
       description =
           "Selection (default: everything); repeat to time a sequence of reads per repetition.")
-  java.util.List<String> slices;
+  List<String> slices;
 
   @Option(
       names = "--slices-file",
       paramLabel = "FILE",
       description =
           "Selections, one per line, read in order on every repetition (e.g. chunk by chunk).")
-  java.nio.file.Path slicesFile;
+  Path slicesFile;
 
   @Option(
       names = "--repeat",
@@ -82,36 +96,30 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ZaroOptions options = open.toOptions();
-    java.util.List<String> reads = new java.util.ArrayList<>();
+    List<String> reads = new ArrayList<>();
     if (slices != null) {
       reads.addAll(slices);
     }
     if (slicesFile != null) {
       try {
-        java.nio.file.Files.readAllLines(slicesFile).stream()
-            .filter(l -> !l.isBlank())
-            .forEach(reads::add);
-      } catch (java.io.IOException e) {
-        throw new dev.zaro.arrow.error.ZaroException(
-            "cannot read --slices-file " + slicesFile + ": " + e);
+        Files.readAllLines(slicesFile).stream().filter(l -> !l.isBlank()).forEach(reads::add);
+      } catch (IOException e) {
+        throw new ZaroException("cannot read --slices-file " + slicesFile + ": " + e);
       }
     }
     if (reads.isEmpty()) {
       reads.add("");
     }
     if (!layout.equals("tensor") && !layout.equals("table")) {
-      throw new picocli.CommandLine.ParameterException(
-          new picocli.CommandLine(this),
-          "--layout: expected tensor or table, not '" + layout + "'");
+      throw new ParameterException(
+          new CommandLine(this), "--layout: expected tensor or table, not '" + layout + "'");
     }
     boolean table = layout.equals("table");
     double[] seconds = new double[Math.max(1, repeat)];
     double[] cpuSeconds = new double[seconds.length];
     double[] warmupSeconds = new double[Math.max(0, warmup)];
-    com.sun.management.OperatingSystemMXBean os =
-        (com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    dev.zaro.arrow.read.ReadStats stats = new dev.zaro.arrow.read.ReadStats();
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    ReadStats stats = new ReadStats();
     double[] each = new double[reads.size() * seconds.length];
     long bytes = 0;
     try (Zaro zaro = Zaro.open(store, options);
@@ -176,7 +184,7 @@ final class BenchCommand implements Callable<Integer> {
       json.put("bytes_fetched", stats.bytesFetched());
       if (table) {
         // the tensor layout decodes every chunk a selection needs exactly once: the baseline
-        dev.zaro.arrow.read.ReadStats once = new dev.zaro.arrow.read.ReadStats();
+        ReadStats once = new ReadStats();
         for (String read : reads) {
           zaro.read(path, read, allocator, ReadOptions.DEFAULT.withStats(once)).close();
         }
@@ -199,20 +207,15 @@ final class BenchCommand implements Callable<Integer> {
       Zaro zaro, String slice, BufferAllocator allocator, ReadOptions readOptions) {
     long bytes = 0;
     try (TableReader reader =
-        zaro.readTable(
-            path,
-            slice,
-            allocator,
-            dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!raw),
-            readOptions)) {
-      org.apache.arrow.vector.VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        zaro.readTable(path, slice, allocator, TableOptions.DEFAULT.withCf(!raw), readOptions)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
       while (reader.loadNextBatch()) {
-        for (org.apache.arrow.vector.FieldVector v : root.getFieldVectors()) {
+        for (FieldVector v : root.getFieldVectors()) {
           bytes += v.getBufferSize();
         }
       }
-    } catch (java.io.IOException e) {
-      throw new dev.zaro.arrow.error.ZaroException("reading the table layout failed: " + e, e);
+    } catch (IOException e) {
+      throw new ZaroException("reading the table layout failed: " + e, e);
     }
     return bytes;
   }

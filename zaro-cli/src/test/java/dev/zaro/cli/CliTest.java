@@ -8,17 +8,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.vector.FixedShapeTensorType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.ConnectException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.ExtensionTypeVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
@@ -57,10 +65,10 @@ class CliTest extends AllocatorTest {
 
   static Stream<Arguments> shardingReads() throws Exception {
     JsonNode cases = Json.readTree(Fixtures.testdata().resolve("sharding/cases.json").toFile());
-    return java.util.stream.StreamSupport.stream(cases.get("cases").spliterator(), false)
+    return StreamSupport.stream(cases.get("cases").spliterator(), false)
         .flatMap(
             c ->
-                java.util.stream.StreamSupport.stream(c.get("reads").spliterator(), false)
+                StreamSupport.stream(c.get("reads").spliterator(), false)
                     .map(
                         r ->
                             Arguments.of(
@@ -95,10 +103,10 @@ class CliTest extends AllocatorTest {
         FieldVector values =
             v instanceof FixedSizeListVector l
                 ? l.getDataVector()
-                : v instanceof org.apache.arrow.vector.ExtensionTypeVector<?> e
+                : v instanceof ExtensionTypeVector<?> e
                     ? ((FixedSizeListVector) e.getUnderlyingVector()).getDataVector()
                     : v;
-        int width = ((org.apache.arrow.vector.BaseFixedWidthVector) values).getTypeWidth();
+        int width = ((BaseFixedWidthVector) values).getTypeWidth();
         byte[] b = new byte[values.getValueCount() * width];
         values.getDataBuffer().getBytes(0, b);
         got.write(b);
@@ -187,10 +195,9 @@ class CliTest extends AllocatorTest {
       while (reader.loadNextBatch()) {
         FieldVector v = reader.getVectorSchemaRoot().getVector(0);
         assertTrue(v.getValueCount() <= 2, "at most 100 KiB a batch");
-        org.apache.arrow.vector.Float4Vector values =
-            (org.apache.arrow.vector.Float4Vector)
-                ((FixedSizeListVector)
-                        ((org.apache.arrow.vector.ExtensionTypeVector<?>) v).getUnderlyingVector())
+        Float4Vector values =
+            (Float4Vector)
+                ((FixedSizeListVector) ((ExtensionTypeVector<?>) v).getUnderlyingVector())
                     .getDataVector();
         for (int i = 0; i < values.getValueCount(); i += 101) {
           assertEquals(7f, values.get(i));
@@ -239,10 +246,10 @@ class CliTest extends AllocatorTest {
    */
   @Test
   void sqlAggregatesEqualTheFixtureValues() throws Exception {
-    java.nio.ByteBuffer want =
-        java.nio.ByteBuffer.wrap(
+    ByteBuffer want =
+        ByteBuffer.wrap(
                 Files.readAllBytes(Fixtures.testdata().resolve("sharding/expected/end_zstd.0.bin")))
-            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            .order(ByteOrder.LITTLE_ENDIAN);
     long sum = 0;
     long count = 0;
     for (int i = 0; i < 30 * 41; i++) {
@@ -408,9 +415,9 @@ class CliTest extends AllocatorTest {
   @Test
   void errorMessagesCarryTheirCauses() {
     Exception e =
-        new dev.zaro.arrow.error.ZaroException(
+        new ZaroException(
             "s3: cannot reach the endpoint",
-            new RuntimeException("see cause", new java.net.ConnectException("Connection refused")));
+            new RuntimeException("see cause", new ConnectException("Connection refused")));
     assertEquals(
         "s3: cannot reach the endpoint: see cause: Connection refused", Main.withCauses(e));
   }

@@ -7,8 +7,10 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.vector.FixedShapeTensorType;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.channels.FileChannel;
@@ -39,7 +41,7 @@ class S3CliTest extends AllocatorTest {
   @BeforeAll
   static void startMoto() throws Exception {
     int port;
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     try {
@@ -115,7 +117,7 @@ class S3CliTest extends AllocatorTest {
     FixedShapeTensorType.register();
     try (FileChannel ch = FileChannel.open(out);
         ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
-      java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
       while (reader.loadNextBatch()) {
         var v = (FixedShapeTensorVector) reader.getVectorSchemaRoot().getVector(0);
         IntVector ints = (IntVector) v.getUnderlyingVector().getDataVector();

@@ -20,6 +20,7 @@ import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
 import io.grpc.Status;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -225,7 +226,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                   TableOptions.DEFAULT.withCf(!request.raw()).withColumns(request.columns()),
                   ReadOptions.DEFAULT)) {
         return reader.getVectorSchemaRoot().getSchema();
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
       }
     }
@@ -699,7 +700,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         stream.putNext();
       }
       stream.completed();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     }
   }

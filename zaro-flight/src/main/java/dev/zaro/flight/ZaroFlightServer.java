@@ -1,6 +1,7 @@
 package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.error.ZaroException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -209,8 +210,7 @@ public final class ZaroFlightServer implements AutoCloseable {
       try {
         c.close();
       } catch (Exception e) {
-        throw new dev.zaro.arrow.error.ZaroException(
-            "closing the Flight service: " + e.getMessage(), e);
+        throw new ZaroException("closing the Flight service: " + e.getMessage(), e);
       }
     }
   }

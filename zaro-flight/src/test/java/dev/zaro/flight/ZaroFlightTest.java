@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -91,7 +92,7 @@ class ZaroFlightTest extends AllocatorTest {
   @Test
   void listsArraysWithSchemaAndRecords() {
     List<FlightInfo> infos = new ArrayList<>();
-    client.listFlights(org.apache.arrow.flight.Criteria.ALL).forEach(infos::add);
+    client.listFlights(Criteria.ALL).forEach(infos::add);
     assertEquals(1, infos.size());
     assertEquals(List.of("/"), infos.get(0).getDescriptor().getPath());
     assertEquals(30, infos.get(0).getRecords());

@@ -6,6 +6,7 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.store.FileStore;
+import dev.zaro.arrow.store.ReferenceBackedStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import dev.zaro.arrow.store.Store;
@@ -54,7 +55,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * references that came over the network may not read local files. The metadata is also served as a
  * v2 consolidated {@code .zmetadata}, so a hierarchy opens from it in one read.
  */
-public final class ParquetReferenceStore implements dev.zaro.arrow.store.ReferenceBackedStore {
+public final class ParquetReferenceStore implements ReferenceBackedStore {
   private static final int CACHED_FILES = 64;
 
   /** An array with chunk references: where its chunks are and how many. */

@@ -27,6 +27,7 @@ import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -511,7 +512,7 @@ public final class S3Store implements Store {
     if (cause instanceof ZaroException z) {
       return z;
     }
-    if (cause instanceof org.apache.arrow.memory.OutOfMemoryException o) {
+    if (cause instanceof OutOfMemoryException o) {
       return o;
     }
     if (cause instanceof CancellationException) {

@@ -2,13 +2,19 @@ package dev.zaro.s3;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A real local S3 endpoint for tests: {@code moto_server} started on loopback at a free port,
@@ -34,28 +40,26 @@ final class MotoServer implements AutoCloseable {
    * A client with full rights, to set up buckets; also sets the credentials the default chain finds
    * (moto accepts any), so stores opened by URL sign their requests. The caller closes it.
    */
-  software.amazon.awssdk.services.s3.S3Client admin() {
+  S3Client admin() {
     System.setProperty("aws.accessKeyId", "testing");
     System.setProperty("aws.secretAccessKey", "testing");
-    return software.amazon.awssdk.services.s3.S3Client.builder()
+    return S3Client.builder()
         .endpointOverride(endpoint)
-        .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+        .region(Region.US_EAST_1)
         .forcePathStyle(true)
         .credentialsProvider(
-            software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
-                    "testing", "testing")))
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")))
         .build();
   }
 
   static MotoServer start() throws Exception {
-    return start(java.util.Map.of());
+    return start(Map.of());
   }
 
   /** {@link #start()} with {@code env} added to moto_server's environment. */
-  static MotoServer start(java.util.Map<String, String> env) throws Exception {
+  static MotoServer start(Map<String, String> env) throws Exception {
     int port;
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     Path log = Files.createTempFile("moto", ".log");

@@ -13,7 +13,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.ArrowBuf;
@@ -91,7 +94,7 @@ class S3SignedGetTest extends AllocatorTest {
   @SuppressWarnings("try") // MotoServer.close() waits for moto_server to exit: interruptible
   void motoChecksTheSignaturesOfZarosGets() throws Exception {
     byte[] value = new byte[100_000];
-    new java.util.Random(5).nextBytes(value);
+    new Random(5).nextBytes(value);
     try (MotoServer moto = MotoServer.start(Map.of("INITIAL_NO_AUTH_ACTION_COUNT", "4"))) {
       iam(moto, "Action=CreateUser&UserName=zaro");
       String key = iam(moto, "Action=CreateAccessKey&UserName=zaro");
@@ -119,7 +122,7 @@ class S3SignedGetTest extends AllocatorTest {
           S3Options.DEFAULT
               .withEndpoint(moto.endpoint(), true)
               .withRegion("us-east-1")
-              .withRetries(1, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1));
+              .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
       as(
           id,
           secret,
@@ -129,7 +132,7 @@ class S3SignedGetTest extends AllocatorTest {
               assertTrue(s.zaroGets() && !s.anonymous());
               byte[] got = new byte[(int) buf.writerIndex()];
               buf.getBytes(0, got);
-              assertArrayEquals(java.util.Arrays.copyOfRange(value, 1000, 6000), got);
+              assertArrayEquals(Arrays.copyOfRange(value, 1000, 6000), got);
             }
           });
       as(

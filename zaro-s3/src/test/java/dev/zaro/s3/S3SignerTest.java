@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -32,7 +34,7 @@ class S3SignerTest {
   /** The vectors' Authorization headers, by URL. */
   private static Map<String, String> vectors() throws IOException {
     try (InputStream in = S3SignerTest.class.getResourceAsStream("/sigv4/vectors.txt")) {
-      Map<String, String> out = new java.util.HashMap<>();
+      Map<String, String> out = new HashMap<>();
       for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n", -1)) {
         if (!line.isBlank()) {
           String[] f = line.split("\t", -1);
@@ -59,7 +61,7 @@ class S3SignerTest {
                     basic.accessKeyId(), basic.secretAccessKey(), token));
     Map<String, String> headers =
         new S3Signer(credentials, "eu-west-1", AT).sign("GET", URI.create(sent));
-    Map<String, String> lower = new java.util.HashMap<>();
+    Map<String, String> lower = new HashMap<>();
     headers.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));
     assertEquals(vectors().get(vector), lower.get("authorization"));
     assertEquals("20260102T030405Z", lower.get("x-amz-date"));
@@ -70,7 +72,7 @@ class S3SignerTest {
     assertFalse(lower.containsKey("host"), "the client sets Host from the URL");
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void anonymousRequestsGoUnsigned() {
     S3Signer anonymous = new S3Signer(null, "us-east-1", AT);
     assertEquals(Map.of(), anonymous.sign("GET", URI.create("http://h/b/k")));

@@ -6,22 +6,29 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.store.TestHttpServer.Fault;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +50,7 @@ class S3StoreFaultTest extends AllocatorTest {
   @BeforeEach
   void start() throws Exception {
     value = new byte[200_000];
-    new java.util.Random(13).nextBytes(value);
+    new Random(13).nextBytes(value);
     Files.createDirectories(dir.resolve("bucket/pre/a"));
     Files.write(dir.resolve("bucket/pre/a/b"), value);
     server = new TestHttpServer(dir);
@@ -98,7 +105,7 @@ class S3StoreFaultTest extends AllocatorTest {
   }
 
   private byte[] slice(long offset, long length) {
-    return java.util.Arrays.copyOfRange(value, (int) offset, (int) (offset + length));
+    return Arrays.copyOfRange(value, (int) offset, (int) (offset + length));
   }
 
   @Test
@@ -388,11 +395,9 @@ class S3StoreFaultTest extends AllocatorTest {
    * whose code is {@code SlowDown}) to the first {@code slowDowns} requests, then serves {@code
    * value} as every key (whole, ranges ignored). Returns the server; the caller stops it.
    */
-  private com.sun.net.httpserver.HttpServer slowDownServer(
-      int slowDowns, java.util.concurrent.atomic.AtomicInteger requests) throws Exception {
-    com.sun.net.httpserver.HttpServer s =
-        com.sun.net.httpserver.HttpServer.create(
-            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 16);
+  private HttpServer slowDownServer(int slowDowns, AtomicInteger requests) throws Exception {
+    HttpServer s =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     s.createContext(
         "/",
         ex -> {
@@ -402,7 +407,7 @@ class S3StoreFaultTest extends AllocatorTest {
               body =
                   ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
                           + "<Message>Please reduce your request rate.</Message></Error>")
-                      .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                      .getBytes(StandardCharsets.UTF_8);
               ex.getResponseHeaders().set("Content-Type", "application/xml");
               ex.sendResponseHeaders(503, body.length);
             } else {
@@ -416,7 +421,7 @@ class S3StoreFaultTest extends AllocatorTest {
     return s;
   }
 
-  private S3Store slowDownStore(com.sun.net.httpserver.HttpServer s, int attempts) {
+  private S3Store slowDownStore(HttpServer s, int attempts) {
     return new S3Store(
         "bucket",
         "pre",
@@ -427,9 +432,8 @@ class S3StoreFaultTest extends AllocatorTest {
 
   @Test
   void s3SlowDownRepliesAreRetried() throws Exception {
-    java.util.concurrent.atomic.AtomicInteger requests =
-        new java.util.concurrent.atomic.AtomicInteger();
-    com.sun.net.httpserver.HttpServer s = slowDownServer(2, requests);
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer s = slowDownServer(2, requests);
     try (S3Store store = slowDownStore(s, 3);
         ArrowBuf buf = store.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
       assertArrayEquals(value, bytes(buf));
@@ -441,9 +445,8 @@ class S3StoreFaultTest extends AllocatorTest {
 
   @Test
   void persistentSlowDownNamesTheKeyTheCodeAndTheAttempts() throws Exception {
-    java.util.concurrent.atomic.AtomicInteger requests =
-        new java.util.concurrent.atomic.AtomicInteger();
-    com.sun.net.httpserver.HttpServer s = slowDownServer(Integer.MAX_VALUE, requests);
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer s = slowDownServer(Integer.MAX_VALUE, requests);
     try (S3Store store = slowDownStore(s, 3)) {
       StoreException e =
           assertThrows(StoreException.class, () -> store.get("a/b", ByteRange.ALL, allocator));

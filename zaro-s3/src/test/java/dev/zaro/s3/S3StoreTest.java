@@ -16,6 +16,7 @@ import dev.zaro.arrow.store.Stores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -197,7 +198,7 @@ class S3StoreTest extends AbstractStoreTest {
               int off = chunk.getValue().get("offset").asInt();
               int size = chunk.getValue().get("size").asInt();
               assertArrayEquals(
-                  java.util.Arrays.copyOfRange(h5, off, off + size),
+                  Arrays.copyOfRange(h5, off, off + size),
                   read(s, chunk.getKey(), ByteRange.ALL),
                   ref + " " + chunk.getKey());
               n++;

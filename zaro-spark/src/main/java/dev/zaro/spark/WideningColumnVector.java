@@ -1,5 +1,6 @@
 package dev.zaro.spark;
 
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -130,7 +131,7 @@ final class WideningColumnVector extends ColumnVector {
   /** float16. */
   @Override
   public float getFloat(int rowId) {
-    return dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(data.getShort((long) rowId * 2));
+    return HalfFloat.toFloat(data.getShort((long) rowId * 2));
   }
 
   @Override

@@ -4,9 +4,16 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.DataType.Kind;
+import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.TableOptions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -74,16 +81,16 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
           throw new IllegalArgumentException(
               "zarr: option '" + option + "' ('" + array + "'): " + e.getMessage(), e);
         }
-        if (shape != null && !java.util.Arrays.equals(shape, arrayShape)) {
+        if (shape != null && !Arrays.equals(shape, arrayShape)) {
           throw new IllegalArgumentException(
               "zarr: option 'arrays': '"
                   + array
                   + "' has shape "
-                  + java.util.Arrays.toString(arrayShape)
+                  + Arrays.toString(arrayShape)
                   + " but '"
                   + options.arrays().get(0)
                   + "' has "
-                  + java.util.Arrays.toString(shape)
+                  + Arrays.toString(shape)
                   + "; the arrays of one table share their shape");
         }
         shape = arrayShape;
@@ -110,7 +117,7 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     Set<String> names = new HashSet<>();
     List<StructField> fields = new ArrayList<>();
     for (Field f : all) {
-      if (!names.add(f.getName().toLowerCase(java.util.Locale.ROOT))) {
+      if (!names.add(f.getName().toLowerCase(Locale.ROOT))) {
         throw new IllegalArgumentException(
             "zarr: option '"
                 + option
@@ -136,15 +143,13 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
   private static List<Field> tableFields(
       Zaro zaro, ZarrOptions options, String array, String option) {
     try {
-      dev.zaro.arrow.metadata.ArrayMetadata meta = zaro.meta(array);
+      ArrayMetadata meta = zaro.meta(array);
       if (meta.dataType().fallbackFormat().isPresent() && !options.fallbackTypes()) {
         // the read would refuse it: say which option allows it
         zaro.array(array);
       }
-      dev.zaro.arrow.plan.Selection selection =
-          dev.zaro.arrow.plan.Selection.parse(options.slice(), meta.shape());
-      return zaro.tableSchema(
-              array, selection, dev.zaro.arrow.read.TableOptions.DEFAULT.withCf(!options.raw()))
+      Selection selection = Selection.parse(options.slice(), meta.shape());
+      return zaro.tableSchema(array, selection, TableOptions.DEFAULT.withCf(!options.raw()))
           .getFields();
     } catch (SelectionException e) {
       throw new IllegalArgumentException("zarr: option 'slice': " + e.getMessage(), e);
@@ -161,9 +166,8 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
    */
   private static boolean zaroFallback(Zaro zaro, String array) {
     try {
-      dev.zaro.arrow.metadata.DataType type = zaro.meta(array).dataType();
-      return type.kind() == dev.zaro.arrow.metadata.DataType.Kind.STRUCT
-          && type.fallbackFormat().isPresent();
+      DataType type = zaro.meta(array).dataType();
+      return type.kind() == Kind.STRUCT && type.fallbackFormat().isPresent();
     } catch (ZaroException e) {
       return false;
     }

@@ -7,6 +7,8 @@ import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
+import java.sql.Date;
+import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,6 +30,7 @@ import org.apache.spark.sql.sources.In;
 import org.apache.spark.sql.sources.LessThan;
 import org.apache.spark.sql.sources.LessThanOrEqual;
 import org.apache.spark.sql.types.StructType;
+import scala.Option;
 
 /**
  * A planned read: the selection narrowed by the pushed filters, cut into partitions by zaro's read
@@ -180,7 +183,7 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
 
   /** Spark's default parallelism (its cores), or 1 outside a Spark application. */
   private static int defaultParallelism() {
-    scala.Option<SparkSession> session = SparkSession.getActiveSession();
+    Option<SparkSession> session = SparkSession.getActiveSession();
     return session.isDefined() ? Math.max(1, session.get().sparkContext().defaultParallelism()) : 1;
   }
 
@@ -219,10 +222,10 @@ final class ZarrScan implements Scan, Batch, SupportsReportStatistics {
 
   /** Spark's external values as DimensionFilter takes them (java.sql times as java.time). */
   private static Object literal(Object value) {
-    if (value instanceof java.sql.Timestamp t) {
+    if (value instanceof Timestamp t) {
       return t.toInstant();
     }
-    if (value instanceof java.sql.Date d) {
+    if (value instanceof Date d) {
       return d.toLocalDate();
     }
     return value;

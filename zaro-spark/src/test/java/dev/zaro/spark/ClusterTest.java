@@ -8,6 +8,7 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.vector.TableReader;
+import java.time.LocalDateTime;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
@@ -84,7 +85,7 @@ class ClusterTest {
       }
       assertEquals(rows, row.getLong(0));
       assertEquals(sum, row.getDouble(1), Math.abs(sum) * 1e-12);
-      assertEquals(java.time.LocalDateTime.of(2020, 1, 1, 0, 0), row.get(2));
+      assertEquals(LocalDateTime.of(2020, 1, 1, 0, 0), row.get(2));
       assertEquals(90.0, row.getDouble(3));
       assertTrue(executors.size() >= 2, "tasks ran on executors " + executors);
       assertTrue(!executors.contains("driver"), "tasks ran on executors " + executors);

@@ -26,6 +26,8 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -47,6 +49,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The zarr source on a local[2] session: values against tensorstore/numpy fixtures for every dtype
@@ -282,7 +285,7 @@ class ZarrSourceTest {
       List<long[]> next = new ArrayList<>();
       for (long[] prefix : out) {
         for (long i : range) {
-          long[] t = java.util.Arrays.copyOf(prefix, prefix.length + 1);
+          long[] t = Arrays.copyOf(prefix, prefix.length + 1);
           t[prefix.length] = i;
           next.add(t);
         }
@@ -387,7 +390,7 @@ class ZarrSourceTest {
 
   /** Rows keyed by their first {@code dims} values (the dimension columns). */
   private static Map<List<Object>, List<Object>> byDimensions(List<List<Object>> rows, int dims) {
-    Map<List<Object>, List<Object>> out = new java.util.HashMap<>();
+    Map<List<Object>, List<Object>> out = new HashMap<>();
     rows.forEach(r -> out.put(List.copyOf(r.subList(0, dims)), r));
     return out;
   }
@@ -507,9 +510,8 @@ class ZarrSourceTest {
     List<SparkPlan> scans = new ArrayList<>();
     collect(plan, scans);
     assertEquals(1, scans.size(), plan.toString());
-    Map<String, Long> out = new java.util.HashMap<>();
-    scala.jdk.javaapi.CollectionConverters.asJava(scans.get(0).metrics())
-        .forEach((k, v) -> out.put(k, v.value()));
+    Map<String, Long> out = new HashMap<>();
+    CollectionConverters.asJava(scans.get(0).metrics()).forEach((k, v) -> out.put(k, v.value()));
     return out;
   }
 
@@ -517,7 +519,7 @@ class ZarrSourceTest {
     if (plan instanceof BatchScanExec) {
       scans.add(plan);
     }
-    scala.jdk.javaapi.CollectionConverters.asJava(plan.children()).forEach(c -> collect(c, scans));
+    CollectionConverters.asJava(plan.children()).forEach(c -> collect(c, scans));
   }
 
   static Stream<Arguments> badOptions() {

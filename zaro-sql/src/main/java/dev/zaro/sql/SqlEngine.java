@@ -5,26 +5,33 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.plan.DimensionFilter;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
+import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.vector.CData;
 import dev.zaro.arrow.vector.DimensionColumn;
 import dev.zaro.arrow.vector.TableReader;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -33,6 +40,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType.Timestamp;
+import org.apache.arrow.vector.types.pojo.ArrowType.Utf8;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.duckdb.DuckDBConnection;
@@ -241,7 +250,7 @@ public final class SqlEngine implements AutoCloseable {
                     Selection.of(none),
                     info.columns(),
                     TableOptions.DEFAULT.withCf(options.cf()),
-                    dev.zaro.arrow.read.ReadOptions.DEFAULT,
+                    ReadOptions.DEFAULT,
                     allocator);
             ArrowArrayStream stream = CData.export(reader, allocator)) {
           duck.registerArrowStream("__zaro_schema", stream);
@@ -254,7 +263,7 @@ public final class SqlEngine implements AutoCloseable {
                       + SqlQuery.quote(rs.getString("column_name")));
             }
           }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
           throw new ZaroException("sql: cannot open table '" + table + "': " + e, e);
         }
         s.execute(
@@ -286,7 +295,7 @@ public final class SqlEngine implements AutoCloseable {
   public Schema schema(String table) {
     TableInfo info = info(table);
     if (info == null) {
-      throw new dev.zaro.arrow.error.NodeNotFoundException(
+      throw new NodeNotFoundException(
           "no table '" + table + "' (tables: " + String.join(", ", tables.values()) + ")");
     }
     return info.schema();
@@ -312,11 +321,11 @@ public final class SqlEngine implements AutoCloseable {
                     Selection.parse("", array.metadata().shape()),
                     columns,
                     tableOptions,
-                    dev.zaro.arrow.read.ReadOptions.DEFAULT,
+                    ReadOptions.DEFAULT,
                     allocator)) {
               return new TableInfo(
                   t, path, array, columns, reader.getVectorSchemaRoot().getSchema());
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
               throw new ZaroException("sql: cannot open table '" + t + "': " + e, e);
             }
           }
@@ -507,7 +516,7 @@ public final class SqlEngine implements AutoCloseable {
     long[] shape = info.array().metadata().shape();
     long[] lo = new long[shape.length];
     long[] hi = new long[shape.length];
-    java.util.Arrays.fill(lo, Long.MAX_VALUE);
+    Arrays.fill(lo, Long.MAX_VALUE);
     boolean any = false;
     for (StatementScan.Use use : uses) {
       DimensionFilter filter = new DimensionFilter(info.columns(), shape);
@@ -558,7 +567,7 @@ public final class SqlEngine implements AutoCloseable {
     }
     if (column.kind() == DimensionColumn.Kind.LABELS) {
       // labels (text coordinates, 360_day times): equality and IN on the constants' text
-      if (column.field().getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Utf8
+      if (column.field().getType() instanceof Utf8
           && (c.op() == StatementScan.Op.EQ || c.op() == StatementScan.Op.IN)) {
         List<Object> texts = new ArrayList<>();
         for (JsonNode constant : c.constants()) {
@@ -574,8 +583,7 @@ public final class SqlEngine implements AutoCloseable {
     }
     boolean times =
         column.kind() == DimensionColumn.Kind.TIMES
-            && column.field().getType()
-                instanceof org.apache.arrow.vector.types.pojo.ArrowType.Timestamp;
+            && column.field().getType() instanceof Timestamp;
     if (column.kind() == DimensionColumn.Kind.TIMES && !times) {
       return; // durations: DuckDB compares INTERVALs, not pushed down
     }
@@ -665,7 +673,7 @@ public final class SqlEngine implements AutoCloseable {
    * single precision (conservative: a string literal spelling the name counts too).
    */
   private static boolean isFloatTyped(JsonNode constant) {
-    String text = constant.toString().toUpperCase(java.util.Locale.ROOT);
+    String text = constant.toString().toUpperCase(Locale.ROOT);
     return text.contains("\"FLOAT\"") || text.contains("\"REAL\"") || text.contains("\"FLOAT4\"");
   }
 
@@ -674,9 +682,9 @@ public final class SqlEngine implements AutoCloseable {
    * DOUBLE, as FLOAT and as epoch microseconds of a TIMESTAMP (NaN where DuckDB's cast fails), and
    * as VARCHAR.
    */
-  private Map<JsonNode, Constant> evaluate(java.util.Collection<List<StatementScan.Use>> uses) {
+  private Map<JsonNode, Constant> evaluate(Collection<List<StatementScan.Use>> uses) {
     List<JsonNode> all = new ArrayList<>();
-    java.util.IdentityHashMap<JsonNode, Constant> out = new java.util.IdentityHashMap<>();
+    IdentityHashMap<JsonNode, Constant> out = new IdentityHashMap<>();
     for (List<StatementScan.Use> list : uses) {
       for (StatementScan.Use use : list) {
         for (StatementScan.Condition c : use.conditions()) {
@@ -759,7 +767,7 @@ public final class SqlEngine implements AutoCloseable {
         rs.next();
         return Json.readTree(rs.getString(1));
       }
-    } catch (SQLException | java.io.IOException e) {
+    } catch (SQLException | IOException e) {
       throw new ZaroException("sql: cannot parse the statement: " + e.getMessage(), e);
     }
   }

@@ -9,6 +9,7 @@ import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.vector.CData;
 import dev.zaro.arrow.vector.TableReader;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -106,7 +107,7 @@ public final class SqlQuery implements AutoCloseable {
           }
         }
       }
-    } catch (SQLException | RuntimeException | java.io.IOException e) {
+    } catch (SQLException | RuntimeException | IOException e) {
       close();
       throw e instanceof ZaroException z ? z : new ZaroException("sql: " + e.getMessage(), e);
     }

@@ -2,8 +2,10 @@ package dev.zaro.sql;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.flight.ZaroFlightProducer;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,15 +112,14 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
         SqlQuery query = engine().query(engine().schemaQuery(sql), child);
         ArrowReader reader = query.executeArrow(child, 1)) {
       return reader.getVectorSchemaRoot().getSchema();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     } catch (ZaroException e) {
       throw status(e);
     }
   }
 
-  private FlightInfo queryInfo(
-      String sql, FlightDescriptor descriptor, com.google.protobuf.Message ticket) {
+  private FlightInfo queryInfo(String sql, FlightDescriptor descriptor, Message ticket) {
     Schema schema = schemaOf(sql);
     return new FlightInfo(
         schema,
@@ -222,7 +223,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
         listener.putNext();
       }
       listener.completed();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       listener.error(CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException());
     } catch (RuntimeException e) {
       listener.error(ZaroFlightProducer.onWire(status(e)));
@@ -277,7 +278,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   // --- browsing ---
 
   private static FlightInfo metadataInfo(
-      Schema schema, FlightDescriptor descriptor, com.google.protobuf.Message command) {
+      Schema schema, FlightDescriptor descriptor, Message command) {
     return new FlightInfo(
         schema,
         descriptor,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.flight.ServerOptions;
 import dev.zaro.flight.ZaroFlightServer;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -47,7 +48,7 @@ class FlightSqlJdbcTest {
     server =
         ZaroFlightServer.start(
             zaro,
-            dev.zaro.flight.ServerOptions.defaults().withAddress("127.0.0.1", 0),
+            ServerOptions.defaults().withAddress("127.0.0.1", 0),
             (producer, allocator) ->
                 new FlightSqlRouter(
                     producer,

@@ -1,5 +1,7 @@
 package dev.zaro.arrow.codec;
 
+import java.util.Set;
+
 /**
  * One stage of a chunk's codec chain. Codecs are immutable, built once per array from its metadata
  * (the "prepared state") and shared by every chunk read, from any thread.
@@ -12,7 +14,7 @@ public sealed interface Codec permits ArrayToArrayCodec, ArrayToBytesCodec, Byte
    * What this codec can do beyond decoding whole chunks; the chain and the readers use a capability
    * only when the codec states it here. Fixed for the codec's lifetime.
    */
-  default java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of();
+  default Set<CodecCapability> capabilities() {
+    return Set.of();
   }
 }

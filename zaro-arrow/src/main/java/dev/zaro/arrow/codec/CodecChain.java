@@ -4,6 +4,8 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -122,12 +124,12 @@ public final class CodecChain {
    * states {@link CodecCapability#PARTIAL_DECODE} (sharding), every array codec before it states
    * {@link CodecCapability#LAYOUT_ONLY}, and no bytes codec follows it.
    */
-  public java.util.Optional<PartialDecoder> partialReader() {
+  public Optional<PartialDecoder> partialReader() {
     return arrayToBytes.capabilities().contains(CodecCapability.PARTIAL_DECODE)
             && bytesToBytes.isEmpty()
             && layoutOnly
-        ? java.util.Optional.of(arrayToBytes.partialDecoder())
-        : java.util.Optional.empty();
+        ? Optional.of(arrayToBytes.partialDecoder())
+        : Optional.empty();
   }
 
   /** A view of the decoded chunk re-expressed on the array-to-bytes codec's array. */
@@ -181,7 +183,7 @@ public final class CodecChain {
     try {
       for (int i = bytesToBytes.size() - 1; i >= 0; i--) {
         BytesToBytesCodec codec = bytesToBytes.get(i);
-        java.util.Set<CodecCapability> caps = codec.capabilities();
+        Set<CodecCapability> caps = codec.capabilities();
         boolean inPlace = caps.contains(CodecCapability.DECODE_IN_PLACE);
         if (i == 0
             && direct

@@ -1,5 +1,11 @@
 package dev.zaro.arrow.codec;
 
+import dev.zaro.arrow.memory.HugePages;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -15,9 +21,9 @@ public final class Scratch implements AutoCloseable {
   private BufferAllocator allocator;
   private ArrowBuf buffer;
   private ArrowBuf window;
-  private final java.util.Map<Class<?>, AutoCloseable> states = new java.util.HashMap<>(2);
-  private java.util.function.IntSupplier idleHelpers;
-  private java.util.concurrent.Executor helperExecutor;
+  private final Map<Class<?>, AutoCloseable> states = new HashMap<>(2);
+  private IntSupplier idleHelpers;
+  private Executor helperExecutor;
 
   /** A scratch whose buffers come from {@code allocator}, with no helpers. */
   public Scratch(BufferAllocator allocator) {
@@ -29,10 +35,7 @@ public final class Scratch implements AutoCloseable {
    * of the read's threads are idle now and may help on {@code helperExecutor} (both null: no
    * helpers). Buffers held from an earlier binding must have been released.
    */
-  public Scratch bind(
-      BufferAllocator allocator,
-      java.util.function.IntSupplier idleHelpers,
-      java.util.concurrent.Executor helperExecutor) {
+  public Scratch bind(BufferAllocator allocator, IntSupplier idleHelpers, Executor helperExecutor) {
     if (buffer != null || window != null) {
       throw new IllegalStateException("scratch rebound while holding buffers");
     }
@@ -58,7 +61,7 @@ public final class Scratch implements AutoCloseable {
         buffer = null;
       }
       buffer = allocator.buffer(Math.max(size, 1));
-      dev.zaro.arrow.memory.HugePages.advise(buffer.memoryAddress(), buffer.capacity());
+      HugePages.advise(buffer.memoryAddress(), buffer.capacity());
     }
     return buffer;
   }
@@ -85,7 +88,7 @@ public final class Scratch implements AutoCloseable {
   }
 
   /** Where helpers run tasks (null when there are none). */
-  public java.util.concurrent.Executor helperExecutor() {
+  public Executor helperExecutor() {
     return helperExecutor;
   }
 
@@ -105,7 +108,7 @@ public final class Scratch implements AutoCloseable {
    * Decoder state of {@code type} that codecs reuse from chunk to chunk on this worker (e.g. a zstd
    * context), made by {@code create} on first use and closed with the scratch.
    */
-  public <T extends AutoCloseable> T state(Class<T> type, java.util.function.Supplier<T> create) {
+  public <T extends AutoCloseable> T state(Class<T> type, Supplier<T> create) {
     return type.cast(states.computeIfAbsent(type, t -> create.get()));
   }
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +87,7 @@ public final class BlockPool implements AutoCloseable {
     if (value == null || value.isBlank()) {
       return byDefault;
     }
-    String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+    String v = value.trim().toLowerCase(Locale.ROOT);
     int shift =
         switch (v.charAt(v.length() - 1)) {
           case 'k' -> 10;

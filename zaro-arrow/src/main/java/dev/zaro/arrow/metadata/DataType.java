@@ -1,7 +1,16 @@
 package dev.zaro.arrow.metadata;
 
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.ObjIntConsumer;
 
 /**
  * A Zarr element type, normalized over v2 and v3. Elements are stored in memory as {@link
@@ -15,12 +24,11 @@ import java.util.Map;
  *     {@code "ms"}, {@code "10s"}: see {@link NumpyTime}), else null
  * @param fields the fields of a {@link Kind#STRUCT}, in element order; empty for other kinds
  */
-public record DataType(
-    Kind kind, int bits, String name, String unit, java.util.List<StructField> fields) {
+public record DataType(Kind kind, int bits, String name, String unit, List<StructField> fields) {
 
   /** Copies the struct fields; null means none. */
   public DataType {
-    fields = fields == null ? java.util.List.of() : java.util.List.copyOf(fields);
+    fields = fields == null ? List.of() : List.copyOf(fields);
   }
 
   /** A type without unit or fields. */
@@ -83,10 +91,10 @@ public record DataType(
    * @param shape the shape of a numpy subarray field (v2 {@code ["b", "<f8", [2]]}), empty for a
    *     scalar field: the field then holds prod(shape) values of {@code type} in C order
    */
-  public record StructField(String name, DataType type, int offset, java.util.List<Integer> shape) {
+  public record StructField(String name, DataType type, int offset, List<Integer> shape) {
     /** Copies the field's sub-array shape. */
     public StructField {
-      shape = java.util.List.copyOf(shape);
+      shape = List.copyOf(shape);
     }
 
     /** Values of {@link #type()} the field holds: 1, or the product of a subarray's shape. */
@@ -117,11 +125,11 @@ public record DataType(
    * @throws MetadataException naming the field that is empty, repeated, variable-length,
    *     overlapping or past the item size
    */
-  public static DataType struct(java.util.List<StructField> fields, int itemSize, String where) {
+  public static DataType struct(List<StructField> fields, int itemSize, String where) {
     if (fields.isEmpty()) {
       throw new MetadataException(where + ": a struct needs at least one field");
     }
-    java.util.Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     for (StructField f : fields) {
       if (f.name().isEmpty()) {
         throw new MetadataException(where + ": a struct field has an empty name");
@@ -152,8 +160,8 @@ public record DataType(
                 + " bytes");
       }
     }
-    java.util.List<StructField> byOffset = new java.util.ArrayList<>(fields);
-    byOffset.sort(java.util.Comparator.comparingInt(StructField::offset));
+    List<StructField> byOffset = new ArrayList<>(fields);
+    byOffset.sort(Comparator.comparingInt(StructField::offset));
     for (int i = 1; i < byOffset.size(); i++) {
       StructField a = byOffset.get(i - 1);
       StructField b = byOffset.get(i);
@@ -207,7 +215,7 @@ public record DataType(
    * itself, or for a struct each field's values (subarray fields value by value, nested structs
    * recursively), with byte offsets counted from {@code offset}.
    */
-  public void forEachValue(int offset, java.util.function.ObjIntConsumer<DataType> visit) {
+  public void forEachValue(int offset, ObjIntConsumer<DataType> visit) {
     if (kind != Kind.STRUCT) {
       visit.accept(this, offset);
       return;
@@ -388,7 +396,7 @@ public record DataType(
       // them as int8/uint8 with the upper bits sign-extended or cleared
       return new DataType(name.startsWith("u") ? Kind.UINT : Kind.INT, 8, name);
     }
-    java.util.Optional<MiniFloat> fallback = MiniFloat.named(name);
+    Optional<MiniFloat> fallback = MiniFloat.named(name);
     if (fallback.isPresent()) {
       return new DataType(Kind.UINT, (fallback.get().bits() + 7) / 8 * 8, name);
     }
@@ -401,14 +409,14 @@ public record DataType(
           where + ": raw data type '" + name + "' must have a multiple of 8 bits");
     }
     throw new MetadataException(
-        dev.zaro.arrow.error.ErrorKind.UNSUPPORTED,
+        ErrorKind.UNSUPPORTED,
         where
             + ": unknown data type '"
             + name
             + "' (known: "
-            + String.join(", ", new java.util.TreeSet<>(CORE.keySet()))
+            + String.join(", ", new TreeSet<>(CORE.keySet()))
             + ", "
-            + String.join(", ", new java.util.TreeSet<>(NARROW_INT_BITS.keySet()))
+            + String.join(", ", new TreeSet<>(NARROW_INT_BITS.keySet()))
             + ", r<bits>, struct, and the ML float types "
             + String.join(", ", MiniFloat.names())
             + ")");
@@ -422,14 +430,14 @@ public record DataType(
    * ZaroOptions.withFallbackTypes}). A struct answers for its first such field (at any depth),
    * since reading it reads that field. Empty for every other type.
    */
-  public java.util.Optional<MiniFloat> fallbackFormat() {
+  public Optional<MiniFloat> fallbackFormat() {
     if (kind == Kind.STRUCT) {
       return fields.stream()
           .map(f -> f.type().fallbackFormat())
-          .flatMap(java.util.Optional::stream)
+          .flatMap(Optional::stream)
           .findFirst();
     }
-    return kind == Kind.UINT ? MiniFloat.named(name) : java.util.Optional.empty();
+    return kind == Kind.UINT ? MiniFloat.named(name) : Optional.empty();
   }
 
   /**
@@ -441,8 +449,8 @@ public record DataType(
   }
 
   /** The stored ML float format of a {@link #widened} type; empty for every other type. */
-  public java.util.Optional<MiniFloat> widenedFrom() {
-    return kind == Kind.FLOAT && bits == 32 ? MiniFloat.named(name) : java.util.Optional.empty();
+  public Optional<MiniFloat> widenedFrom() {
+    return kind == Kind.FLOAT && bits == 32 ? MiniFloat.named(name) : Optional.empty();
   }
 
   /** Bytes per element. */

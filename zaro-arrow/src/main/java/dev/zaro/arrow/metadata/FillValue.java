@@ -6,8 +6,14 @@ import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The fill value of an array as the bytes of one element in zaro's in-memory layout (little endian;
@@ -78,7 +84,7 @@ public final class FillValue {
         throw new MetadataException(
             where + ": fill_value for string must be a string, not " + node);
       }
-      return new FillValue(node.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new FillValue(node.textValue().getBytes(StandardCharsets.UTF_8));
     }
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       if (!node.isTextual()) {
@@ -104,7 +110,7 @@ public final class FillValue {
     if (type.kind() == DataType.Kind.BYTES) {
       if (node.isTextual()) {
         try {
-          return new FillValue(java.util.Base64.getDecoder().decode(node.textValue()));
+          return new FillValue(Base64.getDecoder().decode(node.textValue()));
         } catch (IllegalArgumentException e) {
           throw new MetadataException(where + ": fill_value for bytes is not base64: " + node);
         }
@@ -134,7 +140,7 @@ public final class FillValue {
       return fromBase64(node.textValue(), type, type.kind() == DataType.Kind.RAW, where);
     }
     ByteBuffer out = ByteBuffer.allocate(type.byteSize()).order(ByteOrder.LITTLE_ENDIAN);
-    java.util.Optional<MiniFloat> format = type.fallbackFormat();
+    Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
       putFloat(out, node, type.byteSize(), type, where);
       return new FillValue(out.array());
@@ -217,7 +223,7 @@ public final class FillValue {
   public static FillValue fromBase64(String text, DataType type, boolean exact, String where) {
     byte[] bytes;
     try {
-      bytes = java.util.Base64.getDecoder().decode(text);
+      bytes = Base64.getDecoder().decode(text);
     } catch (IllegalArgumentException e) {
       throw new MetadataException(
           where + ": fill_value '" + text + "' for " + type + " is not base64: " + e.getMessage(),
@@ -246,7 +252,7 @@ public final class FillValue {
     if (node.isTextual()) {
       byte[] b;
       try {
-        b = java.util.Base64.getDecoder().decode(node.textValue());
+        b = Base64.getDecoder().decode(node.textValue());
       } catch (IllegalArgumentException e) {
         throw new MetadataException(
             where
@@ -275,7 +281,7 @@ public final class FillValue {
       throw new MetadataException(
           where + ": fill_value for a struct must be an object of field values, not " + node);
     }
-    java.util.Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     for (DataType.StructField f : type.fields()) {
       names.add(f.name());
       JsonNode value = node.get(f.name());
@@ -284,7 +290,7 @@ public final class FillValue {
         throw new MetadataException(
             at + ": missing from the fill_value (a struct's fill_value names every field)");
       }
-      List<JsonNode> values = new java.util.ArrayList<>();
+      List<JsonNode> values = new ArrayList<>();
       flatten(value, f.shape().size(), values, at);
       if (values.size() != f.count()) {
         throw new MetadataException(
@@ -409,7 +415,7 @@ public final class FillValue {
       throw new MetadataException(
           where + ": fill_value for " + type + " must be a number, not " + node);
     }
-    java.util.Optional<MiniFloat> format = type.fallbackFormat();
+    Optional<MiniFloat> format = type.fallbackFormat();
     if (format.isPresent()) {
       if (!format.get().hasSpecialValues() && !Double.isFinite(value)) {
         throw new MetadataException(

@@ -1,7 +1,10 @@
 package dev.zaro.arrow.metadata;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A binary floating-point format of at most 16 bits (IEEE binary16, bfloat16, the float8 families
@@ -54,7 +57,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
    * float6/float4 types of zarr-extensions (stored one value a byte, in the low bits).
    */
   private static final Map<String, MiniFloat> NAMED =
-      java.util.stream.Stream.of(
+      Stream.of(
               BFLOAT16,
               new MiniFloat("float8_e5m2", 5, 2, 15, Style.IEEE),
               new MiniFloat("float8_e4m3fn", 4, 3, 7, Style.FINITE),
@@ -67,7 +70,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
               new MiniFloat("float6_e2m3fn", 2, 3, 1, Style.EXTENDED),
               new MiniFloat("float6_e3m2fn", 3, 2, 3, Style.EXTENDED),
               new MiniFloat("float4_e2m1fn", 2, 1, 1, Style.EXTENDED))
-          .collect(java.util.stream.Collectors.toUnmodifiableMap(MiniFloat::name, f -> f));
+          .collect(Collectors.toUnmodifiableMap(MiniFloat::name, f -> f));
 
   /**
    * The format called {@code name} in Zarr v3 (bfloat16, float8_e4m3fn, ...), other than float16.
@@ -77,7 +80,7 @@ public record MiniFloat(String name, int exponentBits, int mantissaBits, int bia
   }
 
   /** The names of {@link #named} formats, sorted. */
-  public static java.util.List<String> names() {
+  public static List<String> names() {
     return NAMED.keySet().stream().sorted().toList();
   }
 

@@ -3,6 +3,7 @@ package dev.zaro.arrow.metadata;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -204,7 +205,7 @@ public record NumpyTime(String base, long scale) {
       default ->
           (datetime ? "an Arrow timestamp" : "an Arrow duration")
               + " in "
-              + target.name().toLowerCase(java.util.Locale.ROOT)
+              + target.name().toLowerCase(Locale.ROOT)
               + " (int64)";
     };
   }

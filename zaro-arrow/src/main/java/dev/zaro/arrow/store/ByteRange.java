@@ -1,5 +1,7 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.error.StoreException;
+
 /** Which bytes of a stored value to read. */
 public sealed interface ByteRange {
   /** The whole value. */
@@ -30,7 +32,7 @@ public sealed interface ByteRange {
     try {
       return resolve(size);
     } catch (IllegalArgumentException e) {
-      throw new dev.zaro.arrow.error.StoreException(
+      throw new StoreException(
           "cannot read " + this + " of key '" + key + "' in " + where + ": " + e.getMessage());
     }
   }

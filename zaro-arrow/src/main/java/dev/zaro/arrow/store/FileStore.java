@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,14 +10,21 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystems;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -127,7 +135,7 @@ public final class FileStore implements Store {
             throw tooLarge(key, length);
           }
           ArrowBuf buf = allocator.buffer(length);
-          dev.zaro.arrow.memory.HugePages.advise(buf.memoryAddress(), length);
+          HugePages.advise(buf.memoryAddress(), length);
           try {
             readFully(channel, buf, 0, position, (int) length, key);
             buf.writerIndex(length);
@@ -151,9 +159,9 @@ public final class FileStore implements Store {
    * nearby ones merged by {@link RangeCoalescer#plan} with the local gap {@link #LOCAL_MAX_GAP}.
    */
   @Override
-  public Optional<java.util.List<ArrowBuf>> getRanges(
-      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
-    java.util.List<RangeCoalescer.Group> groups =
+  public Optional<List<ArrowBuf>> getRanges(
+      String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+    List<RangeCoalescer.Group> groups =
         RangeCoalescer.plan(ranges, LOCAL_MAX_GAP, RangeCoalescer.MAX_REQUEST);
     ArrowBuf[] bodies = new ArrowBuf[groups.size()];
     Optional<ArrowBuf[]> read;
@@ -164,7 +172,7 @@ public final class FileStore implements Store {
               channel -> {
                 // a retry on a fresh channel reads every group again
                 RangeCoalescer.closeAll(bodies);
-                java.util.Arrays.fill(bodies, null);
+                Arrays.fill(bodies, null);
                 long size = channel.size();
                 for (int i = 0; i < bodies.length; i++) {
                   RangeCoalescer.Group g = groups.get(i);
@@ -202,7 +210,7 @@ public final class FileStore implements Store {
   }
 
   @Override
-  public java.util.OptionalLong getInto(
+  public OptionalLong getInto(
       String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
     Optional<Long> n =
         readRange(
@@ -224,7 +232,7 @@ public final class FileStore implements Store {
               readFully(channel, target, offset, position, (int) length, key);
               return length;
             });
-    return n.map(java.util.OptionalLong::of).orElse(java.util.OptionalLong.empty());
+    return n.map(OptionalLong::of).orElse(OptionalLong.empty());
   }
 
   private void readFully(
@@ -264,38 +272,37 @@ public final class FileStore implements Store {
 
   /** Walks the tree, listing only the files of a directory below which nothing is wanted. */
   @Override
-  public Stream<String> list(String prefix, java.util.function.Predicate<String> skipBelow) {
+  public Stream<String> list(String prefix, Predicate<String> skipBelow) {
     int slash = prefix.lastIndexOf('/');
     String dirKey = slash < 0 ? "" : prefix.substring(0, slash);
     Path dir = dirKey.isEmpty() ? root : resolve(dirKey);
     if (!Files.isDirectory(dir)) {
       return Stream.empty();
     }
-    java.util.List<String> keys = new java.util.ArrayList<>();
+    List<String> keys = new ArrayList<>();
     try {
       Files.walkFileTree(
           dir,
-          new java.nio.file.SimpleFileVisitor<>() {
+          new SimpleFileVisitor<>() {
             @Override
-            public java.nio.file.FileVisitResult preVisitDirectory(
-                Path d, java.nio.file.attribute.BasicFileAttributes a) throws IOException {
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a)
+                throws IOException {
               if (!d.equals(root) && skipBelow.test(key(d))) {
                 try (Stream<Path> files = Files.list(d)) {
                   files.filter(Files::isRegularFile).forEach(f -> keys.add(key(f)));
                 }
-                return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+                return FileVisitResult.SKIP_SUBTREE;
               }
-              return java.nio.file.FileVisitResult.CONTINUE;
+              return FileVisitResult.CONTINUE;
             }
 
             @Override
-            public java.nio.file.FileVisitResult visitFile(
-                Path f, java.nio.file.attribute.BasicFileAttributes a) {
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
               if (Files.isRegularFile(
                   f)) { // follows a symbolic link to a file, as listings always did
                 keys.add(key(f));
               }
-              return java.nio.file.FileVisitResult.CONTINUE;
+              return FileVisitResult.CONTINUE;
             }
           });
     } catch (IOException e) {

@@ -7,6 +7,7 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ public final class GcsStore implements Store {
                   + HttpStore.encodePath(bucket)
                   + (this.prefix.isEmpty() ? "" : "/" + HttpStore.encodePath(this.prefix))
                   + "/");
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new StoreException(
           "store '" + name + "': bad endpoint '" + endpoint + "': " + e.getMessage());
     }

@@ -5,6 +5,7 @@ import dev.zaro.arrow.memory.BodyBuffer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -15,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -250,7 +253,7 @@ final class Http1Client implements AutoCloseable {
       return;
     }
     long now = System.nanoTime();
-    for (java.util.Iterator<Conn> it = connecting.iterator(); it.hasNext(); ) {
+    for (Iterator<Conn> it = connecting.iterator(); it.hasNext(); ) {
       Conn c = it.next();
       if (c.ch.isConnected() || !c.ch.isOpen() || c.ex == null) {
         it.remove();
@@ -258,7 +261,7 @@ final class Http1Client implements AutoCloseable {
         it.remove();
         Exchange x = c.ex;
         c.fail(
-            new java.net.SocketTimeoutException(
+            new SocketTimeoutException(
                 x.where
                     + ": cannot connect to "
                     + x.hostPort
@@ -476,7 +479,7 @@ final class Http1Client implements AutoCloseable {
             throw new StoreException(
                 where + ": the reply's headers are longer than " + MAX_HEADER_BYTES + " bytes");
           }
-          head = java.util.Arrays.copyOf(head, head.length * 2);
+          head = Arrays.copyOf(head, head.length * 2);
         }
         head[headLength++] = b;
         if (b == '\n'

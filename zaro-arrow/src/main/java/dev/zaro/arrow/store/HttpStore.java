@@ -13,6 +13,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -112,9 +114,7 @@ public final class HttpStore implements Store {
     if (!path.endsWith("/")) {
       path += "/";
     }
-    this.base =
-        URI.create(
-            scheme.toLowerCase(java.util.Locale.ROOT) + "://" + base.getRawAuthority() + path);
+    this.base = URI.create(scheme.toLowerCase(Locale.ROOT) + "://" + base.getRawAuthority() + path);
     this.query = base.getRawQuery();
     this.options = options;
     this.name = name != null ? name : this.base.toString();
@@ -428,7 +428,7 @@ public final class HttpStore implements Store {
   @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
   private <T> CompletableFuture<HttpResponse<T>> sendHttp1(
       HttpRequest request, ArrowBody body, Http1Client.Progress progress) {
-    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    Map<String, String> headers = new LinkedHashMap<>();
     request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
     CompletableFuture<Http1Client.Response> raw =
         Http1Client.shared()

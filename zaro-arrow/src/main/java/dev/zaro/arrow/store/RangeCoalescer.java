@@ -1,9 +1,11 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.error.StoreException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -131,7 +133,7 @@ final class RangeCoalescer {
                   } else {
                     absent = true;
                   }
-                } catch (CompletionException | java.util.concurrent.CancellationException e) {
+                } catch (CompletionException | CancellationException e) {
                   if (failure == null) {
                     failure = e.getCause() != null ? e.getCause() : e;
                   }
@@ -166,7 +168,7 @@ final class RangeCoalescer {
         Group g = groups.get(i);
         ArrowBuf buf = bodies[i];
         if (buf.writerIndex() < g.length()) {
-          throw new dev.zaro.arrow.error.StoreException(
+          throw new StoreException(
               "key '"
                   + key
                   + "' in "
@@ -198,7 +200,7 @@ final class RangeCoalescer {
   private static <T> T await(CompletableFuture<T> f) {
     try {
       return f.join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }

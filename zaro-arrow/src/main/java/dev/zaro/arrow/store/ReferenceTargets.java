@@ -13,8 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Reads what kerchunk references point at, for {@link ReferenceStore} (JSON) and the Parquet
@@ -235,16 +237,13 @@ public final class ReferenceTargets implements AutoCloseable {
    * shifted into the target and read through the target store's own {@code getRanges}, so they
    * coalesce there; the caller closes each buffer.
    */
-  public Optional<java.util.List<ArrowBuf>> findRanges(
-      String key,
-      Reference ref,
-      java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator) {
+  public Optional<List<ArrowBuf>> findRanges(
+      String key, Reference ref, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     if (ref == null) {
       return Optional.empty();
     }
     if (ref instanceof Reference.Inline inline) {
-      java.util.List<ArrowBuf> out = new java.util.ArrayList<>();
+      List<ArrowBuf> out = new ArrayList<>();
       try {
         for (ByteRange.FromStart r : ranges) {
           out.add(inline(key, inline, r, allocator));
@@ -256,9 +255,9 @@ public final class ReferenceTargets implements AutoCloseable {
       return Optional.of(out);
     }
     Target t = targetOf(key, ref);
-    java.util.List<ByteRange.FromStart> inTarget =
+    List<ByteRange.FromStart> inTarget =
         ranges.stream().map(r -> (ByteRange.FromStart) targetRange(key, ref, r)).toList();
-    Optional<java.util.List<ArrowBuf>> got;
+    Optional<List<ArrowBuf>> got;
     try {
       got = t.store().getRanges(t.key(), inTarget, allocator);
     } catch (ZaroException e) {
@@ -353,7 +352,7 @@ public final class ReferenceTargets implements AutoCloseable {
   /** {@link Store#getAsync}: looks the reference up (which may fail) and fetches it. */
   public CompletableFuture<Optional<ArrowBuf>> findAsync(
       String key,
-      java.util.function.Supplier<Reference> lookup,
+      Supplier<Reference> lookup,
       ByteRange range,
       BufferAllocator allocator,
       Executor executor) {
@@ -384,16 +383,16 @@ public final class ReferenceTargets implements AutoCloseable {
     }
   }
 
-  private volatile org.apache.arrow.memory.RootAllocator bytesAllocator;
+  private volatile RootAllocator bytesAllocator;
 
   /** Memory for small whole values copied to the heap (metadata documents); closed with this. */
   private BufferAllocator bytesAllocator() {
-    org.apache.arrow.memory.RootAllocator a = bytesAllocator;
+    RootAllocator a = bytesAllocator;
     if (a == null) {
       synchronized (this) {
         a = bytesAllocator;
         if (a == null) {
-          a = new org.apache.arrow.memory.RootAllocator();
+          a = new RootAllocator();
           bytesAllocator = a;
         }
       }
@@ -403,7 +402,7 @@ public final class ReferenceTargets implements AutoCloseable {
 
   @Override
   public void close() {
-    org.apache.arrow.memory.RootAllocator a = bytesAllocator;
+    RootAllocator a = bytesAllocator;
     if (a != null) {
       a.close();
     }

@@ -1,8 +1,12 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.error.StoreException;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -34,16 +38,16 @@ public interface Store extends AutoCloseable {
    * @throws dev.zaro.arrow.error.StoreException if the value does not fit in {@code capacity}
    *     bytes, or cannot be read
    */
-  default java.util.OptionalLong getInto(
+  default OptionalLong getInto(
       String key, ByteRange range, ArrowBuf target, long offset, long capacity) {
     Optional<ArrowBuf> value = get(key, range, target.getReferenceManager().getAllocator());
     if (value.isEmpty()) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
     try (ArrowBuf buf = value.get()) {
       long n = buf.writerIndex();
       if (n > capacity) {
-        throw new dev.zaro.arrow.error.StoreException(
+        throw new StoreException(
             "key '"
                 + key
                 + "' in "
@@ -55,7 +59,7 @@ public interface Store extends AutoCloseable {
                 + " expected");
       }
       target.setBytes(offset, buf, 0, n);
-      return java.util.OptionalLong.of(n);
+      return OptionalLong.of(n);
     }
   }
 
@@ -66,8 +70,8 @@ public interface Store extends AutoCloseable {
    * @return one buffer per range, in the order asked, each owned (closed) by the caller; empty if
    *     the key is absent
    */
-  default Optional<java.util.List<ArrowBuf>> getRanges(
-      String key, java.util.List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+  default Optional<List<ArrowBuf>> getRanges(
+      String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
     return RangeCoalescer.fetch(this, key, ranges, allocator);
   }
 
@@ -78,11 +82,8 @@ public interface Store extends AutoCloseable {
    * @return one buffer per range, in the order asked, each owned (closed) by the caller once the
    *     future completes; empty if the key is absent
    */
-  default CompletableFuture<Optional<java.util.List<ArrowBuf>>> getRangesAsync(
-      String key,
-      java.util.List<ByteRange.FromStart> ranges,
-      BufferAllocator allocator,
-      java.util.concurrent.Executor executor) {
+  default CompletableFuture<Optional<List<ArrowBuf>>> getRangesAsync(
+      String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator, Executor executor) {
     return RangeCoalescer.fetchAsync(this, key, ranges, allocator, executor);
   }
 
@@ -154,7 +155,7 @@ public interface Store extends AutoCloseable {
    * real directories does not walk them. The keys directly in {@code d} are still listed. Only a
    * hint: a store may list everything (the default does), callers must tolerate both.
    */
-  default Stream<String> list(String prefix, java.util.function.Predicate<String> skipBelow) {
+  default Stream<String> list(String prefix, Predicate<String> skipBelow) {
     return list(prefix);
   }
 

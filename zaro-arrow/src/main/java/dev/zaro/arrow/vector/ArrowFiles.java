@@ -4,10 +4,12 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.vector.BufferLayout;
@@ -41,7 +43,7 @@ public final class ArrowFiles {
                   + ".tmp");
       try {
         return Files.createFile(tmp);
-      } catch (java.nio.file.FileAlreadyExistsException e) {
+      } catch (FileAlreadyExistsException e) {
         if (attempt > 100) {
           throw e;
         }
@@ -168,7 +170,7 @@ public final class ArrowFiles {
   }
 
   private static String gb(long bytes) {
-    return String.format(java.util.Locale.ROOT, "%.1f GB", bytes / 1e9);
+    return String.format(Locale.ROOT, "%.1f GB", bytes / 1e9);
   }
 
   /** IPC bytes of one batch besides its buffers: message, padding of each buffer, footer entry. */

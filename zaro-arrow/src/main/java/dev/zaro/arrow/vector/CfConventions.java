@@ -5,6 +5,7 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.DateTimeException;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
@@ -110,7 +112,7 @@ record CfConventions(
           };
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> (double) dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(b.getShort(0));
+            case 16 -> (double) HalfFloat.toFloat(b.getShort(0));
             case 32 -> (double) b.getFloat(0);
             default -> b.getDouble(0);
           };
@@ -185,8 +187,7 @@ record CfConventions(
       return ArrowType.Bool.INSTANCE;
     }
     if (packed()) {
-      return new ArrowType.FloatingPoint(
-          org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE);
+      return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
     }
     return null;
   }

@@ -4,6 +4,7 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import dev.zaro.arrow.plan.CoordinateValues;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.vector.internal.ArrowTypes;
@@ -166,10 +167,9 @@ public final class DimensionColumn implements CoordinateValues {
                 ? new VarBinaryVector("labels", allocator)
                 : new VarCharVector("labels", allocator)) {
       if (type.kind() == DataType.Kind.FIXED_UTF32) {
-        dev.zaro.arrow.vector.SlabVectors.fillFromUtf32(
-            vector, coordinate.data(), 0, n, type.byteSize());
+        SlabVectors.fillFromUtf32(vector, coordinate.data(), 0, n, type.byteSize());
       } else {
-        dev.zaro.arrow.vector.SlabVectors.fillVariableWidth(vector, coordinate.data(), 0, n);
+        SlabVectors.fillVariableWidth(vector, coordinate.data(), 0, n);
       }
       byte[][] out = new byte[n][];
       for (int i = 0; i < n; i++) {
@@ -314,7 +314,7 @@ public final class DimensionColumn implements CoordinateValues {
     return switch (type.kind()) {
       case FLOAT ->
           switch (type.bits()) {
-            case 16 -> dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(b.getShort(at));
+            case 16 -> HalfFloat.toFloat(b.getShort(at));
             case 32 -> b.getFloat(at);
             default -> b.getDouble(at);
           };

@@ -6,15 +6,20 @@ import dev.zaro.arrow.metadata.internal.Utf32;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.vector.internal.ArrowTypes;
 import dev.zaro.arrow.vector.internal.TimeValues;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -275,8 +280,8 @@ public final class SlabVectors {
     byte[] element = new byte[width];
     for (int i = 0; i < n; i++) {
       data.getBytes((first + i) * width, element);
-      ((org.apache.arrow.vector.VarCharVector) vector)
-          .setSafe(i, utf32(element, 0, width).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ((VarCharVector) vector)
+          .setSafe(i, utf32(element, 0, width).getBytes(StandardCharsets.UTF_8));
     }
     vector.setValueCount(n);
   }
@@ -305,10 +310,7 @@ public final class SlabVectors {
    * in order, into a VarBinary vector without their trailing NULs.
    */
   public static void fillNullTerminated(
-      BaseVariableWidthVector vector,
-      long count,
-      int width,
-      java.util.function.Consumer<java.util.function.LongConsumer> addresses) {
+      BaseVariableWidthVector vector, long count, int width, Consumer<LongConsumer> addresses) {
     int n = Math.toIntExact(count);
     vector.allocateNew(Math.max(1, (long) n * width), Math.max(1, n));
     byte[] element = new byte[width];
@@ -320,7 +322,7 @@ public final class SlabVectors {
           while (length > 0 && element[length - 1] == 0) {
             length--;
           }
-          ((org.apache.arrow.vector.VarBinaryVector) vector).setSafe(i[0]++, element, 0, length);
+          ((VarBinaryVector) vector).setSafe(i[0]++, element, 0, length);
         });
     vector.setValueCount(n);
   }

@@ -3,14 +3,17 @@ package dev.zaro.arrow.vector;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.vector.internal.ArrowTypes;
 import dev.zaro.arrow.vector.internal.TimeValues;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongConsumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -115,7 +118,7 @@ final class StructVectors {
     }
 
     /** Calls {@code visit} with each entry's address, in C order. */
-    void forEach(java.util.function.LongConsumer visit) {
+    void forEach(LongConsumer visit) {
       long total = total();
       long[] index = new long[counts.length];
       long address = base;
@@ -194,11 +197,10 @@ final class StructVectors {
         at.forEach(
             a -> {
               MemoryUtil.copyFromMemory(a, element, 0, width);
-              ((org.apache.arrow.vector.VarCharVector) text)
+              ((VarCharVector) text)
                   .setSafe(
                       i[0]++,
-                      SlabVectors.utf32(element, 0, width)
-                          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                      SlabVectors.utf32(element, 0, width).getBytes(StandardCharsets.UTF_8));
             });
         text.setValueCount(Math.toIntExact(count));
       }

@@ -5,8 +5,11 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.Control;
 import dev.zaro.arrow.exec.WorkRunner;
+import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
+import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
@@ -16,12 +19,17 @@ import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.vector.internal.ArrowTypes;
 import dev.zaro.arrow.vector.internal.TimeValues;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -58,7 +66,7 @@ public final class TableReader extends ArrowReader {
   private final Field valueField;
 
   /** The plan's blocks: whole chunk runs of the first dimension, in C order. */
-  private final java.util.Iterator<Selection> blocks;
+  private final Iterator<Selection> blocks;
 
   /** The block being emitted, its values, and the rows of it emitted so far. */
   private Selection block;
@@ -133,7 +141,7 @@ public final class TableReader extends ArrowReader {
     long rowBytes =
         Math.max(1, firstRows == 0 ? 1 : selection.size() / firstRows * meta.dataType().byteSize());
     this.blocks =
-        dev.zaro.arrow.plan.ReadPlan.of(array.metadata(), selection)
+        ReadPlan.of(array.metadata(), selection)
             .splitFirst(
                 Math.max(1, options.batchRows() * meta.dataType().byteSize()),
                 Math.max(
@@ -162,7 +170,7 @@ public final class TableReader extends ArrowReader {
     DataType type = array.metadata().dataType();
     if (type.kind() == DataType.Kind.COMPLEX) {
       throw new ZaroException(
-          dev.zaro.arrow.error.ErrorKind.UNSUPPORTED,
+          ErrorKind.UNSUPPORTED,
           "array '/"
               + array.path()
               + "': the table layout does not support complex values yet; use the tensor layout");
@@ -180,7 +188,7 @@ public final class TableReader extends ArrowReader {
             : CfConventions.NONE;
     if (type.fallbackFormat().isPresent() && (cf.packed() || cf.masks())) {
       throw new ZaroException(
-          dev.zaro.arrow.error.ErrorKind.INVALID_ARGUMENT,
+          ErrorKind.INVALID_ARGUMENT,
           "array '/"
               + array.path()
               + "' has CF attributes (scale_factor, add_offset, _FillValue, missing_value) but its "
@@ -200,7 +208,7 @@ public final class TableReader extends ArrowReader {
       return out;
     }
     ArrowType valueType = cf.valueType() != null ? cf.valueType() : ArrowTypes.valueType(type);
-    java.util.Map<String, String> metadata = dev.zaro.arrow.vector.SlabVectors.fieldMetadata(type);
+    Map<String, String> metadata = SlabVectors.fieldMetadata(type);
     if (cf.fieldMetadata() != null) {
       metadata = cf.fieldMetadata();
     }
@@ -372,7 +380,7 @@ public final class TableReader extends ArrowReader {
       dimKeys[column] = null;
       ArrowBuf data = allocator.buffer(Math.max(1, rows * w));
       dimBuffers[column] = data;
-      dev.zaro.arrow.memory.HugePages.advise(data.memoryAddress(), rows * w);
+      HugePages.advise(data.memoryAddress(), rows * w);
       long pieces = Math.max(1, Math.min(budget.parallelism(), rows / FILL_PIECE_ROWS));
       long innerRows = inner;
       for (long i = 0; i < pieces; i++) {
@@ -396,7 +404,7 @@ public final class TableReader extends ArrowReader {
         FieldVector vector = c.field().createVector(allocator);
         vectors.add(vector);
         if (c.kind() == DimensionColumn.Kind.LABELS) {
-          fillLabels((org.apache.arrow.vector.BaseVariableWidthVector) vector, c, first, rows);
+          fillLabels((BaseVariableWidthVector) vector, c, first, rows);
           continue;
         }
         dimKeys[column] = keys[column];
@@ -412,10 +420,7 @@ public final class TableReader extends ArrowReader {
 
   /** Rows {@code [first, first + rows)} of the block of a label column. */
   private void fillLabels(
-      org.apache.arrow.vector.BaseVariableWidthVector vector,
-      DimensionColumn c,
-      long first,
-      long rows) {
+      BaseVariableWidthVector vector, DimensionColumn c, long first, long rows) {
     Selection.Dim s = block.dims().get(c.dim());
     long inner = 1;
     for (int e = c.dim() + 1; e < block.dims().size(); e++) {
@@ -548,12 +553,8 @@ public final class TableReader extends ArrowReader {
     FieldVector vector = valueField.createVector(allocator);
     if (type.kind() == DataType.Kind.FIXED_UTF32) {
       try {
-        dev.zaro.arrow.vector.SlabVectors.fillFromUtf32(
-            (org.apache.arrow.vector.BaseVariableWidthVector) vector,
-            slab.data(),
-            first,
-            rows,
-            type.byteSize());
+        SlabVectors.fillFromUtf32(
+            (BaseVariableWidthVector) vector, slab.data(), first, rows, type.byteSize());
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -563,12 +564,8 @@ public final class TableReader extends ArrowReader {
     if (type.kind() == DataType.Kind.NULL_TERMINATED_BYTES || TimeValues.isTime(type)) {
       try {
         if (type.kind() == DataType.Kind.NULL_TERMINATED_BYTES) {
-          dev.zaro.arrow.vector.SlabVectors.fillNullTerminated(
-              (org.apache.arrow.vector.BaseVariableWidthVector) vector,
-              slab.data(),
-              first,
-              rows,
-              type.byteSize());
+          SlabVectors.fillNullTerminated(
+              (BaseVariableWidthVector) vector, slab.data(), first, rows, type.byteSize());
         } else {
           TimeValues.load(
               vector, type, slab.data(), first * 8, rows, "array '/" + array.path() + "'");
@@ -581,8 +578,7 @@ public final class TableReader extends ArrowReader {
     }
     if (type.isVariableLength()) {
       try {
-        dev.zaro.arrow.vector.SlabVectors.fillVariableWidth(
-            (org.apache.arrow.vector.BaseVariableWidthVector) vector, slab.data(), first, rows);
+        SlabVectors.fillVariableWidth((BaseVariableWidthVector) vector, slab.data(), first, rows);
         return vector;
       } catch (RuntimeException e) {
         vector.close();
@@ -679,7 +675,7 @@ public final class TableReader extends ArrowReader {
     boolean integral = type.kind() != DataType.Kind.FLOAT && !cf.packed();
     CfConventions.CfTime time = cf.time();
     if (time != null && time.labels()) {
-      org.apache.arrow.vector.VarCharVector labels = (org.apache.arrow.vector.VarCharVector) vector;
+      VarCharVector labels = (VarCharVector) vector;
       int n = Math.toIntExact(rows);
       labels.allocateNew(Math.max(1, n * 20L), Math.max(1, n));
       for (int i = 0; i < n; i++) {
@@ -689,8 +685,7 @@ public final class TableReader extends ArrowReader {
         if (cf.isMissing(raw) || Double.isNaN(v)) {
           labels.setNull(i);
         } else {
-          labels.setSafe(
-              i, time.label(v, integral, whole).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          labels.setSafe(i, time.label(v, integral, whole).getBytes(StandardCharsets.UTF_8));
         }
       }
       labels.setValueCount(n);
@@ -737,7 +732,7 @@ public final class TableReader extends ArrowReader {
     boolean unsigned = type.kind() == DataType.Kind.UINT;
     if (unsigned && type.bits() == 64 && MemoryUtil.getLong(address) < 0) {
       throw new ZaroException(
-          dev.zaro.arrow.error.ErrorKind.INVALID_ARGUMENT,
+          ErrorKind.INVALID_ARGUMENT,
           "array '/"
               + array.path()
               + "': CF time value "
@@ -771,8 +766,7 @@ public final class TableReader extends ArrowReader {
           };
       case FLOAT ->
           switch (type.bits()) {
-            case 16 ->
-                dev.zaro.arrow.metadata.internal.HalfFloat.toFloat(MemoryUtil.getShort(address));
+            case 16 -> HalfFloat.toFloat(MemoryUtil.getShort(address));
             case 32 -> Float.intBitsToFloat(MemoryUtil.getInt(address));
             default -> Double.longBitsToDouble(MemoryUtil.getLong(address));
           };

@@ -9,6 +9,9 @@ import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.vector.internal.ArrowTypes;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -147,7 +150,7 @@ public final class TensorReader extends ArrowReader {
               slab.dataType(),
               slab.shape(),
               batchBytes,
-              java.util.Collections.emptyIterator(),
+              Collections.emptyIterator(),
               block -> {
                 throw new IllegalStateException("a slab's reader reads nothing");
               },
@@ -162,7 +165,7 @@ public final class TensorReader extends ArrowReader {
   }
 
   private static List<String> dimensionNames(ZarrArray array, Selection selection) {
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     for (int d = 0; d < selection.dims().size(); d++) {
       if (!selection.dims().get(d).dropped()) {
         names.add(array.metadata().dimensionName(d));
@@ -187,7 +190,7 @@ public final class TensorReader extends ArrowReader {
   }
 
   @Override
-  public boolean loadNextBatch() throws java.io.IOException {
+  public boolean loadNextBatch() throws IOException {
     prepareLoadNextBatch();
     while (current == null || currentRow >= SlabVectors.rows(current)) {
       boolean emptyBlock = current != null && SlabVectors.rows(current) == 0 && !sentAny;

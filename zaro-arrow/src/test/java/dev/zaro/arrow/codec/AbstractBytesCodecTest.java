@@ -10,6 +10,8 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.CodecException;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
@@ -149,8 +151,7 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
   @MethodSource("payloads")
   void decodesIntoPlaceWithLentThreads(String name, byte[] data) throws Exception {
     assumeTrue(encodes(data), "the encoder cannot encode this payload");
-    java.util.concurrent.ExecutorService pool =
-        java.util.concurrent.Executors.newFixedThreadPool(3);
+    ExecutorService pool = Executors.newFixedThreadPool(3);
     try (Scratch scratch = new Scratch(allocator);
         ArrowBuf in = buf(encode(data));
         ArrowBuf target = allocator.buffer(data.length + 16)) {

@@ -11,8 +11,11 @@ import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.GZIPOutputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,10 +27,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 class StreamingDecodeTest extends AllocatorTest {
 
   /** zstd-jni's or the JDK's gzip encoder on the test's bytes. */
-  private static byte[] encode(String codec, byte[] data) throws java.io.IOException {
+  private static byte[] encode(String codec, byte[] data) throws IOException {
     if (codec.equals("gzip")) {
-      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-      try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(out)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
         gz.write(data);
       }
       return out.toByteArray();

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.ZaroException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -119,9 +122,9 @@ class WorkRunnerTest {
    */
   @Test
   void aHelperStillWakingUpHoldsItsUnitOfTheBudget() throws Exception {
-    java.util.concurrent.CountDownLatch firstChunk = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch firstChunk = new CountDownLatch(1);
     // wakes the helper only once the caller's first chunk has looked at the budget
-    java.util.concurrent.Executor late =
+    Executor late =
         command ->
             pool.execute(
                 () -> {
@@ -148,7 +151,7 @@ class WorkRunnerTest {
         budget);
     assertEquals(0, idle.get(0), "idle threads offered while the helper was waking up");
     pool.shutdown();
-    assertTrue(pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS));
+    assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
     assertEquals(2, budget.idle(), "every unit given back");
   }
 }

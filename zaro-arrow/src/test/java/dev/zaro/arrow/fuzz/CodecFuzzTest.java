@@ -10,6 +10,7 @@ import dev.zaro.arrow.codec.blosc.BloscCodec;
 import dev.zaro.arrow.codec.core.GzipCodec;
 import dev.zaro.arrow.codec.core.ZstdCodec;
 import dev.zaro.arrow.codec.numcodecs.Lz4Codec;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -95,8 +96,7 @@ class CodecFuzzTest {
   }
 
   /** Decodes into {@code [GUARD, GUARD + size)} of a larger target and checks the guards. */
-  private static void guarded(
-      BufferAllocator allocator, long size, java.util.function.Consumer<ArrowBuf> decode) {
+  private static void guarded(BufferAllocator allocator, long size, Consumer<ArrowBuf> decode) {
     try (ArrowBuf target = allocator.buffer(size + 2 * GUARD)) {
       target.setOne(0, size + 2 * GUARD);
       try {

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,7 @@ class LenientJsonTest extends AllocatorTest {
       assertEquals(Double.POSITIVE_INFINITY, attrs.get("valid_max").doubleValue());
       assertEquals(Double.NEGATIVE_INFINITY, attrs.get("offsets").get(0).doubleValue());
       assertTrue(Double.isNaN(zaro.node("").attributes().get("history").doubleValue()));
-      assertEquals(java.util.Arrays.asList("y", "x"), zaro.meta("v").dimensionNames());
+      assertEquals(Arrays.asList("y", "x"), zaro.meta("v").dimensionNames());
       try (Slab slab = zaro.read("v", "", allocator)) {
         assertEquals(want.capacity(), slab.byteSize());
         for (int i = 0; i < want.capacity() / 4; i++) {

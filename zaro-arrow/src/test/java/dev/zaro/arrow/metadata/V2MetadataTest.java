@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -254,7 +255,7 @@ class V2MetadataTest {
       })
   void structuredFillValues(String dtype, String fill, String hex) {
     ArrayMetadata a = parse(with("dtype", dtype).replace("\"NaN\"", fill));
-    assertEquals(hex.replace(" ", ""), java.util.HexFormat.of().formatHex(a.fillValue().bytes()));
+    assertEquals(hex.replace(" ", ""), HexFormat.of().formatHex(a.fillValue().bytes()));
   }
 
   @ParameterizedTest

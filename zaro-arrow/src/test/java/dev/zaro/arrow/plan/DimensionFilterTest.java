@@ -9,6 +9,7 @@ import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.vector.DimensionColumn;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -64,8 +65,7 @@ class DimensionFilterTest extends AllocatorTest {
       long[] shape = zaro.meta("t2m").shape();
       // the third time value as a LocalDateTime
       long micros = (long) time.valueAt(2);
-      LocalDateTime third =
-          LocalDateTime.ofEpochSecond(micros / 1_000_000, 0, java.time.ZoneOffset.UTC);
+      LocalDateTime third = LocalDateTime.ofEpochSecond(micros / 1_000_000, 0, ZoneOffset.UTC);
       filter
           .restrict("time", DimensionFilter.Op.GE, third)
           .restrictIn(
@@ -73,7 +73,7 @@ class DimensionFilterTest extends AllocatorTest {
               List.of(
                   third,
                   LocalDateTime.ofEpochSecond(
-                      (long) time.valueAt(5) / 1_000_000, 0, java.time.ZoneOffset.UTC)));
+                      (long) time.valueAt(5) / 1_000_000, 0, ZoneOffset.UTC)));
       assertEquals(2, filter.range(0)[0]);
       assertEquals(6, filter.range(0)[1]);
       Selection narrowed = filter.apply(Selection.parse("1:9:2", shape));

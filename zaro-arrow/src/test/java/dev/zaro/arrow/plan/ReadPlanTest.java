@@ -9,6 +9,7 @@ import dev.zaro.arrow.metadata.ChunkKeyEncoding;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -64,9 +65,9 @@ class ReadPlanTest {
       List<Selection> pieces = plan.split(target);
       String where =
           "shape "
-              + java.util.Arrays.toString(shape)
+              + Arrays.toString(shape)
               + " chunks "
-              + java.util.Arrays.toString(chunks)
+              + Arrays.toString(chunks)
               + " selection '"
               + text
               + "' target "

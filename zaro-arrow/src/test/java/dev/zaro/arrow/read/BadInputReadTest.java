@@ -17,6 +17,8 @@ import dev.zaro.arrow.store.MemoryStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32C;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -122,7 +124,7 @@ class BadInputReadTest extends AllocatorTest {
   void corruptZstd() {
     byte[] bad = Zstd.compress(chunk(1, 2, 3, 4));
     bad[bad.length / 2] ^= 0x7f;
-    byte[] truncated = java.util.Arrays.copyOf(Zstd.compress(chunk(5, 6, 7, 8)), 5);
+    byte[] truncated = Arrays.copyOf(Zstd.compress(chunk(5, 6, 7, 8)), 5);
     MemoryStore store =
         new MemoryStore()
             .put("a/zarr.json", meta("[" + BYTES + ",{\"name\":\"zstd\"}]"))
@@ -186,7 +188,7 @@ class BadInputReadTest extends AllocatorTest {
             .put("good/zarr.json", meta("[" + BYTES + "]"))
             .put("bad/zarr.json", meta("[" + BYTES + "]").replace("\"int32\"", "\"float128\""));
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
-      assertEquals(java.util.List.of("", "good"), zaro.list().stream().map(Node::path).toList());
+      assertEquals(List.of("", "good"), zaro.list().stream().map(Node::path).toList());
       String why = zaro.hierarchy().unreadable().get("bad");
       assertTrue(
           why != null && why.contains("bad/zarr.json") && why.contains("float128"),

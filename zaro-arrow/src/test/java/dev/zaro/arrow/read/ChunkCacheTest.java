@@ -26,6 +26,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -175,7 +176,7 @@ class ChunkCacheTest extends AllocatorTest {
     Path repo =
         Fixtures.copyTree(
             Fixtures.testdata().resolve("icechunk/split-repo-v1"), dir.resolve("split-repo-v1"));
-    Map<String, JsonNode> want = new java.util.HashMap<>();
+    Map<String, JsonNode> want = new HashMap<>();
     for (JsonNode c : IcechunkExpected.doc().get("cases")) {
       if (c.get("repo").asText().equals("split-repo-v1")) {
         want.put(c.get("ref").toString(), c.get("arrays"));
@@ -240,7 +241,7 @@ class ChunkCacheTest extends AllocatorTest {
       try (Zaro fresh = Zaro.open(store.toString())) {
         assertArrayEquals(read(fresh, "", "0:8, 0:7"), now);
       }
-      assertNotEquals(java.util.Arrays.toString(first), java.util.Arrays.toString(now));
+      assertNotEquals(Arrays.toString(first), Arrays.toString(now));
       assertEquals(1, zaro.cache().stats().hits(), "the rewritten chunk missed");
       assertArrayEquals(now, read(zaro, "", "0:8, 0:7"));
       assertEquals(2, zaro.cache().stats().hits(), "and is cached from its new bytes");

@@ -13,8 +13,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.zip.Adler32;
 import java.util.zip.CRC32;
+import java.util.zip.Checksum;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -49,7 +51,7 @@ class CodecBadInputTest extends AllocatorTest {
     return BadInputReadTest.chunk(values);
   }
 
-  static byte[] withStart(byte[] data, java.util.zip.Checksum checksum) {
+  static byte[] withStart(byte[] data, Checksum checksum) {
     checksum.update(data);
     return ByteBuffer.allocate(data.length + 4)
         .order(ByteOrder.LITTLE_ENDIAN)
@@ -71,7 +73,7 @@ class CodecBadInputTest extends AllocatorTest {
   @ParameterizedTest
   @ValueSource(strings = {"crc32", "adler32"})
   void v3NumcodecsChecksumMismatchNamesCodecAndChunk(String id) {
-    java.util.zip.Checksum checksum = id.equals("crc32") ? new CRC32() : new Adler32();
+    Checksum checksum = id.equals("crc32") ? new CRC32() : new Adler32();
     byte[] good = withStart(le(1, 2, 3, 4), checksum);
     byte[] bad = good.clone();
     bad[6] ^= 4;
@@ -454,7 +456,7 @@ class CodecBadInputTest extends AllocatorTest {
     MemoryStore store =
         new MemoryStore()
             .put("a/.zarray", zarray)
-            .put("a/0.1", java.util.HexFormat.of().parseHex(hex.replace(" ", "")));
+            .put("a/0.1", HexFormat.of().parseHex(hex.replace(" ", "")));
     assertNames(
         readFails(CodecException.class, store, "a"),
         "key 'a/0.1'",

@@ -13,18 +13,31 @@ import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
+import dev.zaro.arrow.vector.TensorReader;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -176,7 +189,7 @@ class FixtureReadTest extends AllocatorTest {
     try (Zaro zaro =
             Zaro.open(
                 store, ZaroOptions.defaults().withThreads(2).withFallbackTypes(fallbackTypes));
-        dev.zaro.arrow.vector.TensorReader reader =
+        TensorReader reader =
             zaro.readTensor(
                 path,
                 Selection.parse(slice, zaro.meta(path).shape()),
@@ -187,7 +200,7 @@ class FixtureReadTest extends AllocatorTest {
       if (type.kind() == DataType.Kind.STRUCT) {
         return;
       }
-      java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
       long rows = 0;
       int batches = 0;
       while (reader.loadNextBatch()) {
@@ -198,10 +211,8 @@ class FixtureReadTest extends AllocatorTest {
         FieldVector values =
             vector instanceof FixedShapeTensorVector t
                 ? t.getUnderlyingVector().getDataVector()
-                : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
-                    ? l.getDataVector()
-                    : vector;
-        if (values instanceof org.apache.arrow.vector.BitVector bits) {
+                : vector instanceof FixedSizeListVector l ? l.getDataVector() : vector;
+        if (values instanceof BitVector bits) {
           for (int i = 0; i < bits.getValueCount(); i++) {
             got.write(bits.get(i));
           }
@@ -229,14 +240,14 @@ class FixtureReadTest extends AllocatorTest {
   }
 
   /** A buffer too small, and a variable-length array: refused by name, the buffer untouched. */
-  @org.junit.jupiter.api.Test
+  @Test
   void readIntoRefusesWhatDoesNotFit() throws IOException {
     for (boolean variable : new boolean[] {false, true}) {
       Object[] c =
           reads()
               .map(Arguments::get)
               .filter(a -> ((String) a[6]).endsWith(".json") == variable)
-              .filter(a -> variable || new java.io.File((String) a[6]).length() > 1)
+              .filter(a -> variable || new File((String) a[6]).length() > 1)
               .findFirst()
               .orElseThrow();
       try (Zaro zaro =
@@ -245,7 +256,7 @@ class FixtureReadTest extends AllocatorTest {
         ZarrArray array = zaro.array((String) c[2]);
         Selection selection = Selection.parse((String) c[4], array.metadata().shape());
         SelectionException e =
-            org.junit.jupiter.api.Assertions.assertThrows(
+            Assertions.assertThrows(
                 SelectionException.class,
                 () -> array.readInto(selection, out, allocator, ReadOptions.DEFAULT));
         assertTrue(
@@ -265,28 +276,25 @@ class FixtureReadTest extends AllocatorTest {
       try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(threads));
           Slab slab = zaro.read(path, slice, allocator)) {
         assertArrayEquals(shape, slab.shape(), "shape");
-        java.nio.charset.Charset charset =
+        Charset charset =
             slab.dataType().kind() != DataType.Kind.BYTES
-                ? java.nio.charset.StandardCharsets.UTF_8
-                : java.nio.charset.StandardCharsets.ISO_8859_1;
+                ? StandardCharsets.UTF_8
+                : StandardCharsets.ISO_8859_1;
         if (slab.dataType().isVariableLength()) {
           List<String> got = new ArrayList<>();
           for (long i = 0; i < slab.elementCount(); i++) {
             long address = slab.data().getLong(i * 16);
             int length = (int) slab.data().getLong(i * 16 + 8);
             byte[] b = new byte[length];
-            org.apache.arrow.memory.util.MemoryUtil.copyFromMemory(address, b, 0, length);
+            MemoryUtil.copyFromMemory(address, b, 0, length);
             got.add(new String(b, charset));
           }
           assertEquals(want, got);
         }
         try (FieldVector vector = SlabVectors.tensor(slab)) {
-          FieldVector values =
-              vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
-                  ? l.getDataVector()
-                  : vector;
+          FieldVector values = vector instanceof FixedSizeListVector l ? l.getDataVector() : vector;
           for (int i = 0; i < want.size(); i++) {
-            byte[] b = ((org.apache.arrow.vector.BaseVariableWidthVector) values).get(i);
+            byte[] b = ((BaseVariableWidthVector) values).get(i);
             assertEquals(want.get(i), new String(b, charset), "Arrow value " + i);
           }
         }
@@ -338,9 +346,7 @@ class FixtureReadTest extends AllocatorTest {
         FieldVector values =
             vector instanceof FixedShapeTensorVector t
                 ? t.getUnderlyingVector().getDataVector()
-                : vector instanceof org.apache.arrow.vector.complex.FixedSizeListVector l
-                    ? l.getDataVector()
-                    : vector;
+                : vector instanceof FixedSizeListVector l ? l.getDataVector() : vector;
         assertEquals(
             slab.data().memoryAddress(),
             values.getDataBuffer().memoryAddress(),
@@ -375,15 +381,12 @@ class FixtureReadTest extends AllocatorTest {
               .toList();
       List<String> want = new ArrayList<>();
       for (JsonNode n : h.get("nodes")) {
-        want.add(
-            dev.zaro.arrow.store.internal.StoreKeys.stripSlashes(n.get("path").asText())
-                + ":"
-                + n.get("kind").asText());
+        want.add(StoreKeys.stripSlashes(n.get("path").asText()) + ":" + n.get("kind").asText());
       }
       assertEquals(want.stream().sorted().toList(), got.stream().sorted().toList());
       for (JsonNode n : h.get("nodes")) {
         if (n.get("kind").asText().equals("group")) {
-          var meta = (dev.zaro.arrow.metadata.GroupMetadata) zaro.node(n.get("path").asText());
+          var meta = (GroupMetadata) zaro.node(n.get("path").asText());
           assertEquals(n.path("implicit").asBoolean(false), meta.implicit(), n.toString());
         }
       }

@@ -21,8 +21,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,7 +57,7 @@ class RemoteReadTest extends AllocatorTest {
     final AtomicInteger peakInFlight = new AtomicInteger();
 
     /** Every request, as "key range" (ByteRange's record form), in the order made. */
-    final java.util.Queue<String> requests = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    final Queue<String> requests = new ConcurrentLinkedQueue<>();
 
     volatile String failing;
 
@@ -239,10 +242,10 @@ class RemoteReadTest extends AllocatorTest {
       assertArrayEquals(new long[] {15, 20}, part.shape());
       // shard c/0/0 whole: one request; c/0/1, c/1/0, c/1/1 in part: an index, then ranges (the
       // shards of column 2 are whole above: 9 of their 16 columns lie inside the array)
-      java.util.List<String> made = java.util.List.copyOf(fresh.requests);
+      List<String> made = List.copyOf(fresh.requests);
       assertEquals(1, made.stream().filter(r -> r.startsWith("c/0/0 ")).count(), made.toString());
       for (String shard : new String[] {"c/0/1", "c/1/0", "c/1/1"}) {
-        java.util.List<String> of = made.stream().filter(r -> r.startsWith(shard + " ")).toList();
+        List<String> of = made.stream().filter(r -> r.startsWith(shard + " ")).toList();
         assertTrue(of.size() >= 2, shard + ": " + of);
         assertTrue(of.get(0).endsWith(" last 132 bytes"), shard + " index first: " + of);
       }

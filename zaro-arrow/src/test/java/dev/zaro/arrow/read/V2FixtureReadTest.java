@@ -12,6 +12,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.json.Json;
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
@@ -335,13 +337,11 @@ class V2FixtureReadTest extends AllocatorTest {
     MemoryStore memory = new MemoryStore().putAll(new FileStore(dir().resolve("stores/lz4.zarr")));
     byte[] chunk = memory.getBytes("1.2").orElseThrow();
     chunk[chunk.length / 2] ^= (byte) 0xff;
-    chunk = java.util.Arrays.copyOf(chunk, chunk.length - 3);
+    chunk = Arrays.copyOf(chunk, chunk.length - 3);
     memory.put("1.2", chunk);
     try (Zaro zaro = Zaro.open(memory, ZaroOptions.defaults())) {
-      dev.zaro.arrow.error.CodecException e =
-          assertThrows(
-              dev.zaro.arrow.error.CodecException.class,
-              () -> zaro.read("", "8:16, 14:20", allocator).close());
+      CodecException e =
+          assertThrows(CodecException.class, () -> zaro.read("", "8:16, 14:20", allocator).close());
       assertTrue(
           e.getMessage()
               .startsWith(

@@ -8,14 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.StoreException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -155,11 +160,10 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     String key = bigKey();
     byte[] all = contents().get(key);
     int n = all.length; // 100 in CONTENTS
-    byte[] expected = java.util.Arrays.copyOfRange(all, n / 10, n / 10 + n / 5);
+    byte[] expected = Arrays.copyOfRange(all, n / 10, n / 10 + n / 5);
     assertArrayEquals(expected, get(key, ByteRange.of(n / 10, n / 5)));
     int tail = n * 4 / 25;
-    assertArrayEquals(
-        java.util.Arrays.copyOfRange(all, n - tail, n), get(key, ByteRange.suffix(tail)));
+    assertArrayEquals(Arrays.copyOfRange(all, n - tail, n), get(key, ByteRange.suffix(tail)));
     assertArrayEquals(new byte[0], get(key, ByteRange.of(n, 0)));
     assertArrayEquals(all, get(key, ByteRange.suffix(n)));
   }
@@ -173,35 +177,32 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     String key = bigKey();
     byte[] all = contents().get(key);
     int n = all.length; // 100 in CONTENTS
-    java.util.List<ByteRange.FromStart> ranges =
-        java.util.List.of(
+    List<ByteRange.FromStart> ranges =
+        List.of(
             range(n * 3 / 5, n * 3 / 10),
             range(0, n / 10),
             range(n / 20, n / 10),
             range(n / 10, n / 20),
             range(n - 1, 1),
             range(n * 2 / 5, 0));
-    java.util.List<ArrowBuf> got = store.getRanges(key, ranges, allocator).orElseThrow();
+    List<ArrowBuf> got = store.getRanges(key, ranges, allocator).orElseThrow();
     try {
       assertEquals(ranges.size(), got.size());
       for (int i = 0; i < ranges.size(); i++) {
         ByteRange.FromStart r = ranges.get(i);
         assertArrayEquals(
-            java.util.Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())),
+            Arrays.copyOfRange(all, (int) r.offset(), (int) (r.offset() + r.length())),
             read(got.get(i)),
             r.toString());
       }
     } finally {
       got.forEach(ArrowBuf::close);
     }
-    assertEquals(
-        Optional.empty(), store.getRanges("nope", java.util.List.of(range(0, 1)), allocator));
+    assertEquals(Optional.empty(), store.getRanges("nope", List.of(range(0, 1)), allocator));
     int small = contents().get(smallKey()).length; // 10 in CONTENTS
     assertThrows(
         StoreException.class,
-        () ->
-            store.getRanges(
-                smallKey(), java.util.List.of(range(0, 2), range(small - 2, 5)), allocator));
+        () -> store.getRanges(smallKey(), List.of(range(0, 2), range(small - 2, 5)), allocator));
   }
 
   private static ByteRange.FromStart range(long offset, long length) {
@@ -237,8 +238,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
 
   @Test
   void listsKeysUnderAPrefixInOrder() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        store.capabilities().listable(), "this store cannot list");
+    Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     assertEquals(keys(), store.list("").toList());
     for (String prefix : fixture.prefixes()) {
       // in CONTENTS: a/c/0/0, a/c/0/1, a/c/1/0; b/x/y/z; nothing
@@ -252,11 +252,10 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
   @Test
   void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        store.capabilities().listable(), "this store cannot list");
+    Assumptions.assumeTrue(store.capabilities().listable(), "this store cannot list");
     String skipped = fixture.skippedDirectory();
     // below "a" in CONTENTS: a/c/...
-    java.util.function.Predicate<String> below =
+    Predicate<String> below =
         k -> k.startsWith(skipped + "/") && k.indexOf('/', skipped.length() + 1) >= 0;
     List<String> all = store.list("").toList();
     List<String> some = store.list("", dir -> dir.equals(skipped)).toList();
@@ -289,7 +288,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
   void concurrentReadsAreIndependent() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      var futures = new java.util.ArrayList<java.util.concurrent.Future<byte[]>>();
+      var futures = new ArrayList<Future<byte[]>>();
       String key = bigKey();
       byte[] all = contents().get(key);
       int half = all.length / 2; // 50 in CONTENTS
@@ -299,7 +298,7 @@ public abstract class AbstractStoreTest extends AllocatorTest {
       }
       for (int i = 0; i < 64; i++) {
         int off = i % half;
-        assertArrayEquals(java.util.Arrays.copyOfRange(all, off, off + half), futures.get(i).get());
+        assertArrayEquals(Arrays.copyOfRange(all, off, off + half), futures.get(i).get());
       }
     } finally {
       pool.shutdownNow();

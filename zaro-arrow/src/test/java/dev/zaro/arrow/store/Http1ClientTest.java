@@ -14,8 +14,11 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -27,6 +30,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -118,7 +122,7 @@ class Http1ClientTest {
       Http1Client.Response r = get("c").get(10, TimeUnit.SECONDS);
       try (ArrowBuf body = r.body()) {
         assertEquals(206, r.status());
-        assertArrayEquals(java.util.Arrays.copyOf(DATA, total), bytes(body));
+        assertArrayEquals(Arrays.copyOf(DATA, total), bytes(body));
       }
     }
     assertEquals(1, server.connections.get()); // the chunked reply kept the connection
@@ -315,7 +319,7 @@ class Http1ClientTest {
     for (int i = 0; i < all.size(); i++) {
       Http1Client.Response r = all.get(i).get(30, TimeUnit.SECONDS);
       try (ArrowBuf body = r.body()) {
-        assertArrayEquals(java.util.Arrays.copyOf(DATA, i * 4099 % DATA.length), bytes(body));
+        assertArrayEquals(Arrays.copyOf(DATA, i * 4099 % DATA.length), bytes(body));
       }
     }
     assertTrue(client.connectionsOpened() <= 64);
@@ -329,13 +333,13 @@ class Http1ClientTest {
   @Test
   void connectTimeoutFailsTheRequestNamingTheKey() throws Exception {
     try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      List<java.nio.channels.SocketChannel> fill = new ArrayList<>();
+      List<SocketChannel> fill = new ArrayList<>();
       try {
         CompletableFuture<Http1Client.Response> f = null;
         // connections beyond the accept queue stay pending (their SYNs are dropped); fill it until
         // one does not open at once, then ask through the client
         for (int i = 0; i < 16; i++) {
-          java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open();
+          SocketChannel ch = SocketChannel.open();
           ch.configureBlocking(false);
           fill.add(ch);
           ch.connect(full.getLocalSocketAddress());
@@ -349,12 +353,11 @@ class Http1ClientTest {
                     allocator,
                     "key 'k'",
                     null,
-                    java.time.Duration.ofMillis(200));
+                    Duration.ofMillis(200));
             break;
           }
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-            f != null, "this system's loopback accepted every connection");
+        Assumptions.assumeTrue(f != null, "this system's loopback accepted every connection");
         CompletableFuture<Http1Client.Response> request = f;
         ExecutionException e =
             assertThrows(ExecutionException.class, () -> request.get(30, TimeUnit.SECONDS));
@@ -362,7 +365,7 @@ class Http1ClientTest {
         assertTrue(e.getCause().getMessage().contains("key 'k'"), e.getCause().getMessage());
         assertTrue(e.getCause().getMessage().contains("cannot connect"), e.getCause().getMessage());
       } finally {
-        for (java.nio.channels.SocketChannel ch : fill) {
+        for (SocketChannel ch : fill) {
           ch.close();
         }
       }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -107,7 +108,7 @@ public final class HttpLatencyBenchmark {
       }
     } finally {
       try (var walk = Files.walk(dir)) {
-        walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.store.TestHttpServer.Fault;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -378,8 +381,7 @@ class HttpStoreTest extends AbstractStoreTest {
     Path root = dir.resolve("www/odd");
     Files.createDirectories(root.resolve("a b"));
     Files.writeString(root.resolve("a b/ü%#?.json"), "odd");
-    try (HttpStore s =
-        new HttpStore(java.net.URI.create(server.url("odd") + "?sig=abc%2F1"), FAST)) {
+    try (HttpStore s = new HttpStore(URI.create(server.url("odd") + "?sig=abc%2F1"), FAST)) {
       assertEquals(
           "odd", new String(s.getBytes("a b/ü%#?.json").orElseThrow(), StandardCharsets.UTF_8));
       assertTrue(s.url("x/y").toString().endsWith("/odd/x/y?sig=abc%2F1"), s.url("x/y").toString());
@@ -402,15 +404,14 @@ class HttpStoreTest extends AbstractStoreTest {
         "{\"zarr_format\":3,\"node_type\":\"group\","
             + "\"consolidated_metadata\":{\"kind\":\"inline\",\"must_understand\":false,\"metadata\":{\"t2m\":"
             + "{\"zarr_format\":3,\"node_type\":\"group\"}}}}");
-    try (dev.zaro.arrow.Zaro zaro = dev.zaro.arrow.Zaro.open(server.url("cons").toString())) {
-      assertEquals(
-          List.of("", "t2m"), zaro.list().stream().map(dev.zaro.arrow.read.Node::path).toList());
+    try (Zaro zaro = Zaro.open(server.url("cons").toString())) {
+      assertEquals(List.of("", "t2m"), zaro.list().stream().map(Node::path).toList());
     }
   }
 
   @Test
   void notAnHttpUrlIsRefused() {
-    assertThrows(StoreException.class, () -> new HttpStore(java.net.URI.create("ftp://x/y")));
+    assertThrows(StoreException.class, () -> new HttpStore(URI.create("ftp://x/y")));
   }
 
   @Test

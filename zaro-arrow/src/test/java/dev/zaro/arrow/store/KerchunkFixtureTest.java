@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -106,7 +107,7 @@ class KerchunkFixtureTest extends AllocatorTest {
           JsonNode m = chunk.getValue();
           int offset = m.get("offset").asInt();
           int size = m.get("size").asInt();
-          byte[] want = java.util.Arrays.copyOfRange(file, offset, offset + size);
+          byte[] want = Arrays.copyOfRange(file, offset, offset + size);
           byte[] got;
           try (ArrowBuf buf = store.get(chunk.getKey(), ByteRange.ALL, allocator).orElseThrow()) {
             got = new byte[(int) buf.writerIndex()];

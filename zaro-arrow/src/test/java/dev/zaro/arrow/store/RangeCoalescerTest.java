@@ -5,10 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.zaro.arrow.error.StoreException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -82,7 +87,7 @@ class RangeCoalescerTest {
             (ByteRange.FromStart) ByteRange.of(20, 1000));
     try (BufferAllocator allocator = new RootAllocator();
         MemoryStore memory = new MemoryStore().put("k", value)) {
-      List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<String> asked = new CopyOnWriteArrayList<>();
       String[] failing = {null};
       Store store =
           new Store() {
@@ -90,7 +95,7 @@ class RangeCoalescerTest {
             public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator a) {
               asked.add(range.toString());
               if (range.equals(ByteRange.of(250_000, 100)) && "fail".equals(failing[0])) {
-                throw new dev.zaro.arrow.error.StoreException("injected failure");
+                throw new StoreException("injected failure");
               }
               return memory.get(key, range, a);
             }
@@ -101,7 +106,7 @@ class RangeCoalescerTest {
             }
 
             @Override
-            public java.util.stream.Stream<String> list(String prefix) {
+            public Stream<String> list(String prefix) {
               return memory.list(prefix);
             }
 
@@ -119,8 +124,7 @@ class RangeCoalescerTest {
           byte[] bytes = new byte[(int) r.length()];
           b.getBytes(0, bytes);
           assertArrayEquals(
-              java.util.Arrays.copyOfRange(
-                  value, (int) r.offset(), (int) (r.offset() + r.length())),
+              Arrays.copyOfRange(value, (int) r.offset(), (int) (r.offset() + r.length())),
               bytes,
               r.toString());
         }
@@ -131,9 +135,9 @@ class RangeCoalescerTest {
               .join()
               .isEmpty());
       failing[0] = "fail";
-      java.util.concurrent.CompletionException e =
+      CompletionException e =
           assertThrows(
-              java.util.concurrent.CompletionException.class,
+              CompletionException.class,
               () -> RangeCoalescer.fetchAsync(store, "k", ranges, allocator, Runnable::run).join());
       assertTrue(e.getCause().getMessage().contains("injected"), e.getCause().getMessage());
       assertEquals(0, allocator.getAllocatedMemory(), "the other request's body was freed");

@@ -15,9 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.zip.GZIPOutputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
@@ -193,7 +195,7 @@ class ReferenceStoreTest extends AbstractStoreTest {
 
   @Test
   void malformedReferenceFilesAreClearErrors() throws Exception {
-    Map<String, String> bad = new java.util.LinkedHashMap<>();
+    Map<String, String> bad = new LinkedHashMap<>();
     bad.put("[1, 2]", "not a JSON object");
     bad.put("{'a': ", "not valid JSON");
     bad.put("{'version': 2, 'refs': {}}", "unsupported reference format version 2");
@@ -259,7 +261,7 @@ class ReferenceStoreTest extends AbstractStoreTest {
       assertMentions(e, "key 'gone'", "missing.h5", "does not exist");
       var async =
           assertThrows(
-              java.util.concurrent.CompletionException.class,
+              CompletionException.class,
               () -> s.getAsync("gone", ByteRange.ALL, allocator, Runnable::run).join());
       assertMentions(async.getCause(), "key 'gone'", "missing.h5", "does not exist");
       e = assertThrows(StoreException.class, () -> s.getBytes("nodir"));

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -39,7 +40,7 @@ class StoreLocationTest {
   }
 
   @Test
-  void localPathsAndFileUrls(@org.junit.jupiter.api.io.TempDir Path dir) {
+  void localPathsAndFileUrls(@TempDir Path dir) {
     StoreLocation plain = StoreLocation.parse(dir.toString());
     assertTrue(plain.isLocal());
     assertEquals("", plain.scheme());

@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,8 +79,7 @@ public final class TestHttpServer implements AutoCloseable {
   public final AtomicInteger inFlight = new AtomicInteger();
   public final AtomicInteger maxInFlight = new AtomicInteger();
   public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
-  public final List<String> rangeHeaders =
-      java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<String> rangeHeaders = Collections.synchronizedList(new ArrayList<>());
   public volatile boolean ignoreRange;
   public volatile long latencyMillis;
 
@@ -89,7 +90,7 @@ public final class TestHttpServer implements AutoCloseable {
   public final AtomicInteger overloaded = new AtomicInteger();
 
   /** The most requests in flight when each request arrived, in arrival order. */
-  public final List<Integer> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<Integer> arrivals = Collections.synchronizedList(new ArrayList<>());
 
   /** The most requests in flight at an arrival in the second half of the arrivals so far. */
   public int peakInFlightOfLaterHalf() {
@@ -101,7 +102,7 @@ public final class TestHttpServer implements AutoCloseable {
   }
 
   /** The path of every request, in arrival order. */
-  public final List<String> paths = java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<String> paths = Collections.synchronizedList(new ArrayList<>());
 
   public TestHttpServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
@@ -235,7 +236,7 @@ public final class TestHttpServer implements AutoCloseable {
     }
     if (fault == Fault.LONG_BODY || fault == Fault.SHORT_BODY) {
       int sent = fault == Fault.LONG_BODY ? length + 1 : length - 1;
-      byte[] body = java.util.Arrays.copyOfRange(all, (int) first, (int) first + sent);
+      byte[] body = Arrays.copyOfRange(all, (int) first, (int) first + sent);
       ex.sendResponseHeaders(status, sent == 0 ? -1 : sent);
       ex.getResponseBody().write(body);
       return;

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,7 +109,7 @@ public final class TransportBenchmark {
   }
 
   /** user + system CPU of this process from /proc/self/stat (Linux; clock ticks of 10 ms). */
-  private static long processCpuNanos() throws java.io.IOException {
+  private static long processCpuNanos() throws IOException {
     String stat = Files.readString(Path.of("/proc/self/stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
     return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;

@@ -17,11 +17,13 @@ import dev.zaro.arrow.store.MemoryStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.stream.Stream;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -40,11 +42,11 @@ class BigArrayTest extends AllocatorTest {
   private static Zaro synthetic(String type, long[] shape, long[] chunks) {
     String meta =
         "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":"
-            + java.util.Arrays.toString(shape)
+            + Arrays.toString(shape)
             + ",\"data_type\":\""
             + type
             + "\",\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":"
-            + java.util.Arrays.toString(chunks)
+            + Arrays.toString(chunks)
             + "}},\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":7,"
             + "\"codecs\":[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}]}";
     return Zaro.open(new MemoryStore().put("big/zarr.json", meta), ZaroOptions.defaults());
@@ -119,8 +121,7 @@ class BigArrayTest extends AllocatorTest {
           FixedShapeTensorVector v =
               (FixedShapeTensorVector) reader.getVectorSchemaRoot().getVector(0);
           FixedSizeListVector list = v.getUnderlyingVector();
-          org.apache.arrow.vector.Float4Vector values =
-              (org.apache.arrow.vector.Float4Vector) list.getDataVector();
+          Float4Vector values = (Float4Vector) list.getDataVector();
           assertTrue(v.getValueCount() <= 2);
           assertEquals(v.getValueCount() * 10_000L, values.getValueCount());
           for (int i = 0; i < values.getValueCount(); i += 997) {

@@ -7,30 +7,40 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class TableReaderTest extends AllocatorTest {
 
   /** The schema from metadata alone equals the one the table layout streams, CF on and off. */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({
+  @ParameterizedTest
+  @CsvSource({
     "sample/climate.zarr, t2m, ''",
     "sample/climate.zarr, precip, '0, :, 3:9'",
     "sample/climate.zarr, time, ''",
@@ -39,8 +49,7 @@ class TableReaderTest extends AllocatorTest {
   })
   void tableSchemaFromMetadataEqualsTheStreamedOne(String store, String path, String slice)
       throws Exception {
-    dev.zaro.arrow.store.FileStore files =
-        new dev.zaro.arrow.store.FileStore(Fixtures.testdata().resolve(store));
+    FileStore files = new FileStore(Fixtures.testdata().resolve(store));
     // the same hierarchy with every chunk removed: only metadata documents are left to read
     MemoryStore metadataOnly = new MemoryStore();
     files
@@ -49,7 +58,7 @@ class TableReaderTest extends AllocatorTest {
         .forEach(k -> metadataOnly.put(k, files.getBytes(k).orElseThrow()));
     for (boolean cf : new boolean[] {true, false}) {
       TableOptions options = TableOptions.DEFAULT.withCf(cf);
-      org.apache.arrow.vector.types.pojo.Schema schema;
+      Schema schema;
       try (Zaro zaro = Zaro.open(metadataOnly, ZaroOptions.defaults())) {
         schema = zaro.tableSchema(path, Selection.parse(slice, zaro.meta(path).shape()), options);
       }
@@ -67,8 +76,8 @@ class TableReaderTest extends AllocatorTest {
    * Batches follow the plan's chunk-aligned blocks: however small the batches, the table layout
    * decodes exactly the chunks the tensor read of the same selection decodes, each once.
    */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({
+  @ParameterizedTest
+  @CsvSource({
     "sharding/stores/end_zstd.zarr, '', '3:27:4, 5:40', 16",
     "sharding/stores/end_zstd.zarr, '', '', 7",
     "sample/climate.zarr, t2m, '0:30, 10:50, :', 1000",
@@ -219,9 +228,9 @@ class TableReaderTest extends AllocatorTest {
         assertEquals(0, none.chunksDecoded());
         assertEquals(0, none.requests());
       }
-      dev.zaro.arrow.error.ZaroException e =
-          org.junit.jupiter.api.Assertions.assertThrows(
-              dev.zaro.arrow.error.ZaroException.class,
+      ZaroException e =
+          Assertions.assertThrows(
+              ZaroException.class,
               () ->
                   zaro.readTable(
                       "",
@@ -257,9 +266,7 @@ class TableReaderTest extends AllocatorTest {
         for (int i = 0; i < root.getRowCount(); i++, row++) {
           long z = 1 + (row / 5) * 2;
           assertEquals(
-              (float) (z * 0.1),
-              ((org.apache.arrow.vector.Float4Vector) root.getVector("z")).get(i),
-              "z of " + row);
+              (float) (z * 0.1), ((Float4Vector) root.getVector("z")).get(i), "z of " + row);
           assertEquals(
               s[(int) (1 + row % 5)], ((Float8Vector) root.getVector("s")).get(i), "s of " + row);
         }
@@ -343,7 +350,7 @@ class TableReaderTest extends AllocatorTest {
       for (int i = 0; i < 4; i++) {
         values.add(t.isNull(i) ? null : t.get(i));
       }
-      assertEquals(java.util.Arrays.asList(12.0, null, null, 13.5), values);
+      assertEquals(Arrays.asList(12.0, null, null, 13.5), values);
     }
     try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
         TableReader reader =
@@ -352,9 +359,9 @@ class TableReaderTest extends AllocatorTest {
       assertTrue(reader.loadNextBatch());
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       assertEquals(
-          new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE),
+          new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE),
           root.getSchema().findField("time").getType());
-      assertEquals(999, ((org.apache.arrow.vector.SmallIntVector) root.getVector("t")).get(2));
+      assertEquals(999, ((SmallIntVector) root.getVector("t")).get(2));
     }
   }
 }

@@ -30,8 +30,10 @@ import org.apache.arrow.vector.DurationVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -124,13 +126,11 @@ class XarrayTableTest extends AllocatorTest {
       return micros == 0 ? text : text + String.format(".%06d", micros);
     }
     if (v instanceof DurationVector d) {
-      assertEquals(
-          org.apache.arrow.vector.types.TimeUnit.MICROSECOND,
-          ((ArrowType.Duration) v.getField().getType()).getUnit());
+      assertEquals(TimeUnit.MICROSECOND, ((ArrowType.Duration) v.getField().getType()).getUnit());
       return DurationVector.get(d.getDataBuffer(), r);
     }
     Object o = v.getObject(r);
-    if (o instanceof org.apache.arrow.vector.util.Text text) {
+    if (o instanceof Text text) {
       return text.toString();
     }
     if (o instanceof Float f) {

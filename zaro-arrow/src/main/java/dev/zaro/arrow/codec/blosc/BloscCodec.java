@@ -3,14 +3,17 @@ package dev.zaro.arrow.codec.blosc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.exec.WorkRunner;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -188,11 +191,11 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(
-        dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE,
-        dev.zaro.arrow.codec.CodecCapability.DECODE_RANGE,
-        dev.zaro.arrow.codec.CodecCapability.DECODE_STREAMING);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(
+        CodecCapability.DECODE_IN_PLACE,
+        CodecCapability.DECODE_RANGE,
+        CodecCapability.DECODE_STREAMING);
   }
 
   /**
@@ -235,7 +238,7 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
   @Override
   public boolean decodeInto(
       ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
-    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
+    BytesToBytesCodec.checkRegion(target, offset, size);
     BloscHeader h = header(encoded, size);
     BloscDecoder.validate(h, encoded.memoryAddress());
     long dst = target.memoryAddress() + offset;
@@ -245,7 +248,7 @@ public record BloscCodec(String cname, int clevel, Shuffle shuffle, int typesize
     }
     int blocks = h.blockCount();
     int parts = Math.min(scratch.helpers() + 1, blocks);
-    java.util.List<Runnable> runs = new java.util.ArrayList<>(parts);
+    List<Runnable> runs = new ArrayList<>(parts);
     for (int p = 0; p < parts; p++) {
       long from = (long) blocks * p / parts * h.blocksize();
       long to = Math.min(size, (long) blocks * (p + 1) / parts * h.blocksize());

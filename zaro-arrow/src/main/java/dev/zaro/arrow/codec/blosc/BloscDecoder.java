@@ -5,6 +5,8 @@ import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
 import dev.zaro.arrow.codec.lz.StreamException;
 import dev.zaro.arrow.error.CodecException;
 import java.nio.ByteBuffer;
+import java.util.function.IntConsumer;
+import java.util.function.IntToLongFunction;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -154,12 +156,7 @@ final class BloscDecoder {
    * after each.
    */
   private static void decodeBlocks(
-      BloscHeader h,
-      long frame,
-      int first,
-      int last,
-      java.util.function.IntToLongFunction outOf,
-      java.util.function.IntConsumer done) {
+      BloscHeader h, long frame, int first, int last, IntToLongFunction outOf, IntConsumer done) {
     int nbytes = h.nbytes();
     int typesize = h.typesize();
     boolean byteShuffle = h.byteShuffle() && typesize > 1;

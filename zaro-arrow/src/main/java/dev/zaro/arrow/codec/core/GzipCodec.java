@@ -8,6 +8,7 @@ import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Set;
 import java.util.zip.CRC32;
 import java.util.zip.Inflater;
 import org.apache.arrow.memory.ArrowBuf;
@@ -35,11 +36,11 @@ public record GzipCodec(int level) implements BytesToBytesCodec {
   }
 
   /** Asked once per chunk (and per inner chunk of a shard): made once. */
-  private static final java.util.Set<CodecCapability> CAPABILITIES =
-      java.util.Set.of(CodecCapability.DECODE_IN_PLACE, CodecCapability.DECODE_STREAMING);
+  private static final Set<CodecCapability> CAPABILITIES =
+      Set.of(CodecCapability.DECODE_IN_PLACE, CodecCapability.DECODE_STREAMING);
 
   @Override
-  public java.util.Set<CodecCapability> capabilities() {
+  public Set<CodecCapability> capabilities() {
     return CAPABILITIES;
   }
 

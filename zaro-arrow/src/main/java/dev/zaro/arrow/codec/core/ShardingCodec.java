@@ -23,6 +23,7 @@ import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -136,8 +137,8 @@ public final class ShardingCodec implements ArrayToBytesCodec, PartialDecoder {
   }
 
   @Override
-  public java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of(CodecCapability.PARTIAL_DECODE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.PARTIAL_DECODE);
   }
 
   @Override

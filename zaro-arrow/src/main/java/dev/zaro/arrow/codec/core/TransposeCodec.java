@@ -9,6 +9,7 @@ import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.util.Arrays;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -63,8 +64,8 @@ public record TransposeCodec(int[] order) implements ArrayToArrayCodec {
   }
 
   @Override
-  public java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of(CodecCapability.LAYOUT_ONLY);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.LAYOUT_ONLY);
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -36,8 +37,8 @@ public record VlenCodec(String name) implements ArrayToBytesCodec {
 
   /** The chunk buffer becomes part of the result, so it must not be a reused scratch buffer. */
   @Override
-  public java.util.Set<CodecCapability> capabilities() {
-    return java.util.Set.of(CodecCapability.KEEPS_INPUT);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.KEEPS_INPUT);
   }
 
   @Override

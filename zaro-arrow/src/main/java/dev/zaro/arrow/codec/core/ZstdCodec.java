@@ -10,6 +10,8 @@ import dev.zaro.arrow.codec.Scratch;
 import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
+import java.nio.ByteBuffer;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -42,14 +44,14 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   }
 
   /** Asked once per chunk (and per inner chunk of a shard): made once. */
-  private static final java.util.Set<CodecCapability> CAPABILITIES =
-      java.util.Set.of(
+  private static final Set<CodecCapability> CAPABILITIES =
+      Set.of(
           CodecCapability.DECODE_IN_PLACE,
           CodecCapability.DECODE_RANGE,
           CodecCapability.DECODE_STREAMING);
 
   @Override
-  public java.util.Set<CodecCapability> capabilities() {
+  public Set<CodecCapability> capabilities() {
     return CAPABILITIES;
   }
 
@@ -120,8 +122,8 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
       return true;
     }
     ZstdDecompressCtx ctx = scratch.state(ZstdDecompressCtx.class, ZstdDecompressCtx::new);
-    java.nio.ByteBuffer src = encoded.nioBuffer(0, (int) length);
-    java.nio.ByteBuffer dst = target.nioBuffer(0, (int) to);
+    ByteBuffer src = encoded.nioBuffer(0, (int) length);
+    ByteBuffer dst = target.nioBuffer(0, (int) to);
     try {
       while (dst.hasRemaining()) {
         int before = src.position() + dst.position();
@@ -203,12 +205,11 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
     if (length == 0 || length > Integer.MAX_VALUE || windowSize < unit) {
       return false;
     }
-    java.nio.ByteBuffer src = encoded.nioBuffer(0, (int) length);
-    java.nio.ByteBuffer dst = window.nioBuffer(0, windowSize);
+    ByteBuffer src = encoded.nioBuffer(0, (int) length);
+    ByteBuffer dst = window.nioBuffer(0, windowSize);
     long position = 0;
     int carry = 0;
-    try (com.github.luben.zstd.ZstdDecompressCtx ctx =
-        new com.github.luben.zstd.ZstdDecompressCtx()) {
+    try (ZstdDecompressCtx ctx = new ZstdDecompressCtx()) {
       while (true) {
         dst.limit(windowSize).position(carry);
         int srcBefore = src.position();
@@ -240,7 +241,7 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
               "codec zstd: decoder made no progress at input byte " + srcBefore);
         }
       }
-    } catch (com.github.luben.zstd.ZstdException e) {
+    } catch (ZstdException e) {
       throw new CodecException("codec zstd: " + e.getMessage(), e);
     }
     if (position + carry != decodedSize) {

@@ -3,6 +3,7 @@ package dev.zaro.arrow.codec.ext;
 import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.numcodecs.BitRoundCodec;
+import dev.zaro.arrow.codec.zfp.ZfpCodec;
 
 /**
  * The registered v3 codecs of zarr-extensions that are not core codecs: {@code bitround} (the
@@ -21,7 +22,6 @@ public final class Extensions implements CodecProvider {
     registry.register("scale_offset", (spec, input, reg) -> ScaleOffsetCodec.create(spec, input));
     registry.register("cast_value", (spec, input, reg) -> CastValueCodec.create(spec, input));
     registry.register("reshape", (spec, input, reg) -> ReshapeCodec.create(spec, input));
-    registry.register(
-        "zfp", (spec, input, reg) -> dev.zaro.arrow.codec.zfp.ZfpCodec.create(spec, input));
+    registry.register("zfp", (spec, input, reg) -> ZfpCodec.create(spec, input));
   }
 }

@@ -9,6 +9,7 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
+import dev.zaro.arrow.metadata.internal.HalfFloat;
 import java.math.BigInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -95,7 +96,7 @@ public final class ScaleOffsetCodec implements ArrayToArrayCodec {
   /** A float element's value. */
   private double value(long bits) {
     return switch (type.bits()) {
-      case 16 -> dev.zaro.arrow.metadata.internal.HalfFloat.toFloat((short) bits);
+      case 16 -> HalfFloat.toFloat((short) bits);
       case 32 -> Float.intBitsToFloat((int) bits);
       default -> Double.longBitsToDouble(bits);
     };

@@ -1,6 +1,7 @@
 package dev.zaro.arrow.codec.internal;
 
 import dev.zaro.arrow.codec.SlabView;
+import dev.zaro.arrow.metadata.ChunkGrid.Dim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -33,8 +34,7 @@ public record ChunkPart(long chunk, long localStart, long count, long outStart) 
    * Splits the indices {@code start + i * step} ({@code i < count}) by the chunks of one grid
    * dimension (regular or rectilinear).
    */
-  public static List<ChunkPart> split(
-      long start, long step, long count, dev.zaro.arrow.metadata.ChunkGrid.Dim dim) {
+  public static List<ChunkPart> split(long start, long step, long count, Dim dim) {
     List<ChunkPart> parts = new ArrayList<>();
     long k = 0;
     while (k < count) {

@@ -2,7 +2,9 @@ package dev.zaro.arrow.codec.internal;
 
 import dev.zaro.arrow.codec.Scratch;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -27,9 +29,7 @@ public final class ScratchPool implements AutoCloseable {
    * the read's allocator closes.
    */
   public Scratch borrow(
-      BufferAllocator allocator,
-      java.util.function.IntSupplier idleHelpers,
-      java.util.concurrent.Executor helperExecutor) {
+      BufferAllocator allocator, IntSupplier idleHelpers, Executor helperExecutor) {
     Scratch s = idle.pollFirst();
     if (s != null) {
       idleCount.decrementAndGet();

@@ -2,10 +2,12 @@ package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.ArrayToArrayCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -55,8 +57,8 @@ public record BitRoundCodec(String name, int keepbits) implements ArrayToArrayCo
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.LAYOUT_ONLY);
   }
 
   @Override

@@ -1,8 +1,10 @@
 package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.BytesToBytesCodec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
@@ -29,8 +31,8 @@ public record Bz2Codec(int level) implements BytesToBytesCodec {
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.DECODE_IN_PLACE);
   }
 
   private static final StreamDecoder.Opener OPENER = in -> new BZip2CompressorInputStream(in, true);

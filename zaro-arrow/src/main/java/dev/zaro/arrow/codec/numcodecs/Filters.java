@@ -8,6 +8,7 @@ import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.NumpyDtype;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -84,7 +85,7 @@ public final class Filters {
 
   /** A new buffer for a decoded chunk array, released if {@code fill} fails. */
   public static ArrowBuf decodeTo(
-      BufferAllocator allocator, ChunkSpec decoded, java.util.function.Consumer<ArrowBuf> fill) {
+      BufferAllocator allocator, ChunkSpec decoded, Consumer<ArrowBuf> fill) {
     ArrowBuf out = allocator.buffer(Math.max(1, decoded.byteSize()));
     try {
       fill.accept(out);

@@ -1,11 +1,13 @@
 package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.BytesToBytesCodec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.lz.Lz4BlockDecoder;
 import dev.zaro.arrow.codec.lz.StreamException;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -30,8 +32,8 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.DECODE_IN_PLACE);
   }
 
   private long header(ArrowBuf encoded, long decodedSize) {
@@ -74,7 +76,7 @@ public record Lz4Codec(int acceleration) implements BytesToBytesCodec {
 
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
+    BytesToBytesCodec.checkRegion(target, offset, size);
     decodeBlock(encoded, target.memoryAddress() + offset, header(encoded, size));
     return true;
   }

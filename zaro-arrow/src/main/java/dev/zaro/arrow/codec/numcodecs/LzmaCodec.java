@@ -2,13 +2,16 @@ package dev.zaro.arrow.codec.numcodecs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.BytesToBytesCodec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.tukaani.xz.BasicArrayCache;
@@ -166,8 +169,8 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.DECODE_IN_PLACE);
   }
 
   private InputStream open(InputStream in) throws IOException {
@@ -176,7 +179,7 @@ public record LzmaCodec(int format, List<RawFilter> filters) implements BytesToB
       case FORMAT_XZ -> new XZInputStream(in, MEMORY_LIMIT_KIB, true, cache);
       case FORMAT_ALONE -> new LZMAInputStream(in, MEMORY_LIMIT_KIB, cache);
       case FORMAT_AUTO -> {
-        java.io.BufferedInputStream b = new java.io.BufferedInputStream(in, 8);
+        BufferedInputStream b = new BufferedInputStream(in, 8);
         b.mark(6);
         byte[] magic = b.readNBytes(6);
         b.reset();

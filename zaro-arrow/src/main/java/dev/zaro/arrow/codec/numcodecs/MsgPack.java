@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.zaro.arrow.error.CodecException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads one MessagePack value (what Python's {@code msgpack.packb} writes) as a JSON tree: arrays,
@@ -78,7 +79,7 @@ final class MsgPack {
       case 0xc3 -> NODES.booleanNode(true);
       case 0xc4, 0xc5, 0xc6 -> {
         int n = length(b == 0xc4 ? 1 : b == 0xc5 ? 2 : 4);
-        byte[] v = java.util.Arrays.copyOfRange(in, pos, pos + n);
+        byte[] v = Arrays.copyOfRange(in, pos, pos + n);
         pos += n;
         yield NODES.binaryNode(v);
       }

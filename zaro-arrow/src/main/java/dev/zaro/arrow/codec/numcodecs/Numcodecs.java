@@ -2,6 +2,7 @@ package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.CodecProvider;
 import dev.zaro.arrow.codec.CodecRegistry;
+import dev.zaro.arrow.codec.blosc.BloscCodec;
 import dev.zaro.arrow.metadata.CodecSpec;
 
 /**
@@ -57,7 +58,6 @@ public final class Numcodecs implements CodecProvider {
     registry.register(
         "numcodecs.blosc",
         (spec, input, reg) ->
-            dev.zaro.arrow.codec.blosc.BloscCodec.fromNumcodecs(
-                spec.configuration(), input.dataType().byteSize()));
+            BloscCodec.fromNumcodecs(spec.configuration(), input.dataType().byteSize()));
   }
 }

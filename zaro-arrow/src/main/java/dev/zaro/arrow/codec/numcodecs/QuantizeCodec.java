@@ -3,11 +3,13 @@ package dev.zaro.arrow.codec.numcodecs;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.ArrayToArrayCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -47,10 +49,8 @@ public record QuantizeCodec(int digits, DataType dtype, DataType astype)
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return dtype.equals(astype)
-        ? java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY)
-        : java.util.Set.of();
+  public Set<CodecCapability> capabilities() {
+    return dtype.equals(astype) ? Set.of(CodecCapability.LAYOUT_ONLY) : Set.of();
   }
 
   @Override

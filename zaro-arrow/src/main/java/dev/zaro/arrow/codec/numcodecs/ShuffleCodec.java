@@ -2,9 +2,11 @@ package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
+import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -33,8 +35,8 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.DECODE_IN_PLACE);
   }
 
   @Override
@@ -58,7 +60,7 @@ public record ShuffleCodec(int elementSize) implements BytesToBytesCodec {
 
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
+    BytesToBytesCodec.checkRegion(target, offset, size);
     long length = check(encoded, size);
     unshuffle(encoded, target.memoryAddress() + offset, length);
     return true;

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.codec.numcodecs;
 
+import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import java.io.IOException;
@@ -35,7 +36,7 @@ final class StreamDecoder {
 
   static boolean decodeInto(
       String codec, Opener opener, ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    dev.zaro.arrow.codec.BytesToBytesCodec.checkRegion(target, offset, size);
+    BytesToBytesCodec.checkRegion(target, offset, size);
     try (OutputBuffer out = OutputBuffer.into(target, offset, size)) {
       decodeTo(codec, opener, encoded, out);
     }

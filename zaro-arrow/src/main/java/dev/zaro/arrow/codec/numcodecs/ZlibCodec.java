@@ -1,12 +1,14 @@
 package dev.zaro.arrow.codec.numcodecs;
 
 import dev.zaro.arrow.codec.BytesToBytesCodec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecConfig;
 import dev.zaro.arrow.codec.core.Inflation;
 import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.metadata.CodecSpec;
 import java.nio.ByteBuffer;
+import java.util.Set;
 import java.util.zip.Inflater;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -33,8 +35,8 @@ public record ZlibCodec(int level) implements BytesToBytesCodec {
   }
 
   @Override
-  public java.util.Set<dev.zaro.arrow.codec.CodecCapability> capabilities() {
-    return java.util.Set.of(dev.zaro.arrow.codec.CodecCapability.DECODE_IN_PLACE);
+  public Set<CodecCapability> capabilities() {
+    return Set.of(CodecCapability.DECODE_IN_PLACE);
   }
 
   @Override

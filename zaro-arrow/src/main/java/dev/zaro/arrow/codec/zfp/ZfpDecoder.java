@@ -1,6 +1,8 @@
 package dev.zaro.arrow.codec.zfp;
 
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.metadata.DataType;
+import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -45,7 +47,7 @@ public final class ZfpDecoder {
     /**
      * The zfp type of a zarr data type, or null when zfp has none (no promotion of narrower types).
      */
-    public static Type of(dev.zaro.arrow.metadata.DataType t) {
+    public static Type of(DataType t) {
       return switch (t.kind()) {
         case INT -> t.bits() == 32 ? INT32 : t.bits() == 64 ? INT64 : null;
         case FLOAT -> t.bits() == 32 ? FLOAT : t.bits() == 64 ? DOUBLE : null;
@@ -241,7 +243,7 @@ public final class ZfpDecoder {
     }
     int bits = 1;
     if (s.bit() == 0) {
-      java.util.Arrays.fill(block, 0);
+      Arrays.fill(block, 0);
       if (p.minbits() > bits) {
         s.skip(p.minbits() - bits);
       }
@@ -279,7 +281,7 @@ public final class ZfpDecoder {
           block,
           ublock);
       if (emax == -type.ebias) {
-        java.util.Arrays.fill(block, 0);
+        Arrays.fill(block, 0);
       } else {
         toFloats(type, block, emax);
       }
@@ -398,7 +400,7 @@ public final class ZfpDecoder {
    */
   private static int embedded(Bits s, int maxbits, int maxprec, int intprec, long[] data) {
     int size = data.length;
-    java.util.Arrays.fill(data, 0);
+    Arrays.fill(data, 0);
     int kmin = intprec > maxprec ? intprec - maxprec : 0;
     boolean limited = (long) (maxprec + 1) * size - 1 > maxbits;
     long start = s.pos;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.store.internal.StoreKeys;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -122,9 +123,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
       JsonNode value = e.getValue();
       if (value.isTextual()) {
         value =
-            JsonDocument.parse(
-                    k + IN_ZMETADATA,
-                    value.textValue().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            JsonDocument.parse(k + IN_ZMETADATA, value.textValue().getBytes(StandardCharsets.UTF_8))
                 .root();
       }
       if (!value.isObject()) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.json.Json;
+import java.io.IOException;
 import java.util.Locale;
 
 /**
@@ -38,7 +39,7 @@ public final class JsonDocument {
                       + e.getLocation().getColumnNr()
                       + ")"
                   : ""));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new MetadataException("key '" + key + "' cannot be read as JSON: " + e.getMessage(), e);
     }
     if (node == null || node.isMissingNode()) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.metadata.DataType;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -157,7 +158,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
    *     overlapping another, past the item size, or of another byte order than the rest
    */
   public static NumpyDtype parseStructured(JsonNode node, String where) {
-    java.util.Map<String, Boolean> orders = new java.util.LinkedHashMap<>();
+    Map<String, Boolean> orders = new LinkedHashMap<>();
     DataType type = structured(node, where, "", orders);
     if (orders.values().stream().distinct().count() > 1) {
       throw new MetadataException(
@@ -172,7 +173,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
   }
 
   private static DataType structured(
-      JsonNode node, String where, String prefix, java.util.Map<String, Boolean> orders) {
+      JsonNode node, String where, String prefix, Map<String, Boolean> orders) {
     List<DataType.StructField> fields = new ArrayList<>();
     if (node.isObject()) {
       JsonNode names = node.path("names");
@@ -265,7 +266,7 @@ public record NumpyDtype(DataType dataType, boolean bigEndian) {
       int offset,
       String where,
       String prefix,
-      java.util.Map<String, Boolean> orders) {
+      Map<String, Boolean> orders) {
     String at = where + ": structured field '" + prefix + name + "'";
     List<Integer> shape = new ArrayList<>();
     if (shapeNode != null) {

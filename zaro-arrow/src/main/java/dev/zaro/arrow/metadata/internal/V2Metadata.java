@@ -13,6 +13,7 @@ import dev.zaro.arrow.metadata.GroupMetadata;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Parses Zarr v2 {@code .zarray}, {@code .zgroup} and {@code .zattrs} documents into the same model
@@ -517,7 +518,7 @@ public final class V2Metadata {
                         + ": unknown field '"
                         + name
                         + "' (known: id, "
-                        + String.join(", ", new java.util.TreeSet<>(known))
+                        + String.join(", ", new TreeSet<>(known))
                         + ")");
               }
             });

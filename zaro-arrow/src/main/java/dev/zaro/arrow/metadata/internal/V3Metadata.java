@@ -315,11 +315,11 @@ public final class V3Metadata {
               + " not "
               + JsonDocument.describe(shapes));
     }
-    List<ChunkGrid.Dim> dims = new java.util.ArrayList<>();
+    List<ChunkGrid.Dim> dims = new ArrayList<>();
     for (int d = 0; d < shape.length; d++) {
       String where = field + ".chunk_shapes[" + d + "]";
       JsonNode entry = shapes.get(d);
-      List<long[]> runs = new java.util.ArrayList<>();
+      List<long[]> runs = new ArrayList<>();
       if (entry.isIntegralNumber()) {
         long edge = positive(doc, where, entry);
         runs.add(new long[] {edge, shape[d] == 0 ? 1 : (shape[d] + edge - 1) / edge});

@@ -16,6 +16,9 @@ import dev.zaro.arrow.read.Node;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 
 /** The normalized metadata of a node as JSON (what {@code zaro info} prints). */
@@ -129,9 +132,9 @@ public final class NodeJson {
           f.arrayNode()
               .add(floatNode(b, type.byteSize() / 2))
               .add(floatNode(b, type.byteSize() / 2));
-      case STRING -> f.textNode(new String(fill.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+      case STRING -> f.textNode(new String(fill.bytes(), StandardCharsets.UTF_8));
       case BYTES, NULL_TERMINATED_BYTES ->
-          f.textNode(java.util.Base64.getEncoder().encodeToString(fill.bytes()));
+          f.textNode(Base64.getEncoder().encodeToString(fill.bytes()));
       case FIXED_UTF32 -> f.textNode(Utf32.decode(fill.bytes(), 0, fill.bytes().length));
       case DATETIME, TIMEDELTA -> {
         long v = b.getLong();
@@ -146,8 +149,7 @@ public final class NodeJson {
             int at = field.offset() + i * field.type().byteSize();
             values.add(
                 fillValue(
-                    new FillValue(
-                        java.util.Arrays.copyOfRange(element, at, at + field.type().byteSize())),
+                    new FillValue(Arrays.copyOfRange(element, at, at + field.type().byteSize())),
                     field.type()));
           }
           fields.set(field.name(), field.shape().isEmpty() ? values.get(0) : values);

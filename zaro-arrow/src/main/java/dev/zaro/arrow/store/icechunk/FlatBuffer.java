@@ -2,8 +2,10 @@ package dev.zaro.arrow.store.icechunk;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A bounds-checked reader of one FlatBuffers buffer (the binary layout of
@@ -74,13 +76,13 @@ final class FlatBuffer {
   /** {@code n} bytes at {@code pos}, copied. */
   byte[] bytes(int pos, int n) {
     check(pos, n, "a byte string");
-    return java.util.Arrays.copyOfRange(b, pos, pos + n);
+    return Arrays.copyOfRange(b, pos, pos + n);
   }
 
   /** Compares {@code key} with the bytes at {@code pos} as unsigned bytes (lexicographic). */
   int compare(int pos, byte[] key) {
     check(pos, key.length, "an id");
-    return java.util.Arrays.compareUnsigned(b, pos, pos + key.length, key, 0, key.length);
+    return Arrays.compareUnsigned(b, pos, pos + key.length, key, 0, key.length);
   }
 
   /** Follows the unsigned offset stored at {@code pos}. */
@@ -205,7 +207,7 @@ final class FlatBuffer {
 
   private String utf8(byte[] utf8, String name) {
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(utf8)).toString();
+      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(utf8)).toString();
     } catch (CharacterCodingException e) {
       throw corrupt("the string '" + name + "' is not valid UTF-8");
     }

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The envelope every Icechunk metadata file shares (repo info, snapshots, manifests, transaction
@@ -54,7 +55,7 @@ final class IcechunkFile {
               + HEADER_LENGTH
               + "-byte header");
     }
-    if (!java.util.Arrays.equals(file, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
+    if (!Arrays.equals(file, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       throw new StoreException(
           ErrorKind.CORRUPT,
           "'"
@@ -110,7 +111,7 @@ final class IcechunkFile {
     }
     byte[] body;
     if (h.compression() == 0) {
-      body = java.util.Arrays.copyOfRange(file, HEADER_LENGTH, file.length);
+      body = Arrays.copyOfRange(file, HEADER_LENGTH, file.length);
     } else {
       body =
           unzstd(

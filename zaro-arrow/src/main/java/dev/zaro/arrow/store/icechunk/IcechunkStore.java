@@ -4,6 +4,7 @@ import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.store.FileStore;
+import dev.zaro.arrow.store.ReferenceBackedStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
 import dev.zaro.arrow.store.Store;
@@ -47,7 +48,7 @@ import java.util.stream.Stream;
  * virtual-chunk-container settings and the checksums stored with virtual references are not
  * consulted.
  */
-public final class IcechunkStore implements dev.zaro.arrow.store.ReferenceBackedStore {
+public final class IcechunkStore implements ReferenceBackedStore {
   /** The schemes of Icechunk locations ({@link IcechunkStoreProvider} registers them). */
   static final Set<String> SCHEMES =
       Set.of("icechunk", "icechunk+s3", "icechunk+gs", "icechunk+http", "icechunk+https");

@@ -7,10 +7,14 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.Store;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -126,7 +130,7 @@ final class Repository {
     return switch (version.kind()) {
       case SNAPSHOT -> {
         ObjectId.decode12(ref, "snapshot");
-        yield ref.toUpperCase(java.util.Locale.ROOT);
+        yield ref.toUpperCase(Locale.ROOT);
       }
       case BRANCH -> format() == 2 ? lookup(branches, ref, "branch") : refFile("branch", ref);
       case TAG -> {
@@ -151,7 +155,7 @@ final class Repository {
     return snapshots.get(index).id();
   }
 
-  private StoreException unknown(String kind, String ref, java.util.Collection<String> known) {
+  private StoreException unknown(String kind, String ref, Collection<String> known) {
     String plural = kind.equals("branch") ? "branches" : kind + "s";
     return new StoreException(
         ErrorKind.NOT_FOUND,
@@ -325,7 +329,7 @@ final class Repository {
       }
       return out;
     }
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     for (String next = id; next != null; ) {
       if (!seen.add(next)) {
         throw new StoreException(

@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store.remote;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,8 +33,8 @@ final class AdaptiveConcurrency {
     void start(Permit permit);
   }
 
-  private static final java.util.concurrent.ConcurrentHashMap<String, AdaptiveConcurrency> HOSTS =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<String, AdaptiveConcurrency> HOSTS =
+      new ConcurrentHashMap<>();
 
   private final int max;
   private final LongSupplier clock;

@@ -422,7 +422,7 @@ class BloscCorruptionTest extends AllocatorTest {
 
   private static byte[] ones(int n) {
     byte[] b = new byte[n];
-    java.util.Arrays.fill(b, (byte) 0xff);
+    Arrays.fill(b, (byte) 0xff);
     return b;
   }
 }

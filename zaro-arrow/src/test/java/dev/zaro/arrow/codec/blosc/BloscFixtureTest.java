@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.AllocatorTest;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -125,7 +126,7 @@ class BloscFixtureTest extends AllocatorTest {
   @Test
   void fixturesCoverTheFormat() {
     Set<String> seen = new TreeSet<>();
-    List<byte[]> frames = new java.util.ArrayList<>(BloscFixtures.suiteFrames());
+    List<byte[]> frames = new ArrayList<>(BloscFixtures.suiteFrames());
     BloscFixtures.cases().forEach(c -> frames.add(BloscFixtures.frame(c)));
     for (byte[] frame : frames) {
       try (ArrowBuf in = buf(frame)) {
@@ -230,7 +231,7 @@ class BloscFixtureTest extends AllocatorTest {
 
   private static byte[] ones(int n) {
     byte[] b = new byte[n];
-    java.util.Arrays.fill(b, (byte) 0xff);
+    Arrays.fill(b, (byte) 0xff);
     return b;
   }
 }

@@ -16,6 +16,7 @@ import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.FillValue;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ class ChecksumCodecTest extends AllocatorTest {
               .create(
                   new CodecSpec(name, Json.readTree(config)),
                   new ChunkSpec(new int[] {4}, DataType.UINT8, FillValue.zero(DataType.UINT8)));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new AssertionError(e);
     }
   }

@@ -11,6 +11,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.codec.ArrayToArrayCodec;
 import dev.zaro.arrow.codec.ChunkSpec;
 import dev.zaro.arrow.codec.Codec;
+import dev.zaro.arrow.codec.CodecCapability;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.json.Json;
@@ -206,11 +207,11 @@ class NumcodecsFilterTest extends AllocatorTest {
     assertTrue(
         ((ArrayToArrayCodec) create("numcodecs.bitround", "{\"keepbits\":5}", f4))
             .capabilities()
-            .contains(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY));
+            .contains(CodecCapability.LAYOUT_ONLY));
     assertTrue(
         ((ArrayToArrayCodec) create("numcodecs.quantize", "{\"digits\":2,\"dtype\":\"<f4\"}", f4))
             .capabilities()
-            .contains(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY));
+            .contains(CodecCapability.LAYOUT_ONLY));
     assertFalse(
         ((ArrayToArrayCodec)
                 create(
@@ -218,7 +219,7 @@ class NumcodecsFilterTest extends AllocatorTest {
                     "{\"digits\":2,\"dtype\":\"<f4\",\"astype\":\"<f2\"}",
                     f4))
             .capabilities()
-            .contains(dev.zaro.arrow.codec.CodecCapability.LAYOUT_ONLY));
+            .contains(CodecCapability.LAYOUT_ONLY));
   }
 
   @Test
@@ -297,7 +298,7 @@ class NumcodecsFilterTest extends AllocatorTest {
             + " must be an integer, not string \"fast\""
       })
   void badConfigurations(String name, String config, String dtype, String message) {
-    ChunkSpec input = spec(dev.zaro.arrow.metadata.internal.NumpyDtype.parse(dtype).dataType(), 4);
+    ChunkSpec input = spec(NumpyDtype.parse(dtype).dataType(), 4);
     CodecException e = assertThrows(CodecException.class, () -> create(name, config, input));
     assertEquals(message, e.getMessage());
   }

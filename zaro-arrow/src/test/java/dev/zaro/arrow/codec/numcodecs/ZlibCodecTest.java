@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
+import java.util.zip.GZIPOutputStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,7 @@ class ZlibCodecTest extends AbstractBytesCodecTest {
   @Test
   void aGzipStreamIsNotZlib() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(out)) {
+    try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
       gz.write(new byte[100]);
     }
     try (ArrowBuf in = buf(out.toByteArray())) {

@@ -6,18 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.Slab;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * testdata/icechunk/expected.json (what Icechunk's scripts wrote into its compatibility
@@ -43,7 +47,7 @@ public final class IcechunkExpected {
   }
 
   /** The parsed expected.json. */
-  public static JsonNode doc() throws java.io.IOException {
+  public static JsonNode doc() throws IOException {
     return JSON.readTree(Files.readAllBytes(Fixtures.testdata().resolve("icechunk/expected.json")));
   }
 
@@ -58,7 +62,7 @@ public final class IcechunkExpected {
     assertEquals(want.get("data_type").asText(), meta.dataType().name(), path);
     assertEquals(
         JSON.convertValue(want.get("shape"), List.class).toString(),
-        java.util.Arrays.toString(meta.shape()),
+        Arrays.toString(meta.shape()),
         path + " shape");
     assertEquals(want.get("attributes"), meta.attributes(), path + " attributes");
     if (want.has("dimension_names")) {
@@ -67,12 +71,8 @@ public final class IcechunkExpected {
     }
     long[] shape = meta.shape();
     int[] chunk = JSON.convertValue(want.get("chunk_shape"), int[].class);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(
-        chunk, meta.chunkShape(), path + " chunk shape");
-    JsonNode virtual =
-        virtualReadable
-            ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
-            : want.path("virtual_chunks");
+    Assertions.assertArrayEquals(chunk, meta.chunkShape(), path + " chunk shape");
+    JsonNode virtual = virtualReadable ? MissingNode.getInstance() : want.path("virtual_chunks");
     if (virtual.isMissingNode()) {
       try (Slab slab = zaro.read(path, "", allocator)) {
         checkValues(slab, want.get("value"), shape, new long[shape.length], path + " whole");
@@ -125,7 +125,7 @@ public final class IcechunkExpected {
    */
   public static void checkValues(
       Slab slab, JsonNode value, long[] extent, long[] origin, String what) {
-    assertEquals(java.util.Arrays.toString(extent), java.util.Arrays.toString(slab.shape()), what);
+    assertEquals(Arrays.toString(extent), Arrays.toString(slab.shape()), what);
     long n = slab.elementCount();
     for (long i = 0; i < n; i++) {
       JsonNode expected = value;

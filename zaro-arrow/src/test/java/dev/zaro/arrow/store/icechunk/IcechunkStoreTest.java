@@ -17,11 +17,13 @@ import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.TestHttpServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -108,7 +110,7 @@ class IcechunkStoreTest extends AllocatorTest {
     assertEquals(KEYS.subList(5, 11), store.list("group1/small").toList());
     assertEquals(List.of(), store.list("group2/").toList());
     assertTrue(store.capabilities().listable());
-    assertEquals(dev.zaro.arrow.store.StoreCapabilities.LOCAL, store.capabilities());
+    assertEquals(StoreCapabilities.LOCAL, store.capabilities());
     // told to skip below arrays, it lists their metadata but need not read manifests
     List<String> some = store.list("", dir -> dir.startsWith("group1/")).toList();
     assertEquals(
@@ -422,14 +424,10 @@ class IcechunkStoreTest extends AllocatorTest {
     Files.writeString(snap, "{\"this is\": \"JSON, not an Icechunk snapshot\"}");
     assertMessage(loc, "'snapshots/NXH3M0HJ7EEJ0699DPP0' is not an Icechunk file");
     Files.copy(
-        r.resolve("manifests/Q04J7QW5RQ8D17TPA10G"),
-        snap,
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        r.resolve("manifests/Q04J7QW5RQ8D17TPA10G"), snap, StandardCopyOption.REPLACE_EXISTING);
     assertMessage(loc, "is an Icechunk manifest file where a snapshot file was expected");
     Files.copy(
-        r.resolve("snapshots/7XAF0Q905SH4938DN9CG"),
-        snap,
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        r.resolve("snapshots/7XAF0Q905SH4938DN9CG"), snap, StandardCopyOption.REPLACE_EXISTING);
     assertMessage(loc, "it holds snapshot 7XAF0Q905SH4938DN9CG, not NXH3M0HJ7EEJ0699DPP0");
     Files.write(snap, good);
     rewriteBody(
