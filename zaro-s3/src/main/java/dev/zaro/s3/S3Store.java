@@ -227,7 +227,8 @@ public final class S3Store implements Store {
   /**
    * Starts a ranged GET; the body lands in one buffer from {@code allocator}. Cancelling the
    * returned future cancels the request and releases its partial buffer. Completes on the SDK's
-   * completion threads ({@code executor} is not needed: no thread waits for a reply).
+   * completion threads, or on zaro's HTTP/1.1 client's I/O thread for GETs sent through it ({@code
+   * executor} is not needed: no thread waits for a reply).
    */
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
