@@ -12,8 +12,9 @@ ioConcurrency and tensorstore's http concurrency stay at their defaults.
   .venv/bin/python benchmarks/latency_bench.py [--latency-ms 20 100] [--threads 2] [--repeat 3]
 
 With --store s3 the same server answers as a path-style S3 endpoint (bucket `bench`): zaro reads
-`s3://bench/NAME?endpoint=...&anonymous=true` (S3Store, the SDK's async client) and tensorstore
-its `s3` kvstore on that endpoint.
+`s3://bench/NAME?endpoint=...&anonymous=true` (S3Store: object GETs through zaro's HTTP/1.1
+client on this plain-http endpoint, listing and HEAD through the SDK; --s3-client sdk sends the
+GETs through the SDK too) and tensorstore its `s3` kvstore on that endpoint.
 
 With --anchors, each read-all row is also measured against the issue's two anchors, printed as a
 second table: the fetch floor (benchmarks/fetch_floor.py: the same objects fetched whole at zaro's
@@ -158,6 +159,8 @@ def main():
     parser.add_argument("--zaro-args", default="", help="extra ./zaro bench options, e.g. '--io-concurrency 64'")
     parser.add_argument("--store", choices=["http", "s3"], default="http",
                         help="s3: the server answers path-style S3; zaro reads s3://, tensorstore its s3 kvstore")
+    parser.add_argument("--s3-client", choices=["zaro", "sdk"],
+                        help="with --store s3: the client of zaro's object GETs (the URL's client= option)")
     parser.add_argument("--anchors", action="store_true",
                         help="read all: also the fetch floor and the local read (second table)")
     parser.add_argument("--no-tensorstore", action="store_true")
@@ -179,6 +182,8 @@ def main():
                 ts_url, ts_child = url, TS_CHILD
                 if args.store == "s3":
                     url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr")
+                    if args.s3_client:
+                        url += f"&client={args.s3_client}"
                     ts_child = TS_S3_CHILD
                 for op, slices in operations(DATASETS[name], args.chunks, args.boxes).items():
                     if args.ops and op not in args.ops:

@@ -27,8 +27,15 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  * @param client the client; the store owns and closes it
  * @param unsigned whether requests go unsigned (no credentials were found, or anonymous was asked)
  * @param policy retries, deadlines, hedging and the limit of the endpoint's requests in flight
+ * @param credentials the client's credentials (anonymous ones when {@code unsigned})
+ * @param region the region the client signs for
  */
-record S3Connection(S3AsyncClient client, boolean unsigned, RequestPolicy policy) {
+record S3Connection(
+    S3AsyncClient client,
+    boolean unsigned,
+    RequestPolicy policy,
+    AwsCredentialsProvider credentials,
+    Region region) {
   /**
    * Builds the client.
    *
@@ -95,7 +102,7 @@ record S3Connection(S3AsyncClient client, boolean unsigned, RequestPolicy policy
             host,
             options.maxConnections());
     try {
-      return new S3Connection(builder.build(), anon, policy);
+      return new S3Connection(builder.build(), anon, policy, credentials, region);
     } catch (SdkException e) {
       throw new StoreException(
           "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);

@@ -29,6 +29,9 @@ import java.util.Objects;
  * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
  *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests (as
  *     {@link dev.zaro.arrow.store.HttpOptions#hedging})
+ * @param sdkGets whether object GETs to a plain {@code http} endpoint go through the SDK's client
+ *     too; by default they go through zaro's own HTTP/1.1 client, signed by the SDK's signer (see
+ *     {@link S3Store})
  */
 public record S3Options(
     String region,
@@ -37,7 +40,8 @@ public record S3Options(
     boolean anonymous,
     int maxConnections,
     RetryOptions retry,
-    boolean hedging) {
+    boolean hedging,
+    boolean sdkGets) {
   public static final S3Options DEFAULT =
       new S3Options(
           null,
@@ -46,7 +50,8 @@ public record S3Options(
           false,
           4 * ZaroOptions.defaults().ioConcurrency(),
           RetryOptions.DEFAULT,
-          true);
+          true,
+          false);
 
   public S3Options {
     Objects.requireNonNull(retry, "retry");
@@ -57,27 +62,36 @@ public record S3Options(
   }
 
   public S3Options withEndpoint(URI e, boolean path) {
-    return new S3Options(region, e, path, anonymous, maxConnections, retry, hedging);
+    return new S3Options(region, e, path, anonymous, maxConnections, retry, hedging, sdkGets);
   }
 
   public S3Options withRegion(String r) {
-    return new S3Options(r, endpoint, pathStyle, anonymous, maxConnections, retry, hedging);
+    return new S3Options(
+        r, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, sdkGets);
   }
 
   public S3Options withAnonymous(boolean a) {
-    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry, hedging);
+    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry, hedging, sdkGets);
   }
 
   public S3Options withMaxConnections(int n) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry, hedging);
+    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry, hedging, sdkGets);
   }
 
   public S3Options withRetry(RetryOptions r) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, r, hedging);
+    return new S3Options(
+        region, endpoint, pathStyle, anonymous, maxConnections, r, hedging, sdkGets);
   }
 
   public S3Options withHedging(boolean on) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, maxConnections, retry, on);
+    return new S3Options(
+        region, endpoint, pathStyle, anonymous, maxConnections, retry, on, sdkGets);
+  }
+
+  /** These options with object GETs through the SDK's client ({@code true}) or zaro's own. */
+  public S3Options withSdkGets(boolean on) {
+    return new S3Options(
+        region, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, on);
   }
 
   /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
@@ -101,15 +115,17 @@ public record S3Options(
           "anon",
           "max_connections",
           "max_attempts",
-          "request_timeout");
+          "request_timeout",
+          "client");
 
   /**
    * The options of an {@code s3://} location: its query ({@code region}, {@code endpoint} (or
    * {@code endpoint_url}), {@code path_style}, {@code anonymous} (or {@code anon}), {@code
-   * max_connections}, {@code max_attempts}, {@code request_timeout} in seconds), else the system
-   * properties {@value S3Store#ENDPOINT_PROPERTY} and {@value S3Store#ANONYMOUS_PROPERTY}, else the
-   * environment variables {@value S3Store#ENDPOINT_ENV}, {@value S3Store#ANONYMOUS_ENV} and {@code
-   * AWS_NO_SIGN_REQUEST}, else {@link #DEFAULT}.
+   * max_connections}, {@code max_attempts}, {@code request_timeout} in seconds, {@code client}:
+   * {@code sdk} or {@code zaro}, see {@link #sdkGets}), else the system properties {@value
+   * S3Store#ENDPOINT_PROPERTY}, {@value S3Store#ANONYMOUS_PROPERTY} and {@value
+   * S3Store#CLIENT_PROPERTY}, else the environment variables {@value S3Store#ENDPOINT_ENV}, {@value
+   * S3Store#ANONYMOUS_ENV} and {@code AWS_NO_SIGN_REQUEST}, else {@link #DEFAULT}.
    *
    * @throws StoreException naming the location for an unknown option or a bad value
    */
@@ -118,7 +134,7 @@ public record S3Options(
         location.options(
             QUERY_OPTIONS,
             "region, endpoint, path_style, anonymous, max_connections, max_attempts,"
-                + " request_timeout");
+                + " request_timeout, client");
     String endpoint =
         first(
             query.get("endpoint"),
@@ -143,6 +159,11 @@ public record S3Options(
         throw location.error("bad endpoint '" + endpoint + "': " + e.getMessage());
       }
     }
+    String client = first(query.get("client"), System.getProperty(S3Store.CLIENT_PROPERTY));
+    if (client != null && !client.equals("sdk") && !client.equals("zaro")) {
+      throw location.error("option client=" + client + " is not 'sdk' or 'zaro'");
+    }
+    boolean sdkGets = "sdk".equals(client);
     RetryOptions retry = DEFAULT.retry();
     if (query.containsKey("request_timeout")) {
       double seconds = number(location, "request_timeout", query.get("request_timeout"));
@@ -164,7 +185,8 @@ public record S3Options(
           anonymous,
           maxConnections,
           retry,
-          DEFAULT.hedging());
+          DEFAULT.hedging(),
+          sdkGets);
     } catch (IllegalArgumentException e) {
       throw location.error(e.getMessage());
     }

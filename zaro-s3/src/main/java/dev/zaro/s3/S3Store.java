@@ -5,6 +5,8 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.HttpOptions;
+import dev.zaro.arrow.store.HttpStore;
 import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
@@ -13,8 +15,11 @@ import dev.zaro.arrow.store.internal.ContentRange;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
+import java.net.URI;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +34,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -36,6 +42,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
@@ -43,6 +50,16 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * thread each: the SDK's asynchronous client over Netty, with bodies written straight into Arrow
  * buffers from the caller's allocator (one buffer per body, sized from its {@code Content-Length};
  * no heap copy). A failed, retried or cancelled request releases the buffer it was filling.
+ *
+ * <p>Object GETs to a plain {@code http} endpoint addressed path style (a local MinIO, moto, a
+ * proxy) go through zaro's own HTTP/1.1 client instead, the one {@link HttpStore} uses for plain
+ * {@code http} (a third of the SDK's CPU per body: benchmarks/README, "S3 GETs through zaro's
+ * HTTP/1.1 client"): signed with AWS Signature Version 4 by the SDK's own signer with the client's
+ * credentials ({@link S3Signer}; unsigned when anonymous), under the same retries, deadlines,
+ * hedging and limit. There a {@code 404} is an absent key whatever its S3 error code (the reply's
+ * body is not read), and a {@code 403} an error naming the key and URL. Listing, {@code HEAD}
+ * (zero-length ranges), {@code https} endpoints and AWS itself stay on the SDK, as does everything
+ * with {@code client=sdk} in the URL's query or {@code -D}{@value #CLIENT_PROPERTY}{@code =sdk}.
  *
  * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
  * {@link S3Request}), one SDK call per attempt:
@@ -65,14 +82,21 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * the SDK's default chain ({@code AWS_REGION}, profile, ...) else {@code us-east-1}. Credentials
  * come from the SDK's default chain; with none anywhere, requests go unsigned (anonymous), which
  * public buckets accept. A custom endpoint uses path-style addressing unless {@code
- * path_style=false}. The query may also set {@code max_connections}, {@code max_attempts} and
- * {@code request_timeout} (seconds).
+ * path_style=false}. The query may also set {@code max_connections}, {@code max_attempts}, {@code
+ * request_timeout} (seconds) and {@code client} ({@code sdk} or {@code zaro}).
  */
 public final class S3Store implements Store {
   public static final String ENDPOINT_PROPERTY = "zaro.s3.endpoint";
   public static final String ENDPOINT_ENV = "ZARO_S3_ENDPOINT";
   public static final String ANONYMOUS_PROPERTY = "zaro.s3.anonymous";
   public static final String ANONYMOUS_ENV = "ZARO_S3_ANONYMOUS";
+
+  /**
+   * {@code sdk}: object GETs go through the SDK's client even to a plain {@code http} endpoint (the
+   * URL's {@code client} option comes first).
+   */
+  public static final String CLIENT_PROPERTY = "zaro.s3.client";
+
   private final String bucket;
   private final String prefix;
   private final String name;
@@ -80,6 +104,8 @@ public final class S3Store implements Store {
   private final S3AsyncClient s3;
   private final boolean unsigned;
   private final RequestPolicy policy;
+  private final HttpStore gets; // or null: object GETs through the SDK
+  private volatile boolean bucketSeen; // a GET through gets found the bucket there
 
   /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
   public static S3Store open(String location) {
@@ -115,6 +141,46 @@ public final class S3Store implements Store {
     this.s3 = connection.client();
     this.unsigned = connection.unsigned();
     this.policy = connection.policy();
+    this.gets = gets(connection);
+  }
+
+  /**
+   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: a plain {@code
+   * http} endpoint addressed path style, unless {@link S3Options#sdkGets}; null otherwise. Its
+   * requests are signed by the SDK's signer with the client's credentials (unsigned when the client
+   * is anonymous) and share the endpoint's limit of requests in flight with the SDK's.
+   */
+  private HttpStore gets(S3Connection connection) {
+    URI endpoint = options.endpoint();
+    if (options.sdkGets()
+        || !options.pathStyle()
+        || endpoint == null
+        || !"http".equalsIgnoreCase(endpoint.getScheme())
+        || endpoint.getRawAuthority() == null
+        || endpoint.getRawQuery() != null) {
+      return null;
+    }
+    String path = endpoint.getRawPath() == null ? "" : endpoint.getRawPath();
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    URI base =
+        URI.create(
+            "http://"
+                + endpoint.getRawAuthority()
+                + path
+                + "/"
+                + SdkHttpUtils.urlEncode(bucket)
+                + "/"
+                + (prefix.isEmpty() ? "" : SdkHttpUtils.urlEncodeIgnoreSlashes(prefix) + "/"));
+    HttpOptions http =
+        new HttpOptions(options.retry(), Map.of(), options.maxConnections(), options.hedging());
+    S3Signer signer =
+        new S3Signer(
+            unsigned ? null : connection.credentials(),
+            connection.region().id(),
+            Clock.systemUTC());
+    return new HttpStore(base, http, name, signer);
   }
 
   public String bucket() {
@@ -136,7 +202,12 @@ public final class S3Store implements Store {
 
   /** Hedged requests sent so far (see {@link S3Options#hedging}). */
   long hedges() {
-    return policy.hedges();
+    return policy.hedges() + (gets == null ? 0 : gets.hedges());
+  }
+
+  /** Whether object GETs go through zaro's own HTTP/1.1 client (else the SDK's). */
+  boolean zaroGets() {
+    return gets != null;
   }
 
   private String objectKey(String key) {
@@ -156,11 +227,15 @@ public final class S3Store implements Store {
   /**
    * Starts a ranged GET; the body lands in one buffer from {@code allocator}. Cancelling the
    * returned future cancels the request and releases its partial buffer. Completes on the SDK's
-   * completion threads ({@code executor} is not needed: no thread waits for a reply).
+   * completion threads, or on zaro's HTTP/1.1 client's I/O thread for GETs sent through it ({@code
+   * executor} is not needed: no thread waits for a reply).
    */
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+    if (gets != null && !ContentRange.isEmpty(range)) {
+      return bucketChecked(key, gets.getAsync(key, range, allocator, executor));
+    }
     return fetch(key, range, allocator, null);
   }
 
@@ -184,6 +259,9 @@ public final class S3Store implements Store {
       Arrivals arrivals) {
     if (ContentRange.isEmpty(range)) {
       return Store.super.getAsync(key, range, allocator, executor, arrivals);
+    }
+    if (gets != null) {
+      return bucketChecked(key, gets.getAsync(key, range, allocator, executor, arrivals));
     }
     String where;
     try {
@@ -264,6 +342,75 @@ public final class S3Store implements Store {
     return result;
   }
 
+  /**
+   * A GET through zaro's client, whose {@code 404} does not say whether the key or the bucket is
+   * missing: the first absent key asks the SDK whether the bucket exists ({@link #bucketExists}),
+   * and a missing bucket fails the read. Cancelling the returned future cancels {@code got}.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Optional<ArrowBuf>> bucketChecked(
+      String key, CompletableFuture<Optional<ArrowBuf>> got) {
+    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
+    got.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            out.completeExceptionally(Futures.unwrap(e));
+          } else if (v.isPresent() || bucketSeen) {
+            bucketSeen = true;
+            if (!out.complete(v)) {
+              v.ifPresent(ArrowBuf::close); // cancelled meanwhile
+            }
+          } else {
+            bucketExists(key)
+                .whenComplete(
+                    (ok, missing) -> {
+                      if (missing != null) {
+                        out.completeExceptionally(Futures.unwrap(missing));
+                      } else {
+                        out.complete(v);
+                      }
+                    });
+          }
+        });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            got.cancel(true);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Completes when the bucket exists or cannot be told to be missing (a HEAD of the bucket through
+   * the SDK answered other than {@code 404}); fails with the error naming {@code key} and the
+   * bucket when it is missing.
+   */
+  private CompletableFuture<Void> bucketExists(String key) {
+    HeadBucketRequest req = HeadBucketRequest.builder().bucket(bucket).build();
+    return S3Request.of(() -> s3.headBucket(req))
+        .send(policy, "bucket '" + bucket + "' in " + name)
+        .handle(
+            (reply, failure) -> {
+              if (failure == null && reply.error() != null && reply.status() == 404) {
+                throw new StoreException(
+                    "cannot read "
+                        + where(key)
+                        + " in "
+                        + name
+                        + ": no such bucket '"
+                        + bucket
+                        + "'",
+                    reply.error());
+              }
+              if (failure == null && reply.error() == null) {
+                bucketSeen = true;
+              }
+              return null;
+            });
+  }
+
   /** A GET's body and the reply's headers. */
   private record Got(ArrowBuf body, GetObjectResponse response) {}
 
@@ -302,6 +449,13 @@ public final class S3Store implements Store {
 
   @Override
   public Optional<byte[]> getBytes(String key) {
+    if (gets != null) {
+      Optional<byte[]> got = gets.getBytes(key);
+      if (got.isEmpty() && !bucketSeen) {
+        Futures.await(bucketExists(key), key);
+      }
+      return got;
+    }
     GetObjectRequest req = GetObjectRequest.builder().bucket(bucket).key(objectKey(key)).build();
     CompletableFuture<Optional<byte[]>> call =
         S3Request.of(
@@ -470,6 +624,9 @@ public final class S3Store implements Store {
 
   @Override
   public void close() {
+    if (gets != null) {
+      gets.close();
+    }
     s3.close();
   }
 }

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -52,6 +53,11 @@ final class MotoServer implements AutoCloseable {
   }
 
   static MotoServer start() throws Exception {
+    return start(Map.of());
+  }
+
+  /** {@link #start()} with {@code env} added to moto_server's environment. */
+  static MotoServer start(Map<String, String> env) throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -64,7 +70,9 @@ final class MotoServer implements AutoCloseable {
             List.of(
                 "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
       try {
-        p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
+        b.environment().putAll(env);
+        p = b.redirectOutput(log.toFile()).start();
         break;
       } catch (IOException e) {
         // try the next way to start it

@@ -57,8 +57,16 @@ class S3StoreTest extends AbstractStoreTest {
     admin.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(value));
   }
 
+  /** Whether object GETs go through the SDK's client (else zaro's own HTTP/1.1 client). */
+  boolean sdkGets() {
+    return false;
+  }
+
   S3Options options() {
-    return S3Options.DEFAULT.withEndpoint(moto.endpoint(), true).withRegion("us-east-1");
+    return S3Options.DEFAULT
+        .withEndpoint(moto.endpoint(), true)
+        .withRegion("us-east-1")
+        .withSdkGets(sdkGets());
   }
 
   @Override
@@ -108,6 +116,31 @@ class S3StoreTest extends AbstractStoreTest {
     StoreException e =
         assertThrows(StoreException.class, () -> Stores.open("s3://" + bucket + "?colour=blue"));
     assertTrue(e.getMessage().contains("unknown option 'colour'"), e.getMessage());
+  }
+
+  @Test
+  void objectGetsGoThroughTheClientAsked() {
+    try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
+      assertEquals(!sdkGets(), s.zaroGets());
+    }
+    String url = "s3://" + bucket + "/pre/fix?endpoint=" + moto.endpoint();
+    try (S3Store zaro = S3Store.open(url);
+        S3Store sdk = S3Store.open(url + "&client=sdk");
+        S3Store virtualHosts = S3Store.open(url + "&path_style=false");
+        S3Store tls = S3Store.open("s3://" + bucket + "?endpoint=https://127.0.0.1:1")) {
+      assertTrue(zaro.zaroGets());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), zaro.getBytes("a/c/0/0").orElseThrow());
+      assertTrue(!sdk.zaroGets() && !virtualHosts.zaroGets() && !tls.zaroGets());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), sdk.getBytes("a/c/0/0").orElseThrow());
+    }
+    System.setProperty(S3Store.CLIENT_PROPERTY, "sdk");
+    try (S3Store s = S3Store.open(url)) {
+      assertTrue(!s.zaroGets());
+    } finally {
+      System.clearProperty(S3Store.CLIENT_PROPERTY);
+    }
+    StoreException e = assertThrows(StoreException.class, () -> S3Store.open(url + "&client=curl"));
+    assertTrue(e.getMessage().contains("client=curl"), e.getMessage());
   }
 
   @Test

@@ -51,6 +51,26 @@ import org.apache.arrow.memory.RootAllocator;
  * read.Hierarchy} with {@code metadata.internal.ConsolidatedMetadata}), or its paths must be known.
  */
 public final class HttpStore implements Store {
+  /**
+   * Signs each request: the headers that authenticate it (for example an S3 store's AWS Signature
+   * Version 4), computed once per request and sent with every attempt and hedge of it.
+   */
+  @FunctionalInterface
+  public interface Signer {
+    /**
+     * The headers to add to a request, never {@code Host} (which the client sets from the URL).
+     *
+     * @param method {@code GET} or {@code HEAD}
+     * @param url the request's URL, as sent
+     */
+    Map<String, String> sign(String method, URI url);
+
+    /** What a {@code 401}/{@code 403} reply means for requests signed this way (for messages). */
+    default String denied() {
+      return "the URL needs credentials or is not public";
+    }
+  }
+
   private static volatile HttpClient sharedClient;
 
   private final URI base;
@@ -58,6 +78,7 @@ public final class HttpStore implements Store {
   private final HttpOptions options;
   private volatile HttpClient client; // made on first use: plain-http reads may never need it
   private final String name;
+  private final Signer signer; // or null
   private final RequestPolicy policy;
 
   /** A store at {@code base} (an http or https URL) with {@link HttpOptions#DEFAULT}. */
@@ -74,6 +95,14 @@ public final class HttpStore implements Store {
    * @param name how {@link #describe} names the store (for example a gs:// URL), or null
    */
   public HttpStore(URI base, HttpOptions options, String name) {
+    this(base, options, name, null);
+  }
+
+  /**
+   * @param name how {@link #describe} names the store, or null
+   * @param signer signs every request (after {@link HttpOptions#headers}), or null
+   */
+  public HttpStore(URI base, HttpOptions options, String name, Signer signer) {
     String scheme = base.getScheme();
     if (scheme == null
         || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
@@ -89,6 +118,7 @@ public final class HttpStore implements Store {
     this.query = base.getRawQuery();
     this.options = options;
     this.name = name != null ? name : this.base.toString();
+    this.signer = signer;
     this.policy =
         new RequestPolicy(
             options.retry().requestTimeout(),
@@ -173,12 +203,61 @@ public final class HttpStore implements Store {
       return send(request(url, null, true), key, url, HttpResponse.BodyHandlers::ofByteArray)
           .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
-    return send(
+    return delivered(
+        key,
+        url,
+        range,
+        allocator,
+        null,
+        send(
             request(url, ContentRange.requestHeader(range), false),
             key,
             url,
-            () -> new ArrowBody(allocator, key, url))
-        .thenApply(r -> toBuffer(key, url, range, r, allocator));
+            () -> new ArrowBody(allocator, key, url)));
+  }
+
+  /**
+   * The caller's future of a body GET sent through the policy: the reply as the caller's buffer
+   * (through {@code relay}, when it streams). Cancelling it cancels {@code sent}, whose attempt in
+   * flight stops and frees its body; a body that arrives after the caller gave up is freed.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Optional<ArrowBuf>> delivered(
+      String key,
+      URI url,
+      ByteRange range,
+      BufferAllocator allocator,
+      StreamRelay relay,
+      CompletableFuture<HttpResponse<ArrowBuf>> sent) {
+    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
+    sent.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(e);
+            return;
+          }
+          Optional<ArrowBuf> body;
+          try {
+            body = toBuffer(key, url, range, r, allocator);
+            if (relay != null) {
+              body = relay.finish(body);
+            }
+          } catch (RuntimeException bad) { // the reply's body is freed
+            out.completeExceptionally(bad);
+            return;
+          }
+          if (!out.complete(body)) {
+            body.ifPresent(ArrowBuf::close); // cancelled meanwhile
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            sent.cancel(true); // the attempt in flight stops and frees its body
+          }
+        });
+    return out;
   }
 
   /**
@@ -192,8 +271,6 @@ public final class HttpStore implements Store {
    * chunked, a server that ignored {@code Range}) are told of whole once they have arrived.
    * Cancelling the returned future stops the request and frees its body.
    */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key,
@@ -217,31 +294,7 @@ public final class HttpStore implements Store {
             where(key, url),
             () -> new StreamedAttempt(request, new ArrowBody(allocator, key, url), relay),
             new Replies<>());
-    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
-    sent.whenComplete(
-        (r, e) -> {
-          if (e != null) {
-            out.completeExceptionally(e);
-            return;
-          }
-          Optional<ArrowBuf> body;
-          try {
-            body = relay.finish(toBuffer(key, url, range, r, allocator));
-          } catch (RuntimeException bad) { // the reply's body is freed
-            out.completeExceptionally(bad);
-            return;
-          }
-          if (!out.complete(body)) {
-            body.ifPresent(ArrowBuf::close); // cancelled meanwhile
-          }
-        });
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            sent.cancel(true); // the attempt in flight stops and frees its body
-          }
-        });
-    return out;
+    return delivered(key, url, range, allocator, relay, sent);
   }
 
   /**
@@ -329,6 +382,9 @@ public final class HttpStore implements Store {
       b.header("Range", range);
     }
     options.headers().forEach(b::header);
+    if (signer != null) {
+      signer.sign(head ? "HEAD" : "GET", url).forEach(b::header);
+    }
     return b.build();
   }
 
@@ -480,7 +536,8 @@ public final class HttpStore implements Store {
               + key
               + "' in "
               + name
-              + "): the URL needs credentials or is not public");
+              + "): "
+              + (signer == null ? "the URL needs credentials or is not public" : signer.denied()));
     }
     if (status == 416) {
       throw new StoreException(

@@ -250,6 +250,31 @@ class HttpStoreTest extends AbstractStoreTest {
     assertTrue(seconds < 32 * 0.2 / 4, "took " + seconds + " s");
   }
 
+  /**
+   * A GET cancelled before its reply (no arrivals asked for) stops, and the body that would have
+   * come is freed: nothing stays allocated once the I/O thread is done with it, and a later request
+   * still reads.
+   */
+  @Test
+  void aCancelledGetFreesItsBody() throws Exception {
+    server.latencyMillis = 300;
+    CompletableFuture<Optional<ArrowBuf>> f =
+        store.getAsync("a/c/0/0", ByteRange.ALL, allocator, Runnable::run);
+    assertTrue(f.cancel(true));
+    server.latencyMillis = 0;
+    assertArrayEquals(
+        Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 0, 3),
+        get(store, "a/c/0/0", ByteRange.of(0, 3)));
+    while (server.inFlight.get() != 0) { // the server has sent (or failed to send) the reply
+      Thread.sleep(1);
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (allocator.getAllocatedMemory() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(1); // the I/O thread frees it
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
   @Test
   void backsOffAHostThatAnswers503AboveItsCapacity() throws Exception {
     byte[] big = bytes(9, 4096);

@@ -166,6 +166,14 @@ public final class TestHttpServer implements AutoCloseable {
       listing(ex, path);
       return;
     }
+    String dir = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    if (ex.getRequestMethod().equals("HEAD")
+        && !dir.isEmpty()
+        && !dir.contains("/")
+        && Files.isDirectory(root.resolve(dir))) {
+      ex.sendResponseHeaders(200, -1); // S3's HeadBucket of a bucket that exists
+      return;
+    }
     Fault fault = faults.poll();
     if (fault == Fault.HANG) {
       Thread.sleep(Long.MAX_VALUE);
