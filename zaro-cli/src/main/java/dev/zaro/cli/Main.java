@@ -1,6 +1,7 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.sql.SqlEngine;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -85,6 +86,9 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns the exit code (for tests). */
   public static int run(String... args) {
+    if (args.length > 0 && args[0].equals("sql")) {
+      SqlEngine.openAhead(); // DuckDB starts on the second core while the arguments are parsed
+    }
     CommandLine cli = new CommandLine(new Main());
     // before the settings below, which apply to the subcommands present when they are made
     for (String name : commandsFor(args)) {

@@ -36,7 +36,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -148,6 +151,66 @@ public final class SqlEngine implements AutoCloseable {
     }
   }
 
+  /** A database {@link #openAhead} is opening, for the next engine made to take; or null. */
+  private static final AtomicReference<CompletableFuture<DuckDBConnection>> AHEAD =
+      new AtomicReference<>();
+
+  /**
+   * Starts opening an in-memory DuckDB database on a daemon thread, for the next engine made in
+   * this process to take instead of opening its own: loading DuckDB's native library and starting a
+   * database take about 0.1 CPU-s, which a short command-line process spends on its second core
+   * while it parses its arguments and reads the store's metadata (benchmarks/README.md, "One
+   * query"). Does nothing while an earlier one is still untaken. The database is the same as one an
+   * engine opens itself (each engine configures its own); one that no engine takes stays open until
+   * the process ends, so this is for a process that goes on to make an engine (the command line's
+   * {@code sql}), not for library use.
+   */
+  public static void openAhead() {
+    CompletableFuture<DuckDBConnection> ahead = new CompletableFuture<>();
+    if (AHEAD.compareAndSet(null, ahead)) {
+      Thread opener =
+          new Thread(
+              () -> {
+                try {
+                  ahead.complete(openDatabase());
+                } catch (SQLException | RuntimeException | Error e) {
+                  ahead.completeExceptionally(e);
+                }
+              },
+              "zaro-duckdb-open");
+      opener.setDaemon(true);
+      opener.start();
+    }
+  }
+
+  /** The database {@link #openAhead} opened (waiting for it), else a new one. */
+  private static DuckDBConnection takeOrOpenDatabase() {
+    CompletableFuture<DuckDBConnection> ahead = AHEAD.getAndSet(null);
+    try {
+      if (ahead == null) {
+        return openDatabase();
+      }
+      try {
+        return ahead.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof SQLException cause) {
+          throw cause;
+        }
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new ZaroException("sql: cannot start DuckDB: " + e.getMessage(), e);
+    }
+  }
+
+  private static DuckDBConnection openDatabase() throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("jdbc_stream_results", "true");
+    // the driver itself, not DriverManager: that would first look for java.sql.Driver services
+    // in every jar of the class path (about 0.2 s of a short process's wall time)
+    return (DuckDBConnection) new DuckDBDriver().connect("jdbc:duckdb:", props);
+  }
+
   /** Opens an in-memory DuckDB database over the arrays of {@code zaro} (not owned). */
   public SqlEngine(Zaro zaro, Options options) {
     this.zaro = zaro;
@@ -160,15 +223,7 @@ public final class SqlEngine implements AutoCloseable {
         }
       }
     }
-    try {
-      Properties props = new Properties();
-      props.setProperty("jdbc_stream_results", "true");
-      // the driver itself, not DriverManager: that would first look for java.sql.Driver services
-      // in every jar of the class path (about 0.2 s of a short process's wall time)
-      this.database = (DuckDBConnection) new DuckDBDriver().connect("jdbc:duckdb:", props);
-    } catch (SQLException e) {
-      throw new ZaroException("sql: cannot start DuckDB: " + e.getMessage(), e);
-    }
+    this.database = takeOrOpenDatabase();
     try (Statement s = database.createStatement()) {
       if (options.threads() > 0) {
         s.execute("SET threads = " + options.threads());

@@ -2,6 +2,7 @@ package dev.zaro.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -283,6 +284,29 @@ class SqlEngineTest extends AllocatorTest {
       assertEquals(3, engine.statements("select 1; select count(*) from v;\nselect 'a;b'").size());
       assertEquals(1, engine.statements("create table t as select 1; select 2").size());
       assertEquals(List.of("s", "v", "w", "y", "z"), engine.tables());
+    }
+  }
+
+  /**
+   * A database opened ahead goes to the next engine only: a second engine, over another store,
+   * opens its own, and each catalog names only its own store's tables.
+   */
+  @Test
+  void aDatabaseOpenedAheadGoesToOneEngine() throws Exception {
+    SqlEngine.openAhead();
+    try (Zaro grid = Zaro.open(sql().resolve("grid.zarr").toString(), ZaroOptions.defaults());
+        Zaro sample =
+            Zaro.open(
+                Fixtures.testdata().resolve("sample/climate.zarr").toString(),
+                ZaroOptions.defaults());
+        SqlEngine first = new SqlEngine(grid, SqlEngine.Options.DEFAULT.withThreads(1));
+        SqlEngine second = new SqlEngine(sample, SqlEngine.Options.DEFAULT.withThreads(1))) {
+      assertNotEquals(first.tables(), second.tables());
+      for (SqlEngine engine : List.of(first, second)) {
+        try (SqlQuery q = engine.query("show tables", allocator)) {
+          assertEquals(engine.tables(), rows(q.execute()));
+        }
+      }
     }
   }
 
