@@ -312,11 +312,14 @@ class HttpStoreTest extends AbstractStoreTest {
             Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), i, i + 10),
             get(s, "a/c/0/0", ByteRange.of(i, 10)));
       }
-      assertEquals(0, s.hedges(), "no hedges while replies come in time");
+      // a loaded machine can hold a warm-up reply past the hedge delay (a copy then answers it
+      // too), so what follows counts from here rather than assume none did
+      long hedged = s.hedges();
+      int sent = server.requests.get();
       server.fault(Fault.HANG);
       assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
-      assertEquals(1, s.hedges());
-      assertEquals(42, server.requests.get(), "40, the stalled one and its hedge");
+      assertEquals(hedged + 1, s.hedges());
+      assertEquals(sent + 2, server.requests.get(), "the stalled request and its hedge");
     }
     assertEquals(0, allocator.getAllocatedMemory());
   }
