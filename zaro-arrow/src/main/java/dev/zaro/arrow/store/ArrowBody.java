@@ -98,7 +98,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         body = null;
       }
     }
-    return new Http1Response(reply.status(), headers, body, request);
+    return new Http1Response(reply.status(), headers, body, request, reply.errorText());
   }
 
   /**
@@ -118,10 +118,16 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
     bodies.forEach(ArrowBuf::close);
   }
 
+  /** A reply that kept the start of its error body (see {@link Http1Client.Response#errorText}). */
+  interface ErrorText {
+    /** The start of the error reply's body as text, or null. */
+    String errorText();
+  }
+
   /** An {@link Http1Client} reply seen as a {@code java.net.http} one. */
   private record Http1Response(
-      int statusCode, HttpHeaders headers, ArrowBuf body, HttpRequest request)
-      implements HttpResponse<ArrowBuf> {
+      int statusCode, HttpHeaders headers, ArrowBuf body, HttpRequest request, String errorText)
+      implements HttpResponse<ArrowBuf>, ErrorText {
     @Override
     public Optional<HttpResponse<ArrowBuf>> previousResponse() {
       return Optional.empty();

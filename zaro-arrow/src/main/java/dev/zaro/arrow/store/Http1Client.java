@@ -64,12 +64,17 @@ final class Http1Client implements AutoCloseable {
 
   private static volatile Http1Client shared;
 
+  /** The most bytes of an error reply's body kept for its message ({@link Response#errorText}). */
+  static final int ERROR_TEXT_BYTES = 4096;
+
   /**
    * A reply: status, headers (names lower-cased; repeated ones in order) and, for a {@code GET}
    * answered {@code 200} or {@code 206}, the body (the receiver's to close); otherwise {@code
+   * null}. For a reply of status 400 or above, {@code errorText} holds the first {@link
+   * #ERROR_TEXT_BYTES} of its body as text (an S3 error's XML, a server's message), else {@code
    * null}.
    */
-  record Response(int status, Map<String, List<String>> headers, ArrowBuf body) {
+  record Response(int status, Map<String, List<String>> headers, ArrowBuf body, String errorText) {
     /** The first value of header {@code name} (any case). */
     Optional<String> header(String name) {
       List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
@@ -380,6 +385,8 @@ final class Http1Client implements AutoCloseable {
     boolean wanted; // the body goes to the caller (else it is read and dropped)
     ArrowBuf body; // a Content-Length body, read into directly
     BodyBuffer appender; // a chunked or close-delimited body
+    byte[] errorBytes; // the start of an error reply's body (status >= 400), or null
+    int errorLength;
     long received; // body bytes so far
     Chunks chunks; // the chunked decoder's state
 
@@ -447,6 +454,10 @@ final class Http1Client implements AutoCloseable {
         } else {
           appender.append(part);
         }
+      } else if (errorBytes != null && errorLength < errorBytes.length) {
+        int keep = Math.min(n, errorBytes.length - errorLength);
+        part.duplicate().get(errorBytes, errorLength, keep);
+        errorLength += keep;
       }
       received += n;
       if (n > 0) {
@@ -534,7 +545,7 @@ final class Http1Client implements AutoCloseable {
       status = code;
       headers = map;
       head = null;
-      Response probe = new Response(code, map, null);
+      Response probe = new Response(code, map, null, null);
       String connection = probe.header("connection").orElse("").toLowerCase(Locale.ROOT);
       keepAlive =
           statusLine[0].equals("HTTP/1.1")
@@ -543,6 +554,9 @@ final class Http1Client implements AutoCloseable {
       boolean noBody =
           method.equals("HEAD") || code == 204 || code == 304 || (code >= 100 && code < 200);
       wanted = !noBody && (code == 200 || code == 206);
+      if (!noBody && code >= 400) {
+        errorBytes = new byte[ERROR_TEXT_BYTES];
+      }
       if (noBody) {
         bodyLength = 0;
         return;
@@ -613,7 +627,11 @@ final class Http1Client implements AutoCloseable {
           appender = null;
         }
       }
-      Response r = new Response(status, headers, out);
+      String errorText =
+          errorBytes == null
+              ? null
+              : new String(errorBytes, 0, errorLength, StandardCharsets.UTF_8);
+      Response r = new Response(status, headers, out, errorText);
       if (!future.complete(r) && out != null) {
         out.close(); // cancelled meanwhile: nobody will take it
       }

@@ -537,7 +537,8 @@ public final class HttpStore implements Store {
               + "' in "
               + name
               + "): "
-              + (signer == null ? "the URL needs credentials or is not public" : signer.denied()));
+              + (signer == null ? "the URL needs credentials or is not public" : signer.denied())
+              + serverSays(r));
     }
     if (status == 416) {
       throw new StoreException(
@@ -557,10 +558,63 @@ public final class HttpStore implements Store {
               + status
               + " after "
               + options.retry().maxAttempts()
-              + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts"));
+              + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts")
+              + serverSays(r));
     }
     throw new StoreException(
-        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status);
+        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status + serverSays(r));
+  }
+
+  /** The most characters of a server's error text a message quotes. */
+  private static final int SERVER_SAYS_CHARS = 200;
+
+  /**
+   * What the server said in an error reply's body, for messages ({@code "; the server says: ..."}):
+   * an S3-style error's {@code Code} and {@code Message} (why a signed request was refused: {@code
+   * SignatureDoesNotMatch}, {@code ExpiredToken}, {@code SlowDown}...), else the start of a text,
+   * XML or JSON body on one line. Empty when the reply kept no text ({@code java.net.http} replies,
+   * bodiless or binary ones).
+   */
+  static String serverSays(HttpResponse<?> r) {
+    String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
+    if (text == null || text.isBlank()) {
+      return "";
+    }
+    String type = r.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
+    if (!(type.isEmpty()
+        || type.startsWith("text/plain")
+        || type.contains("xml")
+        || type.contains("json"))) {
+      return "";
+    }
+    String code = xmlElement(text, "Code");
+    String message = xmlElement(text, "Message");
+    String said = code == null ? text : message == null ? code : code + ": " + message;
+    StringBuilder out = new StringBuilder(Math.min(said.length(), SERVER_SAYS_CHARS + 3));
+    boolean space = false;
+    for (int i = 0; i < said.length() && out.length() < SERVER_SAYS_CHARS; i++) {
+      char c = said.charAt(i);
+      if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+        space = out.length() > 0;
+      } else {
+        if (space) {
+          out.append(' ');
+          space = false;
+        }
+        out.append(c);
+      }
+    }
+    if (out.length() >= SERVER_SAYS_CHARS) {
+      out.append("...");
+    }
+    return out.length() == 0 ? "" : "; the server says: " + out;
+  }
+
+  /** The text of the first {@code <name>...</name>} element in {@code xml}, or null. */
+  private static String xmlElement(String xml, String name) {
+    int start = xml.indexOf("<" + name + ">");
+    int end = start < 0 ? -1 : xml.indexOf("</" + name + ">", start);
+    return end < 0 ? null : xml.substring(start + name.length() + 2, end).strip();
   }
 
   /** The reply as the caller's buffer: owns {@code r}'s body, which it frees if it throws. */

@@ -110,6 +110,36 @@ class HttpStoreTest extends AbstractStoreTest {
     assertEquals(1, server.pendingFaults());
   }
 
+  /**
+   * An error reply's body is quoted in the message: an S3-style error's code and message, a text
+   * body on one line; a binary one is not quoted. The connection stays usable after each.
+   */
+  @Test
+  void anErrorsMessageQuotesWhatTheServerSaid() {
+    var once = HttpOptions.DEFAULT.withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
+    try (HttpStore s = new HttpStore(server.url("data"), once)) {
+      server.fault(Fault.DENIED_XML);
+      StoreException denied =
+          assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertMentions(
+          denied,
+          "access denied (HTTP 403)",
+          "the server says: SignatureDoesNotMatch: The request signature we calculated does not"
+              + " match the signature you provided.");
+      server.fault(Fault.ERROR_500_TEXT);
+      StoreException text =
+          assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertMentions(text, "HTTP 500", "; the server says: disk on fire try again later");
+      server.fault(Fault.ERROR_500_BINARY);
+      StoreException binary =
+          assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertMentions(binary, "HTTP 500");
+      assertFalse(binary.getMessage().contains("the server says"), binary.getMessage());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
   @Test
   void forbiddenIsAClearErrorNamingTheUrl() {
     try (HttpStore s = new HttpStore(server.url(""), FAST)) {

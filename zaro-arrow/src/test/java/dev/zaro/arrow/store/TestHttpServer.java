@@ -41,6 +41,12 @@ public final class TestHttpServer implements AutoCloseable {
     ERROR_503,
     /** HTTP 429. */
     TOO_MANY,
+    /** HTTP 403 with S3's error XML (SignatureDoesNotMatch), as S3 refuses a bad signature. */
+    DENIED_XML,
+    /** HTTP 500 with a plain-text body over several lines. */
+    ERROR_500_TEXT,
+    /** HTTP 500 with a binary body. */
+    ERROR_500_BINARY,
     /** No reply at all until the server stops. */
     HANG,
     /** Headers and half the body, then nothing. */
@@ -177,6 +183,30 @@ public final class TestHttpServer implements AutoCloseable {
     Fault fault = faults.poll();
     if (fault == Fault.HANG) {
       Thread.sleep(Long.MAX_VALUE);
+    }
+    if (fault == Fault.DENIED_XML
+        || fault == Fault.ERROR_500_TEXT
+        || fault == Fault.ERROR_500_BINARY) {
+      byte[] body;
+      if (fault == Fault.DENIED_XML) {
+        ex.getResponseHeaders().set("Content-Type", "application/xml");
+        body =
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\n  <Code>SignatureDoesNotMatch</Code>\n"
+                    + "  <Message>The request signature we calculated does not match the signature"
+                    + " you provided.</Message>\n  <RequestId>42</RequestId>\n</Error>")
+                .getBytes(StandardCharsets.UTF_8);
+      } else if (fault == Fault.ERROR_500_TEXT) {
+        ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        body = "disk on fire\n\n   try again later\n".getBytes(StandardCharsets.UTF_8);
+      } else {
+        ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+        body = new byte[] {0, 1, 2, (byte) 0xff, 'x'};
+      }
+      ex.sendResponseHeaders(fault == Fault.DENIED_XML ? 403 : 500, body.length);
+      try (var out = ex.getResponseBody()) {
+        out.write(body);
+      }
+      return;
     }
     if (fault == Fault.ERROR_500 || fault == Fault.ERROR_503 || fault == Fault.TOO_MANY) {
       if (fault == Fault.ERROR_503) {
