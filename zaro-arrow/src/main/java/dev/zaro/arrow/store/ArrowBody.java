@@ -9,6 +9,7 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -37,6 +38,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   private final List<Sink> sinks = new ArrayList<>(1);
   private final List<ArrowBuf> adopted = new ArrayList<>(1);
   private boolean abandoned;
+  private volatile String errorText; // the start of an error reply's body (java.net.http), or null
 
   ArrowBody(BufferAllocator allocator, String key, URI url) {
     this.allocator = allocator;
@@ -46,6 +48,9 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   @Override
   public HttpResponse.BodySubscriber<ArrowBuf> apply(HttpResponse.ResponseInfo info) {
     int status = info.statusCode();
+    if (status >= 400) {
+      return new ErrorSink();
+    }
     if (status != 200 && status != 206) {
       return HttpResponse.BodySubscribers.replacing(null);
     }
@@ -122,6 +127,99 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   interface ErrorText {
     /** The start of the error reply's body as text, or null. */
     String errorText();
+  }
+
+  /**
+   * {@code reply} (a {@code java.net.http} one this handler received) with the start of its error
+   * body as {@link ErrorText}, when it had one; else {@code reply} itself.
+   */
+  <T> HttpResponse<T> withErrorText(HttpResponse<T> reply) {
+    String text = errorText;
+    return text == null ? reply : new Quoted<>(reply, text);
+  }
+
+  /**
+   * Keeps the first {@link Http1Client#ERROR_TEXT_BYTES} of an error reply's body, for its message,
+   * and reads the rest to its end; the body itself is null, as for other non-2xx replies.
+   */
+  private final class ErrorSink implements HttpResponse.BodySubscriber<ArrowBuf> {
+    private final byte[] kept = new byte[Http1Client.ERROR_TEXT_BYTES];
+    private int length;
+    private final CompletableFuture<ArrowBuf> done = new CompletableFuture<>();
+
+    @Override
+    public CompletionStage<ArrowBuf> getBody() {
+      return done;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+      subscription.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> items) {
+      for (ByteBuffer item : items) {
+        int n = Math.min(item.remaining(), kept.length - length);
+        item.get(kept, length, n);
+        length += n;
+      }
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      done.completeExceptionally(failure);
+    }
+
+    @Override
+    public void onComplete() {
+      errorText = new String(kept, 0, length, StandardCharsets.UTF_8);
+      done.complete(null);
+    }
+  }
+
+  /** A {@code java.net.http} reply with the start of its error body. */
+  private record Quoted<T>(HttpResponse<T> reply, String errorText)
+      implements HttpResponse<T>, ErrorText {
+    @Override
+    public int statusCode() {
+      return reply.statusCode();
+    }
+
+    @Override
+    public HttpRequest request() {
+      return reply.request();
+    }
+
+    @Override
+    public Optional<HttpResponse<T>> previousResponse() {
+      return reply.previousResponse();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return reply.headers();
+    }
+
+    @Override
+    public T body() {
+      return reply.body();
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return reply.sslSession();
+    }
+
+    @Override
+    public URI uri() {
+      return reply.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return reply.version();
+    }
   }
 
   /** An {@link Http1Client} reply seen as a {@code java.net.http} one. */

@@ -477,11 +477,25 @@ public final class HttpStore implements Store {
       this.handler = handler;
     }
 
+    // the cancellation callback reports into the future it watches
+    @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     public CompletableFuture<HttpResponse<T>> start() {
-      return handler instanceof ArrowBody body && useHttp1(request.uri())
-          ? sendHttp1(request, body, null)
-          : client().sendAsync(request, handler);
+      if (!(handler instanceof ArrowBody body)) {
+        return client().sendAsync(request, handler);
+      }
+      if (useHttp1(request.uri())) {
+        return sendHttp1(request, body, null);
+      }
+      CompletableFuture<HttpResponse<T>> sent = client().sendAsync(request, handler);
+      CompletableFuture<HttpResponse<T>> quoted = sent.thenApply(body::withErrorText);
+      quoted.whenComplete(
+          (r, e) -> {
+            if (quoted.isCancelled()) {
+              sent.cancel(true); // as a cancel of the JDK's own future did
+            }
+          });
+      return quoted;
     }
 
     @Override

@@ -25,6 +25,8 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class HttpStoreTest extends AbstractStoreTest {
   @TempDir Path dir;
@@ -112,11 +114,15 @@ class HttpStoreTest extends AbstractStoreTest {
 
   /**
    * An error reply's body is quoted in the message: an S3-style error's code and message, a text
-   * body on one line; a binary one is not quoted. The connection stays usable after each.
+   * body on one line; a binary one is not quoted. The connection stays usable after each. Through
+   * zaro's own client and through {@code java.net.http} (what https uses).
    */
-  @Test
-  void anErrorsMessageQuotesWhatTheServerSaid() {
+  @ParameterizedTest
+  @ValueSource(strings = {"zaro", "jdk"})
+  void anErrorsMessageQuotesWhatTheServerSaid(String client) {
     var once = HttpOptions.DEFAULT.withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
+    String before = System.getProperty("zaro.http.client");
+    System.setProperty("zaro.http.client", client);
     try (HttpStore s = new HttpStore(server.url("data"), once)) {
       server.fault(Fault.DENIED_XML);
       StoreException denied =
@@ -136,6 +142,12 @@ class HttpStoreTest extends AbstractStoreTest {
       assertMentions(binary, "HTTP 500");
       assertFalse(binary.getMessage().contains("the server says"), binary.getMessage());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
+    } finally {
+      if (before == null) {
+        System.clearProperty("zaro.http.client");
+      } else {
+        System.setProperty("zaro.http.client", before);
+      }
     }
     assertEquals(0, allocator.getAllocatedMemory());
   }
