@@ -48,7 +48,7 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   @Override
   public HttpResponse.BodySubscriber<ArrowBuf> apply(HttpResponse.ResponseInfo info) {
     int status = info.statusCode();
-    if (status >= 400) {
+    if (Http1Client.keepsErrorText(status)) {
       return new ErrorSink();
     }
     if (status != 200 && status != 206) {

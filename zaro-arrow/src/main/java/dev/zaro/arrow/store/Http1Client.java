@@ -68,9 +68,18 @@ final class Http1Client implements AutoCloseable {
   static final int ERROR_TEXT_BYTES = 4096;
 
   /**
+   * Whether a reply of {@code status} keeps the start of its body for a message: errors, but not
+   * {@code 404}/{@code 410}, which stores take for an absent key (a sparse array's every missing
+   * chunk) and never quote.
+   */
+  static boolean keepsErrorText(int status) {
+    return status >= 400 && status != 404 && status != 410;
+  }
+
+  /**
    * A reply: status, headers (names lower-cased; repeated ones in order) and, for a {@code GET}
    * answered {@code 200} or {@code 206}, the body (the receiver's to close); otherwise {@code
-   * null}. For a reply of status 400 or above, {@code errorText} holds the first {@link
+   * null}. For an error reply ({@link #keepsErrorText}), {@code errorText} holds the first {@link
    * #ERROR_TEXT_BYTES} of its body as text (an S3 error's XML, a server's message), else {@code
    * null}.
    */
@@ -554,7 +563,7 @@ final class Http1Client implements AutoCloseable {
       boolean noBody =
           method.equals("HEAD") || code == 204 || code == 304 || (code >= 100 && code < 200);
       wanted = !noBody && (code == 200 || code == 206);
-      if (!noBody && code >= 400) {
+      if (!noBody && keepsErrorText(code)) {
         errorBytes = new byte[ERROR_TEXT_BYTES];
       }
       if (noBody) {
