@@ -192,9 +192,15 @@ public final class SqlEngine implements AutoCloseable {
       }
       try {
         return ahead.join();
-      } catch (CompletionException e) {
+      } catch (CompletionException e) { // the opener's own failure, as opening here would give
         if (e.getCause() instanceof SQLException cause) {
           throw cause;
+        }
+        if (e.getCause() instanceof RuntimeException cause) {
+          throw cause;
+        }
+        if (e.getCause() instanceof Error cause) {
+          throw cause; // e.g. DuckDB's native library not loading
         }
         throw e;
       }
