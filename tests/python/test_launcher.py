@@ -1,12 +1,13 @@
 """The ./zaro launcher's preparation for fast starts (README, "Start-up"): the class path it
-writes once per build holds the CLI's jar first and every dependency exactly once, the jars the
-commands load classes from ahead of the others; a command's start prints nothing but its
+writes once per build is one jar of the CLI's jar and every dependency (each class as it was, every
+jar's service providers); a command's start prints nothing but its
 result (no logging framework's notices); and, where the JDK has jlink, commands run on a runtime
 image of it without the Flight Recorder (the whole JDK when ZARO_JAVA_OPTS names the recorder)."""
 import os
 import pathlib
 import shutil
 import subprocess
+import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARGET = ROOT / "zaro-cli" / "target"
@@ -17,19 +18,36 @@ def run(*args):
     return subprocess.run([str(ROOT / "zaro"), *args], capture_output=True, text=True, timeout=600)
 
 
-def test_class_path_holds_every_jar_once_the_used_ones_first():
+def test_class_path_is_one_jar_of_every_jar():
     assert run("--version").returncode == 0  # builds and prepares when needed
-    entries = (TARGET / "zaro.classpath").read_text().strip().split(":")
-    assert pathlib.Path(entries[0]).parent == TARGET and entries[0].endswith(".jar")
-    lib = sorted(str(p) for p in (TARGET / "lib").glob("*.jar"))
-    assert sorted(entries[1:]) == lib
-    names = [pathlib.Path(e).name for e in entries]
-    index = {n.rsplit("-", 1)[0]: i for i, n in enumerate(names)}
-    # picocli and zaro-arrow: every command loads from them; s3 (AWS SDK) and grpc-netty: only an
-    # s3:// store or serve does
-    for used in ("picocli", "zaro-arrow-0.1.0", "duckdb_jdbc"):
-        for unused in ("s3", "grpc-netty"):
-            assert index[used] < index[unused], (used, unused, names)
+    assert (TARGET / "zaro.classpath").read_text().strip() == str(TARGET / "zaro-all.jar")
+    assert not (TARGET / "zaro-all.jar.log").exists()
+    jars = [next(p for p in TARGET.glob("zaro-cli-*.jar") if not p.name.endswith(("-tests.jar", "-sources.jar")))]
+    jars += sorted((TARGET / "lib").glob("*.jar"))
+    with zipfile.ZipFile(TARGET / "zaro-all.jar") as merged:
+        names = set(merged.namelist())
+        assert len(names) == len(merged.namelist())  # every entry once
+        services = {}
+        for jar in jars:
+            with zipfile.ZipFile(jar) as z:
+                for info in z.infolist():
+                    n = info.filename
+                    if n.startswith("META-INF/services/") and not n.endswith("/"):
+                        services.setdefault(n, []).extend(
+                            line.strip() for line in z.read(n).decode().splitlines()
+                            if line.strip() and not line.startswith("#"))
+                    elif n.endswith(".class") and not n.endswith("module-info.class") \
+                            and not n.startswith("META-INF/versions/"):
+                        # each jar's classes, byte for byte (the jars hold no class twice)
+                        assert merged.getinfo(n).CRC == info.CRC, (n, jar.name)
+        # every jar's providers, in class-path order: the store types of zaro-arrow, zaro-parquet
+        # and zaro-s3 among them
+        for name, providers in services.items():
+            lines = [line.strip() for line in merged.read(name).decode().splitlines()
+                     if line.strip() and not line.startswith("#")]
+            assert lines == list(dict.fromkeys(providers)), name
+        stores = merged.read("META-INF/services/dev.zaro.arrow.store.StoreProvider").decode()
+        assert "s3" in stores.lower() and "parquet" in stores.lower()
 
 
 def test_sql_prints_only_its_result():
