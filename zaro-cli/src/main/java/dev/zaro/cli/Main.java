@@ -1,5 +1,6 @@
 package dev.zaro.cli;
 
+import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.sql.SqlEngine;
 import java.io.IOException;
@@ -7,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.arrow.c.jni.JniLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,9 +88,7 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns the exit code (for tests). */
   public static int run(String... args) {
-    if (args.length > 0 && args[0].equals("sql")) {
-      SqlEngine.openAhead(); // DuckDB starts on the second core while the arguments are parsed
-    }
+    startAhead(args);
     CommandLine cli = new CommandLine(new Main());
     // before the settings below, which apply to the subcommands present when they are made
     for (String name : commandsFor(args)) {
@@ -131,6 +131,43 @@ public final class Main implements Runnable {
           return command.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cli.execute(args);
+  }
+
+  /**
+   * Begins, on daemon threads, start-up work that the command {@code args} names needs whatever its
+   * other arguments, so that it overlaps picocli's parse (about 60 ms of the main thread): for the
+   * commands that open a store, zaro's JSON parser and Arrow's schema reader ({@link Zaro#warmUp});
+   * for {@code sql} also DuckDB ({@link SqlEngine#openAhead}) and Arrow's C Data library, which
+   * hands DuckDB its tables (benchmarks/README.md, "One query"). A failure there is dropped: the
+   * command meets it again itself, where it is reported.
+   *
+   * @return the thread started, or null for a command that opens no store
+   */
+  static Thread startAhead(String... args) {
+    String command = args.length == 0 ? "" : args[0];
+    boolean sql = command.equals("sql");
+    if (!sql && !List.of("ls", "info", "read", "bench", "serve").contains(command)) {
+      return null;
+    }
+    if (sql) {
+      SqlEngine.openAhead();
+    }
+    Thread ahead =
+        new Thread(
+            () -> {
+              try {
+                Zaro.warmUp();
+                if (sql) {
+                  JniLoader.get().ensureLoaded();
+                }
+              } catch (RuntimeException | LinkageError e) {
+                // met again, and reported, by the command itself
+              }
+            },
+            "zaro-ahead");
+    ahead.setDaemon(true);
+    ahead.start();
+    return ahead;
   }
 
   /**

@@ -3,6 +3,8 @@ package dev.zaro.cli;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -119,6 +121,24 @@ class CliTest extends AllocatorTest {
       assertEquals(shape.length == 0 ? 1 : shape[0], rows);
       assertArrayEquals(want, got.toByteArray());
     }
+  }
+
+  /** Start-up work ahead of picocli: only for the commands that open a store, on a daemon. */
+  @Test
+  void workAheadStartsOnlyForCommandsThatOpenAStore() throws Exception {
+    for (String[] args :
+        new String[][] {{}, {"--version"}, {"--help"}, {"help", "read"}, {"nonsense"}}) {
+      assertNull(Main.startAhead(args), String.join(" ", args));
+    }
+    for (String command : List.of("ls", "info", "read", "bench", "serve")) {
+      Thread ahead = Main.startAhead(command, "STORE");
+      assertNotNull(ahead, command);
+      assertTrue(ahead.isDaemon(), "never keeps the process alive");
+      ahead.join();
+    }
+    // and a command run after it (in the same JVM) is not disturbed
+    Result r = run("ls", sharding("end_zstd").toString());
+    assertEquals(0, r.code(), r.err());
   }
 
   @Test
