@@ -99,16 +99,14 @@ public final class Zaro implements AutoCloseable {
   }
 
   /**
-   * Builds now, on the calling thread, the static state that opening a hierarchy and reading it
-   * into Arrow build on first use in a new JVM: zaro's JSON parser (Jackson's mapper) and Arrow's
-   * schema reader ({@link Schema}'s class initializer builds a Jackson deserializer), about 0.1
-   * CPU-s together before either is compiled. Optional: a process that calls it on a spare thread
-   * while it does other start-up work overlaps the two (the command line does, while it parses its
-   * arguments); later calls return at once. Safe to call from any thread.
+   * Builds now, on the calling thread, the static state that opening a hierarchy builds on first
+   * use in a new JVM: zaro's JSON parser (Jackson's mapper, about 40 ms before it is compiled).
+   * Optional: a process that calls it on a spare thread while it does other start-up work overlaps
+   * the two (the command line does, while it parses its arguments); later calls return at once.
+   * Safe to call from any thread.
    */
   public static void warmUp() {
     Json.nodeFactory();
-    new Schema(List.of());
   }
 
   /** Opens a hierarchy at any STORE location (see {@link Stores#open}). */

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.arrow.c.jni.JniLoader;
+import org.apache.arrow.vector.types.pojo.Schema;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -136,17 +137,18 @@ public final class Main implements Runnable {
   /**
    * Begins, on daemon threads, start-up work that the command {@code args} names needs whatever its
    * other arguments, so that it overlaps picocli's parse (about 60 ms of the main thread): for the
-   * commands that open a store, zaro's JSON parser and Arrow's schema reader ({@link Zaro#warmUp});
-   * for {@code sql} also DuckDB ({@link SqlEngine#openAhead}) and Arrow's C Data library, which
-   * hands DuckDB its tables (benchmarks/README.md, "One query"). A failure there is dropped: the
-   * command meets it again itself, where it is reported.
+   * commands that open a store, zaro's JSON parser ({@link Zaro#warmUp}) and, for those that read
+   * into Arrow, Arrow's schema reader; for {@code sql} also DuckDB ({@link SqlEngine#openAhead})
+   * and Arrow's C Data library, which hands DuckDB its tables (benchmarks/README.md, "One query").
+   * A failure there is dropped: the command meets it again itself, where it is reported.
    *
    * @return the thread started, or null for a command that opens no store
    */
   static Thread startAhead(String... args) {
     String command = args.length == 0 ? "" : args[0];
     boolean sql = command.equals("sql");
-    if (!sql && !List.of("ls", "info", "read", "bench", "serve").contains(command)) {
+    boolean arrow = sql || List.of("read", "bench", "serve").contains(command);
+    if (!arrow && !List.of("ls", "info").contains(command)) {
       return null;
     }
     if (sql) {
@@ -157,6 +159,9 @@ public final class Main implements Runnable {
             () -> {
               try {
                 Zaro.warmUp();
+                if (arrow) {
+                  new Schema(List.of()); // its class initializer builds a Jackson deserializer
+                }
                 if (sql) {
                   JniLoader.get().ensureLoaded();
                 }
