@@ -7,6 +7,7 @@ import dev.zaro.arrow.codec.SlabView;
 import dev.zaro.arrow.codec.internal.ChunkPart;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Budget;
 import dev.zaro.arrow.exec.Futures;
@@ -119,8 +120,15 @@ final class ShardReader {
     /** The bytes the stream brings (known from the index before they arrive). */
     private final long streamBytes;
 
+    /**
+     * The version of the shard's file its index was read under, checked again once decoded ({@link
+     * #checkUnchanged}); null when there is nothing to check (index and chunks from one request).
+     */
+    private final String version;
+
     private Fetched(
         Source source,
+        String version,
         boolean present,
         List<Wanted> wanted,
         List<SlabView> absent,
@@ -129,6 +137,7 @@ final class ShardReader {
         ShardStream stream,
         long streamBytes) {
       this.source = source;
+      this.version = version;
       this.present = present;
       this.wanted = wanted;
       this.absent = absent;
@@ -139,7 +148,7 @@ final class ShardReader {
     }
 
     static Fetched missing(Source source) {
-      return new Fetched(source, false, List.of(), List.of(), null, List.of(), null, 0);
+      return new Fetched(source, null, false, List.of(), List.of(), null, List.of(), null, 0);
     }
 
     boolean present() {
@@ -192,24 +201,51 @@ final class ShardReader {
       Scratch scratch,
       Budget budget,
       ReadStats stats) {
-    Optional<ShardIndex> index = index(source, allocator, stats);
-    if (index.isEmpty()) {
-      view.fill(codec.fillElement());
-      return false;
+    try {
+      return readChecked(source, view, allocator, scratch, budget, stats);
+    } catch (ShardChanged e) {
+      // once more, index and chunks read again; a second change fails the read
+      return readChecked(source, view, allocator, scratch, budget, stats);
     }
-    List<Wanted> wanted = new ArrayList<>();
-    List<SlabView> absent = new ArrayList<>();
-    plan(index.get(), view, wanted, absent);
-    ArrowBuf[] bytes = null;
-    List<ArrowBuf> owned = List.of();
-    if (nested == null && !wanted.isEmpty()) {
-      owned = fetch(source, ranges(source, wanted), allocator);
-      bytes = owned.toArray(new ArrowBuf[0]);
-      fetchedStats(stats, wanted);
+  }
+
+  /** {@link #read} under the shard's version now, checked again once decoded. */
+  private boolean readChecked(
+      Source source,
+      SlabView view,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Budget budget,
+      ReadStats stats) {
+    String version = version(source);
+    boolean present;
+    try {
+      Optional<ShardIndex> index = index(source, version, allocator, stats);
+      if (index.isEmpty()) {
+        view.fill(codec.fillElement());
+        present = false;
+      } else {
+        List<Wanted> wanted = new ArrayList<>();
+        List<SlabView> absent = new ArrayList<>();
+        plan(index.get(), view, wanted, absent);
+        ArrowBuf[] bytes = null;
+        List<ArrowBuf> owned = List.of();
+        if (nested == null && !wanted.isEmpty()) {
+          owned = fetch(source, ranges(source, wanted), allocator);
+          bytes = owned.toArray(new ArrowBuf[0]);
+          fetchedStats(stats, wanted);
+        }
+        try (Fetched f =
+            new Fetched(source, version, true, wanted, absent, bytes, owned, null, 0)) {
+          present = decode(f, allocator, scratch, budget, stats);
+        }
+      }
+    } catch (RuntimeException e) {
+      checkUnchanged(source, version, e);
+      throw e;
     }
-    try (Fetched f = new Fetched(source, true, wanted, absent, bytes, owned, null, 0)) {
-      return decode(f, allocator, scratch, budget, stats);
-    }
+    checkUnchanged(source, version, null);
+    return present;
   }
 
   /**
@@ -264,7 +300,8 @@ final class ShardReader {
           plan(found.get(), view, wanted, absent);
           if (wanted.isEmpty()) {
             return CompletableFuture.completedFuture(
-                new Fetched(source, true, wanted, absent, new ArrowBuf[0], List.of(), null, 0));
+                new Fetched(
+                    source, version, true, wanted, absent, new ArrowBuf[0], List.of(), null, 0));
           }
           return store
               .getRangesAsync(key, ranges(source, wanted), allocator, executor)
@@ -284,7 +321,15 @@ final class ShardReader {
                                                 + "' disappeared while being read"))));
                     fetchedStats(stats, wanted);
                     return new Fetched(
-                        source, true, wanted, absent, bufs.toArray(new ArrowBuf[0]), bufs, null, 0);
+                        source,
+                        version,
+                        true,
+                        wanted,
+                        absent,
+                        bufs.toArray(new ArrowBuf[0]),
+                        bufs,
+                        null,
+                        0);
                   });
         });
   }
@@ -316,7 +361,7 @@ final class ShardReader {
               && indexing.compareAndSet(false, true)) {
             try {
               ShardIndex index = indexFromPrefix(source, version, stream, allocator, stats);
-              ready.complete(streamed(source, index, view, stream, stats));
+              ready.complete(streamed(source, null, index, view, stream, stats));
             } catch (RuntimeException e) {
               indexFailure.set(e); // reported once the request settles and its body is freed
             }
@@ -330,7 +375,7 @@ final class ShardReader {
     }
     stream.request(request);
     if (cached != null) {
-      ready.complete(streamed(source, cached, view, stream, stats));
+      ready.complete(streamed(source, version, cached, view, stream, stats));
     }
     var unused =
         request.whenComplete(
@@ -379,7 +424,12 @@ final class ShardReader {
 
   /** The fetch step's result for a streaming shard: its plan and the stream its chunks come by. */
   private Fetched streamed(
-      Source source, ShardIndex index, SlabView view, ShardStream stream, ReadStats stats) {
+      Source source,
+      String version,
+      ShardIndex index,
+      SlabView view,
+      ShardStream stream,
+      ReadStats stats) {
     List<Wanted> wanted = new ArrayList<>();
     List<SlabView> absent = new ArrayList<>();
     plan(index, view, wanted, absent);
@@ -394,7 +444,7 @@ final class ShardReader {
     long size = end + (codec.indexAtEnd() ? codec.indexSize() : 0);
     stream.want(offsets, lengths, size);
     fetchedStats(stats, wanted);
-    return new Fetched(source, true, wanted, absent, null, List.of(), stream, size);
+    return new Fetched(source, version, true, wanted, absent, null, List.of(), stream, size);
   }
 
   /** True when {@link #fetchAsync} can fetch this shard's bytes (no nested sharding below). */
@@ -444,7 +494,7 @@ final class ShardReader {
       if (stats != null) {
         stats.fetched(n);
       }
-      return new Fetched(source, true, wanted, absent, bytes, List.of(shard), null, 0);
+      return new Fetched(source, null, true, wanted, absent, bytes, List.of(shard), null, 0);
     } catch (RuntimeException e) {
       shard.close();
       throw e;
@@ -495,7 +545,14 @@ final class ShardReader {
       view.fill(codec.fillElement());
       return false;
     }
-    return decode(f, allocator, scratch, budget, stats);
+    try {
+      decode(f, allocator, scratch, budget, stats);
+    } catch (RuntimeException e) {
+      checkUnchanged(f.source, f.version, e);
+      throw e;
+    }
+    checkUnchanged(f.source, f.version, null);
+    return true;
   }
 
   private boolean decode(
@@ -647,9 +704,9 @@ final class ShardReader {
    * read (boxes and inner chunks of one shard, shards read side by side) ask for it at the same
    * time.
    */
-  private Optional<ShardIndex> index(Source source, BufferAllocator allocator, ReadStats stats) {
+  private Optional<ShardIndex> index(
+      Source source, String version, BufferAllocator allocator, ReadStats stats) {
     String cacheKey = source.cacheKey();
-    String version = version(source);
     ShardIndex cached = cached(source, version);
     if (cached != null) {
       return Optional.of(cached);
@@ -734,6 +791,38 @@ final class ShardReader {
    */
   private String version(Source source) {
     return versioned ? store.version(source.key()).orElse(null) : UNVERSIONED;
+  }
+
+  /**
+   * Fails the read of {@code source} when its shard file's version is no longer {@code version},
+   * the one its index was read under: a file replaced or rewritten between the index read and the
+   * chunks' reads could have had chunks of the new file decoded at the old index's offsets (wrong
+   * values, or an error about bytes that are not there: {@code failure}, then the cause). Nested
+   * shards are checked by the read of the shard that holds them; an unknown version (a store
+   * without versions, a file changed in the last seconds) cannot be checked.
+   */
+  private void checkUnchanged(Source source, String version, RuntimeException failure) {
+    if (!versioned || version == null || source.length() >= 0) {
+      return;
+    }
+    if (!version.equals(version(source))) {
+      throw new ShardChanged(source.key(), failure);
+    }
+  }
+
+  /** {@link #checkUnchanged}'s failure: the shard changed while it was read. */
+  private static final class ShardChanged extends StoreException {
+    private static final long serialVersionUID = 1L;
+
+    ShardChanged(String key, RuntimeException failure) {
+      super(
+          ErrorKind.IO,
+          "shard '"
+              + key
+              + "' changed while it was read (its file was replaced or rewritten): its index and"
+              + " its chunks could come from different files; read again",
+          failure);
+    }
   }
 
   /** The cached index of {@code source} read under {@code version}, else null. */

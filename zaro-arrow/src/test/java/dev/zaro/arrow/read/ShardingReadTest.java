@@ -10,11 +10,17 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.CodecException;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.CountingStore;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreCapabilities;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -23,8 +29,13 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,6 +155,122 @@ class ShardingReadTest extends AllocatorTest {
       // and a file changed seconds ago (no version yet) is read with its own index too
       Files.write(shard, Files.readAllBytes(source.resolve("c/0")));
       assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", new ReadStats()));
+    }
+  }
+
+  /**
+   * A shard replaced between its index read and its chunks' read is never decoded at the old
+   * index's offsets in the new file (which for the raw inner chunks of index_without_crc would be
+   * wrong values, silently): the read notices the file's new version once decoded and reads the
+   * shard again, index and chunks (the new file's values, tensorstore's); a shard replaced on every
+   * attempt fails the read, naming it, with every buffer freed.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, Integer.MAX_VALUE})
+  void aShardReplacedBetweenItsIndexAndItsChunksIsNeverMixed(int replacements, @TempDir Path dir)
+      throws IOException {
+    Path source = STORE.getParent().resolve("index_without_crc.zarr");
+    Path root = Fixtures.copyTree(source, dir.resolve("a.zarr"));
+    Fixtures.age(root, 3600); // versions are told only for files older than a few seconds
+    float[] all =
+        floats(
+            Files.readAllBytes(
+                STORE.getParent().getParent().resolve("expected/index_without_crc.0.bin")));
+    byte[][] files = {
+      Files.readAllBytes(root.resolve("c/1")), Files.readAllBytes(root.resolve("c/0"))
+    };
+    ReplacingStore store = new ReplacingStore(root, files, replacements);
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+      assertArrayEquals(Arrays.copyOfRange(all, 0, 8), read(zaro, "0:8", new ReadStats()));
+      store.armed = true; // from now on, c/0 is replaced just before its chunks are read
+      if (replacements == 1) {
+        assertArrayEquals(Arrays.copyOfRange(all, 8, 16), read(zaro, "0:8", new ReadStats()));
+        assertEquals(1, store.replaced);
+      } else {
+        StoreException e =
+            assertThrows(StoreException.class, () -> read(zaro, "0:8", new ReadStats()));
+        assertEquals(ErrorKind.IO, e.kind());
+        assertTrue(
+            e.getMessage().contains("shard 'c/0' changed while it was read"), e.getMessage());
+        assertEquals(2, store.replaced, "read twice, then failed");
+      }
+    }
+  }
+
+  /**
+   * A FileStore whose shard c/0 is replaced (write and rename, the new file's modification time an
+   * hour back) just before its chunks are read, up to {@code replacements} times once armed; the
+   * replacements alternate between {@code files}.
+   */
+  private static final class ReplacingStore implements Store {
+    private final FileStore inner;
+    private final Path root;
+    private final byte[][] files;
+    private final int replacements;
+    volatile boolean armed;
+    int replaced;
+
+    ReplacingStore(Path root, byte[][] files, int replacements) {
+      this.inner = new FileStore(root);
+      this.root = root;
+      this.files = files;
+      this.replacements = replacements;
+    }
+
+    @Override
+    public Optional<List<ArrowBuf>> getRanges(
+        String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
+      if (armed && key.equals("c/0") && replaced < replacements) {
+        try {
+          Path tmp = root.resolve("c/0.tmp");
+          Files.write(tmp, files[replaced % files.length]);
+          Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().minusSeconds(3600)));
+          Files.move(
+              tmp,
+              root.resolve(key),
+              StandardCopyOption.REPLACE_EXISTING,
+              StandardCopyOption.ATOMIC_MOVE);
+          replaced++;
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      return inner.getRanges(key, ranges, allocator);
+    }
+
+    @Override
+    public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+      return inner.get(key, range, allocator);
+    }
+
+    @Override
+    public Optional<byte[]> getBytes(String key) {
+      return inner.getBytes(key);
+    }
+
+    @Override
+    public Stream<String> list(String prefix) {
+      return inner.list(prefix);
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+      return inner.capabilities();
+    }
+
+    @Override
+    public Optional<String> version(String key) {
+      return inner.version(key);
+    }
+
+    @Override
+    public String describe() {
+      return inner.describe();
+    }
+
+    @Override
+    public void close() {
+      inner.close();
     }
   }
 
