@@ -218,6 +218,10 @@ public record SlabView(
       srcBase += start[d] * srcStride[d];
     }
     int last = r - 1;
+    if (swapUnit <= 1 && step[last] == 1 && stride[last] == itemSize) {
+      copyRuns(srcBase, dst, srcStride);
+      return;
+    }
     long srcStep = step[last] * srcStride[last];
     long[] idx = new long[r];
     long so = srcBase;
@@ -295,6 +299,66 @@ public record SlabView(
         }
       }
       e = row * rowLength + colEnd;
+    }
+  }
+
+  /**
+   * {@link #scatterFrom}'s common case, elements copied as they are and the last dimension
+   * contiguous in both the chunk and the target: the trailing dimensions that form one contiguous
+   * block in both are copied as one run (a whole chunk into a target of the same shape: a single
+   * copy), and the runs are walked by a plain loop over the dimension above them inside the
+   * odometer over the rest (a row loop with no per-row index arithmetic: the scatter of a 64^3
+   * uint16 chunk is 4,096 copies of 128 bytes). The row loop is a method of its own: compiled so,
+   * it scattered 64^3 and 32^3 chunks into a 512^3 output 17% and 28% faster than the general loop
+   * (benchmarks/jmh SlabViewBenchmarks); 8-byte loads and stores instead of the copy call were not
+   * faster for these 64- and 128-byte rows.
+   */
+  private void copyRuns(long srcBase, long dst, long[] srcStride) {
+    int inner = rank() - 1;
+    long run = count[inner] * itemSize;
+    while (inner > 0
+        && step[inner - 1] == 1
+        && srcStride[inner - 1] == run
+        && stride[inner - 1] == run) {
+      inner--;
+      run *= count[inner];
+    }
+    int outer = inner - 1;
+    if (outer < 0) {
+      MemoryUtil.copyMemory(srcBase, dst, run);
+      return;
+    }
+    long srcStep = step[outer] * srcStride[outer];
+    long dstStep = stride[outer];
+    int n = (int) count[outer]; // at most the chunk's extent, an int
+    long[] idx = new long[outer];
+    long so = srcBase;
+    long dO = dst;
+    while (true) {
+      copyRows(so, srcStep, dO, dstStep, n, run);
+      int k = outer - 1;
+      while (k >= 0) {
+        idx[k]++;
+        so += step[k] * srcStride[k];
+        dO += stride[k];
+        if (idx[k] < count[k]) {
+          break;
+        }
+        so -= count[k] * step[k] * srcStride[k];
+        dO -= count[k] * stride[k];
+        idx[k] = 0;
+        k--;
+      }
+      if (k < 0) {
+        return;
+      }
+    }
+  }
+
+  /** Copies {@code n} runs of {@code run} bytes, {@code srcStep} and {@code dstStep} apart. */
+  private static void copyRows(long src, long srcStep, long dst, long dstStep, int n, long run) {
+    for (int i = 0; i < n; i++) {
+      MemoryUtil.copyMemory(src + i * srcStep, dst + i * dstStep, run);
     }
   }
 
