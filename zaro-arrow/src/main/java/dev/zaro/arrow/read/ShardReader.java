@@ -25,6 +25,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -218,34 +219,30 @@ final class ShardReader {
       Budget budget,
       ReadStats stats) {
     String version = version(source);
-    boolean present;
-    try {
-      Optional<ShardIndex> index = index(source, version, allocator, stats);
-      if (index.isEmpty()) {
-        view.fill(codec.fillElement());
-        present = false;
-      } else {
-        List<Wanted> wanted = new ArrayList<>();
-        List<SlabView> absent = new ArrayList<>();
-        plan(index.get(), view, wanted, absent);
-        ArrowBuf[] bytes = null;
-        List<ArrowBuf> owned = List.of();
-        if (nested == null && !wanted.isEmpty()) {
-          owned = fetch(source, ranges(source, wanted), allocator);
-          bytes = owned.toArray(new ArrowBuf[0]);
-          fetchedStats(stats, wanted);
-        }
-        try (Fetched f =
-            new Fetched(source, version, true, wanted, absent, bytes, owned, null, 0)) {
-          present = decode(f, allocator, scratch, budget, stats);
-        }
-      }
-    } catch (RuntimeException e) {
-      checkUnchanged(source, version, e);
-      throw e;
-    }
-    checkUnchanged(source, version, null);
-    return present;
+    return unchanged(
+        source,
+        version,
+        () -> {
+          Optional<ShardIndex> index = index(source, version, allocator, stats);
+          if (index.isEmpty()) {
+            view.fill(codec.fillElement());
+            return false;
+          }
+          List<Wanted> wanted = new ArrayList<>();
+          List<SlabView> absent = new ArrayList<>();
+          plan(index.get(), view, wanted, absent);
+          ArrowBuf[] bytes = null;
+          List<ArrowBuf> owned = List.of();
+          if (nested == null && !wanted.isEmpty()) {
+            owned = fetch(source, ranges(source, wanted), allocator);
+            bytes = owned.toArray(new ArrowBuf[0]);
+            fetchedStats(stats, wanted);
+          }
+          try (Fetched f =
+              new Fetched(source, version, true, wanted, absent, bytes, owned, null, 0)) {
+            return decode(f, allocator, scratch, budget, stats);
+          }
+        });
   }
 
   /**
@@ -545,14 +542,7 @@ final class ShardReader {
       view.fill(codec.fillElement());
       return false;
     }
-    try {
-      decode(f, allocator, scratch, budget, stats);
-    } catch (RuntimeException e) {
-      checkUnchanged(f.source, f.version, e);
-      throw e;
-    }
-    checkUnchanged(f.source, f.version, null);
-    return true;
+    return unchanged(f.source, f.version, () -> decode(f, allocator, scratch, budget, stats));
   }
 
   private boolean decode(
@@ -808,6 +798,23 @@ final class ShardReader {
     if (!version.equals(version(source))) {
       throw new ShardChanged(source.key(), failure);
     }
+  }
+
+  /**
+   * The result of {@code read}, a read of {@code source} begun under {@code version}, once {@link
+   * #checkUnchanged} found the shard unchanged; checked too when the read fails, whose failure then
+   * becomes the cause of the change's.
+   */
+  private <T> T unchanged(Source source, String version, Supplier<T> read) {
+    T result;
+    try {
+      result = read.get();
+    } catch (RuntimeException e) {
+      checkUnchanged(source, version, e);
+      throw e;
+    }
+    checkUnchanged(source, version, null);
+    return result;
   }
 
   /** {@link #checkUnchanged}'s failure: the shard changed while it was read. */
