@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.arrow.c.jni.JniLoader;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -160,6 +161,8 @@ public final class Main implements Runnable {
               try {
                 Zaro.warmUp();
                 if (arrow) {
+                  Zaro.warmUpReads();
+                  new RootAllocator().close(); // Arrow's allocator configuration
                   new Schema(List.of()); // its class initializer builds a Jackson deserializer
                 }
                 if (sql) {

@@ -106,7 +106,14 @@ public final class SqlEngine implements AutoCloseable {
   /** Whether the catalog views exist (made on first need: they cost a schema per table). */
   private volatile boolean catalog;
 
-  private final JsonNode constantsTemplate;
+  /**
+   * {@link #CONSTANTS_TEMPLATE} as DuckDB parses it, made when a statement first has constants to
+   * evaluate ({@link #constantsTemplate()}): a statement without conditions never pays for it.
+   */
+  private JsonNode constantsTemplate;
+
+  /** The last statement {@link #parse}d. */
+  private volatile Parse lastParse;
 
   /**
    * How statements run.
@@ -238,7 +245,6 @@ public final class SqlEngine implements AutoCloseable {
         s.execute("SET enable_external_access = false");
         s.execute("SET lock_configuration = true");
       }
-      this.constantsTemplate = serialize(database, CONSTANTS_TEMPLATE).path("statements").get(0);
     } catch (SQLException e) {
       close();
       throw new ZaroException("sql: cannot configure DuckDB: " + e.getMessage(), e);
@@ -399,7 +405,7 @@ public final class SqlEngine implements AutoCloseable {
    * then runs as one unit, without pushdown).
    */
   public List<String> statements(String sql) {
-    JsonNode parsed = serialize(database, sql);
+    JsonNode parsed = parse(sql);
     JsonNode list = parsed.path("statements");
     if (parsed.path("error").asBoolean(true) || list.size() <= 1) {
       return List.of(sql);
@@ -422,7 +428,7 @@ public final class SqlEngine implements AutoCloseable {
     if (!catalog && readsCatalog(sql)) {
       createCatalogViews();
     }
-    JsonNode parsed = serialize(database, sql);
+    JsonNode parsed = parse(sql);
     if (parsed.path("error").asBoolean(true)) {
       String type = parsed.path("error_type").asText("");
       String message = parsed.path("error_message").asText("");
@@ -448,7 +454,7 @@ public final class SqlEngine implements AutoCloseable {
 
   /** The same query under {@code SELECT * FROM (...) LIMIT 0}, for its result schema. */
   String schemaQuery(String sql) {
-    JsonNode parsed = serialize(database, sql);
+    JsonNode parsed = parse(sql);
     if (parsed.path("error").asBoolean(true) || parsed.path("statements").size() != 1) {
       throw new ZaroException(
           ErrorKind.INVALID_ARGUMENT,
@@ -756,7 +762,7 @@ public final class SqlEngine implements AutoCloseable {
     if (all.isEmpty()) {
       return out;
     }
-    ObjectNode statement = constantsTemplate.deepCopy();
+    ObjectNode statement = constantsTemplate().deepCopy();
     ArrayNode select = (ArrayNode) statement.path("node").path("select_list");
     List<JsonNode> template = new ArrayList<>();
     select.forEach(template::add);
@@ -817,6 +823,31 @@ public final class SqlEngine implements AutoCloseable {
 
   private static boolean isMark(JsonNode node) {
     return node.path("class").asText("").equals("CONSTANT") && node.toString().contains(MARK);
+  }
+
+  /**
+   * DuckDB's parse of {@code sql}. The last parse is kept: {@link #statements} and then {@link
+   * #query} of a one-statement script parse the same text. The tree is only read, never changed.
+   */
+  private JsonNode parse(String sql) {
+    Parse last = lastParse;
+    if (last != null && last.sql().equals(sql)) {
+      return last.tree();
+    }
+    JsonNode tree = serialize(database, sql);
+    lastParse = new Parse(sql, tree);
+    return tree;
+  }
+
+  /** A statement's text and DuckDB's parse of it. */
+  private record Parse(String sql, JsonNode tree) {}
+
+  /** {@link #constantsTemplate}, made on first use. */
+  private synchronized JsonNode constantsTemplate() {
+    if (constantsTemplate == null) {
+      constantsTemplate = serialize(database, CONSTANTS_TEMPLATE).path("statements").get(0);
+    }
+    return constantsTemplate;
   }
 
   /** DuckDB's parse of {@code sql} ({@code json_serialize_sql}). */

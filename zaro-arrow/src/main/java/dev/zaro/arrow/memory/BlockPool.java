@@ -57,7 +57,34 @@ public final class BlockPool implements AutoCloseable {
   private boolean trimScheduled;
   private boolean closed;
 
-  private record Idle(long address, long size, long since) {}
+  /**
+   * A freed block kept for reuse. A class, not a record: blocks are told apart by identity, and a
+   * record's equals is linked through {@code ObjectMethods} at its first call, a few milliseconds
+   * of a one-query process (README, "Start-up").
+   */
+  private static final class Idle {
+    private final long address;
+    private final long size;
+    private final long since;
+
+    Idle(long address, long size, long since) {
+      this.address = address;
+      this.size = size;
+      this.since = since;
+    }
+
+    long address() {
+      return address;
+    }
+
+    long size() {
+      return size;
+    }
+
+    long since() {
+      return since;
+    }
+  }
 
   /**
    * A pool keeping at most {@code capacity} bytes of freed blocks, each for at most {@code

@@ -31,6 +31,7 @@ import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -110,7 +111,9 @@ public final class TableReader extends ArrowReader {
       TableOptions options,
       ReadOptions readOptions,
       BufferAllocator allocator) {
-    super(allocator);
+    // buffers are built here, never read from compressed IPC: Arrow's default factory would look
+    // for codec providers on the class path first (README, "Start-up")
+    super(allocator, NoCompressionCodec.Factory.INSTANCE);
     this.array = array;
     this.selection = selection;
     this.options = options;
@@ -459,9 +462,33 @@ public final class TableReader extends ArrowReader {
   /** Rows below which filling a dimension column is not worth waking a helper thread. */
   private static final long FILL_PIECE_ROWS = 1 << 18;
 
-  /** What decides a dimension column's buffer: its dimension's selection and the rows of it. */
+  /**
+   * What decides a dimension column's buffer: its dimension's selection and the rows of it. Its
+   * equals is written out: a record's own is linked through {@code ObjectMethods} at its first
+   * call, a few milliseconds of a one-query process (README, "Start-up").
+   */
   private record DimKey(
-      long start, long step, long count, long inner, long firstInPeriod, long rows) {}
+      long start, long step, long count, long inner, long firstInPeriod, long rows) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof DimKey k
+          && start == k.start
+          && step == k.step
+          && count == k.count
+          && inner == k.inner
+          && firstInPeriod == k.firstInPeriod
+          && rows == k.rows;
+    }
+
+    @Override
+    public int hashCode() {
+      long h = start;
+      for (long v : new long[] {step, count, inner, firstInPeriod, rows}) {
+        h = 31 * h + v;
+      }
+      return Long.hashCode(h);
+    }
+  }
 
   /**
    * Writes rows {@code [first, first + rows)} of column {@code c} at {@code at}: one period at most

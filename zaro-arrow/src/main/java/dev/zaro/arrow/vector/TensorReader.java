@@ -20,6 +20,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -69,7 +70,9 @@ public final class TensorReader extends ArrowReader {
       Function<Selection, Slab> read,
       String what,
       BufferAllocator allocator) {
-    super(allocator);
+    // buffers are built here, never read from compressed IPC: Arrow's default factory would look
+    // for codec providers on the class path first (README, "Start-up")
+    super(allocator, NoCompressionCodec.Factory.INSTANCE);
     if (batchBytes < 1) {
       throw new ZaroException(
           ErrorKind.INVALID_ARGUMENT, "batch bytes must be positive, not " + batchBytes);
