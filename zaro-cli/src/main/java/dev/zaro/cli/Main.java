@@ -159,14 +159,17 @@ public final class Main implements Runnable {
         new Thread(
             () -> {
               try {
+                // in the order the command meets them
                 Zaro.warmUp();
                 if (arrow) {
-                  Zaro.warmUpReads();
                   new RootAllocator().close(); // Arrow's allocator configuration
                   new Schema(List.of()); // its class initializer builds a Jackson deserializer
                 }
                 if (sql) {
                   JniLoader.get().ensureLoaded();
+                }
+                if (arrow) {
+                  Zaro.warmUpReads();
                 }
               } catch (RuntimeException | LinkageError e) {
                 // met again, and reported, by the command itself

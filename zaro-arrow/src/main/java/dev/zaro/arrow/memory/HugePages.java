@@ -18,9 +18,16 @@ public final class HugePages {
 
   private static final long HUGE_PAGE = 2L << 20;
   private static final int MADV_HUGEPAGE = 14;
-  private static final Function MADVISE = load();
 
   private HugePages() {}
+
+  /**
+   * {@code madvise}, bound when first asked for: by {@link #available} or by a buffer large enough
+   * to advise, so that small buffers never start JNA (about 15 ms in a new JVM).
+   */
+  private static final class Madvise {
+    static final Function FUNCTION = load();
+  }
 
   private static Function load() {
     if (!Boolean.parseBoolean(System.getProperty("zaro.hugepages", "true"))
@@ -36,7 +43,7 @@ public final class HugePages {
 
   /** Whether advice is given at all on this machine. */
   public static boolean available() {
-    return MADVISE != null;
+    return Madvise.FUNCTION != null;
   }
 
   /**
@@ -44,7 +51,11 @@ public final class HugePages {
    * length)}; call it before the memory is first written. Returns whether the advice was taken.
    */
   public static boolean advise(long address, long length) {
-    if (MADVISE == null || length < MIN_BYTES) {
+    if (length < MIN_BYTES) {
+      return false;
+    }
+    Function madvise = Madvise.FUNCTION;
+    if (madvise == null) {
       return false;
     }
     long start = (address + HUGE_PAGE - 1) & -HUGE_PAGE;
@@ -53,7 +64,7 @@ public final class HugePages {
       return false;
     }
     try {
-      return MADVISE.invokeInt(new Object[] {new Pointer(start), end - start, MADV_HUGEPAGE}) == 0;
+      return madvise.invokeInt(new Object[] {new Pointer(start), end - start, MADV_HUGEPAGE}) == 0;
     } catch (Throwable e) {
       return false;
     }
