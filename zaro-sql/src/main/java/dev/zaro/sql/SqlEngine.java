@@ -128,8 +128,13 @@ public final class SqlEngine implements AutoCloseable {
    */
   public record Options(
       boolean cf, boolean pushdown, int threads, boolean readOnly, long batchRows) {
-    public static final Options DEFAULT =
-        new Options(true, true, 0, false, TableOptions.DEFAULT.batchRows());
+    /**
+     * CF on, pushdown on, DuckDB's threads, not read-only, and batches of up to 2^21 rows: twice
+     * the table layout's default, as DuckDB aggregates a batch in far less time than the batch
+     * takes to decode, and fewer, larger batches keep every core decoding (a cold one-query process
+     * 0.96x wall, warm scans about 0.85x; benchmarks/README.md, "One query, third round").
+     */
+    public static final Options DEFAULT = new Options(true, true, 0, false, 1L << 21);
 
     public Options withCf(boolean on) {
       return new Options(on, pushdown, threads, readOnly, batchRows);
