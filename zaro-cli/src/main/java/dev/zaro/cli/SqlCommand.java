@@ -165,8 +165,7 @@ final class SqlCommand implements Callable<Integer> {
       }
       String[] row = new String[columns];
       for (int c = 0; c < columns; c++) {
-        Object v = result.getObject(c + 1);
-        row[c] = v == null ? "NULL" : v.toString();
+        row[c] = ValueText.of(result.getObject(c + 1));
       }
       rows.add(row);
       shown++;

@@ -350,17 +350,13 @@ final class SqlShell {
     }
   }
 
-  private static String text(Object v) {
-    return v == null ? "NULL" : v.toString();
-  }
-
   private void box(String[] header, List<Object[]> rows, boolean more) {
     int columns = header.length;
     int[] width = new int[columns];
     for (int c = 0; c < columns; c++) {
       width[c] = header[c].length();
       for (Object[] row : rows) {
-        width[c] = Math.max(width[c], text(row[c]).length());
+        width[c] = Math.max(width[c], ValueText.of(row[c]).length());
       }
     }
     out.println(rule('┌', '┬', '┐', width));
@@ -370,7 +366,7 @@ final class SqlShell {
       String[] cells = new String[columns];
       boolean[] right = new boolean[columns];
       for (int c = 0; c < columns; c++) {
-        cells[c] = text(row[c]);
+        cells[c] = ValueText.of(row[c]);
         right[c] = row[c] instanceof Number;
       }
       out.println(line(cells, width, right));
@@ -406,7 +402,7 @@ final class SqlShell {
     for (Object[] row : rows) {
       cells.clear();
       for (Object v : row) {
-        cells.add(v == null ? "" : csvCell(v.toString()));
+        cells.add(v == null ? "" : csvCell(ValueText.of(v)));
       }
       out.println(String.join(",", cells));
     }
@@ -434,7 +430,7 @@ final class SqlShell {
                 && !(v instanceof Float f && !Float.isFinite(f)))) {
           b.append(v);
         } else {
-          b.append(jsonString(v.toString()));
+          b.append(jsonString(ValueText.of(v)));
         }
       }
       out.print(b.append('}'));
@@ -470,7 +466,7 @@ final class SqlShell {
     for (Object[] row : rows) {
       String[] cells = new String[row.length];
       for (int c = 0; c < row.length; c++) {
-        cells[c] = text(row[c]);
+        cells[c] = ValueText.of(row[c]);
       }
       out.println("| " + String.join(" | ", escapeAll(cells)) + " |");
     }

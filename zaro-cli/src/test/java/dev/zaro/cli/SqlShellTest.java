@@ -22,6 +22,9 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TimeZone;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.impl.DumbTerminal;
@@ -104,6 +107,49 @@ class SqlShellTest extends AllocatorTest {
     assertTrue(r.out().contains("│ d │\n├───┤\n│ 4 │\n└───┘\n1 row\n"), r.out());
     assertTrue(r.out().contains("lat\nlon\nprecip\nt2m\ntime\n"), r.out());
     assertTrue(r.out().contains("  t2m  FloatingPoint(SINGLE)"), r.out());
+  }
+
+  /**
+   * A value prints as DuckDB's own cast to VARCHAR spells it, in every mode and in a one-shot
+   * {@code zaro sql}: each value is selected beside that cast of it, and the two texts must match
+   * (the JDBC driver's objects printed a BLOB as an object, a whole-second timestamp with {@code
+   * .0}).
+   */
+  @Test
+  void valuesPrintAsDuckDbSpellsThem() throws Exception {
+    List<String> values =
+        new ArrayList<>(
+            List.of(
+                "'\\xAA\\x01a\\x5C~ z'::BLOB",
+                "''::BLOB",
+                "TIMESTAMP '2020-01-01 00:00:00'",
+                "TIMESTAMP '1969-12-31 23:59:59.5'",
+                "TIMESTAMP '2020-01-01 12:34:56.000123'",
+                "DATE '2020-01-02'",
+                "42::HUGEINT"));
+    if (TimeZone.getDefault().getRawOffset() == 0) { // DuckDB's session time zone is the JVM's
+      values.add("TIMESTAMPTZ '2020-01-01 00:00:00+00'");
+      values.add("TIMESTAMPTZ '2020-01-01 12:00:00.25+00'");
+    }
+    StringBuilder select = new StringBuilder("select ");
+    for (int i = 0; i < values.size(); i++) {
+      select.append(i == 0 ? "" : ", ").append(values.get(i)).append(" as v").append(i);
+      select.append(", (").append(values.get(i)).append(")::VARCHAR as t").append(i);
+    }
+    Run r = script(".mode csv\n" + select + ";\n");
+    assertEquals(0, r.code(), r.err());
+    String[] row = r.out().lines().toList().get(1).split(",", -1);
+    assertEquals(2 * values.size(), row.length, r.out());
+    for (int i = 0; i < values.size(); i++) {
+      assertEquals(row[2 * i + 1], row[2 * i], values.get(i));
+    }
+    Run box = script(select + ";\n");
+    assertEquals(0, box.code(), box.err());
+    assertTrue(box.out().contains("│ \\xAA\\x01a\\x5C~ z │"), box.out());
+    CliTest.Result once = CliTest.run("sql", Fixtures.sample().toString(), select.toString());
+    assertEquals(0, once.code(), once.err());
+    assertTrue(once.out().contains("2020-01-01 00:00:00  2020-01-01 00:00:00  "), once.out());
+    assertFalse(once.out().contains("00:00:00.0"), once.out());
   }
 
   @Test
