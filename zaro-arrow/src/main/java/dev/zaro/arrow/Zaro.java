@@ -413,6 +413,30 @@ public final class Zaro implements AutoCloseable {
   }
 
   /**
+   * The dimension columns of {@link #dimensionColumns(String, TableOptions, BufferAllocator)}, each
+   * coordinate array read only when its column's values are first needed (by a table read writing
+   * the column, by a filter comparing against it): a query that names one dimension reads one
+   * coordinate. Each read takes a root allocator of its own, closed once the values are copied to
+   * the heap; nothing is read here but metadata.
+   */
+  public List<DimensionColumn> dimensionColumns(String path, TableOptions options) {
+    List<DimensionColumn> columns = new ArrayList<>();
+    forEachDimension(
+        path,
+        (d, name, coordPath, coord) ->
+            columns.add(
+                coord == null
+                    ? DimensionColumn.index(d, name)
+                    : DimensionColumn.lazy(
+                        d,
+                        name,
+                        coord,
+                        options.cf(),
+                        allocator -> read(coordPath, "", allocator))));
+    return columns;
+  }
+
+  /**
    * A filter over every index of the array at {@code path}, narrowed by predicates on its dimension
    * columns as {@link #readTable} makes them (see {@link #dimensionColumns}).
    */

@@ -153,7 +153,10 @@ public final class SqlEngine implements AutoCloseable {
     }
   }
 
-  /** A table's dimension columns (coordinates on the heap, loaded once) and full schema. */
+  /**
+   * A table's dimension columns (each coordinate read to the heap once, when a statement first
+   * needs it) and full schema.
+   */
   record TableInfo(
       String name, String path, ZarrArray array, List<DimensionColumn> columns, Schema schema) {
     Set<String> lowerColumns() {
@@ -385,7 +388,9 @@ public final class SqlEngine implements AutoCloseable {
           String path = paths.get(t);
           TableOptions tableOptions = TableOptions.DEFAULT.withCf(options.cf());
           try (BufferAllocator allocator = new RootAllocator()) {
-            List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions, allocator);
+            // coordinates read when a statement first needs them: one that names no dimension
+            // reads none (their metadata alone makes the schema)
+            List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions);
             ZarrArray array = zaro.array(path);
             try (TableReader reader =
                 new TableReader(

@@ -13,6 +13,8 @@ import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.store.CountingStore;
+import dev.zaro.arrow.store.Stores;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -21,6 +23,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -127,6 +131,38 @@ class SqlEngineTest extends AllocatorTest {
       assertEquals(expected, engine(zaro, false, query, stats), "without pushdown: " + query);
       assertEquals(expected, engine(zaro, true, query, stats), "with pushdown: " + query);
       assertTrue(stats.get(1).chunks() <= stats.get(0).chunks(), stats.toString());
+    }
+  }
+
+  /**
+   * A table's coordinate arrays are read when a statement first needs them, not when the engine
+   * opens the table: a statement naming no dimension reads none, one naming {@code z} reads {@code
+   * z}'s, and each is read once for the engine's life.
+   */
+  @Test
+  void coordinatesAreReadOnlyWhenAStatementNeedsThem() throws Exception {
+    CountingStore store = new CountingStore(Stores.open(sql().resolve("grid.zarr").toString()));
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults());
+        SqlEngine engine = new SqlEngine(zaro, SqlEngine.Options.DEFAULT.withThreads(1))) {
+      String[][] steps = {
+        {"select count(*), sum(v) from v", ""},
+        {"select max(z), count(*) from v", "z"},
+        {"select count(*), sum(v) from v where y > 70", "y"},
+        {"select min(z), max(y) from v where z < 0.3 and y > 70", ""},
+      };
+      for (String[] step : steps) {
+        store.reset();
+        try (SqlQuery q = engine.query(step[0], allocator)) {
+          assertEquals(parquet(step[0]), rows(q.execute()), step[0]);
+        }
+        Set<String> coordinates = new TreeSet<>();
+        for (String key : store.keys) {
+          if (key.startsWith("z/c") || key.startsWith("y/c")) {
+            coordinates.add(key.substring(0, 1));
+          }
+        }
+        assertEquals(String.join(",", coordinates), step[1], step[0]);
+      }
     }
   }
 

@@ -11,7 +11,10 @@ import dev.zaro.arrow.vector.internal.ArrowTypes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -41,27 +44,49 @@ public final class DimensionColumn implements CoordinateValues {
 
   private final int dim;
   private final Field field;
+  private final Kind kind;
   private final int width;
-  private final byte[] values;
-  private final long[] times;
-  private final byte[][] labels;
   private final DataType type;
 
+  /** The values, once read; null until then (and always for the index). */
+  private volatile Values values;
+
+  /** Reads the values until they are read; null after, and for index columns. */
+  private Supplier<Values> reader;
+
+  /** What a column holds beside its field: one of the three is set, by {@link #kind}. */
+  private static final class Values {
+    private final byte[] values;
+    private final long[] times;
+    private final byte[][] labels;
+
+    Values(byte[] values, long[] times, byte[][] labels) {
+      this.values = values;
+      this.times = times;
+      this.labels = labels;
+    }
+
+    byte[] values() {
+      return values;
+    }
+
+    long[] times() {
+      return times;
+    }
+
+    byte[][] labels() {
+      return labels;
+    }
+  }
+
   private DimensionColumn(
-      int dim,
-      Field field,
-      int width,
-      byte[] values,
-      long[] times,
-      byte[][] labels,
-      DataType type) {
+      int dim, Field field, Kind kind, int width, DataType type, Supplier<Values> reader) {
     this.dim = dim;
     this.field = field;
+    this.kind = kind;
     this.width = width;
-    this.values = values;
-    this.times = times;
-    this.labels = labels;
     this.type = type;
+    this.reader = reader;
   }
 
   /** The index column of dimension {@code dim}. */
@@ -69,9 +94,8 @@ public final class DimensionColumn implements CoordinateValues {
     return new DimensionColumn(
         dim,
         new Field(name, FieldType.notNullable(new ArrowType.Int(64, true)), null),
+        Kind.INDEX,
         8,
-        null,
-        null,
         null,
         null);
   }
@@ -89,51 +113,137 @@ public final class DimensionColumn implements CoordinateValues {
     if (coordinate == null) {
       return index(dim, name);
     }
-    DataType type = coordinate.dataType();
+    DimensionColumn column = create(dim, name, meta, cf, convert -> convert.apply(coordinate));
+    column.values();
+    return column;
+  }
+
+  /**
+   * The column of dimension {@code dim} from its coordinate array, whose values {@code read} reads
+   * when they are first needed (by a table read writing the column, by a filter comparing against
+   * it), not before: the field, kind and width come from the metadata alone. The returned column
+   * owns no memory: {@code read}'s slab is closed once its values are copied to the heap. A failed
+   * read is tried again at the next use.
+   *
+   * @param meta the coordinate array's metadata (CF time units in its attributes)
+   * @param cf whether CF times become timestamps
+   * @param read reads the coordinate array's values into the allocator it is given (a new root
+   *     allocator per read, closed with the slab once the values are copied)
+   * @throws ZaroException for a CF time with no timestamp (see {@code CfConventions})
+   */
+  public static DimensionColumn lazy(
+      int dim, String name, ArrayMetadata meta, boolean cf, Function<BufferAllocator, Slab> read) {
+    return create(
+        dim,
+        name,
+        meta,
+        cf,
+        convert -> {
+          try (BufferAllocator allocator = new RootAllocator();
+              Slab coordinate = read.apply(allocator)) {
+            return convert.apply(coordinate);
+          }
+        });
+  }
+
+  /**
+   * The column of dimension {@code dim}, its values made by the converter its kind needs applied to
+   * the coordinate {@code source} gives, when first needed.
+   */
+  private static DimensionColumn create(
+      int dim,
+      String name,
+      ArrayMetadata meta,
+      boolean cf,
+      Function<Function<Slab, Values>, Values> source) {
     Field field = field(name, meta, cf);
     if (field == null) {
       return index(dim, name);
     }
-    int n = (int) coordinate.elementCount();
+    DataType type = meta.dataType();
     if (isText(type)) {
-      return new DimensionColumn(dim, field, 0, null, null, textLabels(coordinate), type);
+      return new DimensionColumn(
+          dim,
+          field,
+          Kind.LABELS,
+          0,
+          type,
+          () -> source.apply(c -> new Values(null, null, textLabels(c))));
     }
+    CfConventions.CfTime time = cfTime(name, type, meta, cf);
+    if (time == null) {
+      boolean datetime = type.kind() == DataType.Kind.DATETIME;
+      // numpy time units Arrow has no type for (D, W, M, Y, h, m, counts): the Arrow values
+      boolean convert =
+          (datetime || type.kind() == DataType.Kind.TIMEDELTA) && !type.time().isIdentity();
+      return new DimensionColumn(
+          dim,
+          field,
+          Kind.VALUES,
+          convert ? type.time().target(datetime).bytes() : type.byteSize(),
+          type,
+          () -> {
+            byte[] values = source.apply(c -> new Values(stored(c), null, null)).values();
+            if (!convert) {
+              return new Values(values, null, null);
+            }
+            try {
+              return new Values(type.time().convertAll(values, datetime), null, null);
+            } catch (ArithmeticException e) {
+              throw new ZaroException(
+                  ErrorKind.UNSUPPORTED,
+                  "coordinate '" + name + "' (" + type + "): " + e.getMessage(),
+                  e);
+            }
+          });
+    }
+    return new DimensionColumn(
+        dim,
+        field,
+        time.labels() ? Kind.LABELS : Kind.TIMES,
+        8,
+        type,
+        () -> {
+          byte[] stored = source.apply(c -> new Values(stored(c), null, null)).values();
+          int n = stored.length / type.byteSize();
+          ByteBuffer b = ByteBuffer.wrap(stored).order(ByteOrder.LITTLE_ENDIAN);
+          long[] times = time.labels() ? null : new long[n];
+          byte[][] labels = time.labels() ? new byte[n][] : null;
+          for (int i = 0; i < n; i++) {
+            boolean integral = type.kind() != DataType.Kind.FLOAT;
+            long raw = integral ? integer(b, i, type) : 0;
+            double v =
+                integral ? raw : (type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8));
+            if (labels != null) {
+              labels[i] = time.label(v, integral, raw).getBytes(StandardCharsets.UTF_8);
+            } else {
+              times[i] = time.toLong(v, integral, raw);
+            }
+          }
+          return new Values(null, times, labels);
+        });
+  }
+
+  /** The coordinate's stored values, copied to the heap. */
+  private static byte[] stored(Slab coordinate) {
     byte[] values = new byte[(int) coordinate.byteSize()];
     coordinate.data().getBytes(0, values);
-    CfConventions.CfTime time = cfTime(name, type, meta, cf);
-    if (time == null
-        && (type.kind() == DataType.Kind.DATETIME || type.kind() == DataType.Kind.TIMEDELTA)
-        && !type.time().isIdentity()) {
-      // numpy time units Arrow has no type for (D, W, M, Y, h, m, counts): the Arrow values
-      boolean datetime = type.kind() == DataType.Kind.DATETIME;
-      try {
-        byte[] converted = type.time().convertAll(values, datetime);
-        return new DimensionColumn(
-            dim, field, type.time().target(datetime).bytes(), converted, null, null, type);
-      } catch (ArithmeticException e) {
-        throw new ZaroException(
-            ErrorKind.UNSUPPORTED,
-            "coordinate '" + name + "' (" + type + "): " + e.getMessage(),
-            e);
+    return values;
+  }
+
+  /** The values, read now if they were not yet (index columns have none). */
+  private Values values() {
+    Values v = values;
+    if (v != null || kind == Kind.INDEX) {
+      return v;
+    }
+    synchronized (this) {
+      if (values == null) {
+        values = reader.get();
+        reader = null;
       }
+      return values;
     }
-    if (time == null) {
-      return new DimensionColumn(dim, field, type.byteSize(), values, null, null, type);
-    }
-    ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
-    long[] times = time.labels() ? null : new long[n];
-    byte[][] labels = time.labels() ? new byte[n][] : null;
-    for (int i = 0; i < n; i++) {
-      boolean integral = type.kind() != DataType.Kind.FLOAT;
-      long raw = integral ? integer(b, i, type) : 0;
-      double v = integral ? raw : (type.bits() == 32 ? b.getFloat(i * 4) : b.getDouble(i * 8));
-      if (labels != null) {
-        labels[i] = time.label(v, integral, raw).getBytes(StandardCharsets.UTF_8);
-      } else {
-        times[i] = time.toLong(v, integral, raw);
-      }
-    }
-    return new DimensionColumn(dim, field, 8, null, times, labels, type);
   }
 
   private static long integer(ByteBuffer b, int i, DataType type) {
@@ -257,35 +367,36 @@ public final class DimensionColumn implements CoordinateValues {
 
   /** What the column holds: indices, coordinate values, times or labels. */
   public Kind kind() {
-    return labels != null
-        ? Kind.LABELS
-        : times != null ? Kind.TIMES : values != null ? Kind.VALUES : Kind.INDEX;
+    return kind;
   }
 
   /** The label at array index {@code i} (kind LABELS): UTF-8 text, or bytes for a Binary column. */
   @Override
   public byte[] labelAt(long i) {
-    return labels[(int) i].clone();
+    return labels()[(int) i].clone();
   }
 
   /** The number of labels (kind LABELS), else 0. */
   public int labelCount() {
-    return labels == null ? 0 : labels.length;
+    return kind == Kind.LABELS ? labels().length : 0;
   }
 
   /** Labels (kind LABELS), else null. Not copied: do not modify. */
   byte[][] labels() {
-    return labels;
+    return kind == Kind.LABELS ? values().labels() : null;
   }
 
-  /** The coordinate values as stored (kind VALUES), else null. Not copied: do not modify. */
-  byte[] values() {
-    return values;
+  /**
+   * The coordinate values as stored, or as Arrow's time unit (kind VALUES), else null. Not copied:
+   * do not modify.
+   */
+  byte[] storedValues() {
+    return kind == Kind.VALUES ? values().values() : null;
   }
 
   /** Epoch microseconds (kind TIMES), else null. Not copied: do not modify. */
   long[] times() {
-    return times;
+    return kind == Kind.TIMES ? values().times() : null;
   }
 
   /** The coordinate's data type (kinds VALUES, TIMES and LABELS), else null. */
@@ -307,9 +418,9 @@ public final class DimensionColumn implements CoordinateValues {
       return i;
     }
     if (kind() == Kind.TIMES) {
-      return times[(int) i];
+      return times()[(int) i];
     }
-    ByteBuffer b = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer b = ByteBuffer.wrap(storedValues()).order(ByteOrder.LITTLE_ENDIAN);
     int at = (int) (i * width);
     return switch (type.kind()) {
       case FLOAT ->

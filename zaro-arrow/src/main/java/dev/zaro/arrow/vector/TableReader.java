@@ -536,7 +536,7 @@ public final class TableReader extends ArrowReader {
     long start = s.start() + k * s.step();
     long step = s.step();
     long[] times = c.times();
-    byte[] values = c.values();
+    byte[] values = c.storedValues();
     if (times != null) {
       for (long i = 0; i < n; i++) {
         MemoryUtil.putLong(at + i * 8, times[(int) (start + i * step)]);
@@ -558,7 +558,7 @@ public final class TableReader extends ArrowReader {
   /** {@code n} rows of the value at {@code position}. */
   private static void writeRun(DimensionColumn c, long position, long n, long at) {
     long[] times = c.times();
-    byte[] values = c.values();
+    byte[] values = c.storedValues();
     if (values == null) {
       long v = times != null ? times[(int) position] : position;
       for (long i = 0; i < n; i++) {

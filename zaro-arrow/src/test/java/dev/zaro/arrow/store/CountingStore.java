@@ -1,6 +1,8 @@
 package dev.zaro.arrow.store;
 
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -13,6 +15,9 @@ public final class CountingStore implements Store {
   public final AtomicLong bytes = new AtomicLong();
   public final AtomicLong lists = new AtomicLong();
 
+  /** The key of every get, in order. */
+  public final Queue<String> keys = new ConcurrentLinkedQueue<>();
+
   public CountingStore(Store inner) {
     this.inner = inner;
   }
@@ -21,11 +26,13 @@ public final class CountingStore implements Store {
     gets.set(0);
     bytes.set(0);
     lists.set(0);
+    keys.clear();
   }
 
   @Override
   public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
     gets.incrementAndGet();
+    keys.add(key);
     Optional<ArrowBuf> buf = inner.get(key, range, allocator);
     buf.ifPresent(b -> bytes.addAndGet(b.writerIndex()));
     return buf;
@@ -34,6 +41,7 @@ public final class CountingStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     gets.incrementAndGet();
+    keys.add(key);
     Optional<byte[]> value = inner.getBytes(key);
     value.ifPresent(b -> bytes.addAndGet(b.length));
     return value;
