@@ -46,6 +46,14 @@ import org.apache.arrow.memory.BufferAllocator;
 final class ShardReader {
   private static final int INDEX_CACHE_ENTRIES = 4096;
 
+  /**
+   * The most inner chunks of one local shard whose bytes each decode reads for itself: a read of a
+   * few (a box: up to eight) waits on its first thread's reads otherwise; a read of many keeps one
+   * coalesced read, since per-chunk reads of 64 or more chunks cost more than they overlap
+   * (benchmarks/README.md, "A box's reads beside its decodes").
+   */
+  static final int SPLIT_FETCH_MAX = 8;
+
   private final Store store;
   private final PartialDecoder codec;
   private final Map<String, CachedIndex> indexes = new ConcurrentHashMap<>();
@@ -233,7 +241,15 @@ final class ShardReader {
           plan(index.get(), view, wanted, absent);
           ArrowBuf[] bytes = null;
           List<ArrowBuf> owned = List.of();
-          if (nested == null && !wanted.isEmpty()) {
+          if (nested == null
+              && wanted.size() > 1
+              && wanted.size() <= SPLIT_FETCH_MAX
+              && !store.capabilities().isRemote()) {
+            // a few chunks of a local file: each decode reads its own chunk's bytes (bytes stays
+            // null), so the read's helpers read and decode side by side from the start instead of
+            // waiting for one thread to read every chunk first
+            fetchedStats(stats, wanted);
+          } else if (nested == null && !wanted.isEmpty()) {
             owned = fetch(source, ranges(source, wanted), allocator);
             bytes = owned.toArray(new ArrowBuf[0]);
             fetchedStats(stats, wanted);
@@ -591,6 +607,18 @@ final class ShardReader {
               helping(caller, scratch, s -> decodeInner(landed, bytes, allocator, s));
               if (stats != null) {
                 stats.decoded(1, landed.view().byteSize());
+              }
+            });
+      } else if (f.bytes == null) {
+        // the chunk's bytes read by the decode itself (a local file: see readChecked)
+        decodes.add(
+            () -> {
+              try (ArrowBuf bytes =
+                  fetch(f.source, ranges(f.source, List.of(w)), allocator).get(0)) {
+                helping(caller, scratch, s -> decodeInner(w, bytes, allocator, s));
+              }
+              if (stats != null) {
+                stats.decoded(1, w.view().byteSize());
               }
             });
       } else {

@@ -200,7 +200,9 @@ class ShardingReadTest extends AllocatorTest {
   /**
    * A FileStore whose shard c/0 is replaced (write and rename, the new file's modification time an
    * hour back) just before its chunks are read, up to {@code replacements} times once armed; the
-   * replacements alternate between {@code files}.
+   * replacements alternate between {@code files}. Once per read of the shard: a read asks the
+   * shard's version first, and the first chunk read after that replaces it (a local read of a few
+   * chunks reads each on the thread that decodes it, two at once).
    */
   private static final class ReplacingStore implements Store {
     private final FileStore inner;
@@ -209,6 +211,9 @@ class ShardingReadTest extends AllocatorTest {
     private final int replacements;
     volatile boolean armed;
     int replaced;
+
+    /** Whether the next chunk read replaces the shard: set when its version is asked. */
+    private boolean due;
 
     ReplacingStore(Path root, byte[][] files, int replacements) {
       this.inner = new FileStore(root);
@@ -220,7 +225,13 @@ class ShardingReadTest extends AllocatorTest {
     @Override
     public Optional<List<ArrowBuf>> getRanges(
         String key, List<ByteRange.FromStart> ranges, BufferAllocator allocator) {
-      if (armed && key.equals("c/0") && replaced < replacements) {
+      replaceIfDue(key);
+      return inner.getRanges(key, ranges, allocator);
+    }
+
+    private synchronized void replaceIfDue(String key) {
+      if (armed && due && key.equals("c/0") && replaced < replacements) {
+        due = false;
         try {
           Path tmp = root.resolve("c/0.tmp");
           Files.write(tmp, files[replaced % files.length]);
@@ -235,7 +246,6 @@ class ShardingReadTest extends AllocatorTest {
           throw new UncheckedIOException(e);
         }
       }
-      return inner.getRanges(key, ranges, allocator);
     }
 
     @Override
@@ -260,6 +270,11 @@ class ShardingReadTest extends AllocatorTest {
 
     @Override
     public Optional<String> version(String key) {
+      if (key.equals("c/0")) {
+        synchronized (this) {
+          due = true;
+        }
+      }
       return inner.version(key);
     }
 
