@@ -241,17 +241,18 @@ final class ShardReader {
           plan(index.get(), view, wanted, absent);
           ArrowBuf[] bytes = null;
           List<ArrowBuf> owned = List.of();
-          if (nested == null
-              && wanted.size() > 1
-              && wanted.size() <= SPLIT_FETCH_MAX
-              && !store.capabilities().isRemote()) {
+          if (nested == null && !wanted.isEmpty()) {
             // a few chunks of a local file: each decode reads its own chunk's bytes (bytes stays
             // null), so the read's helpers read and decode side by side from the start instead of
             // waiting for one thread to read every chunk first
-            fetchedStats(stats, wanted);
-          } else if (nested == null && !wanted.isEmpty()) {
-            owned = fetch(source, ranges(source, wanted), allocator);
-            bytes = owned.toArray(new ArrowBuf[0]);
+            boolean split =
+                wanted.size() > 1
+                    && wanted.size() <= SPLIT_FETCH_MAX
+                    && !store.capabilities().isRemote();
+            if (!split) {
+              owned = fetch(source, ranges(source, wanted), allocator);
+              bytes = owned.toArray(new ArrowBuf[0]);
+            }
             fetchedStats(stats, wanted);
           }
           try (Fetched f =
@@ -609,23 +610,18 @@ final class ShardReader {
                 stats.decoded(1, landed.view().byteSize());
               }
             });
-      } else if (f.bytes == null) {
-        // the chunk's bytes read by the decode itself (a local file: see readChecked)
+      } else {
+        // null: the decode reads the chunk's bytes itself (a local file: see readChecked)
+        ArrowBuf fetched = f.bytes == null ? null : f.bytes[i];
         decodes.add(
             () -> {
-              try (ArrowBuf bytes =
-                  fetch(f.source, ranges(f.source, List.of(w)), allocator).get(0)) {
+              try (ArrowBuf own =
+                  fetched != null
+                      ? null
+                      : fetch(f.source, ranges(f.source, List.of(w)), allocator).get(0)) {
+                ArrowBuf bytes = fetched != null ? fetched : own;
                 helping(caller, scratch, s -> decodeInner(w, bytes, allocator, s));
               }
-              if (stats != null) {
-                stats.decoded(1, w.view().byteSize());
-              }
-            });
-      } else {
-        ArrowBuf bytes = f.bytes[i];
-        decodes.add(
-            () -> {
-              helping(caller, scratch, s -> decodeInner(w, bytes, allocator, s));
               if (stats != null) {
                 stats.decoded(1, w.view().byteSize());
               }
