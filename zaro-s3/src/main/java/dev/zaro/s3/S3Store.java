@@ -19,6 +19,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -51,15 +52,16 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  * buffers from the caller's allocator (one buffer per body, sized from its {@code Content-Length};
  * no heap copy). A failed, retried or cancelled request releases the buffer it was filling.
  *
- * <p>Object GETs to a plain {@code http} endpoint addressed path style (a local MinIO, moto, a
- * proxy) go through zaro's own HTTP/1.1 client instead, the one {@link HttpStore} uses for plain
- * {@code http} (a third of the SDK's CPU per body: benchmarks/README, "S3 GETs through zaro's
- * HTTP/1.1 client"): signed with AWS Signature Version 4 by the SDK's own signer with the client's
- * credentials ({@link S3Signer}; unsigned when anonymous), under the same retries, deadlines,
- * hedging and limit. There a {@code 404} is an absent key whatever its S3 error code (the reply's
- * body is not read), and a {@code 403} an error naming the key and URL. Listing, {@code HEAD}
- * (zero-length ranges), {@code https} endpoints and AWS itself stay on the SDK, as does everything
- * with {@code client=sdk} in the URL's query or {@code -D}{@value #CLIENT_PROPERTY}{@code =sdk}.
+ * <p>Object GETs to an {@code http} or {@code https} endpoint addressed path style (MinIO, Ceph,
+ * R2, moto, a proxy) go through zaro's own HTTP/1.1 client instead, the one {@link HttpStore} uses
+ * (a third of the SDK's CPU per body: benchmarks/README, "S3 GETs through zaro's HTTP/1.1 client";
+ * over TLS: "https through zaro's HTTP/1.1 client"): signed with AWS Signature Version 4 by the
+ * SDK's own signer with the client's credentials ({@link S3Signer}; unsigned when anonymous), under
+ * the same retries, deadlines, hedging and limit. There a {@code 404} is an absent key whatever its
+ * S3 error code (the reply's body is not read), and a {@code 403} an error naming the key and URL.
+ * Listing, {@code HEAD} (zero-length ranges), virtual-host addressing and AWS itself stay on the
+ * SDK, as does everything with {@code client=sdk} in the URL's query or {@code -D}{@value
+ * #CLIENT_PROPERTY}{@code =sdk}.
  *
  * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
  * {@link S3Request}), one SDK call per attempt:
@@ -145,17 +147,19 @@ public final class S3Store implements Store {
   }
 
   /**
-   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: a plain {@code
-   * http} endpoint addressed path style, unless {@link S3Options#sdkGets}; null otherwise. Its
-   * requests are signed by the SDK's signer with the client's credentials (unsigned when the client
-   * is anonymous) and share the endpoint's limit of requests in flight with the SDK's.
+   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: an {@code http}
+   * or {@code https} endpoint addressed path style, unless {@link S3Options#sdkGets}; null
+   * otherwise. Its requests are signed by the SDK's signer with the client's credentials (unsigned
+   * when the client is anonymous) and share the endpoint's limit of requests in flight with the
+   * SDK's.
    */
   private HttpStore gets(S3Connection connection) {
     URI endpoint = options.endpoint();
     if (options.sdkGets()
         || !options.pathStyle()
         || endpoint == null
-        || !"http".equalsIgnoreCase(endpoint.getScheme())
+        || !("http".equalsIgnoreCase(endpoint.getScheme())
+            || "https".equalsIgnoreCase(endpoint.getScheme()))
         || endpoint.getRawAuthority() == null
         || endpoint.getRawQuery() != null) {
       return null;
@@ -166,7 +170,8 @@ public final class S3Store implements Store {
     }
     URI base =
         URI.create(
-            "http://"
+            endpoint.getScheme().toLowerCase(Locale.ROOT)
+                + "://"
                 + endpoint.getRawAuthority()
                 + path
                 + "/"

@@ -1,5 +1,6 @@
 package dev.zaro.s3;
 
+import dev.zaro.arrow.Fixtures;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
@@ -7,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +60,22 @@ final class MotoServer implements AutoCloseable {
 
   /** {@link #start()} with {@code env} added to moto_server's environment. */
   static MotoServer start(Map<String, String> env) throws Exception {
+    return start(env, false);
+  }
+
+  /**
+   * {@link #start(Map)}, serving https with testdata/tls's loopback certificate if {@code tls} (the
+   * test JVM trusts it: the module's surefire configuration).
+   */
+  static MotoServer start(Map<String, String> env, boolean tls) throws Exception {
+    List<String> ssl =
+        tls
+            ? List.of(
+                "--ssl-cert",
+                Fixtures.testdata().resolve("tls/loopback.crt").toString(),
+                "--ssl-key",
+                Fixtures.testdata().resolve("tls/loopback.key").toString())
+            : List.of();
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -70,7 +88,9 @@ final class MotoServer implements AutoCloseable {
             List.of(
                 "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))) {
       try {
-        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
+        List<String> command = new ArrayList<>(cmd);
+        command.addAll(ssl);
+        ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true);
         b.environment().putAll(env);
         p = b.redirectOutput(log.toFile()).start();
         break;
@@ -79,7 +99,7 @@ final class MotoServer implements AutoCloseable {
       }
     }
     Assumptions.assumeTrue(p != null, "moto_server is not installed (pip install 'moto[server]')");
-    URI endpoint = URI.create("http://127.0.0.1:" + port);
+    URI endpoint = URI.create((tls ? "https" : "http") + "://127.0.0.1:" + port);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       if (!p.isAlive()) {

@@ -24,6 +24,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
@@ -37,9 +38,13 @@ class S3StoreTest extends AbstractStoreTest {
   static final AtomicInteger BUCKETS = new AtomicInteger();
   String bucket;
 
+  /** Marks a subclass whose moto_server serves https (testdata/tls's loopback certificate). */
+  interface OverTls {}
+
   @BeforeAll
-  static void startMoto() throws Exception {
-    moto = MotoServer.start();
+  static void startMoto(TestInfo test) throws Exception {
+    boolean tls = OverTls.class.isAssignableFrom(test.getTestClass().orElseThrow());
+    moto = MotoServer.start(Map.of(), tls);
     admin = moto.admin();
   }
 
@@ -127,10 +132,11 @@ class S3StoreTest extends AbstractStoreTest {
     try (S3Store zaro = S3Store.open(url);
         S3Store sdk = S3Store.open(url + "&client=sdk");
         S3Store virtualHosts = S3Store.open(url + "&path_style=false");
-        S3Store tls = S3Store.open("s3://" + bucket + "?endpoint=https://127.0.0.1:1")) {
-      assertTrue(zaro.zaroGets());
+        S3Store tls = S3Store.open("s3://" + bucket + "?endpoint=https://127.0.0.1:1");
+        S3Store aws = S3Store.open("s3://" + bucket + "?region=us-east-1")) {
+      assertTrue(zaro.zaroGets() && tls.zaroGets());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), zaro.getBytes("a/c/0/0").orElseThrow());
-      assertTrue(!sdk.zaroGets() && !virtualHosts.zaroGets() && !tls.zaroGets());
+      assertTrue(!sdk.zaroGets() && !virtualHosts.zaroGets() && !aws.zaroGets());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), sdk.getBytes("a/c/0/0").orElseThrow());
     }
     System.setProperty(S3Store.CLIENT_PROPERTY, "sdk");

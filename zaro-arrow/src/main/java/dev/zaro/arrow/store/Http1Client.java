@@ -13,6 +13,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -25,24 +26,42 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * HTTP/1.1 over plain TCP for {@link HttpStore}: non-blocking sockets served by one I/O thread,
+ * HTTP/1.1 over TCP or TLS for {@link HttpStore}: non-blocking sockets served by one I/O thread,
  * keep-alive connections reused per host, and {@code 200}/{@code 206} bodies read by the socket
  * straight into one {@link ArrowBuf} from the caller's allocator (a {@code Content-Length} body is
- * read into the buffer's memory with no copy at all; a chunked or close-delimited one through a
- * {@link BodyBuffer}). Replies complete on the I/O thread, so what the caller chains on them must
- * be light (start the next request, hand the body on), never decode.
+ * read, or over TLS decrypted, into the buffer's memory with no copy; a chunked or close-delimited
+ * one, and a record that would overrun the body, through a 64 KiB scratch buffer). Replies complete
+ * on the I/O thread, so what the caller chains on them must be light (start the next request, hand
+ * the body on), never decode.
  *
  * <p>Why not {@code java.net.http}: each of its replies goes through its selector thread, a worker
  * thread, its flow machinery and 16-64 KiB heap buffers copied into the body; on small machines the
  * hand-offs and copies cost several times the CPU of the bytes themselves (benchmarks/README,
  * "leaner HTTP path"). This client does only what an object store's read path needs: {@code GET}
  * and {@code HEAD}, one request at a time per connection (no pipelining; how many requests are in
- * flight per host is the caller's {@link AdaptiveConcurrency}), no TLS (https stays on {@code
- * java.net.http}), no redirects (a {@code 3xx} is returned as it is), no proxies.
+ * flight per host is the caller's {@link AdaptiveConcurrency}), no redirects (a {@code 3xx} is
+ * returned as it is), no proxies.
+ *
+ * <p>TLS ({@code https}): an {@link SSLEngine} per connection from the client's {@link SSLContext}
+ * (by default the JVM's, so {@code -Djavax.net.ssl.trustStore} and the JDK's CA certificates apply
+ * as they do to {@code java.net.http}), with the server's certificate checked against the URL's
+ * host ({@code HTTPS} endpoint identification) and SNI sent for host names. The handshake and its
+ * certificate checks run on the I/O thread; later connections to the host resume the session. A
+ * failed handshake (an untrusted or mismatched certificate, no common protocol) fails the request
+ * with a {@link StoreException} naming it and the host, which is not retried; a connection cut
+ * during the handshake is an {@link IOException} as any other. A TLS close before the end of a
+ * {@code Content-Length} or chunked body is a cut-off reply, as a TCP close is.
  *
  * <p>Failures: a connection that breaks or closes before the reply is complete fails the request
  * with an {@link IOException} naming the request (retriable: {@link HttpStore} retries it); a
@@ -61,6 +80,11 @@ final class Http1Client implements AutoCloseable {
   static final int MAX_IDLE_PER_HOST = 256;
 
   private static final int MAX_HEADER_BYTES = 64 * 1024;
+
+  /** The scratch buffer's size: also every TLS record's plaintext fits (at most 16 KiB + 256). */
+  private static final int SCRATCH_BYTES = 64 * 1024;
+
+  private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
   private static volatile Http1Client shared;
 
@@ -95,7 +119,9 @@ final class Http1Client implements AutoCloseable {
   private final Thread io;
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>(); // I/O thread only
-  private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024); // I/O thread only
+  private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES); // I/O thread only
+  private final Supplier<SSLContext> tlsContexts;
+  private SSLContext tlsContext; // I/O thread only: made at the first https connection
   private final List<Conn> connecting = new ArrayList<>(); // I/O thread only: with a deadline
   private volatile boolean closed;
   private long connectionsOpened; // I/O thread writes
@@ -115,8 +141,20 @@ final class Http1Client implements AutoCloseable {
     return c;
   }
 
-  /** A client with its own I/O thread (a daemon), until {@link #close}. */
+  /**
+   * A client with its own I/O thread (a daemon), until {@link #close}, whose https connections
+   * trust what the JVM's default {@link SSLContext} trusts.
+   */
   Http1Client() {
+    this(Http1Client::defaultTlsContext);
+  }
+
+  /**
+   * A client whose https connections come from the context {@code tlsContexts} gives, asked once,
+   * at the first https connection (a test's own trust store, a client certificate).
+   */
+  Http1Client(Supplier<SSLContext> tlsContexts) {
+    this.tlsContexts = tlsContexts;
     try {
       selector = Selector.open();
     } catch (IOException e) {
@@ -125,6 +163,14 @@ final class Http1Client implements AutoCloseable {
     io = new Thread(this::run, "zaro-http-io");
     io.setDaemon(true);
     io.start();
+  }
+
+  private static SSLContext defaultTlsContext() {
+    try {
+      return SSLContext.getDefault();
+    } catch (NoSuchAlgorithmException e) {
+      throw new StoreException("this JVM has no default TLS context for https: " + e, e);
+    }
   }
 
   /** Connections opened so far (a reused connection is not counted again). */
@@ -165,7 +211,7 @@ final class Http1Client implements AutoCloseable {
    * Sends one request.
    *
    * @param method {@code GET} or {@code HEAD}
-   * @param url an {@code http} URL (its raw path and query are sent as they are)
+   * @param url an {@code http} or {@code https} URL (its raw path and query are sent as they are)
    * @param headers extra request headers ({@code Host} is set from the URL)
    * @param allocator where a {@code 200}/{@code 206} body goes
    * @param where what the request is, for error messages: {@code key 'a/b' (http://host/a/b)}
@@ -184,8 +230,10 @@ final class Http1Client implements AutoCloseable {
       Progress progress,
       Duration connectTimeout) {
     CompletableFuture<Response> future = new CompletableFuture<>();
-    if (!"http".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
-      future.completeExceptionally(new StoreException(where + ": not a plain http URL: " + url));
+    if (!("http".equalsIgnoreCase(url.getScheme()) || "https".equalsIgnoreCase(url.getScheme()))
+        || url.getHost() == null) {
+      future.completeExceptionally(
+          new StoreException(where + ": not an http or https URL: " + url));
       return future;
     }
     Exchange ex = new Exchange(method, url, headers, allocator, where, future, progress);
@@ -325,7 +373,7 @@ final class Http1Client implements AutoCloseable {
       SocketChannel ch = SocketChannel.open();
       ch.configureBlocking(false);
       ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      c = new Conn(ch, ex.hostPort);
+      c = new Conn(ch, ex.hostPort, ex.tls ? engine(ex) : null);
       synchronized (this) {
         connectionsOpened++;
       }
@@ -347,7 +395,29 @@ final class Http1Client implements AutoCloseable {
         c.closeChannel();
       }
       ex.fail(new IOException(ex.where + ": cannot connect to " + ex.hostPort + ": " + e, e));
+    } catch (RuntimeException e) {
+      if (c != null) {
+        c.closeChannel();
+      }
+      ex.fail(e);
     }
+  }
+
+  /** A client-side TLS engine for {@code ex}'s host, checking its certificate names that host. */
+  private SSLEngine engine(Exchange ex) {
+    if (tlsContext == null) {
+      tlsContext = tlsContexts.get();
+    }
+    String host = ex.url.getHost();
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1); // an IPv6 literal
+    }
+    SSLEngine engine = tlsContext.createSSLEngine(host, ex.port);
+    engine.setUseClientMode(true);
+    SSLParameters parameters = engine.getSSLParameters();
+    parameters.setEndpointIdentificationAlgorithm("HTTPS");
+    engine.setSSLParameters(parameters);
+    return engine;
   }
 
   private void parkIdle(Conn c) {
@@ -372,8 +442,9 @@ final class Http1Client implements AutoCloseable {
   private final class Exchange {
     final String method;
     final URI url;
+    final boolean tls;
     final int port;
-    final String hostPort;
+    final String hostPort; // scheme, host and port: connections are reused within one
     final BufferAllocator allocator;
     final String where;
     final CompletableFuture<Response> future;
@@ -410,8 +481,10 @@ final class Http1Client implements AutoCloseable {
       this.method = method;
       this.progress = progress;
       this.url = url;
-      this.port = url.getPort() < 0 ? 80 : url.getPort();
-      this.hostPort = url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+      this.tls = "https".equalsIgnoreCase(url.getScheme());
+      this.port = url.getPort() >= 0 ? url.getPort() : tls ? 443 : 80;
+      this.hostPort =
+          (tls ? "https://" : "http://") + url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
       this.allocator = allocator;
       this.where = where;
       this.future = future;
@@ -736,22 +809,27 @@ final class Http1Client implements AutoCloseable {
   private final class Conn {
     final SocketChannel ch;
     final String hostPort;
+    final Tls tls; // null for plain http
     SelectionKey key;
     Exchange ex;
     boolean reused;
     long connectDeadline; // System.nanoTime() by which a pending connect must finish
 
-    Conn(SocketChannel ch, String hostPort) {
+    Conn(SocketChannel ch, String hostPort, SSLEngine engine) throws SSLException {
       this.ch = ch;
       this.hostPort = hostPort;
+      this.tls = engine == null ? null : new Tls(engine);
     }
 
     /** An idle connection with nothing to read (not closed, no stray bytes): fit for reuse. */
     boolean quiet() {
-      scratch.clear();
       try {
+        if (tls != null) {
+          return tls.quiet();
+        }
+        scratch.clear();
         return ch.read(scratch) == 0;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         return false;
       }
     }
@@ -767,8 +845,10 @@ final class Http1Client implements AutoCloseable {
     }
 
     void ready(SelectionKey k) {
-      if (ex == null) { // idle: the server closed it (or sent bytes nobody asked for)
-        dropIdle(this);
+      if (ex == null) { // idle: closed by the server, stray bytes, or TLS records with no data
+        if (!quiet()) {
+          dropIdle(this);
+        }
         return;
       }
       try {
@@ -777,12 +857,23 @@ final class Http1Client implements AutoCloseable {
           write();
           return;
         }
-        if (k.isWritable()) {
+        if (k.isWritable() || (tls != null && !tls.shaken)) {
           write();
           return;
         }
         if (k.isReadable()) {
-          read();
+          if (tls != null) {
+            tls.read();
+          } else {
+            read();
+          }
+        }
+      } catch (SSLException e) {
+        Exchange x = ex;
+        ex = null;
+        closeChannel();
+        if (x != null) {
+          x.fail(tlsFailure(x, e));
         }
       } catch (IOException e) {
         broken(e);
@@ -790,15 +881,53 @@ final class Http1Client implements AutoCloseable {
         Exchange x = ex;
         ex = null;
         closeChannel();
-        x.fail(e);
+        x.fail(unexpected(x, e));
       }
     }
 
+    /**
+     * A runtime failure as the request's error: a {@link StoreException} (a malformed reply) as it
+     * is, anything else (the TLS engine's, such as a trust store with no certificate in it) as a
+     * {@link StoreException} naming the request and the connection's host.
+     */
+    private RuntimeException unexpected(Exchange x, RuntimeException e) {
+      if (e instanceof StoreException) {
+        return e;
+      }
+      return new StoreException(
+          x.where + ": " + (tls != null ? "TLS with " : "HTTP with ") + hostPort + " failed: " + e,
+          e);
+    }
+
+    /** Sends what is left of the request (over TLS, after the handshake); then waits to read. */
     private void write() {
       try {
+        if (tls != null) {
+          if (!tls.shaken && !tls.handshake()) {
+            return; // waiting for the socket; the handshake chose what to wait for
+          }
+          tls.send(ex.request);
+          key.interestOps(
+              ex.request.hasRemaining() || tls.out.hasRemaining()
+                  ? SelectionKey.OP_WRITE
+                  : SelectionKey.OP_READ);
+          return;
+        }
         ch.write(ex.request);
+      } catch (SSLException e) {
+        Exchange x = ex;
+        ex = null;
+        closeChannel();
+        x.fail(tlsFailure(x, e));
+        return;
       } catch (IOException e) {
         broken(e);
+        return;
+      } catch (RuntimeException e) {
+        Exchange x = ex;
+        ex = null;
+        closeChannel();
+        x.fail(unexpected(x, e));
         return;
       }
       key.interestOps(ex.request.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
@@ -825,26 +954,36 @@ final class Http1Client implements AutoCloseable {
           }
         }
         if (n < 0) {
-          x.endOfStream(); // throws unless the body was close-delimited
-          ex = null;
-          closeChannel();
-          x.finish();
+          ended(x);
           return;
         }
-        if (x.complete()) {
-          ex = null;
-          if (x.keepAlive) {
-            parkIdle(this);
-          } else {
-            closeChannel();
-          }
-          x.finish();
-          return;
-        }
-        if (n == 0) {
+        if (settled(x) || n == 0) {
           return;
         }
       }
+    }
+
+    /** The server closed the connection: ends a close-delimited reply, else fails it (throws). */
+    private void ended(Exchange x) throws IOException {
+      x.endOfStream(); // throws unless the body was close-delimited
+      ex = null;
+      closeChannel();
+      x.finish();
+    }
+
+    /** If {@code x}'s reply is complete: parks or closes the connection and hands it over. */
+    private boolean settled(Exchange x) {
+      if (!x.complete()) {
+        return false;
+      }
+      ex = null;
+      if (x.keepAlive) {
+        parkIdle(this);
+      } else {
+        closeChannel();
+      }
+      x.finish();
+      return true;
     }
 
     /** The connection broke: replace a stale keep-alive one once, else fail the request. */
@@ -866,6 +1005,19 @@ final class Http1Client implements AutoCloseable {
       x.fail(named ? e : new IOException(x.where + ": " + e, e));
     }
 
+    /**
+     * What a TLS failure fails the request with: a refused handshake (the certificate, the
+     * protocols) is a {@link StoreException}, which no retry would change; anything else (a bad
+     * record on an established connection) an {@link IOException}, retried as a broken connection.
+     */
+    private Throwable tlsFailure(Exchange x, SSLException e) {
+      if (e instanceof SSLHandshakeException) {
+        return new StoreException(
+            x.where + ": the TLS handshake with " + hostPort + " failed: " + e.getMessage(), e);
+      }
+      return new IOException(x.where + ": TLS failure on " + hostPort + ": " + e.getMessage(), e);
+    }
+
     void fail(IOException e) {
       Exchange x = ex;
       ex = null;
@@ -879,10 +1031,226 @@ final class Http1Client implements AutoCloseable {
       if (key != null) {
         key.cancel();
       }
+      if (tls != null) {
+        tls.closeNotify();
+      }
       try {
         ch.close();
       } catch (IOException e) {
         // already gone
+      }
+    }
+
+    /**
+     * The TLS layer of a connection: records read from the socket wait in {@link #in} until the
+     * engine decrypts them (straight into a Content-Length body where the record fits in what is
+     * left of it, else into the client's scratch buffer); records to send wait in {@link #out}.
+     * Both buffers stay flipped (ready to be read) between calls.
+     */
+    private final class Tls {
+      final SSLEngine engine;
+      final ByteBuffer in;
+      final ByteBuffer out;
+      boolean shaken; // the handshake is complete
+
+      Tls(SSLEngine engine) throws SSLException {
+        this.engine = engine;
+        engine.beginHandshake();
+        int packet = engine.getSession().getPacketBufferSize();
+        this.in = ByteBuffer.allocateDirect(Math.max(SCRATCH_BYTES, 2 * packet)).flip();
+        this.out = ByteBuffer.allocateDirect(2 * packet).flip();
+      }
+
+      /**
+       * Advances the handshake as far as the socket allows: true once it is complete, false when it
+       * waits for the socket (the key then waits for what the handshake needs).
+       */
+      boolean handshake() throws IOException {
+        while (true) {
+          if (!flush()) {
+            key.interestOps(SelectionKey.OP_WRITE);
+            return false;
+          }
+          switch (engine.getHandshakeStatus()) {
+            case NEED_TASK -> runTasks();
+            case NEED_WRAP -> wrap(NOTHING);
+            case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+              scratch.clear();
+              SSLEngineResult r = engine.unwrap(in, scratch);
+              if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+                throw new EOFException(
+                    ex.where + ": " + hostPort + " closed the connection during the TLS handshake");
+              }
+              if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
+                int n = fill();
+                if (n < 0) {
+                  throw new EOFException(
+                      ex.where
+                          + ": "
+                          + hostPort
+                          + " closed the connection during the TLS handshake");
+                }
+                if (n == 0) {
+                  key.interestOps(SelectionKey.OP_READ);
+                  return false;
+                }
+              }
+            }
+            default -> { // NOT_HANDSHAKING, FINISHED
+              shaken = true;
+              return true;
+            }
+          }
+        }
+      }
+
+      /** Encrypts as much of {@code request} as the socket takes now. */
+      void send(ByteBuffer request) throws IOException {
+        while (flush() && request.hasRemaining()) {
+          wrap(request);
+        }
+      }
+
+      /** Reads and decrypts the reply's bytes the socket has. */
+      void read() throws IOException {
+        Exchange x = ex;
+        while (ex == x) {
+          ByteBuffer direct = x.direct();
+          boolean toBody = direct != null;
+          SSLEngineResult r = null;
+          if (toBody) {
+            r = engine.unwrap(in, direct);
+            if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+              r = null; // the record holds more than the body's rest: through the scratch buffer
+              toBody = false;
+            }
+          }
+          if (r == null) {
+            scratch.clear();
+            r = engine.unwrap(in, scratch);
+          }
+          switch (r.getStatus()) {
+            case BUFFER_UNDERFLOW -> {
+              int n = fill();
+              if (n < 0) {
+                ended(x);
+                return;
+              }
+              if (n == 0) {
+                return;
+              }
+            }
+            case CLOSED -> { // the server's close_notify
+              ended(x);
+              return;
+            }
+            case OK -> {
+              int n = r.bytesProduced();
+              if (n > 0) {
+                if (toBody) {
+                  x.replyStarted = true;
+                  x.received += n;
+                  x.landed(x.received - n, n);
+                } else {
+                  scratch.flip();
+                  x.feed(scratch);
+                }
+              }
+              afterHandshakeMessage();
+              if (settled(x)) {
+                return;
+              }
+            }
+            default ->
+                throw new SSLException("a TLS record larger than " + SCRATCH_BYTES + " bytes");
+          }
+        }
+      }
+
+      /**
+       * An idle connection: consumes records with no data (session tickets); false on any other.
+       */
+      boolean quiet() throws IOException {
+        if (fill() < 0) {
+          return false;
+        }
+        while (in.hasRemaining()) {
+          scratch.clear();
+          SSLEngineResult r = engine.unwrap(in, scratch);
+          if (r.getStatus() != SSLEngineResult.Status.OK || r.bytesProduced() > 0) {
+            return r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW
+                && r.bytesProduced() == 0;
+          }
+          afterHandshakeMessage();
+        }
+        return true;
+      }
+
+      /** Answers what a message after the handshake asks for (a key update's reply). */
+      private void afterHandshakeMessage() throws IOException {
+        while (true) {
+          switch (engine.getHandshakeStatus()) {
+            case NEED_TASK -> runTasks();
+            case NEED_WRAP -> {
+              wrap(NOTHING);
+              flush(); // a few bytes; any not taken now go before the next request
+            }
+            default -> {
+              return;
+            }
+          }
+        }
+      }
+
+      /** Reads what the socket has into {@link #in}: the bytes read, or -1 at its end. */
+      private int fill() throws IOException {
+        in.compact();
+        try {
+          return ch.read(in);
+        } finally {
+          in.flip();
+        }
+      }
+
+      /** Writes {@link #out}'s records: true when none is left. */
+      private boolean flush() throws IOException {
+        if (out.hasRemaining()) {
+          ch.write(out);
+        }
+        return !out.hasRemaining();
+      }
+
+      private void wrap(ByteBuffer from) throws SSLException {
+        out.compact();
+        try {
+          SSLEngineResult r = engine.wrap(from, out);
+          if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+            throw new SSLException("the TLS connection is closed");
+          }
+        } finally {
+          out.flip();
+        }
+      }
+
+      private void runTasks() {
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) {
+          task.run();
+        }
+      }
+
+      /** Tells the server the connection closes (best effort: one write, never waiting). */
+      void closeNotify() {
+        if (!shaken || !ch.isOpen()) {
+          return;
+        }
+        try {
+          engine.closeOutbound();
+          wrap(NOTHING);
+          flush();
+        } catch (IOException | RuntimeException e) {
+          // closing anyway
+        }
       }
     }
   }

@@ -28,11 +28,11 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
- * the base URL, such as a signature, is kept on every request). Plain {@code http} reads go through
- * {@link Http1Client} (non-blocking sockets, one I/O thread, bodies read straight into Arrow
- * buffers); {@code https}, {@code HEAD} and {@code -Dzaro.http.client=jdk} use the JDK's {@link
- * HttpClient}. Either way connections are shared across stores, and {@link #getAsync} keeps many
- * requests in flight without a thread each.
+ * the base URL, such as a signature, is kept on every request). Reads go through {@link
+ * Http1Client} (non-blocking sockets, one I/O thread, bodies read or decrypted straight into Arrow
+ * buffers; {@code https} trusts what the JVM's default TLS context trusts); {@code HEAD} and {@code
+ * -Dzaro.http.client=jdk} use the JDK's {@link HttpClient}. Either way connections are shared
+ * across stores, and {@link #getAsync} keeps many requests in flight without a thread each.
  *
  * <ul>
  *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
@@ -76,7 +76,7 @@ public final class HttpStore implements Store {
   private final URI base;
   private final String query;
   private final HttpOptions options;
-  private volatile HttpClient client; // made on first use: plain-http reads may never need it
+  private volatile HttpClient client; // made on first use: reads may never need it
   private final String name;
   private final Signer signer; // or null
   private final RequestPolicy policy;
@@ -131,9 +131,9 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * The {@code java.net.http} client (for https, HEAD and {@code -Dzaro.http.client=jdk}), made on
-   * first use: making one loads and initializes about 500 classes (TLS among them), a cold read's
-   * cost that plain-http reads through {@link Http1Client} do not pay.
+   * The {@code java.net.http} client (for HEAD and {@code -Dzaro.http.client=jdk}), made on first
+   * use: making one loads and initializes about 500 classes, a cold read's cost that reads through
+   * {@link Http1Client} do not pay.
    */
   private HttpClient client() {
     HttpClient c = client;
@@ -263,13 +263,14 @@ public final class HttpStore implements Store {
   /**
    * {@inheritDoc}
    *
-   * <p>Through {@link Http1Client} (plain {@code http}), a {@code Content-Length} body is told of
-   * as the socket writes it into the buffer the future completes with. Only one attempt streams: a
-   * streamed request is not hedged, a failure before its first body byte is retried as usual, and
-   * once bytes have been told of a failure is final (a {@link StoreException} naming the key and
-   * how many bytes had arrived), since a retry's body would be another buffer. Other bodies (https,
-   * chunked, a server that ignored {@code Range}) are told of whole once they have arrived.
-   * Cancelling the returned future stops the request and frees its body.
+   * <p>Through {@link Http1Client} ({@code http} and {@code https}), a {@code Content-Length} body
+   * is told of as the socket writes it into the buffer the future completes with. Only one attempt
+   * streams: a streamed request is not hedged, a failure before its first body byte is retried as
+   * usual, and once bytes have been told of a failure is final (a {@link StoreException} naming the
+   * key and how many bytes had arrived), since a retry's body would be another buffer. Other bodies
+   * ({@code -Dzaro.http.client=jdk}, chunked, a server that ignored {@code Range}) are told of
+   * whole once they have arrived. Cancelling the returned future stops the request and frees its
+   * body.
    */
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
@@ -411,12 +412,13 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * Whether a body GET to {@code url} goes through {@link Http1Client}: plain {@code http} URLs,
-   * unless the system property {@code zaro.http.client} is {@code jdk} (then every request uses
-   * {@code java.net.http}, as {@code https} always does).
+   * Whether a body GET to {@code url} goes through {@link Http1Client}: {@code http} and {@code
+   * https} URLs, unless the system property {@code zaro.http.client} is {@code jdk} (then every
+   * request uses {@code java.net.http}).
    */
   private static boolean useHttp1(URI url) {
-    return "http".equals(url.getScheme()) && !"jdk".equals(System.getProperty("zaro.http.client"));
+    return ("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
+        && !"jdk".equals(System.getProperty("zaro.http.client"));
   }
 
   /**

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -37,20 +38,30 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link Http1Client} against a loopback server written on plain sockets in this test, so that each
  * reply can be framed by hand: Content-Length, chunked (split across writes), close-delimited, cut
- * off, and with bytes past the body.
+ * off, and with bytes past the body. {@link Http1ClientTlsTest} runs every test here over TLS.
  */
 class Http1ClientTest {
   private static final byte[] DATA = data(300_000);
 
-  private BufferAllocator allocator;
-  private Http1Client client;
-  private RawServer server;
+  BufferAllocator allocator;
+  Http1Client client;
+  RawServer server;
 
   @BeforeEach
   void setUp() throws IOException {
     allocator = new RootAllocator();
-    client = new Http1Client();
-    server = new RawServer();
+    client = newClient();
+    server = new RawServer(serverTls());
+  }
+
+  /** The client under test (plain http here; {@link Http1ClientTlsTest} trusts its server). */
+  Http1Client newClient() {
+    return new Http1Client();
+  }
+
+  /** The server's TLS context, or null for plain http. */
+  SSLContext serverTls() {
+    return null;
   }
 
   @AfterEach
@@ -66,11 +77,11 @@ class Http1ClientTest {
     return b;
   }
 
-  private CompletableFuture<Http1Client.Response> get(String path) {
+  CompletableFuture<Http1Client.Response> get(String path) {
     return client.send("GET", server.url(path), Map.of(), allocator, "key '" + path + "'");
   }
 
-  private static byte[] bytes(ArrowBuf buf) {
+  static byte[] bytes(ArrowBuf buf) {
     byte[] out = new byte[(int) buf.writerIndex()];
     buf.getBytes(0, out);
     return out;
@@ -373,7 +384,7 @@ class Http1ClientTest {
   }
 
   /** Answers each request by {@link #reply}; a thread per connection. */
-  private static final class RawServer extends LoopbackHttpServer {
+  static final class RawServer extends LoopbackHttpServer {
     interface Reply {
       /** Writes the reply to {@code path}; false closes the connection after it. */
       boolean write(String path, OutputStream out) throws Exception;
@@ -382,8 +393,8 @@ class Http1ClientTest {
     volatile Reply reply;
     private final List<String> paths = new ArrayList<>();
 
-    RawServer() throws IOException {
-      super("raw-server");
+    RawServer(SSLContext tls) throws IOException {
+      super("raw-server", tls);
     }
 
     synchronized List<String> paths() {

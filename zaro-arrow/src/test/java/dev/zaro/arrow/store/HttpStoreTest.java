@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLContext;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,13 @@ class HttpStoreTest extends AbstractStoreTest {
     }
     Files.createDirectories(root.resolve("private"));
     Files.writeString(root.resolve("private/zarr.json"), "{}");
-    server = new TestHttpServer(root);
+    server = new TestHttpServer(root, serverTls());
     return new HttpStore(server.url("data"), FAST);
+  }
+
+  /** The server's TLS context, or null for plain http ({@link HttpsStoreTest} serves https). */
+  SSLContext serverTls() {
+    return null;
   }
 
   @AfterEach

@@ -11,24 +11,37 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP/1.1 server on a loopback socket for tests that shape replies byte by byte (bodies in
  * pieces, cut short, stalled, chunked by hand): a thread per connection reads each request's head
  * and hands it to {@link #answer}, whose bytes reach the client as written. Clients learn the port
  * only once the constructor has returned. Closing stops accepting and closes every connection.
+ * Given a TLS context, it serves https (the bytes {@link #answer} writes go out as TLS records).
  */
 public abstract class LoopbackHttpServer implements AutoCloseable {
   /** Connections accepted so far. */
   public final AtomicInteger connections = new AtomicInteger();
 
   private final ServerSocket socket;
+  private final boolean tls;
   private final Thread acceptor;
   private final List<Socket> open = new ArrayList<>();
 
   /** Listens on a free loopback port; {@code name} names the server's threads. */
   protected LoopbackHttpServer(String name) throws IOException {
-    socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+    this(name, null);
+  }
+
+  /** Listens on a free loopback port, over TLS from {@code tls} unless it is null. */
+  protected LoopbackHttpServer(String name, SSLContext tls) throws IOException {
+    this.tls = tls != null;
+    socket =
+        tls == null
+            ? new ServerSocket(0, 128, InetAddress.getLoopbackAddress())
+            : tls.getServerSocketFactory()
+                .createServerSocket(0, 128, InetAddress.getLoopbackAddress());
     acceptor = new Thread(() -> accept(name), name);
     acceptor.setDaemon(true);
     acceptor.start();
@@ -40,9 +53,10 @@ public abstract class LoopbackHttpServer implements AutoCloseable {
    */
   protected abstract boolean answer(List<String> head, OutputStream out) throws Exception;
 
-  /** {@code http://127.0.0.1:PORT/} followed by {@code path}. */
+  /** {@code http://127.0.0.1:PORT/} (or {@code https://}) followed by {@code path}. */
   public URI url(String path) {
-    return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/" + path);
+    return URI.create(
+        (tls ? "https" : "http") + "://127.0.0.1:" + socket.getLocalPort() + "/" + path);
   }
 
   /** The path of a request line ({@code GET /a/b HTTP/1.1} gives {@code /a/b}). */

@@ -2,6 +2,8 @@ package dev.zaro.arrow.store;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -25,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 
 /**
  * A loopback HTTP server for store tests: serves the files under a directory with RFC 7233 Range
@@ -72,6 +75,7 @@ public final class TestHttpServer implements AutoCloseable {
   private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
   private final HttpServer server;
+  private final String scheme;
   private final ExecutorService executor =
       Executors.newCachedThreadPool(
           r -> {
@@ -111,22 +115,34 @@ public final class TestHttpServer implements AutoCloseable {
   public final List<String> paths = Collections.synchronizedList(new ArrayList<>());
 
   public TestHttpServer(Path root) throws IOException {
+    this(root, null);
+  }
+
+  /** Serves {@code root} over https with {@code tls} (see {@link LoopbackTls}), or http if null. */
+  public TestHttpServer(Path root, SSLContext tls) throws IOException {
     this.root = root.toAbsolutePath().normalize();
-    server =
-        HttpServer.create(
-            new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0), 200);
+    InetSocketAddress at =
+        new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0);
+    if (tls == null) {
+      server = HttpServer.create(at, 200);
+    } else {
+      HttpsServer https = HttpsServer.create(at, 200);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server = https;
+    }
+    scheme = tls == null ? "http" : "https";
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
   }
 
-  /** {@code http://127.0.0.1:PORT/} + {@code path}. */
+  /** {@code http://127.0.0.1:PORT/} (or {@code https://}) + {@code path}. */
   public URI url(String path) {
-    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/" + path);
+    return URI.create(endpoint() + "/" + path);
   }
 
   public String endpoint() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return scheme + "://127.0.0.1:" + server.getAddress().getPort();
   }
 
   public TestHttpServer fault(Fault... next) {

@@ -1,0 +1,92 @@
+package dev.zaro.arrow.store;
+
+import dev.zaro.arrow.Fixtures;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * TLS contexts for loopback tests, from the self-signed certificate in testdata/tls (made by its
+ * make.sh for 127.0.0.1, ::1 and localhost): the server's (key and certificate), a client's that
+ * trusts only that certificate, and a client's that trusts nothing.
+ */
+public final class LoopbackTls {
+  private static final char[] PASSWORD = "zarotest".toCharArray();
+
+  private LoopbackTls() {}
+
+  /** testdata/tls/loopback-trust.p12: the trust store that names the loopback certificate. */
+  public static Path trustStore() {
+    return Fixtures.testdata().resolve("tls").resolve("loopback-trust.p12");
+  }
+
+  /** The server's context: the loopback certificate and its key. */
+  public static SSLContext server() {
+    try {
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(load("loopback-key.p12"), PASSWORD);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(keys.getKeyManagers(), null, null);
+      return context;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load testdata/tls/loopback-key.p12: " + e, e);
+    }
+  }
+
+  /** A client's context that trusts the loopback certificate and nothing else. */
+  public static SSLContext client() {
+    return trusting(load("loopback-trust.p12"));
+  }
+
+  /** A client's context that trusts the JDK's own CA certificates (lib/security/cacerts) only. */
+  public static SSLContext trustingTheJdkCas() {
+    Path cacerts = Path.of(System.getProperty("java.home"), "lib", "security", "cacerts");
+    try (InputStream in = Files.newInputStream(cacerts)) {
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(in, null);
+      return trusting(store);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + cacerts + ": " + e, e);
+    }
+  }
+
+  /** A client's context that trusts no certificate at all. */
+  public static SSLContext trustingNothing() {
+    try {
+      KeyStore empty = KeyStore.getInstance("PKCS12");
+      empty.load(null, null);
+      return trusting(empty);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static SSLContext trusting(KeyStore store) {
+    try {
+      TrustManagerFactory trust =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(store);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static KeyStore load(String name) {
+    Path path = Fixtures.testdata().resolve("tls").resolve(name);
+    try (InputStream in = Files.newInputStream(path)) {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(in, PASSWORD);
+      return store;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot load " + path + ": " + e, e);
+    }
+  }
+}
