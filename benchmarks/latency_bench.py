@@ -23,11 +23,18 @@ same array (`./zaro bench` on the directory, same threads and passes); with zaro
 read's process CPU seconds per read (median of the timed passes). --no-tensorstore skips
 tensorstore (its columns are then empty).
 
+With --tls the server speaks https with testdata/tls's loopback certificate, which every client
+is told to trust (zaro's JVM: `javax.net.ssl.trustStore` through ZARO_JAVA_OPTS; tensorstore:
+TENSORSTORE_CA_BUNDLE; the fetch floor: --ca-file). --zaro-http-client jdk sends zaro's GETs through
+java.net.http instead of zaro's own client (`-Dzaro.http.client=jdk`), the path https took before
+zaro's client spoke TLS.
+
 Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
 peak RSS growth over the read (ru_maxrss after minus before), both MiB.
 """
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -40,6 +47,9 @@ ROOT = HERE.parent
 DATA = HERE / "data"
 N = 512
 DATASETS = {"zstd_64": 64, "sharded_zstd": 64}
+TLS = ROOT / "testdata" / "tls"
+ZARO_ENV = None  # the environment of zaro's processes (set by main for --tls and --zaro-http-client)
+TS_ENV = None
 
 TS_CHILD = r"""
 import json, resource, sys, time
@@ -76,9 +86,9 @@ assert TS_S3_CHILD != TS_CHILD
 S3_BUCKET = "bench"
 
 
-def s3_urls(port, name):
+def s3_urls(port, name, scheme="http"):
     """(zaro's s3:// URL, tensorstore's s3 kvstore spec as JSON) of a dataset on the loopback endpoint."""
-    endpoint = f"http://127.0.0.1:{port}"
+    endpoint = f"{scheme}://127.0.0.1:{port}"
     spec = {"driver": "s3", "bucket": S3_BUCKET, "path": f"{name}/", "endpoint": endpoint,
             "aws_region": "us-east-1", "aws_credentials": {"type": "anonymous"}}
     return (f"s3://{S3_BUCKET}/{name}?endpoint={endpoint}&anonymous=true&region=us-east-1",
@@ -121,7 +131,7 @@ def run_zaro(url, slices, threads, repeat, extra, warmup):
         f.write("\n".join(slices))
     out = subprocess.run([str(ROOT / "zaro"), "bench", url, "/", "--slices-file", f.name,
                           "--repeat", str(repeat), "--warmup", str(warmup), "--threads", str(threads)] + extra,
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=ZARO_ENV).stdout
     r = json.loads(out.strip().splitlines()[-1])
     r["peak_mib"] = r["peak_allocator_bytes"] / 2**20
     return r
@@ -130,7 +140,8 @@ def run_zaro(url, slices, threads, repeat, extra, warmup):
 def run_floor(url, directory, concurrency, repeat, warmup):
     out = subprocess.run([sys.executable, str(HERE / "fetch_floor.py"), url, str(directory),
                           "--concurrency", str(concurrency), "--repeat", str(repeat),
-                          "--warmup", str(warmup)], check=True, capture_output=True, text=True).stdout
+                          "--warmup", str(warmup), "--ca-file", str(TLS / "loopback.crt")],
+                         check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -140,7 +151,8 @@ def median(xs):
 
 def run_tensorstore(url, slices, threads, repeat, warmup, child=TS_CHILD):
     out = subprocess.run([sys.executable, "-c", child, url, str(threads), str(repeat), str(warmup)],
-                         input=json.dumps(slices), check=True, capture_output=True, text=True).stdout
+                         input=json.dumps(slices), check=True, capture_output=True, text=True,
+                         env=TS_ENV).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -164,7 +176,22 @@ def main():
     parser.add_argument("--anchors", action="store_true",
                         help="read all: also the fetch floor and the local read (second table)")
     parser.add_argument("--no-tensorstore", action="store_true")
+    parser.add_argument("--tls", action="store_true", help="the server speaks https (testdata/tls's certificate)")
+    parser.add_argument("--zaro-http-client", choices=["zaro", "jdk"], default="zaro",
+                        help="jdk: zaro's GETs through java.net.http (-Dzaro.http.client=jdk)")
     args = parser.parse_args()
+    global ZARO_ENV, TS_ENV
+    scheme = "https" if args.tls else "http"
+    server_extra = ["--tls-cert", str(TLS / "loopback.crt"), "--tls-key", str(TLS / "loopback.key")] if args.tls else []
+    java_opts = []
+    if args.tls:
+        java_opts += [f"-Djavax.net.ssl.trustStore={TLS / 'loopback-trust.p12'}",
+                      "-Djavax.net.ssl.trustStorePassword=zarotest", "-Djavax.net.ssl.trustStoreType=PKCS12"]
+        TS_ENV = dict(os.environ, TENSORSTORE_CA_BUNDLE=str(TLS / "loopback.crt"))
+    if args.zaro_http_client == "jdk":
+        java_opts.append("-Dzaro.http.client=jdk")
+    if java_opts:
+        ZARO_ENV = dict(os.environ, ZARO_JAVA_OPTS=" ".join(java_opts + [os.environ.get("ZARO_JAVA_OPTS", "")]))
     anchors = []
     for name in args.datasets:
         if not (DATA / f"{name}_{N}.zarr").exists():
@@ -175,13 +202,14 @@ def main():
           " | zaro peak MiB | ts peak RSS MiB |")
     print("|---" * 12 + "|")
     for latency in args.latency_ms:
-        server = Server(latency, args.mbps, ["--s3-bucket", S3_BUCKET] if args.store == "s3" else [])
+        server = Server(latency, args.mbps,
+                        (["--s3-bucket", S3_BUCKET] if args.store == "s3" else []) + server_extra)
         try:
             for name in args.datasets:
-                url = f"http://127.0.0.1:{server.port}/{name}_{N}.zarr"
+                url = f"{scheme}://127.0.0.1:{server.port}/{name}_{N}.zarr"
                 ts_url, ts_child = url, TS_CHILD
                 if args.store == "s3":
-                    url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr")
+                    url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr", scheme)
                     if args.s3_client:
                         url += f"&client={args.s3_client}"
                     ts_child = TS_S3_CHILD
@@ -196,7 +224,7 @@ def main():
                     if args.anchors and op == "read_all":
                         # the same objects by plain GETs (in S3 mode, path style: /BUCKET/KEY)
                         prefix = f"/{S3_BUCKET}" if args.store == "s3" else ""
-                        f = run_floor(f"http://127.0.0.1:{server.port}{prefix}/{name}_{N}.zarr",
+                        f = run_floor(f"{scheme}://127.0.0.1:{server.port}{prefix}/{name}_{N}.zarr",
                                       DATA / f"{name}_{N}.zarr", zreq[1], repeat, warmup)
                         server.stats()
                         local = run_zaro(str(DATA / f"{name}_{N}.zarr"), slices, args.threads, repeat,

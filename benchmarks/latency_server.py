@@ -11,9 +11,14 @@ as it can (a thread per connection under the GIL slowed both readers once they k
 in flight).
 
   python benchmarks/latency_server.py DIR [--port 0] [--latency-ms 20] [--mbps 0] [--s3-bucket B]
+      [--tls-cert CERT --tls-key KEY]
 
 With --s3-bucket B it also answers as a path-style S3 endpoint: GET/HEAD /B/KEY serve DIR/KEY
 (the SDKs' query parameters and signatures are ignored), so `s3://B/KEY?endpoint=...` reads DIR.
+
+With --tls-cert/--tls-key it serves https (testdata/tls/loopback.crt and .key: a certificate for
+127.0.0.1 that only benchmark and test clients told to trust it accept); bodies then go out through
+the TLS layer instead of sendfile.
 
 Prints `PORT <n>` on stdout once listening; "stats" on stdin prints `STATS <requests> <peak in
 flight>` since the last call.
@@ -23,6 +28,7 @@ import asyncio
 import os
 import pathlib
 import re
+import ssl
 import sys
 import threading
 import urllib.parse
@@ -140,9 +146,13 @@ async def serve(reader, writer, root, latency, mbps, counter, bucket):
 
 async def main_async(args, counter):
     root = pathlib.Path(args.root).resolve()
+    context = None
+    if args.tls_cert:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
     server = await asyncio.start_server(
         lambda r, w: serve(r, w, root, args.latency_ms / 1000, args.mbps, counter, args.s3_bucket),
-        "127.0.0.1", args.port, backlog=1024)
+        "127.0.0.1", args.port, backlog=1024, ssl=context)
     print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()
@@ -155,6 +165,8 @@ def main():
     parser.add_argument("--latency-ms", type=float, default=20)
     parser.add_argument("--mbps", type=float, default=0, help="per-connection bandwidth, MB/s (0: unlimited)")
     parser.add_argument("--s3-bucket", help="serve DIR as this bucket, S3 path style (/BUCKET/KEY)")
+    parser.add_argument("--tls-cert", help="serve https with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = parser.parse_args()
     counter = Counter()
 

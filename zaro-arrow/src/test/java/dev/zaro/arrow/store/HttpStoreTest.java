@@ -158,6 +158,34 @@ class HttpStoreTest extends AbstractStoreTest {
     assertEquals(0, allocator.getAllocatedMemory());
   }
 
+  /**
+   * Redirects are followed as java.net.http follows them, relative and absolute, with the range
+   * kept: a store whose base URL moved reads the same bytes.
+   */
+  @Test
+  void redirectsAreFollowedWithTheirRange() {
+    for (String base : List.of("moved/data", "elsewhere/data")) {
+      try (HttpStore s = new HttpStore(server.url(base), FAST)) {
+        assertArrayEquals(CONTENTS.get("a/c/0/0"), s.getBytes("a/c/0/0").orElseThrow());
+        assertArrayEquals(
+            Arrays.copyOfRange(CONTENTS.get("a/c/0/0"), 10, 30),
+            get(s, "a/c/0/0", ByteRange.of(10, 20)));
+        assertTrue(s.get("nope", ByteRange.ALL, allocator).isEmpty());
+      }
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void endlessRedirectsAreAClearErrorNamingTheKey() {
+    try (HttpStore s = new HttpStore(server.url("loop/data"), FAST)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertMentions(e, "key 'a/c/0/0'", "more than " + HttpStore.MAX_REDIRECTS + " redirects");
+    }
+    assertEquals(HttpStore.MAX_REDIRECTS + 1, server.requests.get()); // and not retried
+  }
+
   @Test
   void forbiddenIsAClearErrorNamingTheUrl() {
     try (HttpStore s = new HttpStore(server.url(""), FAST)) {

@@ -2,9 +2,10 @@ package dev.zaro.arrow.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import dev.zaro.arrow.error.StoreException;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 
@@ -22,15 +23,26 @@ class HttpsStoreTest extends HttpStoreTest {
 
   /** Reads open TLS connections of zaro's own client, one reused for every read. */
   @Test
-  void readsGoThroughZarosOwnClient() throws Exception {
-    byte[] value = "{}".getBytes(StandardCharsets.UTF_8);
+  void readsGoThroughZarosOwnClient() {
     long before = Http1Client.shared().connectionsOpened();
-    try (Store s = createStore(Map.of("zarr.json", value))) {
+    int ports = server.clientPorts.size();
+    try (HttpStore s = new HttpStore(server.url("data"), FAST)) {
       for (int i = 0; i < 3; i++) {
-        assertArrayEquals(value, s.getBytes("zarr.json").orElseThrow());
+        assertArrayEquals(CONTENTS.get("a/c/0/0"), s.getBytes("a/c/0/0").orElseThrow());
       }
     }
     assertEquals(1, Http1Client.shared().connectionsOpened() - before);
-    assertEquals(1, server.clientPorts.size());
+    assertEquals(ports + 1, server.clientPorts.size());
+  }
+
+  /** A redirect from https to plain http is refused, as java.net.http refuses it. */
+  @Test
+  void aRedirectToPlainHttpIsRefused() {
+    try (HttpStore moved = new HttpStore(server.url("plain/data"), FAST)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> moved.get("a/c/0/0", ByteRange.ALL, allocator));
+      assertTrue(e.getMessage().contains("from https to plain http"), e.getMessage());
+      assertTrue(e.getMessage().contains("key 'a/c/0/0'"), e.getMessage());
+    }
   }
 }

@@ -32,8 +32,10 @@ import javax.net.ssl.SSLContext;
 /**
  * A loopback HTTP server for store tests: serves the files under a directory with RFC 7233 Range
  * support (prefix, open-ended and suffix ranges, 416), and injects faults on demand. Paths under
- * {@code private/} answer 403. {@code /storage/v1/b/BUCKET/o?prefix=P} answers like the Google
- * Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
+ * {@code private/} answer 403. Redirects: {@code moved/P} answers 301 to {@code /P}, {@code
+ * elsewhere/P} 307 to the absolute URL of {@code moved/P}, {@code loop/P} 302 to itself and {@code
+ * plain/P} 302 to {@code http://127.0.0.1:1/P}. {@code /storage/v1/b/BUCKET/o?prefix=P} answers
+ * like the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
  */
 public final class TestHttpServer implements AutoCloseable {
   /** What the next request gets instead of a normal reply. */
@@ -179,6 +181,11 @@ public final class TestHttpServer implements AutoCloseable {
     }
   }
 
+  private static void redirect(HttpExchange ex, int status, String location) throws IOException {
+    ex.getResponseHeaders().set("Location", location);
+    ex.sendResponseHeaders(status, -1);
+  }
+
   private void serve(HttpExchange ex) throws IOException, InterruptedException {
     String path =
         URLDecoder.decode(ex.getRequestURI().getRawPath(), StandardCharsets.UTF_8).substring(1);
@@ -186,6 +193,22 @@ public final class TestHttpServer implements AutoCloseable {
     rangeHeaders.add(range == null ? "" : range);
     if (path.startsWith("storage/v1/b/")) {
       listing(ex, path);
+      return;
+    }
+    if (path.startsWith("moved/")) { // a permanent redirect, relative, to the path without it
+      redirect(ex, 301, "/" + path.substring("moved/".length()));
+      return;
+    }
+    if (path.startsWith("elsewhere/")) { // a temporary one, absolute, to another connection
+      redirect(ex, 307, endpoint() + "/moved/" + path.substring("elsewhere/".length()));
+      return;
+    }
+    if (path.startsWith("loop/")) { // to itself, forever
+      redirect(ex, 302, "/" + path);
+      return;
+    }
+    if (path.startsWith("plain/")) { // to plain http (from https: a downgrade)
+      redirect(ex, 302, "http://127.0.0.1:1/" + path.substring("plain/".length()));
       return;
     }
     String dir = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
