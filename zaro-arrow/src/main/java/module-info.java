@@ -25,6 +25,10 @@ module dev.zaro.arrow {
   requires org.apache.commons.compress;
   requires org.tukaani.xz;
   requires java.net.http;
+  // optional: https through BoringSSL where Netty's tcnative is present (store.OpenSslEngines)
+  requires static io.netty.handler;
+  requires static io.netty.buffer;
+  requires static io.netty.common;
 
   exports dev.zaro.arrow;
   exports dev.zaro.arrow.vector;

@@ -13,7 +13,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,12 +26,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
-import javax.net.ssl.SSLParameters;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -53,15 +50,16 @@ import org.apache.arrow.memory.BufferAllocator;
  * flight per host is the caller's {@link AdaptiveConcurrency}), no redirects (a {@code 3xx} is
  * returned as it is), no proxies.
  *
- * <p>TLS ({@code https}): an {@link SSLEngine} per connection from the client's {@link SSLContext}
- * (by default the JVM's, so {@code -Djavax.net.ssl.trustStore} and the JDK's CA certificates apply
- * as they do to {@code java.net.http}), with the server's certificate checked against the URL's
- * host ({@code HTTPS} endpoint identification) and SNI sent for host names. The handshake and its
- * certificate checks run on the I/O thread; later connections to the host resume the session. A
- * failed handshake (an untrusted or mismatched certificate, no common protocol) fails the request
- * with a {@link StoreException} naming it and the host, which is not retried; a connection cut
- * during the handshake is an {@link IOException} as any other. A TLS close before the end of a
- * {@code Content-Length} or chunked body is a cut-off reply, as a TCP close is.
+ * <p>TLS ({@code https}): an {@link SSLEngine} per connection from the client's {@link TlsEngines}
+ * (by default BoringSSL where Netty's tcnative loads, else the JDK's; either way trusting what the
+ * JVM trusts, so {@code -Djavax.net.ssl.trustStore} and the JDK's CA certificates apply as they do
+ * to {@code java.net.http}), with the server's certificate checked against the URL's host ({@code
+ * HTTPS} endpoint identification) and SNI sent for host names. The handshake and its certificate
+ * checks run on the I/O thread. A failed handshake (an untrusted or mismatched certificate, no
+ * common protocol) fails the request with a {@link StoreException} naming it and the host, which is
+ * not retried; a connection cut during the handshake is an {@link IOException} as any other. A TLS
+ * close before the end of a {@code Content-Length} or chunked body is a cut-off reply, as a TCP
+ * close is.
  *
  * <p>Failures: a connection that breaks or closes before the reply is complete fails the request
  * with an {@link IOException} naming the request (retriable: {@link HttpStore} retries it); a
@@ -120,8 +118,8 @@ final class Http1Client implements AutoCloseable {
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>(); // I/O thread only
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES); // I/O thread only
-  private final Supplier<SSLContext> tlsContexts;
-  private SSLContext tlsContext; // I/O thread only: made at the first https connection
+  private final Supplier<TlsEngines> tlsSource;
+  private TlsEngines tls; // I/O thread only: made at the first https connection
   private final List<Conn> connecting = new ArrayList<>(); // I/O thread only: with a deadline
   private volatile boolean closed;
   private long connectionsOpened; // I/O thread writes
@@ -142,19 +140,21 @@ final class Http1Client implements AutoCloseable {
   }
 
   /**
-   * A client with its own I/O thread (a daemon), until {@link #close}, whose https connections
-   * trust what the JVM's default {@link SSLContext} trusts.
+   * A client with its own I/O thread (a daemon), until {@link #close}, whose https connections come
+   * from {@link TlsEngines#defaults()} (BoringSSL where it loads, else the JDK's TLS; both trust
+   * what the JVM trusts), set up at the first https connection.
    */
   Http1Client() {
-    this(Http1Client::defaultTlsContext);
+    this(TlsEngines::defaults);
   }
 
-  /**
-   * A client whose https connections come from the context {@code tlsContexts} gives, asked once,
-   * at the first https connection (a test's own trust store, a client certificate).
-   */
-  Http1Client(Supplier<SSLContext> tlsContexts) {
-    this.tlsContexts = tlsContexts;
+  /** A client whose https connections come from {@code engines} (a test's own trust store). */
+  Http1Client(TlsEngines engines) {
+    this(() -> engines);
+  }
+
+  private Http1Client(Supplier<TlsEngines> tlsSource) {
+    this.tlsSource = tlsSource;
     try {
       selector = Selector.open();
     } catch (IOException e) {
@@ -163,14 +163,6 @@ final class Http1Client implements AutoCloseable {
     io = new Thread(this::run, "zaro-http-io");
     io.setDaemon(true);
     io.start();
-  }
-
-  private static SSLContext defaultTlsContext() {
-    try {
-      return SSLContext.getDefault();
-    } catch (NoSuchAlgorithmException e) {
-      throw new StoreException("this JVM has no default TLS context for https: " + e, e);
-    }
   }
 
   /** Connections opened so far (a reused connection is not counted again). */
@@ -373,7 +365,16 @@ final class Http1Client implements AutoCloseable {
       SocketChannel ch = SocketChannel.open();
       ch.configureBlocking(false);
       ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      c = new Conn(ch, ex.hostPort, ex.tls ? engine(ex) : null);
+      SSLEngine engine = ex.tls ? engine(ex) : null;
+      try {
+        c = new Conn(ch, ex.hostPort, engine);
+      } catch (IOException | RuntimeException e) {
+        if (engine != null) {
+          tls.release(engine);
+        }
+        ch.close();
+        throw e;
+      }
       synchronized (this) {
         connectionsOpened++;
       }
@@ -405,19 +406,14 @@ final class Http1Client implements AutoCloseable {
 
   /** A client-side TLS engine for {@code ex}'s host, checking its certificate names that host. */
   private SSLEngine engine(Exchange ex) {
-    if (tlsContext == null) {
-      tlsContext = tlsContexts.get();
+    if (tls == null) {
+      tls = tlsSource.get();
     }
     String host = ex.url.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1); // an IPv6 literal
     }
-    SSLEngine engine = tlsContext.createSSLEngine(host, ex.port);
-    engine.setUseClientMode(true);
-    SSLParameters parameters = engine.getSSLParameters();
-    parameters.setEndpointIdentificationAlgorithm("HTTPS");
-    engine.setSSLParameters(parameters);
-    return engine;
+    return tls.engine(host, ex.port);
   }
 
   private void parkIdle(Conn c) {
@@ -1013,9 +1009,24 @@ final class Http1Client implements AutoCloseable {
     private Throwable tlsFailure(Exchange x, SSLException e) {
       if (e instanceof SSLHandshakeException) {
         return new StoreException(
-            x.where + ": the TLS handshake with " + hostPort + " failed: " + e.getMessage(), e);
+            x.where + ": the TLS handshake with " + hostPort + " failed: " + reasons(e), e);
       }
-      return new IOException(x.where + ": TLS failure on " + hostPort + ": " + e.getMessage(), e);
+      return new IOException(x.where + ": TLS failure on " + hostPort + ": " + reasons(e), e);
+    }
+
+    /**
+     * An exception's message and its causes' where they say more (BoringSSL's engine says "General
+     * OpenSslEngine problem" and leaves the trust manager's reason to its cause).
+     */
+    private static String reasons(Throwable e) {
+      StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
+      for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+        String m = c.getMessage();
+        if (m != null && !text.toString().contains(m)) {
+          text.append(": ").append(m);
+        }
+      }
+      return text.toString();
     }
 
     void fail(IOException e) {
@@ -1033,6 +1044,7 @@ final class Http1Client implements AutoCloseable {
       }
       if (tls != null) {
         tls.closeNotify();
+        tls.release();
       }
       try {
         ch.close();
@@ -1052,6 +1064,7 @@ final class Http1Client implements AutoCloseable {
       final ByteBuffer in;
       final ByteBuffer out;
       boolean shaken; // the handshake is complete
+      boolean released; // the engine was freed: the connection is closed
 
       Tls(SSLEngine engine) throws SSLException {
         this.engine = engine;
@@ -1239,9 +1252,17 @@ final class Http1Client implements AutoCloseable {
         }
       }
 
+      /** Frees the engine's state outside the heap, once. */
+      void release() {
+        if (!released) {
+          released = true;
+          Http1Client.this.tls.release(engine);
+        }
+      }
+
       /** Tells the server the connection closes (best effort: one write, never waiting). */
       void closeNotify() {
-        if (!shaken || !ch.isOpen()) {
+        if (!shaken || released || !ch.isOpen()) {
           return;
         }
         try {

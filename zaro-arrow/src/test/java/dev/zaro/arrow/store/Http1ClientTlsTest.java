@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +34,14 @@ import org.junit.jupiter.api.Test;
  * body.
  */
 class Http1ClientTlsTest extends Http1ClientTest {
+  /** The TLS under test, trusting what {@code trust} holds (here the JDK's). */
+  TlsEngines engines(KeyStore trust) {
+    return TlsEngines.jdk(() -> LoopbackTls.context(trust));
+  }
+
   @Override
   Http1Client newClient() {
-    return new Http1Client(LoopbackTls::client);
+    return new Http1Client(engines(LoopbackTls.loopbackTrust()));
   }
 
   @Override
@@ -46,10 +52,10 @@ class Http1ClientTlsTest extends Http1ClientTest {
   /** A certificate no CA of the JDK's signed is refused by a client that trusts only those. */
   @Test
   void anUntrustedCertificateFailsNamingTheKeyAndHostOnce() throws Exception {
-    StoreException refused = refusedBy(LoopbackTls.trustingTheJdkCas());
+    StoreException refused = refusedBy(LoopbackTls.jdkCas());
     assertTrue(refused.getMessage().contains("TLS handshake"), refused.getMessage());
     assertTrue(refused.getMessage().contains("https://127.0.0.1:"), refused.getMessage());
-    assertTrue(refused.getMessage().contains("PKIX"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("PKIX"), refused.getMessage()); // the JVM's check
     assertEquals(List.of(), server.paths());
     assertEquals(1, server.connections.get());
   }
@@ -57,14 +63,14 @@ class Http1ClientTlsTest extends Http1ClientTest {
   /** A trust store with no certificate at all (a misconfiguration) is an error naming the key. */
   @Test
   void anEmptyTrustStoreIsAnErrorNamingTheKey() throws Exception {
-    StoreException refused = refusedBy(LoopbackTls.trustingNothing());
+    StoreException refused = refusedBy(LoopbackTls.nothing());
     assertTrue(refused.getMessage().contains("https://127.0.0.1:"), refused.getMessage());
     assertEquals(List.of(), server.paths());
   }
 
-  private StoreException refusedBy(SSLContext trust) throws Exception {
+  private StoreException refusedBy(KeyStore trust) throws Exception {
     server.reply = (path, out) -> true;
-    try (Http1Client refusing = new Http1Client(() -> trust)) {
+    try (Http1Client refusing = new Http1Client(engines(trust))) {
       ExecutionException e =
           assertThrows(
               ExecutionException.class,

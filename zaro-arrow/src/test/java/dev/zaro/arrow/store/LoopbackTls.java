@@ -11,8 +11,8 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * TLS contexts for loopback tests, from the self-signed certificate in testdata/tls (made by its
- * make.sh for 127.0.0.1, ::1 and localhost): the server's (key and certificate), a client's that
- * trusts only that certificate, and a client's that trusts nothing.
+ * make.sh for 127.0.0.1, ::1 and localhost): the server's (key and certificate), and trust stores
+ * for clients: that certificate alone, the JDK's CAs, nothing.
  */
 public final class LoopbackTls {
   private static final char[] PASSWORD = "zarotest".toCharArray();
@@ -40,39 +40,54 @@ public final class LoopbackTls {
 
   /** A client's context that trusts the loopback certificate and nothing else. */
   public static SSLContext client() {
-    return trusting(load("loopback-trust.p12"));
+    return context(loopbackTrust());
   }
 
-  /** A client's context that trusts the JDK's own CA certificates (lib/security/cacerts) only. */
-  public static SSLContext trustingTheJdkCas() {
+  /** testdata/tls/loopback-trust.p12: the loopback certificate as the one trusted entry. */
+  public static KeyStore loopbackTrust() {
+    return load("loopback-trust.p12");
+  }
+
+  /** The JDK's own CA certificates (lib/security/cacerts), which never signed the loopback one. */
+  public static KeyStore jdkCas() {
     Path cacerts = Path.of(System.getProperty("java.home"), "lib", "security", "cacerts");
     try (InputStream in = Files.newInputStream(cacerts)) {
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(in, null);
-      return trusting(store);
+      return store;
     } catch (Exception e) {
       throw new IllegalStateException("cannot load " + cacerts + ": " + e, e);
     }
   }
 
-  /** A client's context that trusts no certificate at all. */
-  public static SSLContext trustingNothing() {
+  /** A trust store with no certificate at all. */
+  public static KeyStore nothing() {
     try {
       KeyStore empty = KeyStore.getInstance("PKCS12");
       empty.load(null, null);
-      return trusting(empty);
+      return empty;
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private static SSLContext trusting(KeyStore store) {
+  /** Trust managers that trust what {@code store} holds. */
+  public static TrustManagerFactory trustManagers(KeyStore store) {
     try {
       TrustManagerFactory trust =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       trust.init(store);
+      return trust;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A client's context that trusts what {@code store} holds. */
+  public static SSLContext context(KeyStore store) {
+    try {
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(null, trust.getTrustManagers(), null);
+      context.init(null, trustManagers(store).getTrustManagers(), null);
       return context;
     } catch (Exception e) {
       throw new IllegalStateException(e);
