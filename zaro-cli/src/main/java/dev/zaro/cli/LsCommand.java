@@ -45,6 +45,15 @@ final class LsCommand implements Callable<Integer> {
           .unreadable()
           .forEach(
               (path, why) -> System.err.println("zaro: warning: skipped /" + path + ": " + why));
+      if (!zaro.hierarchy().listsEverything()
+          && nodes.size() == 1
+          && nodes.get(0).metadata() instanceof GroupMetadata) {
+        System.err.println(
+            "zaro: warning: "
+                + store
+                + " cannot list its keys (HTTP) and its root has no consolidated metadata:"
+                + " only the root is shown; name a node by its path (zaro info STORE /PATH)");
+      }
     }
     return 0;
   }

@@ -12,6 +12,7 @@ import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.vector.FixedShapeTensorType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -241,6 +242,30 @@ class CliTest extends AllocatorTest {
     assertEquals(1, r.code());
     assertTrue(r.err().contains("key 'c/1/1'") && r.err().contains("crc32c"), r.err());
     assertFalse(Files.exists(out));
+  }
+
+  /**
+   * Over HTTP, which cannot list: an array at the root is listed; a group without consolidated
+   * metadata is listed alone, with a warning that its children cannot be found.
+   */
+  @Test
+  void lsOverHttpShowsTheRootAndSaysWhatItCannotList() throws Exception {
+    Fixtures.copyTree(sharding("end_zstd"), dir.resolve("www/arr"));
+    Files.createDirectories(dir.resolve("www/grp/child"));
+    Files.writeString(
+        dir.resolve("www/grp/zarr.json"), "{\"zarr_format\":3,\"node_type\":\"group\"}");
+    Files.writeString(
+        dir.resolve("www/grp/child/zarr.json"), "{\"zarr_format\":3,\"node_type\":\"group\"}");
+    try (TestHttpServer server = new TestHttpServer(dir.resolve("www"))) {
+      Result arr = run("ls", server.url("arr").toString());
+      assertEquals(0, arr.code(), arr.err());
+      assertTrue(arr.out().startsWith("/  array  "), arr.out());
+      assertEquals("", arr.err());
+      Result grp = run("ls", server.url("grp").toString());
+      assertEquals(0, grp.code(), grp.err());
+      assertEquals("/  group" + System.lineSeparator(), grp.out());
+      assertTrue(grp.err().contains("cannot list its keys"), grp.err());
+    }
   }
 
   @Test

@@ -290,7 +290,8 @@ public final class Hierarchy {
   /**
    * Every node, parents before children, in path order. A node whose metadata zaro cannot read (an
    * unsupported data type, say) is left out rather than failing the whole listing; see {@link
-   * #unreadable()}. The root's own errors still fail.
+   * #unreadable()}. The root's own errors still fail. A store that cannot list its keys (HTTP)
+   * without consolidated metadata lists its root alone; {@link #listsEverything()} says so.
    */
   public List<Node> list() {
     probeRoot();
@@ -320,7 +321,8 @@ public final class Hierarchy {
       }
     }
     if (paths.isEmpty()) {
-      node("");
+      node(""); // fails if there is no root
+      paths.put("", true); // a store that cannot list (HTTP) and has no consolidated metadata
     }
     List<Node> nodes = new ArrayList<>();
     for (String p : paths.keySet()) {
@@ -337,6 +339,16 @@ public final class Hierarchy {
       }
     }
     return nodes;
+  }
+
+  /**
+   * Whether {@link #list()} finds every node: the store lists its keys, or the root holds
+   * consolidated metadata. Otherwise (HTTP without consolidated metadata) only the root and the
+   * nodes asked for by path are known.
+   */
+  public boolean listsEverything() {
+    probeRoot();
+    return consolidated != null || store.capabilities().listable();
   }
 
   /** Nodes the last listings left out, by path, with why. */

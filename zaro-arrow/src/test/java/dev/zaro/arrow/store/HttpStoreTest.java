@@ -3,11 +3,14 @@ package dev.zaro.arrow.store;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.store.TestHttpServer.Fault;
 import java.net.URI;
@@ -510,6 +513,34 @@ class HttpStoreTest extends AbstractStoreTest {
             + "{\"zarr_format\":3,\"node_type\":\"group\"}}}}");
     try (Zaro zaro = Zaro.open(server.url("cons").toString())) {
       assertEquals(List.of("", "t2m"), zaro.list().stream().map(Node::path).toList());
+      assertTrue(zaro.hierarchy().listsEverything());
+    }
+  }
+
+  /**
+   * Without consolidated metadata a hierarchy over HTTP lists its root alone (an array at the root
+   * is the whole of it; a group's children are unknown, and the hierarchy says so).
+   */
+  @Test
+  void withoutConsolidatedMetadataTheRootIsListedAlone() throws Exception {
+    Path www = dir.resolve("www");
+    Files.createDirectories(www.resolve("arr"));
+    Files.writeString(
+        www.resolve("arr/zarr.json"),
+        "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"uint8\","
+            + "\"chunk_grid\":{\"name\":\"regular\",\"configuration\":{\"chunk_shape\":[4]}},"
+            + "\"chunk_key_encoding\":{\"name\":\"default\"},\"fill_value\":0,"
+            + "\"codecs\":[{\"name\":\"bytes\"}]}");
+    try (Zaro zaro = Zaro.open(server.url("arr").toString())) {
+      List<Node> nodes = zaro.list();
+      assertEquals(List.of(""), nodes.stream().map(Node::path).toList());
+      assertInstanceOf(ArrayMetadata.class, nodes.get(0).metadata());
+      assertFalse(zaro.hierarchy().listsEverything());
+    }
+    try (Zaro zaro = Zaro.open(server.url("data").toString())) { // a group, with a/ and b/ below
+      assertEquals(List.of(""), zaro.list().stream().map(Node::path).toList());
+      assertFalse(zaro.hierarchy().listsEverything());
+      assertInstanceOf(GroupMetadata.class, zaro.list().get(0).metadata());
     }
   }
 
