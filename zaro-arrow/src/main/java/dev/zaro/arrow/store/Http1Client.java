@@ -1094,7 +1094,7 @@ final class Http1Client implements AutoCloseable {
                 throw new EOFException(
                     ex.where + ": " + hostPort + " closed the connection during the TLS handshake");
               }
-              if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
+              if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW || idle(r)) {
                 int n = fill();
                 if (n < 0) {
                   throw new EOFException(
@@ -1142,7 +1142,7 @@ final class Http1Client implements AutoCloseable {
             scratch.clear();
             r = engine.unwrap(in, scratch);
           }
-          switch (r.getStatus()) {
+          switch (idle(r) ? SSLEngineResult.Status.BUFFER_UNDERFLOW : r.getStatus()) {
             case BUFFER_UNDERFLOW -> {
               int n = fill();
               if (n < 0) {
@@ -1213,6 +1213,18 @@ final class Http1Client implements AutoCloseable {
             }
           }
         }
+      }
+
+      /**
+       * Whether an unwrap did nothing at all (neither read nor wrote a byte) though it said OK: it
+       * needs more bytes from the socket, as an underflow does (never a reason to call it again).
+       */
+      private boolean idle(SSLEngineResult r) {
+        return r.getStatus() == SSLEngineResult.Status.OK
+            && r.bytesConsumed() == 0
+            && r.bytesProduced() == 0
+            && r.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NEED_TASK
+            && r.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NEED_WRAP;
       }
 
       /** Reads what the socket has into {@link #in}: the bytes read, or -1 at its end. */

@@ -34,6 +34,7 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,6 +52,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(120)
 class HttpShardStreamTest extends AllocatorTest {
+
+  /** A pieces server for {@code root} (plain http here; {@link HttpsShardStreamTest}: https). */
+  PiecesServer serve(Path root) throws IOException {
+    return new PiecesServer(root, null);
+  }
 
   enum Cut {
     NONE,
@@ -91,8 +97,8 @@ class HttpShardStreamTest extends AllocatorTest {
 
     final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
 
-    PiecesServer(Path root) throws IOException {
-      super("pieces-server");
+    PiecesServer(Path root, SSLContext tls) throws IOException {
+      super("pieces-server", tls);
       this.root = root;
     }
 
@@ -226,7 +232,7 @@ class HttpShardStreamTest extends AllocatorTest {
   @MethodSource("pieces")
   void shardsSentInPiecesDecodeEqualTensorstore(String fixture, int piece) throws IOException {
     byte[] want = ShardStreamTest.expected(fixture);
-    try (PiecesServer server = new PiecesServer(fixture(fixture))) {
+    try (PiecesServer server = serve(fixture(fixture))) {
       server.piece = piece;
       try (Zaro zaro =
           Zaro.open(store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(4))) {
@@ -248,7 +254,7 @@ class HttpShardStreamTest extends AllocatorTest {
   @MethodSource("dev.zaro.arrow.read.ShardStreamTest#fixtures")
   void chunksDecodeBeforeTheServerSendsTheLastByte(String fixture) throws IOException {
     byte[] want = ShardStreamTest.expected(fixture);
-    try (PiecesServer server = new PiecesServer(fixture(fixture))) {
+    try (PiecesServer server = serve(fixture(fixture))) {
       try (Zaro zaro =
           Zaro.open(store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(2))) {
         try (Slab warm = zaro.read("", "", allocator)) {
@@ -277,7 +283,7 @@ class HttpShardStreamTest extends AllocatorTest {
     for (Cut cut : new Cut[] {Cut.CLOSES, Cut.SHORT}) {
       for (double at : new double[] {0.0, 0.01, 0.5, 0.97}) {
         String what = cut + " at " + at;
-        try (PiecesServer server = new PiecesServer(fixture(fixture));
+        try (PiecesServer server = serve(fixture(fixture));
             Zaro zaro =
                 Zaro.open(
                     store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(3))) {
@@ -305,7 +311,7 @@ class HttpShardStreamTest extends AllocatorTest {
   @MethodSource("dev.zaro.arrow.read.ShardStreamTest#fixtures")
   void aShardCutBeforeItsFirstByteIsFetchedAgain(String fixture) throws IOException {
     byte[] want = ShardStreamTest.expected(fixture);
-    try (PiecesServer server = new PiecesServer(fixture(fixture));
+    try (PiecesServer server = serve(fixture(fixture));
         Zaro zaro =
             Zaro.open(store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(3))) {
       try (Slab warm = zaro.read("", "", allocator)) {
@@ -332,7 +338,7 @@ class HttpShardStreamTest extends AllocatorTest {
   @Test
   void streamedShardsCountAsRequestsInFlightUntilTheirLastByte() throws IOException {
     byte[] want = ShardStreamTest.expected("end_zstd");
-    try (PiecesServer server = new PiecesServer(fixture("end_zstd"));
+    try (PiecesServer server = serve(fixture("end_zstd"));
         Zaro zaro =
             Zaro.open(store(server), ZaroOptions.defaults().withThreads(2).withIoConcurrency(2))) {
       try (Slab warm = zaro.read("", "", allocator)) {
@@ -355,7 +361,7 @@ class HttpShardStreamTest extends AllocatorTest {
   @Test
   void cancellingMidBodyFreesTheBuffer() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    try (PiecesServer server = new PiecesServer(fixture("end_zstd"))) {
+    try (PiecesServer server = serve(fixture("end_zstd"))) {
       server.stall = release;
       HttpStore store = store(server);
       AtomicLong told = new AtomicLong();
