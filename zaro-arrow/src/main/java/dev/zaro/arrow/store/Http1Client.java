@@ -153,7 +153,8 @@ final class Http1Client implements AutoCloseable {
     this(() -> engines);
   }
 
-  private Http1Client(Supplier<TlsEngines> tlsSource) {
+  /** A client whose https connections come from what {@code tlsSource} gives, asked once. */
+  Http1Client(Supplier<TlsEngines> tlsSource) {
     this.tlsSource = tlsSource;
     try {
       selector = Selector.open();
@@ -400,7 +401,7 @@ final class Http1Client implements AutoCloseable {
       if (c != null) {
         c.closeChannel();
       }
-      ex.fail(e);
+      ex.fail(new StoreException(ex.where + ": " + e.getMessage(), e));
     }
   }
 

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.apache.arrow.memory.ArrowBuf;
@@ -47,6 +48,41 @@ class Http1ClientTlsTest extends Http1ClientTest {
   @Override
   SSLContext serverTls() {
     return LoopbackTls.server();
+  }
+
+  /**
+   * TLS that cannot be set up (say {@code -Dzaro.tls=openssl} without Netty's tcnative) fails the
+   * https request, naming it and the reason, and not the client: plain http goes on through it.
+   */
+  @Test
+  void tlsThatCannotBeSetUpFailsTheRequestNotTheClient() throws Exception {
+    Supplier<TlsEngines> broken =
+        () -> {
+          throw new StoreException("no TLS here");
+        };
+    try (Http1Client c = new Http1Client(broken);
+        RawServer plain = new RawServer(null)) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  c.send("GET", server.url("k"), Map.of(), allocator, "key 'k'")
+                      .get(10, TimeUnit.SECONDS));
+      StoreException failed = assertInstanceOf(StoreException.class, e.getCause());
+      assertTrue(failed.getMessage().contains("key 'k'"), failed.getMessage());
+      assertTrue(failed.getMessage().contains("no TLS here"), failed.getMessage());
+      plain.reply =
+          (path, out) -> {
+            out.write(head("200 OK", "Content-Length: 2"));
+            out.write(new byte[] {'o', 'k'});
+            return true;
+          };
+      Http1Client.Response r =
+          c.send("GET", plain.url("p"), Map.of(), allocator, "key 'p'").get(10, TimeUnit.SECONDS);
+      try (ArrowBuf body = r.body()) {
+        assertArrayEquals(new byte[] {'o', 'k'}, bytes(body));
+      }
+    }
   }
 
   /** A certificate no CA of the JDK's signed is refused by a client that trusts only those. */
