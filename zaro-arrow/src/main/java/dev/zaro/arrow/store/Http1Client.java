@@ -865,20 +865,26 @@ final class Http1Client implements AutoCloseable {
             read();
           }
         }
-      } catch (SSLException e) {
-        Exchange x = ex;
-        ex = null;
-        closeChannel();
-        if (x != null) {
-          x.fail(tlsFailure(x, e));
-        }
+      } catch (SSLException | RuntimeException e) {
+        failWith(e);
       } catch (IOException e) {
         broken(e);
-      } catch (RuntimeException e) {
-        Exchange x = ex;
-        ex = null;
-        closeChannel();
-        x.fail(unexpected(x, e));
+      }
+    }
+
+    /**
+     * Closes the connection and fails its exchange with what {@code e} means for it: a TLS failure
+     * ({@link #tlsFailure}) or a runtime one ({@link #unexpected}). Never retried here.
+     */
+    private void failWith(Exception e) {
+      Exchange x = ex;
+      ex = null;
+      closeChannel();
+      if (x != null) {
+        x.fail(
+            e instanceof SSLException tlsError
+                ? tlsFailure(x, tlsError)
+                : unexpected(x, (RuntimeException) e));
       }
     }
 
@@ -911,20 +917,11 @@ final class Http1Client implements AutoCloseable {
           return;
         }
         ch.write(ex.request);
-      } catch (SSLException e) {
-        Exchange x = ex;
-        ex = null;
-        closeChannel();
-        x.fail(tlsFailure(x, e));
+      } catch (SSLException | RuntimeException e) {
+        failWith(e);
         return;
       } catch (IOException e) {
         broken(e);
-        return;
-      } catch (RuntimeException e) {
-        Exchange x = ex;
-        ex = null;
-        closeChannel();
-        x.fail(unexpected(x, e));
         return;
       }
       key.interestOps(ex.request.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
