@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
 import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -64,11 +65,15 @@ interface TlsEngines {
    * default {@link SSLContext}. Made on first use (the I/O thread's first https connection).
    */
   static TlsEngines defaults() {
-    String asked = System.getProperty(PROPERTY, "");
-    if (!asked.equalsIgnoreCase("jdk") && OpenSslEngines.loadable()) {
+    String asked = System.getProperty(PROPERTY, "").strip().toLowerCase(Locale.ROOT);
+    if (!asked.isEmpty() && !asked.equals("jdk") && !asked.equals("openssl")) {
+      throw new StoreException(
+          "-D" + PROPERTY + "=" + asked + ": expected jdk or openssl (BoringSSL)");
+    }
+    if (!asked.equals("jdk") && OpenSslEngines.loadable()) {
       return OpenSslEngines.trustingTheJvm();
     }
-    if (asked.equalsIgnoreCase("openssl")) {
+    if (asked.equals("openssl")) {
       throw new StoreException(
           "-D" + PROPERTY + "=openssl, but Netty's tcnative (BoringSSL) is not on the class path");
     }
