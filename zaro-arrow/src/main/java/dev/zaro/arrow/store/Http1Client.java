@@ -544,6 +544,13 @@ final class Http1Client implements AutoCloseable {
       }
     }
 
+    /** {@code n} body bytes were written straight into {@link #direct()}'s buffer. */
+    void wroteDirect(int n) {
+      replyStarted = true;
+      received += n;
+      landed(received - n, n);
+    }
+
     /** Tells {@link #progress} of body bytes written straight into a Content-Length body. */
     void landed(long offset, long length) {
       if (progress != null && body != null) {
@@ -935,9 +942,7 @@ final class Http1Client implements AutoCloseable {
         if (direct != null) {
           n = ch.read(direct);
           if (n > 0) {
-            x.replyStarted = true;
-            x.received += n;
-            x.landed(x.received - n, n);
+            x.wroteDirect(n);
           }
         } else {
           scratch.clear();
@@ -1088,23 +1093,19 @@ final class Http1Client implements AutoCloseable {
             case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
               scratch.clear();
               SSLEngineResult r = engine.unwrap(in, scratch);
-              if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
-                throw new EOFException(
-                    ex.where + ": " + hostPort + " closed the connection during the TLS handshake");
-              }
-              if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW || idle(r)) {
+              boolean closed = r.getStatus() == SSLEngineResult.Status.CLOSED;
+              if (!closed
+                  && (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW || idle(r))) {
                 int n = fill();
-                if (n < 0) {
-                  throw new EOFException(
-                      ex.where
-                          + ": "
-                          + hostPort
-                          + " closed the connection during the TLS handshake");
-                }
                 if (n == 0) {
                   key.interestOps(SelectionKey.OP_READ);
                   return false;
                 }
+                closed = n < 0;
+              }
+              if (closed) {
+                throw new EOFException(
+                    ex.where + ": " + hostPort + " closed the connection during the TLS handshake");
               }
             }
             default -> { // NOT_HANDSHAKING, FINISHED
@@ -1159,9 +1160,7 @@ final class Http1Client implements AutoCloseable {
               int n = r.bytesProduced();
               if (n > 0) {
                 if (toBody) {
-                  x.replyStarted = true;
-                  x.received += n;
-                  x.landed(x.received - n, n);
+                  x.wroteDirect(n);
                 } else {
                   scratch.flip();
                   x.feed(scratch);

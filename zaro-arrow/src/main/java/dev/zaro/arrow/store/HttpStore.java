@@ -286,7 +286,7 @@ public final class HttpStore implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (ContentRange.isEmpty(range) || !useHttp1(url)) {
+    if (ContentRange.isEmpty(range) || !useHttp1()) {
       return Store.super.getAsync(key, range, allocator, executor, arrivals);
     }
     HttpRequest request = request(url, ContentRange.requestHeader(range), false);
@@ -335,7 +335,7 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
-    if (useHttp1(url)) { // through the body path, into a buffer of its own, copied out
+    if (useHttp1()) { // through the body path, into a buffer of its own, copied out
       try (BufferAllocator allocator = new RootAllocator()) {
         Optional<ArrowBuf> body = get(key, ByteRange.ALL, allocator);
         if (body.isEmpty()) {
@@ -413,13 +413,12 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * Whether a body GET to {@code url} goes through {@link Http1Client}: {@code http} and {@code
-   * https} URLs, unless the system property {@code zaro.http.client} is {@code jdk} (then every
-   * request uses {@code java.net.http}).
+   * Whether body GETs go through {@link Http1Client} (every URL of a store is http or https: the
+   * constructor checks its base): yes, unless the system property {@code zaro.http.client} is
+   * {@code jdk} (then every request uses {@code java.net.http}).
    */
-  private static boolean useHttp1(URI url) {
-    return ("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
-        && !"jdk".equals(System.getProperty("zaro.http.client"));
+  private static boolean useHttp1() {
+    return !"jdk".equals(System.getProperty("zaro.http.client"));
   }
 
   /** The most redirects one request follows (as browsers and curl's default, fewer). */
@@ -488,12 +487,10 @@ public final class HttpStore implements Store {
           try {
             next = redirectTarget(url, r, hops, body.where());
           } catch (RuntimeException bad) {
-            closeBody(r);
-            mapped.completeExceptionally(bad);
+            mapped.completeExceptionally(bad); // a 3xx reply: it has no body to free
             return;
           }
-          if (next != null) {
-            closeBody(r);
+          if (next != null) { // a 3xx reply: it has no body to free
             Map<String, String> nextHeaders = headers;
             if (!next.getRawAuthority().equalsIgnoreCase(url.getRawAuthority())) {
               nextHeaders = new LinkedHashMap<>(headers);
@@ -513,12 +510,6 @@ public final class HttpStore implements Store {
             body.abandon(); // cancelled meanwhile
           }
         });
-  }
-
-  private static void closeBody(Http1Client.Response r) {
-    if (r.body() != null) {
-      r.body().close();
-    }
   }
 
   /**
@@ -581,7 +572,7 @@ public final class HttpStore implements Store {
       if (!(handler instanceof ArrowBody body)) {
         return client().sendAsync(request, handler);
       }
-      if (useHttp1(request.uri())) {
+      if (useHttp1()) {
         return sendHttp1(request, body, null);
       }
       CompletableFuture<HttpResponse<T>> sent = client().sendAsync(request, handler);

@@ -19,11 +19,6 @@ public final class LoopbackTls {
 
   private LoopbackTls() {}
 
-  /** testdata/tls/loopback-trust.p12: the trust store that names the loopback certificate. */
-  public static Path trustStore() {
-    return Fixtures.testdata().resolve("tls").resolve("loopback-trust.p12");
-  }
-
   /** The server's context: the loopback certificate and its key. */
   public static SSLContext server() {
     try {
@@ -36,11 +31,6 @@ public final class LoopbackTls {
     } catch (Exception e) {
       throw new IllegalStateException("cannot load testdata/tls/loopback-key.p12: " + e, e);
     }
-  }
-
-  /** A client's context that trusts the loopback certificate and nothing else. */
-  public static SSLContext client() {
-    return context(loopbackTrust());
   }
 
   /** testdata/tls/loopback-trust.p12: the loopback certificate as the one trusted entry. */
