@@ -1,11 +1,25 @@
 package dev.zaro.cli;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import dev.zaro.flight.ZaroFlightServer;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -30,7 +44,9 @@ final class CdsTraining {
   /**
    * Runs the commands; {@code args[0]} is the sample store, {@code args[1]} {@code serve} for the
    * archive of {@code serve} alone (its own: serving loads about 1,100 classes no other command
-   * needs), anything else or nothing for the other commands.
+   * needs), {@code remote} for the archive of commands whose arguments name a remote store (the
+   * other commands, then a read over http and https: about 1,900 classes more, which would slow a
+   * local command's start), anything else or nothing for the other commands.
    *
    * @param args the sample store's path, and the mode
    * @throws Exception when the temporary directory cannot be made
@@ -38,6 +54,7 @@ final class CdsTraining {
   public static void main(String[] args) throws Exception {
     String store = args[0];
     boolean serving = args.length > 1 && args[1].equals("serve");
+    boolean remote = args.length > 1 && args[1].equals("remote");
     Path dir = Files.createTempDirectory("zaro-cds");
     PrintStream out = System.out;
     PrintStream err = System.err;
@@ -74,6 +91,9 @@ final class CdsTraining {
         for (String[] run : runs) {
           failed += Main.run(run) == 0 ? 0 : 1;
         }
+        if (remote) {
+          failed += overHttp(Path.of(store), dir);
+        }
       }
     } finally {
       System.setOut(out);
@@ -89,6 +109,97 @@ final class CdsTraining {
       System.err.println("zaro: class-data-sharing training: " + failed + " command(s) failed");
     }
   }
+
+  /**
+   * A {@code read} of the sample over http and over https from a server on a free loopback port:
+   * the classes of zaro's HTTP client, its TLS (BoringSSL through Netty where it loads, else the
+   * JDK's) and the certificate check, which a first remote read otherwise loads outside the archive
+   * (about 1,400 over https: benchmarks/README.md, "C2 for the hot loops"). The https server's
+   * certificate is the checkout's {@code testdata/tls} (a loopback test certificate), trusted for
+   * this run only; without it, https is skipped.
+   *
+   * @return the number of reads that failed
+   */
+  private static int overHttp(Path store, Path dir) throws IOException {
+    Path root = store.toAbsolutePath().getParent();
+    Path tls = root.getParent().resolve("tls");
+    int failed = 0;
+    HttpServer http =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    failed += readOver(http, "http", root, store, dir);
+    Path key = tls.resolve("loopback-key.p12");
+    Path trust = tls.resolve("loopback-trust.p12");
+    if (Files.isReadable(key) && Files.isReadable(trust)) {
+      try {
+        HttpsServer https =
+            HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        https.setHttpsConfigurator(new HttpsConfigurator(serverContext(key)));
+        System.setProperty("javax.net.ssl.trustStore", trust.toString());
+        System.setProperty("javax.net.ssl.trustStorePassword", TLS_PASSWORD);
+        System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+        failed += readOver(https, "https", root, store, dir);
+      } catch (GeneralSecurityException e) {
+        failed++;
+      }
+    }
+    return failed;
+  }
+
+  /** The password of {@code testdata/tls}'s key stores (see its {@code make.sh}). */
+  private static final String TLS_PASSWORD = "zarotest";
+
+  private static SSLContext serverContext(Path key) throws IOException, GeneralSecurityException {
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(key)) {
+      store.load(in, TLS_PASSWORD.toCharArray());
+    }
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keys.init(store, TLS_PASSWORD.toCharArray());
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(keys.getKeyManagers(), null, null);
+    return context;
+  }
+
+  /** Serves {@code root}'s files on {@code server}, reads the sample through it, and stops it. */
+  private static int readOver(HttpServer server, String scheme, Path root, Path store, Path dir) {
+    server.createContext("/", exchange -> serveFile(exchange, root));
+    server.start();
+    try {
+      String url =
+          scheme + "://127.0.0.1:" + server.getAddress().getPort() + "/" + store.getFileName();
+      String out = dir.resolve(scheme + ".arrow").toString();
+      return Main.run("read", url, "t2m", "--slice", "0:2", "--out", out) == 0 ? 0 : 1;
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** A GET of one file under {@code root} (a whole file, or the one range asked for). */
+  private static void serveFile(HttpExchange exchange, Path root) throws IOException {
+    try (exchange) {
+      Path file = root.resolve(exchange.getRequestURI().getPath().substring(1)).normalize();
+      if (!file.startsWith(root) || !Files.isRegularFile(file)) {
+        exchange.sendResponseHeaders(404, -1);
+        return;
+      }
+      byte[] bytes = Files.readAllBytes(file);
+      int from = 0;
+      int to = bytes.length;
+      String range = exchange.getRequestHeaders().getFirst("Range");
+      Matcher m = range == null ? null : RANGE.matcher(range);
+      if (m != null && m.matches()) {
+        from = (int) Math.min(bytes.length, Long.parseLong(m.group(1)));
+        to = m.group(2).isEmpty() ? to : (int) Math.min(to, Long.parseLong(m.group(2)) + 1);
+        exchange
+            .getResponseHeaders()
+            .set("Content-Range", "bytes " + from + "-" + (to - 1) + "/" + bytes.length);
+      }
+      exchange.sendResponseHeaders(m != null && m.matches() ? 206 : 200, to - from);
+      exchange.getResponseBody().write(bytes, from, to - from);
+    }
+  }
+
+  private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d*)");
 
   /**
    * {@code serve --sql --http-port 0} on a free loopback port up to its banner, then one listing
