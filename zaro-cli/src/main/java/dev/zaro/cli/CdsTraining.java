@@ -175,7 +175,11 @@ final class CdsTraining {
     }
   }
 
-  /** A GET of one file under {@code root} (a whole file, or the one range asked for). */
+  /**
+   * A GET of one file under {@code root}: the whole file, or the one range asked for ({@code
+   * bytes=a-b}, {@code bytes=a-}, or the last n bytes {@code bytes=-n}, as a shard's index is
+   * read).
+   */
   private static void serveFile(HttpExchange exchange, Path root) throws IOException {
     try (exchange) {
       Path file = root.resolve(exchange.getRequestURI().getPath().substring(1)).normalize();
@@ -188,19 +192,24 @@ final class CdsTraining {
       int to = bytes.length;
       String range = exchange.getRequestHeaders().getFirst("Range");
       Matcher m = range == null ? null : RANGE.matcher(range);
-      if (m != null && m.matches()) {
-        from = (int) Math.min(bytes.length, Long.parseLong(m.group(1)));
-        to = m.group(2).isEmpty() ? to : (int) Math.min(to, Long.parseLong(m.group(2)) + 1);
+      boolean ranged = m != null && m.matches() && !(m.group(1) + m.group(2)).isEmpty();
+      if (ranged) {
+        if (m.group(1).isEmpty()) {
+          from = (int) Math.max(0, bytes.length - Long.parseLong(m.group(2)));
+        } else {
+          from = (int) Math.min(bytes.length, Long.parseLong(m.group(1)));
+          to = m.group(2).isEmpty() ? to : (int) Math.min(to, Long.parseLong(m.group(2)) + 1);
+        }
         exchange
             .getResponseHeaders()
             .set("Content-Range", "bytes " + from + "-" + (to - 1) + "/" + bytes.length);
       }
-      exchange.sendResponseHeaders(m != null && m.matches() ? 206 : 200, to - from);
+      exchange.sendResponseHeaders(ranged ? 206 : 200, to - from);
       exchange.getResponseBody().write(bytes, from, to - from);
     }
   }
 
-  private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d*)");
+  private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
   /**
    * {@code serve --sql --http-port 0} on a free loopback port up to its banner, then one listing
