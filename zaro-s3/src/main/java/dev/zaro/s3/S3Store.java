@@ -16,10 +16,10 @@ import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -43,7 +43,6 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
-import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
@@ -52,15 +51,15 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  * buffers from the caller's allocator (one buffer per body, sized from its {@code Content-Length};
  * no heap copy). A failed, retried or cancelled request releases the buffer it was filling.
  *
- * <p>Object GETs to an {@code http} or {@code https} endpoint addressed path style (MinIO, Ceph,
- * R2, moto, a proxy) go through zaro's own HTTP/1.1 client instead, the one {@link HttpStore} uses
- * (a third of the SDK's CPU per body: benchmarks/README, "S3 GETs through zaro's HTTP/1.1 client";
- * over TLS: "https through zaro's HTTP/1.1 client"): signed with AWS Signature Version 4 by the
- * SDK's own signer with the client's credentials ({@link S3Signer}; unsigned when anonymous), under
- * the same retries, deadlines, hedging and limit. There a {@code 404} is an absent key whatever its
- * S3 error code (the reply's body is not read), and a {@code 403} an error naming the key and URL.
- * Listing, {@code HEAD} (zero-length ranges), virtual-host addressing and AWS itself stay on the
- * SDK, as does everything with {@code client=sdk} in the URL's query or {@code -D}{@value
+ * <p>Object GETs, to AWS itself or to an {@code http} or {@code https} endpoint (MinIO, Ceph, R2,
+ * moto, a proxy), addressed path style or virtual-host style, go through zaro's own HTTP/1.1 client
+ * instead, the one {@link HttpStore} uses (a third of the SDK's CPU per body: benchmarks/README,
+ * "S3 GETs through zaro's HTTP/1.1 client"; over TLS: "https through zaro's HTTP/1.1 client"):
+ * signed with AWS Signature Version 4 by the SDK's own signer with the client's credentials ({@link
+ * S3Signer}; unsigned when anonymous), under the same retries, deadlines, hedging and limit. There
+ * a {@code 404} is an absent key whatever its S3 error code (the reply's body is not read), and a
+ * {@code 403} an error naming the key and URL. Listing and {@code HEAD} (zero-length ranges) stay
+ * on the SDK, as does everything with {@code client=sdk} in the URL's query or {@code -D}{@value
  * #CLIENT_PROPERTY}{@code =sdk}.
  *
  * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
@@ -147,37 +146,27 @@ public final class S3Store implements Store {
   }
 
   /**
-   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: an {@code http}
-   * or {@code https} endpoint addressed path style, unless {@link S3Options#sdkGets}; null
-   * otherwise. Its requests are signed by the SDK's signer with the client's credentials (unsigned
-   * when the client is anonymous) and share the endpoint's limit of requests in flight with the
-   * SDK's.
+   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: to AWS itself
+   * and to any {@code http} or {@code https} endpoint, addressed path style or virtual-host style,
+   * unless {@link S3Options#sdkGets}; null otherwise. The objects' base URL is the one the SDK
+   * would send its own GETs to ({@link #objectBase}). Requests are signed by the SDK's signer with
+   * the client's credentials (unsigned when the client is anonymous) and share the endpoint's limit
+   * of requests in flight with the SDK's.
    */
   private HttpStore gets(S3Connection connection) {
     URI endpoint = options.endpoint();
     if (options.sdkGets()
-        || !options.pathStyle()
-        || endpoint == null
-        || !("http".equalsIgnoreCase(endpoint.getScheme())
-            || "https".equalsIgnoreCase(endpoint.getScheme()))
-        || endpoint.getRawAuthority() == null
-        || endpoint.getRawQuery() != null) {
+        || (endpoint != null
+            && (!("http".equalsIgnoreCase(endpoint.getScheme())
+                    || "https".equalsIgnoreCase(endpoint.getScheme()))
+                || endpoint.getRawAuthority() == null
+                || endpoint.getRawQuery() != null))) {
       return null;
     }
-    String path = endpoint.getRawPath() == null ? "" : endpoint.getRawPath();
-    while (path.endsWith("/")) {
-      path = path.substring(0, path.length() - 1);
+    URI base = objectBase(connection.client());
+    if (base == null) {
+      return null;
     }
-    URI base =
-        URI.create(
-            endpoint.getScheme().toLowerCase(Locale.ROOT)
-                + "://"
-                + endpoint.getRawAuthority()
-                + path
-                + "/"
-                + SdkHttpUtils.urlEncode(bucket)
-                + "/"
-                + (prefix.isEmpty() ? "" : SdkHttpUtils.urlEncodeIgnoreSlashes(prefix) + "/"));
     HttpOptions http =
         new HttpOptions(options.retry(), Map.of(), options.maxConnections(), options.hedging());
     S3Signer signer =
@@ -186,6 +175,39 @@ public final class S3Store implements Store {
             connection.region().id(),
             Clock.systemUTC());
     return new HttpStore(base, http, name, signer);
+  }
+
+  /**
+   * The URL under which the store's objects lie, ending in {@code /}: the SDK's own URL of an
+   * object under the prefix ({@code S3Utilities.getUrl}, the endpoint rules its GETs follow:
+   * region, endpoint, path or virtual-host style, buckets whose names no host can hold), less that
+   * object's name. Null for buckets named by an ARN (access points, Object Lambda, Outposts) and S3
+   * Express directory buckets, whose requests the SDK signs its own way, and when that URL is not
+   * one zaro's client can send to (not {@code http} or {@code https}, or with a query).
+   */
+  private URI objectBase(S3AsyncClient client) {
+    if (bucket.startsWith("arn:") || bucket.endsWith("--x-s3")) {
+      return null; // access points and directory buckets: signed and addressed the SDK's own way
+    }
+    String probe = "z";
+    URI url;
+    try {
+      url =
+          client
+              .utilities()
+              .getUrl(b -> b.bucket(bucket).key(prefix.isEmpty() ? probe : prefix + "/" + probe))
+              .toURI();
+    } catch (URISyntaxException | SdkException e) {
+      return null;
+    }
+    String s = url.toString();
+    if (!(s.startsWith("http://") || s.startsWith("https://"))
+        || url.getRawQuery() != null
+        || url.getRawFragment() != null
+        || !s.endsWith("/" + probe)) {
+      return null;
+    }
+    return URI.create(s.substring(0, s.length() - probe.length()));
   }
 
   public String bucket() {
@@ -213,6 +235,11 @@ public final class S3Store implements Store {
   /** Whether object GETs go through zaro's own HTTP/1.1 client (else the SDK's). */
   boolean zaroGets() {
     return gets != null;
+  }
+
+  /** The URL object GETs through zaro's client resolve keys against, or null (the SDK's GETs). */
+  URI objectsUrl() {
+    return gets == null ? null : gets.base();
   }
 
   private String objectKey(String key) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.ByteRange;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +21,8 @@ import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.ArrowBuf;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -31,9 +33,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * GETs through zaro's own HTTP/1.1 client, signed by {@link S3Signer}, against a moto_server that
  * checks signatures (IAM authentication on: {@code INITIAL_NO_AUTH_ACTION_COUNT}): the key's owner
  * reads, and the same key with a wrong secret is refused (moto's {@code SignatureDoesNotMatch}, a
- * 403), an error naming the key. (Keys here are plain: moto's own check refuses keys with spaces or
- * colons from any client, botocore's too; S3SignerTest holds the encoding of such keys against
- * botocore's signatures.)
+ * 403), an error naming the key; addressed path style and virtual-host style. (Keys here are plain:
+ * moto's own check refuses keys with spaces or colons from any client, botocore's too; S3SignerTest
+ * holds the encoding of such keys against botocore's signatures.)
  */
 class S3SignedGetTest extends AllocatorTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -90,9 +92,15 @@ class S3SignedGetTest extends AllocatorTest {
     void run() throws Exception;
   }
 
-  @Test
+  /**
+   * Path style ({@code http://127.0.0.1:port/signed/pre/...}) and virtual-host style ({@code
+   * http://signed.localhost:port/pre/...}, the name from the module's test hosts file), where the
+   * bucket is in the signed {@code Host} header instead of the path.
+   */
+  @ParameterizedTest(name = "path style: {0}")
+  @ValueSource(booleans = {true, false})
   @SuppressWarnings("try") // MotoServer.close() waits for moto_server to exit: interruptible
-  void motoChecksTheSignaturesOfZarosGets() throws Exception {
+  void motoChecksTheSignaturesOfZarosGets(boolean pathStyle) throws Exception {
     byte[] value = new byte[100_000];
     new Random(5).nextBytes(value);
     try (MotoServer moto = MotoServer.start(Map.of("INITIAL_NO_AUTH_ACTION_COUNT", "4"))) {
@@ -118,9 +126,15 @@ class S3SignedGetTest extends AllocatorTest {
         admin.createBucket(b -> b.bucket("signed"));
         admin.putObject(b -> b.bucket("signed").key("pre/c/0.1"), RequestBody.fromBytes(value));
       }
+      URI endpoint =
+          pathStyle ? moto.endpoint() : URI.create("http://localhost:" + moto.endpoint().getPort());
+      URI objects =
+          pathStyle
+              ? moto.endpoint().resolve("/signed/pre/")
+              : URI.create("http://signed.localhost:" + moto.endpoint().getPort() + "/pre/");
       S3Options options =
           S3Options.DEFAULT
-              .withEndpoint(moto.endpoint(), true)
+              .withEndpoint(endpoint, pathStyle)
               .withRegion("us-east-1")
               .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
       as(
@@ -130,6 +144,7 @@ class S3SignedGetTest extends AllocatorTest {
             try (S3Store s = new S3Store("signed", "pre", options);
                 ArrowBuf buf = s.get("c/0.1", ByteRange.of(1000, 5000), allocator).orElseThrow()) {
               assertTrue(s.zaroGets() && !s.anonymous());
+              assertEquals(objects, s.objectsUrl());
               byte[] got = new byte[(int) buf.writerIndex()];
               buf.getBytes(0, got);
               assertArrayEquals(Arrays.copyOfRange(value, 1000, 6000), got);
@@ -140,7 +155,7 @@ class S3SignedGetTest extends AllocatorTest {
           "not-" + secret,
           () -> {
             try (S3Store s = new S3Store("signed", "pre", options)) {
-              assertTrue(s.zaroGets());
+              assertEquals(objects, s.objectsUrl());
               StoreException e =
                   assertThrows(
                       StoreException.class, () -> s.get("c/0.1", ByteRange.ALL, allocator));

@@ -13,6 +13,7 @@ import dev.zaro.arrow.store.AbstractStoreTest;
 import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.Stores;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,10 +134,18 @@ class S3StoreTest extends AbstractStoreTest {
         S3Store sdk = S3Store.open(url + "&client=sdk");
         S3Store virtualHosts = S3Store.open(url + "&path_style=false");
         S3Store tls = S3Store.open("s3://" + bucket + "?endpoint=https://127.0.0.1:1");
-        S3Store aws = S3Store.open("s3://" + bucket + "?region=us-east-1")) {
-      assertTrue(zaro.zaroGets() && tls.zaroGets());
+        S3Store aws = S3Store.open("s3://" + bucket + "/pre/fix?region=eu-west-1");
+        S3Store directory = S3Store.open("s3://zaro--euw1-az1--x-s3?region=eu-west-1")) {
+      assertTrue(zaro.zaroGets() && tls.zaroGets() && virtualHosts.zaroGets() && aws.zaroGets());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), zaro.getBytes("a/c/0/0").orElseThrow());
-      assertTrue(!sdk.zaroGets() && !virtualHosts.zaroGets() && !aws.zaroGets());
+      // the URLs the SDK's own GETs go to: virtual-host style on AWS, path style at an IP address
+      assertEquals(
+          URI.create("https://" + bucket + ".s3.eu-west-1.amazonaws.com/pre/fix/"),
+          aws.objectsUrl());
+      assertEquals(moto.endpoint().resolve("/" + bucket + "/pre/fix/"), virtualHosts.objectsUrl());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), virtualHosts.getBytes("a/c/0/0").orElseThrow());
+      // S3 Express directory buckets sign with session credentials: the SDK's GETs
+      assertTrue(!sdk.zaroGets() && !directory.zaroGets());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), sdk.getBytes("a/c/0/0").orElseThrow());
     }
     System.setProperty(S3Store.CLIENT_PROPERTY, "sdk");
