@@ -14,7 +14,9 @@ ioConcurrency and tensorstore's http concurrency stay at their defaults.
 With --store s3 the same server answers as a path-style S3 endpoint (bucket `bench`): zaro reads
 `s3://bench/NAME?endpoint=...&anonymous=true` (S3Store: object GETs through zaro's HTTP/1.1
 client on this plain-http endpoint, listing and HEAD through the SDK; --s3-client sdk sends the
-GETs through the SDK too) and tensorstore its `s3` kvstore on that endpoint.
+GETs through the SDK too) and tensorstore its `s3` kvstore on that endpoint. --s3-addressing virtual
+sends zaro's requests virtual-host style instead, to `bench.localhost` (benchmarks/loopback-hosts,
+through -Djdk.net.hosts.file), as they go to a bucket on AWS.
 
 With --anchors, each read-all row is also measured against the issue's two anchors, printed as a
 second table: the fetch floor (benchmarks/fetch_floor.py: the same objects fetched whole at zaro's
@@ -84,14 +86,20 @@ print(json.dumps(out))
 TS_S3_CHILD = TS_CHILD.replace('{"driver": "http", "base_url": url}', "json.loads(url)")
 assert TS_S3_CHILD != TS_CHILD
 S3_BUCKET = "bench"
+# names for --s3-addressing virtual: the bucket's virtual host on loopback
+HOSTS = HERE / "loopback-hosts"
 
 
-def s3_urls(port, name, scheme="http"):
-    """(zaro's s3:// URL, tensorstore's s3 kvstore spec as JSON) of a dataset on the loopback endpoint."""
+def s3_urls(port, name, scheme="http", virtual_host=False):
+    """(zaro's s3:// URL, tensorstore's s3 kvstore spec as JSON) of a dataset on the loopback endpoint.
+    With virtual_host, zaro's URL names the endpoint `localhost` with path_style=false, so its GETs
+    go to `bench.localhost` (ZARO_JAVA_OPTS then points the JVM at HOSTS for that name); tensorstore
+    stays path style."""
     endpoint = f"{scheme}://127.0.0.1:{port}"
     spec = {"driver": "s3", "bucket": S3_BUCKET, "path": f"{name}/", "endpoint": endpoint,
             "aws_region": "us-east-1", "aws_credentials": {"type": "anonymous"}}
-    return (f"s3://{S3_BUCKET}/{name}?endpoint={endpoint}&anonymous=true&region=us-east-1",
+    zaro_endpoint = f"{scheme}://localhost:{port}&path_style=false" if virtual_host else endpoint
+    return (f"s3://{S3_BUCKET}/{name}?endpoint={zaro_endpoint}&anonymous=true&region=us-east-1",
             json.dumps(spec))
 
 
@@ -173,6 +181,8 @@ def main():
                         help="s3: the server answers path-style S3; zaro reads s3://, tensorstore its s3 kvstore")
     parser.add_argument("--s3-client", choices=["zaro", "sdk"],
                         help="with --store s3: the client of zaro's object GETs (the URL's client= option)")
+    parser.add_argument("--s3-addressing", choices=["path", "virtual"], default="path",
+                        help="with --store s3: zaro's requests path style, or virtual-host style (bench.localhost)")
     parser.add_argument("--anchors", action="store_true",
                         help="read all: also the fetch floor and the local read (second table)")
     parser.add_argument("--no-tensorstore", action="store_true")
@@ -190,6 +200,8 @@ def main():
         TS_ENV = dict(os.environ, TENSORSTORE_CA_BUNDLE=str(TLS / "loopback.crt"))
     if args.zaro_http_client == "jdk":
         java_opts.append("-Dzaro.http.client=jdk")
+    if args.s3_addressing == "virtual":
+        java_opts.append(f"-Djdk.net.hosts.file={HOSTS}")
     if java_opts:
         ZARO_ENV = dict(os.environ, ZARO_JAVA_OPTS=" ".join(java_opts + [os.environ.get("ZARO_JAVA_OPTS", "")]))
     anchors = []
@@ -209,7 +221,8 @@ def main():
                 url = f"{scheme}://127.0.0.1:{server.port}/{name}_{N}.zarr"
                 ts_url, ts_child = url, TS_CHILD
                 if args.store == "s3":
-                    url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr", scheme)
+                    url, ts_url = s3_urls(server.port, f"{name}_{N}.zarr", scheme,
+                                          args.s3_addressing == "virtual")
                     if args.s3_client:
                         url += f"&client={args.s3_client}"
                     ts_child = TS_S3_CHILD

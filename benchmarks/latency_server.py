@@ -13,8 +13,9 @@ in flight).
   python benchmarks/latency_server.py DIR [--port 0] [--latency-ms 20] [--mbps 0] [--s3-bucket B]
       [--tls-cert CERT --tls-key KEY]
 
-With --s3-bucket B it also answers as a path-style S3 endpoint: GET/HEAD /B/KEY serve DIR/KEY
-(the SDKs' query parameters and signatures are ignored), so `s3://B/KEY?endpoint=...` reads DIR.
+With --s3-bucket B it also answers as an S3 endpoint: GET/HEAD /B/KEY (path style), or /KEY with
+`Host: B.anything` (virtual-host style), serve DIR/KEY (the SDKs' query parameters and signatures
+are ignored), so `s3://B/KEY?endpoint=...` reads DIR.
 
 With --tls-cert/--tls-key it serves https (testdata/tls/loopback.crt and .key: a certificate for
 127.0.0.1 that only benchmark and test clients told to trust it accept); bodies then go out through
@@ -44,9 +45,11 @@ class Counter:
         self.peak = 0
 
 
-def resolve(root, target, bucket):
+def resolve(root, target, bucket, host=""):
     rel = urllib.parse.unquote(target.split("?", 1)[0]).lstrip("/")
-    if bucket is not None:  # S3 path style: /BUCKET/KEY
+    if bucket is not None and host.startswith(bucket + "."):  # S3 virtual-host style: BUCKET.host/KEY
+        pass
+    elif bucket is not None:  # S3 path style: /BUCKET/KEY
         if not rel.startswith(bucket + "/"):
             return None
         rel = rel[len(bucket) + 1:]
@@ -84,7 +87,7 @@ async def serve(reader, writer, root, latency, mbps, counter, bucket):
                 counter.peak = max(counter.peak, counter.in_flight)
             try:
                 await asyncio.sleep(latency)
-                path = resolve(root, target, bucket)
+                path = resolve(root, target, bucket, headers.get("host", ""))
                 if path is None or method not in ("GET", "HEAD"):
                     writer.write(head(404, "Not Found", [("Content-Length", 0)]))
                     await writer.drain()
