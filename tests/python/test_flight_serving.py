@@ -159,9 +159,14 @@ def test_insecure_allows_any_address_without_tokens():
 
 
 def stall(uri):
-    """A stream of the whole 1 GiB array whose client reads one batch, then nothing: the server
-    keeps it, and its memory, until the client cancels."""
-    client = fl.connect(uri)
+    """A stream of the array's first endpoint (256 MiB) whose client reads one batch, then nothing:
+    the server keeps it, and its memory, until the client cancels.
+
+    The client's gRPC runs without BDP probing, so its HTTP/2 windows stay at their initial size.
+    With probing on, over loopback it grew them to 256 MiB within a second (SETTINGS
+    INITIAL_WINDOW_SIZE=268435456 in the server's frame log), took the whole endpoint into its own
+    buffers, and the "stalled" stream ended with every row: about 1 run in 17."""
+    client = fl.connect(uri, generic_options=[("grpc.http2.bdp_probe", 0)])
     reader = client.do_get(client.get_flight_info(fl.FlightDescriptor.for_path("/")).endpoints[0].ticket)
     reader.read_chunk()
     time.sleep(0.5)  # the server fills what gRPC buffers, then waits for the client

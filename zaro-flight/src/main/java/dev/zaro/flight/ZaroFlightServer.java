@@ -2,12 +2,17 @@ package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -32,6 +37,12 @@ public final class ZaroFlightServer implements AutoCloseable {
   private final Zaro zaro;
   private final ServerOptions options;
   private final ExecutorService calls;
+
+  /** The Netty event loops of the server's connections (ours: see {@link #start}). */
+  private final EventLoopGroup boss;
+
+  private final EventLoopGroup workers;
+
   private ZaroHttpServer http;
   private boolean closed;
   private volatile boolean shuttingDown;
@@ -43,8 +54,12 @@ public final class ZaroFlightServer implements AutoCloseable {
       FlightProducer served,
       FlightServer server,
       ServerOptions options,
-      ExecutorService calls) {
+      ExecutorService calls,
+      EventLoopGroup boss,
+      EventLoopGroup workers) {
     this.calls = calls;
+    this.boss = boss;
+    this.workers = workers;
     this.served = served;
     this.zaro = zaro;
     this.allocator = allocator;
@@ -88,6 +103,14 @@ public final class ZaroFlightServer implements AutoCloseable {
     // FlightServer's, because FlightServer stops its own executor at shutdown, while running
     // streams still need those callbacks to finish
     ExecutorService calls = Executors.newCachedThreadPool();
+    // gRPC's transport as by default (NIO, one acceptor thread, Netty's default count of I/O
+    // threads), but on a server channel whose connections close lingering (LingeringClose), so a
+    // graceful shutdown cannot reset a connection whose last stream has just ended; a custom
+    // channel type means gRPC wants the event loops from us too, and we shut them down
+    EventLoopGroup boss =
+        new NioEventLoopGroup(1, new DefaultThreadFactory("zaro-grpc-boss", true));
+    EventLoopGroup workers =
+        new NioEventLoopGroup(0, new DefaultThreadFactory("zaro-grpc-worker", true));
     ZaroFlightProducer producer = null;
     FlightProducer served = null;
     try {
@@ -98,8 +121,16 @@ public final class ZaroFlightServer implements AutoCloseable {
           tls == null
               ? Location.forGrpcInsecure(options.host(), options.port())
               : Location.forGrpcTls(options.host(), options.port());
+      Consumer<NettyServerBuilder> transport =
+          netty ->
+              netty
+                  .channelFactory(LingeringClose.ServerChannel.FACTORY)
+                  .bossEventLoopGroup(boss)
+                  .workerEventLoopGroup(workers);
       FlightServer.Builder builder =
-          FlightServer.builder(allocator, location, served).executor(calls);
+          FlightServer.builder(allocator, location, served)
+              .executor(calls)
+              .transportHint("grpc.builderConsumer", transport);
       if (tls != null) {
         builder.useTls(tls.certChain().toFile(), tls.privateKey().toFile());
         if (tls.clientCa() != null) {
@@ -111,7 +142,8 @@ public final class ZaroFlightServer implements AutoCloseable {
       }
       FlightServer server = builder.build();
       server.start();
-      return new ZaroFlightServer(zaro, allocator, producer, served, server, options, calls);
+      return new ZaroFlightServer(
+          zaro, allocator, producer, served, server, options, calls, boss, workers);
     } catch (IOException | RuntimeException e) {
       if (served != producer) {
         closeService(served);
@@ -120,6 +152,8 @@ public final class ZaroFlightServer implements AutoCloseable {
         producer.close();
       }
       calls.shutdown();
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
       allocator.close(); // before zaro, which may close the cache whose root it is under
       zaro.close();
       throw e;
@@ -187,6 +221,9 @@ public final class ZaroFlightServer implements AutoCloseable {
         shutdown(options.shutdownGrace());
       }
       server.close(); // after 3 s, cancels the calls still open (gRPC then frees what they held)
+      // its connections are closed now, the lingering ones too (a forceful shutdown ends those)
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
       if (http != null) {
         http.close(); // closes its connections: writes still pending fail and free their batches
       }
