@@ -32,7 +32,7 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3Utilities;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
@@ -60,7 +60,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * a {@code 404} is an absent key whatever its S3 error code (the reply's body is not read), and a
  * {@code 403} an error naming the key and URL. Listing and {@code HEAD} (zero-length ranges) stay
  * on the SDK, as does everything with {@code client=sdk} in the URL's query or {@code -D}{@value
- * #CLIENT_PROPERTY}{@code =sdk}.
+ * #CLIENT_PROPERTY}{@code =sdk}. The SDK's client is built at the first request that needs it
+ * ({@link S3Connection}): a read that needs none of those never loads it.
  *
  * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
  * {@link S3Request}), one SDK call per attempt:
@@ -102,7 +103,7 @@ public final class S3Store implements Store {
   private final String prefix;
   private final String name;
   private final S3Options options;
-  private final S3AsyncClient s3;
+  private final S3Connection connection; // the SDK's client, built at its first use
   private final boolean unsigned;
   private final RequestPolicy policy;
   private final HttpStore gets; // or null: object GETs through the SDK
@@ -139,7 +140,7 @@ public final class S3Store implements Store {
             + (this.prefix.isEmpty() ? "" : "/" + this.prefix)
             + (options.endpoint() == null ? "" : " (" + options.endpoint() + ")");
     S3Connection connection = S3Connection.open(options, bucket, name);
-    this.s3 = connection.client();
+    this.connection = connection;
     this.unsigned = connection.unsigned();
     this.policy = connection.policy();
     this.gets = gets(connection);
@@ -163,7 +164,7 @@ public final class S3Store implements Store {
                 || endpoint.getRawQuery() != null))) {
       return null;
     }
-    URI base = objectBase(connection.client());
+    URI base = objectBase(connection.utilities());
     if (base == null) {
       return null;
     }
@@ -185,7 +186,7 @@ public final class S3Store implements Store {
    * Express directory buckets, whose requests the SDK signs its own way, and when that URL is not
    * one zaro's client can send to (not {@code http} or {@code https}, or with a query).
    */
-  private URI objectBase(S3AsyncClient client) {
+  private URI objectBase(S3Utilities utilities) {
     if (bucket.startsWith("arn:") || bucket.endsWith("--x-s3")) {
       return null; // access points and directory buckets: signed and addressed the SDK's own way
     }
@@ -193,8 +194,7 @@ public final class S3Store implements Store {
     URI url;
     try {
       url =
-          client
-              .utilities()
+          utilities
               .getUrl(b -> b.bucket(bucket).key(prefix.isEmpty() ? probe : prefix + "/" + probe))
               .toURI();
     } catch (URISyntaxException | SdkException e) {
@@ -230,6 +230,11 @@ public final class S3Store implements Store {
   /** Hedged requests sent so far (see {@link S3Options#hedging}). */
   long hedges() {
     return policy.hedges() + (gets == null ? 0 : gets.hedges());
+  }
+
+  /** Whether the SDK's client has been built (it is at its first use). */
+  boolean sdkClientBuilt() {
+    return connection.clientBuilt();
   }
 
   /** Whether object GETs go through zaro's own HTTP/1.1 client (else the SDK's). */
@@ -332,8 +337,8 @@ public final class S3Store implements Store {
               S3Body body = new S3Body(allocator, where, relay == null ? null : relay::arrived);
               CompletableFuture<ArrowBuf> call =
                   relay == null
-                      ? s3.getObject(req, body)
-                      : relay.start(body, () -> s3.getObject(req, body));
+                      ? connection.client().getObject(req, body)
+                      : relay.start(body, () -> connection.client().getObject(req, body));
               return new S3Request.Sent<>(
                   call.thenApply(buf -> new Got(buf, body.response())),
                   () -> {
@@ -421,7 +426,7 @@ public final class S3Store implements Store {
    */
   private CompletableFuture<Void> bucketExists(String key) {
     HeadBucketRequest req = HeadBucketRequest.builder().bucket(bucket).build();
-    return S3Request.of(() -> s3.headBucket(req))
+    return S3Request.of(() -> connection.client().headBucket(req))
         .send(policy, "bucket '" + bucket + "' in " + name)
         .handle(
             (reply, failure) -> {
@@ -468,7 +473,7 @@ public final class S3Store implements Store {
       String key, String object, ByteRange range, BufferAllocator allocator) {
     HeadObjectRequest req = HeadObjectRequest.builder().bucket(bucket).key(object).build();
     String where = where(key) + " in " + name;
-    return S3Request.of(() -> s3.headObject(req))
+    return S3Request.of(() -> connection.client().headObject(req))
         .send(policy, where)
         .handle(
             (reply, failure) ->
@@ -492,7 +497,9 @@ public final class S3Store implements Store {
     CompletableFuture<Optional<byte[]>> call =
         S3Request.of(
                 () ->
-                    s3.getObject(req, AsyncResponseTransformer.toBytes())
+                    connection
+                        .client()
+                        .getObject(req, AsyncResponseTransformer.toBytes())
                         .thenApply(ResponseBytes::asByteArray))
             .send(policy, where(key) + " in " + name)
             .handle((reply, failure) -> answer(key, ByteRange.ALL, reply, failure));
@@ -607,7 +614,7 @@ public final class S3Store implements Store {
       try {
         reply =
             Futures.await(
-                S3Request.of(() -> s3.listObjectsV2(req))
+                S3Request.of(() -> connection.client().listObjectsV2(req))
                     .send(policy, "the listing of '" + keyPrefix + "' in " + name),
                 keyPrefix);
       } catch (StoreException e) {
@@ -659,6 +666,6 @@ public final class S3Store implements Store {
     if (gets != null) {
       gets.close();
     }
-    s3.close();
+    connection.close();
   }
 }

@@ -170,6 +170,26 @@ class S3StoreTest extends AbstractStoreTest {
     }
   }
 
+  /**
+   * Reads through zaro's client build no SDK client (it is built at the first request that needs
+   * one: a listing here); with {@code client=sdk} the first read builds it.
+   */
+  @Test
+  void theSdkClientIsBuiltWhenARequestNeedsIt() {
+    try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
+      assertTrue(!s.sdkClientBuilt());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), s.getBytes("a/c/0/0").orElseThrow());
+      assertArrayEquals(CONTENTS.get("a/c/0/1"), read(s, "a/c/0/1", ByteRange.ALL));
+      assertEquals(sdkGets(), s.sdkClientBuilt());
+      assertEquals(List.of("a/c/0/0", "a/c/0/1", "a/c/1/0"), s.list("a/c/").toList());
+      assertTrue(s.sdkClientBuilt());
+    }
+    // closed before any request: nothing was built, nothing to shut down
+    try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
+      assertTrue(!s.sdkClientBuilt());
+    }
+  }
+
   @Test
   void aMissingBucketIsAClearError() {
     try (S3Store s = new S3Store("no-such-bucket-zaro", "", options())) {
