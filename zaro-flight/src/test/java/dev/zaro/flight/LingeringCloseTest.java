@@ -128,6 +128,20 @@ class LingeringCloseTest {
     }
   }
 
+  /**
+   * Waits until the server's socket is closed in the kernel, not only in Netty: the JDK closes the
+   * descriptor of a channel registered with a selector when that selector next runs, after {@code
+   * closeFuture} has completed. A task scheduled on the channel's event loop runs after at least
+   * one more pass through the selector.
+   */
+  private static boolean socketClosed(Channel connection) {
+    return connection.closeFuture().awaitUninterruptibly(10_000)
+        && connection
+            .eventLoop()
+            .schedule(() -> {}, 10, TimeUnit.MILLISECONDS)
+            .awaitUninterruptibly(10_000);
+  }
+
   private static long drain(InputStream in) throws IOException {
     byte[] buf = new byte[1 << 16];
     long total = 0;
@@ -145,7 +159,7 @@ class LingeringCloseTest {
       SocketException e =
           assertThrows(
               SocketException.class,
-              () -> readAll(server, accepted, c -> c.closeFuture().awaitUninterruptibly(10_000)));
+              () -> readAll(server, accepted, LingeringCloseTest::socketClosed));
       assertTrue(e.getMessage().contains("reset"), e.getMessage());
     } finally {
       server.close().sync();
