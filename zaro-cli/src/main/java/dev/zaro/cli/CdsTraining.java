@@ -45,8 +45,8 @@ final class CdsTraining {
    * Runs the commands; {@code args[0]} is the sample store, {@code args[1]} {@code serve} for the
    * archive of {@code serve} alone (its own: serving loads about 1,100 classes no other command
    * needs), {@code remote} for the archive of commands whose arguments name a remote store (the
-   * other commands, then a read over http and https: about 1,900 classes more, which would slow a
-   * local command's start), anything else or nothing for the other commands.
+   * other commands, then a read over http, over S3 and over https: about 2,400 classes more, which
+   * would slow a local command's start), anything else or nothing for the other commands.
    *
    * @param args the sample store's path, and the mode
    * @throws Exception when the temporary directory cannot be made
@@ -111,12 +111,13 @@ final class CdsTraining {
   }
 
   /**
-   * A {@code read} of the sample over http and over https from a server on a free loopback port:
-   * the classes of zaro's HTTP client, its TLS (BoringSSL through Netty where it loads, else the
-   * JDK's) and the certificate check, which a first remote read otherwise loads outside the archive
-   * (about 1,400 over https: benchmarks/README.md, "C2 for the hot loops"). The https server's
-   * certificate is the checkout's {@code testdata/tls} (a loopback test certificate), trusted for
-   * this run only; without it, https is skipped.
+   * A {@code read} of the sample over http, over S3 (a path-style endpoint) and over https, each
+   * from a server on a free loopback port: the classes of zaro's HTTP client, the S3 store, its TLS
+   * (BoringSSL through Netty where it loads, else the JDK's) and the certificate check, which a
+   * first remote read otherwise loads outside the archive (about 1,400 over https:
+   * benchmarks/README.md, "C2 for the hot loops"). The https server's certificate is the checkout's
+   * {@code testdata/tls} (a loopback test certificate), trusted for this run only; without it,
+   * https is skipped.
    *
    * @return the number of reads that failed
    */
@@ -130,6 +131,9 @@ final class CdsTraining {
       HttpServer http =
           HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
       failed += readOver(http, "http", root, store, dir);
+      HttpServer s3 =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      failed += readOver(s3, "s3", root, store, dir);
       if (Files.isReadable(key) && Files.isReadable(trust)) {
         HttpsServer https =
             HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -161,13 +165,33 @@ final class CdsTraining {
     return context;
   }
 
-  /** Serves {@code root}'s files on {@code server}, reads the sample through it, and stops it. */
+  /** The bucket of the training's S3 read. */
+  private static final String BUCKET = "zaro-cds";
+
+  /**
+   * Serves {@code root}'s files on {@code server}, reads the sample through it, and stops it. With
+   * {@code scheme} {@code s3}, the server is a path-style S3 endpoint of bucket {@value #BUCKET}
+   * and the read is anonymous: the classes of an {@code s3://} read whose GETs go through zaro's
+   * client (the store, the SDK's endpoint rules), about 480 that a first S3 command otherwise loads
+   * from jars.
+   */
   private static int readOver(HttpServer server, String scheme, Path root, Path store, Path dir) {
-    server.createContext("/", exchange -> serveFile(exchange, root));
+    boolean s3 = scheme.equals("s3");
+    String prefix = s3 ? "/" + BUCKET + "/" : "/";
+    server.createContext(prefix, exchange -> serveFile(exchange, root, prefix));
     server.start();
     try {
+      String address = "127.0.0.1:" + server.getAddress().getPort();
       String url =
-          scheme + "://127.0.0.1:" + server.getAddress().getPort() + "/" + store.getFileName();
+          s3
+              ? "s3://"
+                  + BUCKET
+                  + "/"
+                  + store.getFileName()
+                  + "?endpoint=http://"
+                  + address
+                  + "&anonymous=true&region=us-east-1"
+              : scheme + "://" + address + "/" + store.getFileName();
       String out = dir.resolve(scheme + ".arrow").toString();
       return Main.run("read", url, "t2m", "--slice", "0:2", "--out", out) == 0 ? 0 : 1;
     } finally {
@@ -176,13 +200,15 @@ final class CdsTraining {
   }
 
   /**
-   * A GET of one file under {@code root}: the whole file, or the one range asked for ({@code
-   * bytes=a-b}, {@code bytes=a-}, or the last n bytes {@code bytes=-n}, as a shard's index is
-   * read).
+   * A GET of one file under {@code root} (the path after {@code prefix}): the whole file, or the
+   * one range asked for ({@code bytes=a-b}, {@code bytes=a-}, or the last n bytes {@code bytes=-n},
+   * as a shard's index is read).
    */
-  private static void serveFile(HttpExchange exchange, Path root) throws IOException {
+  private static void serveFile(HttpExchange exchange, Path root, String prefix)
+      throws IOException {
     try (exchange) {
-      Path file = root.resolve(exchange.getRequestURI().getPath().substring(1)).normalize();
+      Path file =
+          root.resolve(exchange.getRequestURI().getPath().substring(prefix.length())).normalize();
       if (!file.startsWith(root) || !Files.isRegularFile(file)) {
         exchange.sendResponseHeaders(404, -1);
         return;

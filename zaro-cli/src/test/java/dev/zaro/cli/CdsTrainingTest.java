@@ -21,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 class CdsTrainingTest {
 
   /**
-   * The remote archive's training reads the sample over http and over https from a loopback server:
-   * its list holds zaro's HTTP client, its TLS connection and the certificate check, which the
-   * local archive's training never loads.
+   * The remote archive's training reads the sample over http, S3 and https from loopback servers:
+   * its list holds zaro's HTTP client, its TLS connection, the certificate check, the S3 store and
+   * the SDK's endpoint rules, which the local archive's training never loads.
    */
   @Test
   void remoteTrainingLoadsTheHttpClientAndItsTls(@TempDir Path dir) throws Exception {
@@ -31,8 +31,12 @@ class CdsTrainingTest {
     assertTrue(remote.contains("dev/zaro/arrow/store/Http1Client$Conn$Tls"), "TLS connection");
     assertTrue(remote.contains("dev/zaro/arrow/store/HttpStore"), "HTTP store");
     assertTrue(remote.contains("sun/security/validator/PKIXValidator"), "certificate check");
+    assertTrue(remote.contains("dev/zaro/s3/S3Store"), "S3 store");
+    assertTrue(
+        remote.contains("software/amazon/awssdk/services/s3/S3Utilities"), "S3 endpoint rules");
     List<String> local = train(dir, "commands");
     assertFalse(local.contains("dev/zaro/arrow/store/Http1Client$Conn$Tls"));
+    assertFalse(local.contains("dev/zaro/s3/S3Store"));
     assertTrue(local.contains("dev/zaro/cli/ReadCommand"));
   }
 
