@@ -91,6 +91,30 @@ final class S3Signer implements HttpStore.Signer {
     return out;
   }
 
+  /** A reply naming another region: where the bucket is, and how to read it there. */
+  @Override
+  public String elsewhere(String bucketRegion) {
+    return elsewhere(bucketRegion, region);
+  }
+
+  /**
+   * The advice for a bucket in {@code bucketRegion} (S3's {@code x-amz-bucket-region} header) asked
+   * through {@code region}; null when they are the same region.
+   */
+  static String elsewhere(String bucketRegion, String region) {
+    String other = bucketRegion.strip();
+    if (other.isEmpty() || other.equals(region)) {
+      return null;
+    }
+    return "the bucket is in region '"
+        + other
+        + "', not '"
+        + region
+        + "': add region="
+        + other
+        + " to the s3:// URL's query (or set AWS_REGION)";
+  }
+
   @Override
   public String denied() {
     return credentials == null

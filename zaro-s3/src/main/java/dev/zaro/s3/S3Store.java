@@ -592,7 +592,18 @@ public final class S3Store implements Store {
                 : ": the credentials may not read it");
       }
       String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
-      return "HTTP " + s.statusCode() + (code == null ? "" : " " + code);
+      String advice =
+          s.awsErrorDetails() == null || s.awsErrorDetails().sdkHttpResponse() == null
+              ? null
+              : s.awsErrorDetails()
+                  .sdkHttpResponse()
+                  .firstMatchingHeader("x-amz-bucket-region")
+                  .map(r -> S3Signer.elsewhere(r, connection.region().id()))
+                  .orElse(null);
+      return "HTTP "
+          + s.statusCode()
+          + (code == null ? "" : " " + code)
+          + (advice == null ? "" : "; " + advice);
     }
     return String.valueOf(cause.getMessage());
   }

@@ -131,6 +131,33 @@ class S3StoreFaultTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A bucket in another region than the store's (S3's 301 PermanentRedirect naming it in {@code
+   * x-amz-bucket-region}): the error names the key, S3's reason, the bucket's region and the option
+   * that reads it there.
+   */
+  @Test
+  void aBucketInAnotherRegionIsAnErrorNamingItsRegion() {
+    server.fault(TestHttpServer.Fault.WRONG_REGION);
+    try (S3Store s = store(3)) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, allocator));
+      assertTrue(
+          e.getMessage().contains(named(server.endpoint()))
+              && e.getMessage().contains("301")
+              && e.getMessage()
+                  .contains(
+                      "the bucket is in region 'us-west-2', not 'us-east-1': add"
+                          + " region=us-west-2 to the s3:// URL's query"),
+          e.getMessage());
+      if (!sdkGets()) { // S3's own words, from the reply's body
+        assertTrue(
+            e.getMessage().contains("PermanentRedirect: The bucket you are"), e.getMessage());
+      }
+      assertEquals(0, server.pendingFaults());
+    }
+  }
+
   @Test
   void manyRequestsAreInFlightAtOnce() throws Exception {
     server.latencyMillis = 100;

@@ -90,12 +90,13 @@ final class Http1Client implements AutoCloseable {
   static final int ERROR_TEXT_BYTES = 4096;
 
   /**
-   * Whether a reply of {@code status} keeps the start of its body for a message: errors, but not
-   * {@code 404}/{@code 410}, which stores take for an absent key (a sparse array's every missing
-   * chunk) and never quote.
+   * Whether a reply of {@code status} keeps the start of its body for a message: errors, and
+   * redirects (one without a {@code Location} is an error too: S3's {@code 301 PermanentRedirect}
+   * says why in its body), but not {@code 304} (no body) nor {@code 404}/{@code 410}, which stores
+   * take for an absent key (a sparse array's every missing chunk) and never quote.
    */
   static boolean keepsErrorText(int status) {
-    return status >= 400 && status != 404 && status != 410;
+    return status >= 300 && status != 304 && status != 404 && status != 410;
   }
 
   /**

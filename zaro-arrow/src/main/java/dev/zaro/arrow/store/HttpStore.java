@@ -70,6 +70,15 @@ public final class HttpStore implements Store {
     default String denied() {
       return "the URL needs credentials or is not public";
     }
+
+    /**
+     * What to tell the reader when an error reply names the region its bucket is in (S3's {@code
+     * x-amz-bucket-region} header, as on a {@code 301 PermanentRedirect} from another region's
+     * endpoint, or a {@code 400} for a request signed for another region); null to say nothing.
+     */
+    default String elsewhere(String region) {
+      return null;
+    }
   }
 
   private static volatile HttpClient sharedClient;
@@ -664,7 +673,24 @@ public final class HttpStore implements Store {
               + serverSays(r));
     }
     throw new StoreException(
-        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status + serverSays(r));
+        "cannot read key '"
+            + key
+            + "' ("
+            + url
+            + "): unexpected HTTP "
+            + status
+            + serverSays(r)
+            + elsewhere(r));
+  }
+
+  /** The signer's advice on a reply that names the bucket's region ({@link Signer#elsewhere}). */
+  private String elsewhere(HttpResponse<?> r) {
+    if (signer == null) {
+      return "";
+    }
+    String advice =
+        r.headers().firstValue("x-amz-bucket-region").map(signer::elsewhere).orElse(null);
+    return advice == null ? "" : "; " + advice;
   }
 
   /** The most characters of a server's error text a message quotes. */

@@ -48,6 +48,11 @@ public final class TestHttpServer implements AutoCloseable {
     TOO_MANY,
     /** HTTP 403 with S3's error XML (SignatureDoesNotMatch), as S3 refuses a bad signature. */
     DENIED_XML,
+    /**
+     * HTTP 301 with S3's PermanentRedirect XML and {@code x-amz-bucket-region: us-west-2}, no
+     * {@code Location}: what S3 answers a request sent to another region's endpoint.
+     */
+    WRONG_REGION,
     /** HTTP 500 with a plain-text body over several lines. */
     ERROR_500_TEXT,
     /** HTTP 500 with a binary body. */
@@ -224,10 +229,22 @@ public final class TestHttpServer implements AutoCloseable {
       Thread.sleep(Long.MAX_VALUE);
     }
     if (fault == Fault.DENIED_XML
+        || fault == Fault.WRONG_REGION
         || fault == Fault.ERROR_500_TEXT
         || fault == Fault.ERROR_500_BINARY) {
       byte[] body;
-      if (fault == Fault.DENIED_XML) {
+      int status = fault == Fault.DENIED_XML ? 403 : fault == Fault.WRONG_REGION ? 301 : 500;
+      if (fault == Fault.WRONG_REGION) {
+        ex.getResponseHeaders().set("Content-Type", "application/xml");
+        ex.getResponseHeaders().set("x-amz-bucket-region", "us-west-2");
+        body =
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>PermanentRedirect</Code>"
+                    + "<Message>The bucket you are attempting to access must be addressed using the"
+                    + " specified endpoint. Please send all future requests to this endpoint."
+                    + "</Message><Endpoint>bucket.s3.us-west-2.amazonaws.com</Endpoint>"
+                    + "<Bucket>bucket</Bucket><RequestId>42</RequestId></Error>")
+                .getBytes(StandardCharsets.UTF_8);
+      } else if (fault == Fault.DENIED_XML) {
         ex.getResponseHeaders().set("Content-Type", "application/xml");
         body =
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\n  <Code>SignatureDoesNotMatch</Code>\n"
@@ -241,7 +258,7 @@ public final class TestHttpServer implements AutoCloseable {
         ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
         body = new byte[] {0, 1, 2, (byte) 0xff, 'x'};
       }
-      ex.sendResponseHeaders(fault == Fault.DENIED_XML ? 403 : 500, body.length);
+      ex.sendResponseHeaders(status, body.length);
       try (var out = ex.getResponseBody()) {
         out.write(body);
       }
