@@ -158,6 +158,16 @@ final class S3Connection implements AutoCloseable {
     return utilities;
   }
 
+  /** {@link #utilities} for another region (a bucket that is there, not in {@link #region}). */
+  S3Utilities utilities(Region other) {
+    S3Utilities.Builder b =
+        S3Utilities.builder().region(other).s3Configuration(configuration(options));
+    if (options.endpoint() != null) {
+      b.endpoint(options.endpoint());
+    }
+    return b.build();
+  }
+
   /**
    * The SDK's client, built at the first call.
    *
@@ -187,6 +197,8 @@ final class S3Connection implements AutoCloseable {
                     .readTimeout(retry.requestTimeout().multipliedBy(2))
                     .writeTimeout(retry.requestTimeout().multipliedBy(2)))
             .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
+            // a bucket in another region: the SDK asks there (its listings, HEADs and GETs)
+            .crossRegionAccessEnabled(true)
             .serviceConfiguration(configuration(options));
     if (options.endpoint() != null) {
       builder.endpointOverride(options.endpoint());

@@ -25,6 +25,8 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -32,6 +34,7 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Utilities;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -106,7 +109,10 @@ public final class S3Store implements Store {
   private final S3Connection connection; // the SDK's client, built at its first use
   private final boolean unsigned;
   private final RequestPolicy policy;
-  private final HttpStore gets; // or null: object GETs through the SDK
+  private volatile HttpStore gets; // or null: object GETs through the SDK
+  private volatile String getsRegion; // the region gets signs for and addresses
+  private final List<HttpStore> retired =
+      new ArrayList<>(); // gets of other regions; guarded by this
   private volatile boolean bucketSeen; // a GET through gets found the bucket there
 
   /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
@@ -143,7 +149,8 @@ public final class S3Store implements Store {
     this.connection = connection;
     this.unsigned = connection.unsigned();
     this.policy = connection.policy();
-    this.gets = gets(connection);
+    this.getsRegion = connection.region().id();
+    this.gets = gets(connection, connection.region());
   }
 
   /**
@@ -154,7 +161,7 @@ public final class S3Store implements Store {
    * the client's credentials (unsigned when the client is anonymous) and share the endpoint's limit
    * of requests in flight with the SDK's.
    */
-  private HttpStore gets(S3Connection connection) {
+  private HttpStore gets(S3Connection connection, Region region) {
     URI endpoint = options.endpoint();
     if (options.sdkGets()
         || (endpoint != null
@@ -164,17 +171,18 @@ public final class S3Store implements Store {
                 || endpoint.getRawQuery() != null))) {
       return null;
     }
-    URI base = objectBase(connection.utilities());
+    URI base =
+        objectBase(
+            region.equals(connection.region())
+                ? connection.utilities()
+                : connection.utilities(region));
     if (base == null) {
       return null;
     }
     HttpOptions http =
         new HttpOptions(options.retry(), Map.of(), options.maxConnections(), options.hedging());
     S3Signer signer =
-        new S3Signer(
-            unsigned ? null : connection.credentials(),
-            connection.region().id(),
-            Clock.systemUTC());
+        new S3Signer(unsigned ? null : connection.credentials(), region.id(), Clock.systemUTC());
     return new HttpStore(base, http, name, signer);
   }
 
@@ -229,7 +237,14 @@ public final class S3Store implements Store {
 
   /** Hedged requests sent so far (see {@link S3Options#hedging}). */
   long hedges() {
-    return policy.hedges() + (gets == null ? 0 : gets.hedges());
+    long n = policy.hedges();
+    synchronized (this) {
+      for (HttpStore g : retired) {
+        n += g.hedges();
+      }
+    }
+    HttpStore g = gets;
+    return n + (g == null ? 0 : g.hedges());
   }
 
   /** Whether the SDK's client has been built (it is at its first use). */
@@ -244,7 +259,8 @@ public final class S3Store implements Store {
 
   /** The URL object GETs through zaro's client resolve keys against, or null (the SDK's GETs). */
   URI objectsUrl() {
-    return gets == null ? null : gets.base();
+    HttpStore g = gets;
+    return g == null ? null : g.base();
   }
 
   private String objectKey(String key) {
@@ -271,7 +287,7 @@ public final class S3Store implements Store {
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     if (gets != null && !ContentRange.isEmpty(range)) {
-      return bucketChecked(key, gets.getAsync(key, range, allocator, executor));
+      return bucketChecked(key, followed(g -> g.getAsync(key, range, allocator, executor)));
     }
     return fetch(key, range, allocator, null);
   }
@@ -298,7 +314,8 @@ public final class S3Store implements Store {
       return Store.super.getAsync(key, range, allocator, executor, arrivals);
     }
     if (gets != null) {
-      return bucketChecked(key, gets.getAsync(key, range, allocator, executor, arrivals));
+      return bucketChecked(
+          key, followed(g -> g.getAsync(key, range, allocator, executor, arrivals)));
     }
     String where;
     try {
@@ -377,6 +394,88 @@ public final class S3Store implements Store {
           }
         });
     return result;
+  }
+
+  /**
+   * A request through zaro's client ({@code call} on the current {@link #gets}); when S3 answers
+   * that the bucket is in another region ({@link HttpStore.BucketElsewhere}), the store moves its
+   * GETs there ({@link #moved}) and the request is sent again, once. Cancelling the returned future
+   * cancels the request under way.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Optional<ArrowBuf>> followed(
+      Function<HttpStore, CompletableFuture<Optional<ArrowBuf>>> call) {
+    HttpStore first = gets;
+    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
+    AtomicReference<CompletableFuture<Optional<ArrowBuf>>> current =
+        new AtomicReference<>(call.apply(first));
+    current
+        .get()
+        .whenComplete(
+            (v, e) -> {
+              Throwable cause = e == null ? null : Futures.unwrap(e);
+              HttpStore there =
+                  cause instanceof HttpStore.BucketElsewhere b && !out.isDone()
+                      ? moved(first, b)
+                      : null;
+              if (there == null) {
+                settle(out, v, cause);
+                return;
+              }
+              CompletableFuture<Optional<ArrowBuf>> again = call.apply(there);
+              current.set(again);
+              if (out.isDone()) {
+                again.cancel(true); // cancelled meanwhile
+              }
+              again.whenComplete(
+                  (v2, e2) -> settle(out, v2, e2 == null ? null : Futures.unwrap(e2)));
+            });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            current.get().cancel(true);
+          }
+        });
+    return out;
+  }
+
+  /** Completes {@code out} with a value or a failure; frees a value nobody takes any more. */
+  private static void settle(
+      CompletableFuture<Optional<ArrowBuf>> out, Optional<ArrowBuf> v, Throwable failure) {
+    if (failure != null) {
+      out.completeExceptionally(failure);
+    } else if (!out.complete(v)) {
+      v.ifPresent(ArrowBuf::close);
+    }
+  }
+
+  /**
+   * The GETs' store for the region {@code elsewhere} names, replacing {@code from} (then retired,
+   * closed with this store): null when that is the region {@code from} already asks in, or zaro's
+   * client cannot address the bucket there. When another request has moved the GETs already, the
+   * current store.
+   */
+  private synchronized HttpStore moved(HttpStore from, HttpStore.BucketElsewhere elsewhere) {
+    if (gets != from) {
+      return gets;
+    }
+    if (elsewhere.region().equals(getsRegion)) {
+      return null;
+    }
+    HttpStore there = gets(connection, Region.of(elsewhere.region()));
+    if (there == null) {
+      return null;
+    }
+    retired.add(from);
+    getsRegion = elsewhere.region();
+    gets = there;
+    return there;
+  }
+
+  /** The region object GETs through zaro's client sign for and are addressed to (for tests). */
+  String getsRegion() {
+    return getsRegion;
   }
 
   /**
@@ -486,8 +585,18 @@ public final class S3Store implements Store {
 
   @Override
   public Optional<byte[]> getBytes(String key) {
-    if (gets != null) {
-      Optional<byte[]> got = gets.getBytes(key);
+    HttpStore first = gets;
+    if (first != null) {
+      Optional<byte[]> got;
+      try {
+        got = first.getBytes(key);
+      } catch (HttpStore.BucketElsewhere e) {
+        HttpStore there = moved(first, e);
+        if (there == null) {
+          throw e;
+        }
+        got = there.getBytes(key);
+      }
       if (got.isEmpty() && !bucketSeen) {
         Futures.await(bucketExists(key), key);
       }
@@ -674,8 +783,12 @@ public final class S3Store implements Store {
 
   @Override
   public void close() {
-    if (gets != null) {
-      gets.close();
+    HttpStore g = gets;
+    if (g != null) {
+      g.close();
+    }
+    synchronized (this) {
+      retired.forEach(HttpStore::close);
     }
     connection.close();
   }

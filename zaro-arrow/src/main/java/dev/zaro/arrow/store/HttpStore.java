@@ -672,7 +672,7 @@ public final class HttpStore implements Store {
               + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts")
               + serverSays(r));
     }
-    throw new StoreException(
+    String message =
         "cannot read key '"
             + key
             + "' ("
@@ -680,7 +680,39 @@ public final class HttpStore implements Store {
             + "): unexpected HTTP "
             + status
             + serverSays(r)
-            + elsewhere(r));
+            + elsewhere(r);
+    Optional<String> region =
+        r.headers().firstValue("x-amz-bucket-region").map(String::strip).filter(x -> !x.isEmpty());
+    if (region.isPresent()) {
+      throw new BucketElsewhere(message, status, region.get());
+    }
+    throw new StoreException(message);
+  }
+
+  /**
+   * An error reply that names the region its bucket is in (S3's {@code x-amz-bucket-region}
+   * header): a request sent to another region's endpoint ({@code 301 PermanentRedirect}) or signed
+   * for another region ({@code 400}). An S3 store may read the bucket from there instead.
+   */
+  public static final class BucketElsewhere extends StoreException {
+    private final int status;
+    private final String region;
+
+    BucketElsewhere(String message, int status, String region) {
+      super(message);
+      this.status = status;
+      this.region = region;
+    }
+
+    /** The reply's HTTP status. */
+    public int status() {
+      return status;
+    }
+
+    /** The region the reply names. */
+    public String region() {
+      return region;
+    }
   }
 
   /** The signer's advice on a reply that names the bucket's region ({@link Signer#elsewhere}). */
