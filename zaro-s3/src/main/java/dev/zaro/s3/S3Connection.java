@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.s3.S3Utilities;
 /**
  * What an {@link S3Store} talks to S3 with, set up from its {@link S3Options}: credentials (the
  * default chain, else unsigned), region, endpoint and addressing, the SDK's endpoint rules ({@link
- * #utilities}), the SDK's client ({@link #client}) with {@link S3Options#maxConnections}
+ * #utilities(Region)}), the SDK's client ({@link #client}) with {@link S3Options#maxConnections}
  * connections, and the {@link RequestPolicy} every request goes through, the one HTTP and GCS use,
  * from the shared {@link RetryOptions}: per-attempt deadlines, at most {@link
  * RetryOptions#maxAttempts} attempts with exponential backoff and jitter, hedging of slow GETs, and
@@ -114,16 +114,22 @@ final class S3Connection implements AutoCloseable {
             host,
             options.maxConnections());
     try {
-      S3Utilities.Builder utilities =
-          S3Utilities.builder().region(region).s3Configuration(configuration(options));
-      if (options.endpoint() != null) {
-        utilities.endpoint(options.endpoint());
-      }
-      return new S3Connection(options, name, anon, policy, credentials, region, utilities.build());
+      return new S3Connection(
+          options, name, anon, policy, credentials, region, utilities(options, region));
     } catch (SdkException | IllegalArgumentException e) {
       throw new StoreException(
           "store '" + name + "': cannot set up the S3 client: " + e.getMessage(), e);
     }
+  }
+
+  /** The SDK's endpoint rules for {@code options} in {@code region}. */
+  private static S3Utilities utilities(S3Options options, Region region) {
+    S3Utilities.Builder b =
+        S3Utilities.builder().region(region).s3Configuration(configuration(options));
+    if (options.endpoint() != null) {
+      b.endpoint(options.endpoint());
+    }
+    return b.build();
   }
 
   private static S3Configuration configuration(S3Options options) {
@@ -151,21 +157,12 @@ final class S3Connection implements AutoCloseable {
   }
 
   /**
-   * The SDK's endpoint rules for this configuration: the URLs its client sends requests to ({@code
-   * getUrl}), without building the client.
+   * The SDK's endpoint rules for this configuration in {@code other} (the connection's own region,
+   * or one a bucket turned out to be in): the URLs its client sends requests to ({@code getUrl}),
+   * without building the client.
    */
-  S3Utilities utilities() {
-    return utilities;
-  }
-
-  /** {@link #utilities} for another region (a bucket that is there, not in {@link #region}). */
   S3Utilities utilities(Region other) {
-    S3Utilities.Builder b =
-        S3Utilities.builder().region(other).s3Configuration(configuration(options));
-    if (options.endpoint() != null) {
-      b.endpoint(options.endpoint());
-    }
-    return b.build();
+    return other.equals(region) ? utilities : utilities(options, other);
   }
 
   /**

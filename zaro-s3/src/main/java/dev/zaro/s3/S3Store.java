@@ -171,11 +171,7 @@ public final class S3Store implements Store {
                 || endpoint.getRawQuery() != null))) {
       return null;
     }
-    URI base =
-        objectBase(
-            region.equals(connection.region())
-                ? connection.utilities()
-                : connection.utilities(region));
+    URI base = objectBase(connection.utilities(region));
     if (base == null) {
       return null;
     }

@@ -672,6 +672,8 @@ public final class HttpStore implements Store {
               + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts")
               + serverSays(r));
     }
+    Optional<String> region =
+        r.headers().firstValue("x-amz-bucket-region").map(String::strip).filter(x -> !x.isEmpty());
     String message =
         "cannot read key '"
             + key
@@ -680,9 +682,7 @@ public final class HttpStore implements Store {
             + "): unexpected HTTP "
             + status
             + serverSays(r)
-            + elsewhere(r);
-    Optional<String> region =
-        r.headers().firstValue("x-amz-bucket-region").map(String::strip).filter(x -> !x.isEmpty());
+            + region.map(this::elsewhere).orElse("");
     if (region.isPresent()) {
       throw new BucketElsewhere(message, status, region.get());
     }
@@ -716,12 +716,8 @@ public final class HttpStore implements Store {
   }
 
   /** The signer's advice on a reply that names the bucket's region ({@link Signer#elsewhere}). */
-  private String elsewhere(HttpResponse<?> r) {
-    if (signer == null) {
-      return "";
-    }
-    String advice =
-        r.headers().firstValue("x-amz-bucket-region").map(signer::elsewhere).orElse(null);
+  private String elsewhere(String region) {
+    String advice = signer == null ? null : signer.elsewhere(region);
     return advice == null ? "" : "; " + advice;
   }
 
