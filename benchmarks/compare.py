@@ -1,6 +1,6 @@
 """zaro and tensorstore side by side on the same datasets, same threads, same machine.
 
-  .venv/bin/python benchmarks/compare.py [--threads 2] [--repeat 5] [--datasets zstd raw ...]
+  .venv/bin/python benchmarks/compare.py [--threads 2] [--repeat 15] [--warmup N] [--datasets zstd raw ...]
                                          [--ops read_all slab ...] [--markdown OUT.md]
 
 Datasets come from benchmarks/make_datasets.py (written on first use). For every dataset and
@@ -61,15 +61,21 @@ def operations(chunk, inner=None):
 
 
 def warmup_passes(op, slices):
-    """Untimed passes before zaro's timed ones, so the JIT has compiled the read path (the
-    timed reads are steady state, as tensorstore's native code is from its first read).
+    """Untimed passes before the timed ones, so the JIT has compiled the read path (the timed
+    reads are steady state, as tensorstore's native code is from its first read).
     Random boxes need about 8 passes of 1000: per-pass times over sharded_128_32 fell from 1.10 s
-    (pass 2) to 0.79 s (pass 10) and then held, 2026-11-24."""
+    (pass 2) to 0.79 s (pass 10) and then held, 2026-11-24.
+    Read all and slab need about 20 since `bench` runs with C2 thresholds ten times the JVM's
+    (README, "Start-up"): with 3, the timed passes still ran beside C2 compiles of 40-190 ms
+    (`bench`'s jit_seconds), and sharded_128_32's slab took 0.072-0.088 s in passes 4-8 against
+    0.062-0.068 s from pass 12 on (2026-11-26, benchmarks/README "Steady state"). `--warmup N`
+    sets every operation's count instead (`--warmup 3 --repeat 5` gives the earlier tables' read
+    all and slab figures)."""
     if op == "random_64_boxes":
         return 8
     if len(slices) > 1:
         return 1
-    return 3 if op in ("read_all", "slab") else 500
+    return 20 if op in ("read_all", "slab") else 500
 
 
 ZARO = ROOT / "zaro"
@@ -84,18 +90,18 @@ def run_zaro(path, slices, threads, repeat, warmup):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def timed(read, index, repeat):
-    """Runs every read of `index` once untimed, then `repeat` timed passes."""
+def timed(read, index, repeat, warmup=1):
+    """Runs every read of `index` `warmup` times untimed, then `repeat` timed passes."""
     seconds, each, cpu = [], [], []
-    for r in range(repeat + 1):
+    for r in range(repeat + warmup):
         t0, c0 = time.perf_counter(), time.process_time()
         nbytes = 0
         for ix in index:
             r0 = time.perf_counter()
             nbytes += read(ix)
-            if r > 0:
+            if r >= warmup:
                 each.append(time.perf_counter() - r0)
-        if r > 0:
+        if r >= warmup:
             seconds.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
     med = float(np.median(seconds))
@@ -106,13 +112,13 @@ def timed(read, index, repeat):
     return out
 
 
-def run_tensorstore(path, slices, threads, repeat):
+def run_tensorstore(path, slices, threads, repeat, warmup=1):
     driver = "zarr" if (path / ".zarray").exists() else "zarr3"
     t = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": str(path)},
                  "context": {"data_copy_concurrency": {"limit": threads},
                              "file_io_concurrency": {"limit": threads},
                              "cache_pool": {"total_bytes_limit": 0}}}).result()
-    return timed(lambda ix: t[ix].read().result().nbytes, [parse(s) for s in slices], repeat)
+    return timed(lambda ix: t[ix].read().result().nbytes, [parse(s) for s in slices], repeat, warmup)
 
 
 # zarr-python 2 (Debian's python3-zarr) runs in the system interpreter on the v2 copy; blosc's own
@@ -142,10 +148,13 @@ def run_zarr2(path, slices, threads, repeat):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="timed passes (operations of 100 selections or more: half as many)")
     parser.add_argument("--datasets", nargs="*", default=list(make_datasets.datasets(N)))
     parser.add_argument("--ops", nargs="*")
     parser.add_argument("--markdown")
+    parser.add_argument("--warmup", type=int, help="untimed passes of every operation before the timed ones"
+                        " (default: warmup_passes, 20 for read all and slab; tensorstore gets as many, at most 20)")
     parser.add_argument("--zaro", help="the zaro launcher to run (default: this checkout's; another"
                         " checkout's for an A/B of two builds in one run)")
     args = parser.parse_args()
@@ -169,13 +178,20 @@ def main():
             if args.ops and op not in args.ops:
                 continue
             repeat = args.repeat if len(slices) < 100 else max(1, args.repeat // 2)
-            z = run_zaro(path, slices, args.threads, repeat, warmup_passes(op, slices))
-            s = run_tensorstore(path, slices, args.threads, repeat)
+            warmup = args.warmup if args.warmup is not None else warmup_passes(op, slices)
+            z = run_zaro(path, slices, args.threads, repeat, warmup)
+            # tensorstore's native code needs no JIT warm-up; as many untimed passes (at most 20)
+            # all the same, so both readers' timed passes see the same warm page cache and allocator
+            s = run_tensorstore(path, slices, args.threads, repeat, max(1, min(warmup, 20)) if len(slices) == 1 else 1)
             row = {"dataset": name, "op": op, "zaro_s": z["median_seconds"], "ts_s": s["median_seconds"],
                    "zaro_gbps": z["gbps"], "ts_gbps": s["gbps"], "ratio": s["median_seconds"] / z["median_seconds"],
                    "zaro_peak_mb": z["peak_allocator_bytes"] / 2**20,
                    # process CPU per pass (zaro: the whole JVM; tensorstore: this process)
                    "zaro_cpu_s": float(np.median(z["cpu_seconds"])) if z.get("cpu_seconds") else None,
+                   # the JIT's compile seconds (all compiler threads) during zaro's timed passes, summed:
+                   # near 0 when they were steady state
+                   "zaro_jit_s": float(np.sum(z["jit_seconds"])) if z.get("jit_seconds") else None,
+                   "warmup": warmup,
                    "ts_cpu_s": float(np.median(s["cpu_seconds"]))}
             z2 = run_zarr2(path, slices, args.threads, repeat) if v2 else None
             if z2:

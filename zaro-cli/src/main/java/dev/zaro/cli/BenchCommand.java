@@ -13,6 +13,7 @@ import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,8 @@ import picocli.CommandLine.Parameters;
             + " same number under its older name), peak allocator bytes. With several"
             + " selections, each repetition reads them all and p50/p99 per-read latencies are added."
             + " Process CPU seconds of each timed read (cpu_seconds) and the seconds of each untimed"
-            + " one (warmup_seconds; the first is the process's cold read)."
+            + " one (warmup_seconds; the first is the process's cold read), and the JIT's compile"
+            + " seconds during each (jit_seconds, warmup_jit_seconds)."
             + " Also chunks decoded and bytes fetched by the last read (--layout table: chunks decoded"
             + " twice, against a tensor read of the same selection).")
 final class BenchCommand implements Callable<Integer> {
@@ -119,6 +121,10 @@ final class BenchCommand implements Callable<Integer> {
     double[] cpuSeconds = new double[seconds.length];
     double[] warmupSeconds = new double[Math.max(0, warmup)];
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+    boolean jit = compiler != null && compiler.isCompilationTimeMonitoringSupported();
+    double[] jitSeconds = new double[seconds.length];
+    double[] warmupJit = new double[warmupSeconds.length];
     ReadStats stats = new ReadStats();
     double[] each = new double[reads.size() * seconds.length];
     long bytes = 0;
@@ -127,6 +133,7 @@ final class BenchCommand implements Callable<Integer> {
       for (int i = 0; i < warmup + seconds.length; i++) {
         long t0 = System.nanoTime();
         long cpu0 = os.getProcessCpuTime();
+        long jit0 = jit ? compiler.getTotalCompilationTime() : 0;
         bytes = 0;
         boolean last = i == warmup + seconds.length - 1;
         ReadOptions readOptions = last ? ReadOptions.DEFAULT.withStats(stats) : ReadOptions.DEFAULT;
@@ -146,8 +153,10 @@ final class BenchCommand implements Callable<Integer> {
         if (i >= warmup) {
           seconds[i - warmup] = (System.nanoTime() - t0) / 1e9;
           cpuSeconds[i - warmup] = (os.getProcessCpuTime() - cpu0) / 1e9;
+          jitSeconds[i - warmup] = (jit ? compiler.getTotalCompilationTime() - jit0 : 0) / 1e3;
         } else {
           warmupSeconds[i] = (System.nanoTime() - t0) / 1e9;
+          warmupJit[i] = (jit ? compiler.getTotalCompilationTime() - jit0 : 0) / 1e3;
         }
       }
       double[] sorted = seconds.clone();
@@ -166,6 +175,20 @@ final class BenchCommand implements Callable<Integer> {
       ArrayNode cpu = json.putArray("cpu_seconds");
       for (double x : cpuSeconds) {
         cpu.add(x);
+      }
+      if (jit) {
+        // the JIT's compile seconds during each pass (all compiler threads, as the JVM counts
+        // them):
+        // a timed pass beside C2 compiles is not yet steady state (benchmarks/README, "Steady
+        // state")
+        ArrayNode j = json.putArray("jit_seconds");
+        for (double x : jitSeconds) {
+          j.add(x);
+        }
+        ArrayNode wj = json.putArray("warmup_jit_seconds");
+        for (double x : warmupJit) {
+          wj.add(x);
+        }
       }
       ArrayNode w = json.putArray("warmup_seconds");
       for (double x : warmupSeconds) {

@@ -481,5 +481,9 @@ class CliTest extends AllocatorTest {
         json.get("gbytes_per_s").asDouble(),
         1e-9);
     assertTrue(json.get("peak_allocator_bytes").asLong() >= 32 * 32 * 2);
+    assertEquals(3, json.get("cpu_seconds").size());
+    assertEquals(3, json.get("jit_seconds").size());
+    assertEquals(1, json.get("warmup_jit_seconds").size());
+    json.get("jit_seconds").forEach(x -> assertTrue(x.asDouble() >= 0, json.toString()));
   }
 }
