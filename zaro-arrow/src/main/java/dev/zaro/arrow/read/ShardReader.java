@@ -129,6 +129,11 @@ final class ShardReader {
     /** The bytes the stream brings (known from the index before they arrive). */
     private final long streamBytes;
 
+    /** The read's streamed shards and this one among them, when the read groups them; else null. */
+    private LandedChunks landed;
+
+    private LandedChunks.Shard grouped;
+
     /**
      * The version of the shard's file its index was read under, checked again once decoded ({@link
      * #checkUnchanged}); null when there is nothing to check (index and chunks from one request).
@@ -181,6 +186,9 @@ final class ShardReader {
     @Override
     public void close() {
       owned.forEach(ArrowBuf::close);
+      if (grouped != null) {
+        landed.retire(grouped); // no thread decodes from the body once it is freed below
+      }
       if (stream != null) {
         stream.close();
       }
@@ -279,11 +287,26 @@ final class ShardReader {
       BufferAllocator allocator,
       Executor executor,
       ReadStats stats) {
+    return fetchAsync(key, view, whole, allocator, executor, stats, null);
+  }
+
+  /**
+   * {@link #fetchAsync}, a shard that streams joining {@code landed} (null: none), the read's other
+   * streamed shards: any thread of the read then decodes its chunks as they land.
+   */
+  CompletableFuture<Fetched> fetchAsync(
+      String key,
+      SlabView view,
+      boolean whole,
+      BufferAllocator allocator,
+      Executor executor,
+      ReadStats stats,
+      LandedChunks landed) {
     Source source = new Source(key, 0, -1);
     String version = version(source);
     ShardIndex cached = cached(source, version);
     if (whole && (cached != null || !codec.indexAtEnd())) {
-      return stream(source, cached, version, view, allocator, executor, stats);
+      return stream(source, cached, version, view, allocator, executor, stats, landed);
     }
     if (cached == null && whole) {
       return store
@@ -362,20 +385,23 @@ final class ShardReader {
       SlabView view,
       BufferAllocator allocator,
       Executor executor,
-      ReadStats stats) {
+      ReadStats stats,
+      LandedChunks landed) {
     ShardStream stream = new ShardStream(source.key());
     CompletableFuture<Fetched> ready = new CompletableFuture<>();
     AtomicReference<RuntimeException> indexFailure = new AtomicReference<>();
     AtomicBoolean indexing = new AtomicBoolean(cached != null);
     Store.Arrivals arrivals =
         (body, offset, length) -> {
-          stream.arrived(body, offset, length);
+          if (stream.arrived(body, offset, length) && landed != null) {
+            landed.landed();
+          }
           if (!indexing.get()
               && stream.prefix() >= codec.indexSize()
               && indexing.compareAndSet(false, true)) {
             try {
               ShardIndex index = indexFromPrefix(source, version, stream, allocator, stats);
-              ready.complete(streamed(source, null, index, view, stream, stats));
+              ready.complete(streamed(source, null, index, view, stream, allocator, stats, landed));
             } catch (RuntimeException e) {
               indexFailure.set(e); // reported once the request settles and its body is freed
             }
@@ -389,12 +415,15 @@ final class ShardReader {
     }
     stream.request(request);
     if (cached != null) {
-      ready.complete(streamed(source, version, cached, view, stream, stats));
+      ready.complete(streamed(source, version, cached, view, stream, allocator, stats, landed));
     }
     var unused =
         request.whenComplete(
             (body, error) -> {
               stream.settle(body, error);
+              if (landed != null) {
+                landed.landed(); // a stream that failed or ended short: its waiters look again
+              }
               if (ready.isDone()) {
                 return;
               }
@@ -443,7 +472,9 @@ final class ShardReader {
       ShardIndex index,
       SlabView view,
       ShardStream stream,
-      ReadStats stats) {
+      BufferAllocator allocator,
+      ReadStats stats,
+      LandedChunks landed) {
     List<Wanted> wanted = new ArrayList<>();
     List<SlabView> absent = new ArrayList<>();
     plan(index, view, wanted, absent);
@@ -458,7 +489,22 @@ final class ShardReader {
     long size = end + (codec.indexAtEnd() ? codec.indexSize() : 0);
     stream.want(offsets, lengths, size);
     fetchedStats(stats, wanted);
-    return new Fetched(source, version, true, wanted, absent, null, List.of(), stream, size);
+    Fetched f = new Fetched(source, version, true, wanted, absent, null, List.of(), stream, size);
+    if (landed != null && !wanted.isEmpty()) {
+      f.landed = landed;
+      f.grouped =
+          landed.add(
+              stream,
+              wanted.size(),
+              (k, scratch) -> {
+                Wanted w = wanted.get(k);
+                decodeInner(w, stream.slice(w.offset(), w.length()), allocator, scratch);
+                if (stats != null) {
+                  stats.decoded(1, w.view().byteSize());
+                }
+              });
+    }
+    return f;
   }
 
   /** True when {@link #fetchAsync} can fetch this shard's bytes (no nested sharding below). */
@@ -598,6 +644,10 @@ final class ShardReader {
                             e);
                       }
                     }));
+      } else if (f.grouped != null) {
+        // whichever chunk has landed next, of this shard or (while none of it has) of another
+        // streamed shard of the read; returns once all of this shard's are decoded
+        decodes.add(() -> helping(caller, scratch, s -> f.landed.decodeAll(f.grouped, s)));
       } else if (f.stream != null) {
         // whichever wanted chunk has landed next, once its bytes are all there
         decodes.add(

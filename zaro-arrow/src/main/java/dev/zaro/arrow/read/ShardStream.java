@@ -49,14 +49,18 @@ final class ShardStream implements AutoCloseable {
     this.request = request;
   }
 
-  /** Bytes {@code [offset, offset + length)} of {@code buf} (the shard's body) have landed. */
-  synchronized void arrived(ArrowBuf buf, long offset, long length) {
+  /**
+   * Bytes {@code [offset, offset + length)} of {@code buf} (the shard's body) have landed.
+   *
+   * @return true if a wanted chunk became ready
+   */
+  synchronized boolean arrived(ArrowBuf buf, long offset, long length) {
     if (body == null) {
       buf.getReferenceManager().retain();
       body = buf;
     }
     if (length <= 0) {
-      return;
+      return false;
     }
     long start = offset;
     long end = offset + length;
@@ -73,9 +77,7 @@ final class ShardStream implements AutoCloseable {
       arrived.remove(after.getKey());
     }
     arrived.put(start, end);
-    if (pending != null) {
-      release(start, end);
-    }
+    return pending != null && release(start, end);
   }
 
   /** Bytes landed from the start of the body without a gap (an index at the start is there). */
@@ -127,8 +129,8 @@ final class ShardStream implements AutoCloseable {
     notifyAll();
   }
 
-  /** Makes ready every pending chunk inside the landed range {@code [start, end)}. */
-  private void release(long start, long end) {
+  /** Makes ready every pending chunk inside the landed range {@code [start, end)}: true if any. */
+  private boolean release(long start, long end) {
     int from = lowerBound(sortedStarts, start);
     int to = lowerBound(sortedStarts, end);
     List<Integer> done = new ArrayList<>();
@@ -144,6 +146,7 @@ final class ShardStream implements AutoCloseable {
     if (!done.isEmpty()) {
       notifyAll();
     }
+    return !done.isEmpty();
   }
 
   private static int lowerBound(long[] sorted, long value) {
@@ -267,6 +270,25 @@ final class ShardStream implements AutoCloseable {
       }
     }
     return ready.poll();
+  }
+
+  /** Whether the request has settled (whatever its outcome). */
+  synchronized boolean isSettled() {
+    return settled;
+  }
+
+  /** What {@link #poll} returns once the stream has failed ({@link #failure}). */
+  static final int FAILED = -2;
+
+  /**
+   * The next wanted chunk whose bytes have all landed, without waiting (each handed out once, by
+   * this or {@link #next}); -1 if none is ready now, {@link #FAILED} if none will be.
+   */
+  synchronized int poll() {
+    if (!ready.isEmpty()) {
+      return ready.poll();
+    }
+    return failure != null ? FAILED : -1;
   }
 
   /** Waits for the request to settle, then frees the body. */

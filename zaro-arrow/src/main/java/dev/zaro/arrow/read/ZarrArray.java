@@ -485,6 +485,8 @@ public final class ZarrArray {
     long firstGuess =
         Math.multiplyExact(
             Math.max(1, target.itemSize()), first.chain().decodedSpec().elementCount());
+    // the streamed shards' chunks, decoded by any thread of the read as they land
+    LandedChunks landed = ahead && sharded != null ? new LandedChunks() : null;
     try (Prefetch<ArrowBuf> chunks =
             ahead && sharded == null
                 ? new Prefetch<>(
@@ -499,7 +501,7 @@ public final class ZarrArray {
             ahead && sharded != null
                 ? new Prefetch<>(
                     tasks,
-                    t -> fetchShard(target, t, allocator),
+                    t -> fetchShard(target, t, allocator, landed),
                     ShardReader.Fetched::heldBytes,
                     ShardReader.Fetched::settled,
                     firstGuess,
@@ -676,7 +678,7 @@ public final class ZarrArray {
 
   /** The fetch step of task {@code t}'s shard read (its view planned, not written). */
   private CompletableFuture<ShardReader.Fetched> fetchShard(
-      Target target, int t, BufferAllocator allocator) {
+      Target target, int t, BufferAllocator allocator, LandedChunks landed) {
     TaskView tv = taskView(target, t);
     ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
     return r.shardReader()
@@ -686,7 +688,8 @@ public final class ZarrArray {
             tv.whole(),
             allocator,
             executor,
-            target.stats());
+            target.stats(),
+            landed);
   }
 
   /** The chunk index of task {@code task}: C order over the per-dimension chunk parts. */

@@ -2,6 +2,7 @@ package dev.zaro.arrow.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +21,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -62,11 +64,19 @@ class ShardStreamTest extends AllocatorTest {
     volatile String cutKey;
     volatile double cutAt = 0.5;
 
-    /** When set: the last piece of each body waits (up to 20 s) for a decoded chunk. */
+    /**
+     * When set: the last piece of each body waits (up to 20 s) until more than {@link
+     * #decodedBeforeLast} chunks are decoded.
+     */
     volatile ReadStats holdLastUntilDecoded;
+
+    volatile long decodedBeforeLast;
 
     final AtomicInteger streamed = new AtomicInteger();
     final AtomicBoolean decodedBeforeLastPiece = new AtomicBoolean();
+
+    /** A last piece went out after 20 s without the decodes it waited for. */
+    final AtomicBoolean heldInVain = new AtomicBoolean();
 
     PiecesStore(Store inner) {
       super(inner);
@@ -109,11 +119,13 @@ class ShardStreamTest extends AllocatorTest {
           int[] p = pieces.get(i);
           ReadStats watch = holdLastUntilDecoded;
           if (i == pieces.size() - 1 && watch != null) {
-            for (int w = 0; w < 2000 && watch.chunksDecoded() == 0; w++) {
+            for (int w = 0; w < 2000 && watch.chunksDecoded() <= decodedBeforeLast; w++) {
               Thread.sleep(10);
             }
-            if (watch.chunksDecoded() > 0) {
+            if (watch.chunksDecoded() > decodedBeforeLast) {
               decodedBeforeLastPiece.set(true);
+            } else {
+              heldInVain.set(true);
             }
           }
           body.setBytes(p[0], bytes, (int) at[0] + p[0], p[1]);
@@ -215,6 +227,41 @@ class ShardStreamTest extends AllocatorTest {
       assertTrue(store.decodedBeforeLastPiece.get(), "every decode waited for the last byte");
     }
   }
+
+  /**
+   * With one decoding thread, the inner chunks of every shard in flight are decoded while the shard
+   * the thread took first is still arriving: more chunks than that shard holds are decoded before
+   * any shard's last piece is sent. (Shard by shard, the thread would wait for its first shard's
+   * last piece after decoding its chunks, and the server, holding every last piece until more were
+   * decoded, would give up after 20 s.)
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fixtures")
+  void landedChunksOfOtherShardsDecodeWhileTheFirstIsArriving(String fixture) throws IOException {
+    byte[] want = expected(fixture);
+    PiecesStore store = open(fixture);
+    try (Zaro zaro =
+        Zaro.open(store, ZaroOptions.defaults().withThreads(1).withIoConcurrency(64))) {
+      try (Slab warm = zaro.read("", "", allocator)) {
+        assertArrayEquals(want, bytes(warm)); // caches an index at the end
+      }
+      ReadStats stats = new ReadStats();
+      store.decodedBeforeLast = PER_SHARD.get(fixture);
+      store.holdLastUntilDecoded = stats;
+      try (Slab slab = zaro.read("", "", allocator, ReadOptions.DEFAULT.withStats(stats))) {
+        assertArrayEquals(want, bytes(slab));
+      }
+      assertTrue(store.decodedBeforeLastPiece.get(), "no shard's last piece was sent");
+      assertFalse(
+          store.heldInVain.get(),
+          "a shard's last piece waited 20 s in vain: no more than one shard's chunks were decoded"
+              + " while every shard was still arriving");
+    }
+  }
+
+  /** Inner chunks per shard (zarr.json: the shard's shape over the inner chunks'). */
+  private static final Map<String, Long> PER_SHARD =
+      Map.of("end_zstd", 2L * 4, "start_gzip_uint16", 2L * 3 * 1);
 
   static Stream<String> fixtures() {
     return Stream.of("end_zstd", "start_gzip_uint16");
