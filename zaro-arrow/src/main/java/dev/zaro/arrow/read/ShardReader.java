@@ -277,22 +277,10 @@ final class ShardReader {
    * request. Not for nested sharding ({@link #prefetchable}). {@code view} is only planned here,
    * never written.
    *
+   * @param landed the read's streamed shards, which a shard that streams joins (any thread of the
+   *     read then decodes its chunks as they land); null: none
    * @return the fetched bytes, owned by the caller ({@link Fetched#close}) once the future
    *     completes
-   */
-  CompletableFuture<Fetched> fetchAsync(
-      String key,
-      SlabView view,
-      boolean whole,
-      BufferAllocator allocator,
-      Executor executor,
-      ReadStats stats) {
-    return fetchAsync(key, view, whole, allocator, executor, stats, null);
-  }
-
-  /**
-   * {@link #fetchAsync}, a shard that streams joining {@code landed} (null: none), the read's other
-   * streamed shards: any thread of the read then decodes its chunks as they land.
    */
   CompletableFuture<Fetched> fetchAsync(
       String key,
