@@ -293,7 +293,7 @@ final class ShardReader {
     Source source = new Source(key, 0, -1);
     String version = version(source);
     ShardIndex cached = cached(source, version);
-    if (whole && (cached != null || !codec.indexAtEnd())) {
+    if (whole && (cached != null || !codec.indexAtEnd() || landed != null)) {
       return stream(source, cached, version, view, allocator, executor, stats, landed);
     }
     if (cached == null && whole) {
@@ -363,8 +363,10 @@ final class ShardReader {
    * A whole shard with one request whose inner chunks are decoded as their bytes land: the fetch
    * step completes as soon as the index is known (cached, or the first bytes of a shard whose index
    * is at its start), and the decode step takes each chunk once its bytes are there ({@link
-   * ShardStream}). A shard whose index is at its end and not cached yet is not streamed: its index
-   * is its last bytes.
+   * ShardStream}). A shard whose index is at its end and not cached yet (a read's first) has its
+   * index asked for beside the body, by a second request for its last bytes; until that answers,
+   * the body's landed pieces wait, and a body that settles first is read whole, its own last bytes
+   * the index (so is one whose index request fails).
    */
   private CompletableFuture<Fetched> stream(
       Source source,
@@ -385,6 +387,7 @@ final class ShardReader {
             landed.landed();
           }
           if (!indexing.get()
+              && !codec.indexAtEnd()
               && stream.prefix() >= codec.indexSize()
               && indexing.compareAndSet(false, true)) {
             try {
@@ -405,6 +408,15 @@ final class ShardReader {
     if (cached != null) {
       ready.complete(streamed(source, version, cached, view, stream, allocator, stats, landed));
     }
+    // an index at the end, not cached: asked for beside the body; the first of the two to settle
+    // decides under `decide` whether the stream is planned from it (index first) or the body read
+    // whole (body first), so that exactly one of them builds the fetch step's result
+    IndexAhead ahead = cached == null && codec.indexAtEnd() ? new IndexAhead() : null;
+    CompletableFuture<Void> indexSettled =
+        ahead == null
+            ? CompletableFuture.completedFuture(null)
+            : askIndex(
+                source, version, view, stream, allocator, executor, stats, landed, ahead, ready);
     var unused =
         request.whenComplete(
             (body, error) -> {
@@ -412,29 +424,167 @@ final class ShardReader {
               if (landed != null) {
                 landed.landed(); // a stream that failed or ended short: its waiters look again
               }
-              if (ready.isDone()) {
+              if (ahead != null) {
+                synchronized (ahead) {
+                  ahead.bodySettled = true;
+                  if (ahead.claimed && ahead.failure == null) {
+                    return; // the index's answer plans the stream (or has)
+                  }
+                }
+                // after the index request too, so that no request of this read outlives it
+                var unusedAfter =
+                    indexSettled.thenRun(
+                        () ->
+                            afterBody(
+                                source,
+                                version,
+                                view,
+                                stream,
+                                body,
+                                error,
+                                allocator,
+                                stats,
+                                ahead,
+                                indexFailure,
+                                ready));
                 return;
               }
-              stream.close();
-              if (error != null) {
-                ready.completeExceptionally(Futures.unwrap(error));
-              } else if (body.isEmpty()) {
-                ready.complete(Fetched.missing(source));
-              } else if (indexFailure.get() != null) {
-                ready.completeExceptionally(indexFailure.get());
-              } else {
-                ready.completeExceptionally(
-                    new CodecException(
-                        "codec sharding_indexed: cannot read the "
-                            + codec.indexSize()
-                            + "-byte shard index: shard '"
-                            + source.key()
-                            + "' holds only "
-                            + body.get().writerIndex()
-                            + " bytes (the shard is truncated?)"));
-              }
+              afterBody(
+                  source,
+                  version,
+                  view,
+                  stream,
+                  body,
+                  error,
+                  allocator,
+                  stats,
+                  null,
+                  indexFailure,
+                  ready);
             });
     return ready;
+  }
+
+  /**
+   * What a streaming shard's fetch step completes with once its body settled, unless the stream was
+   * planned already: the body read whole (an index at its end that has not answered first), absent,
+   * or the failure.
+   */
+  private void afterBody(
+      Source source,
+      String version,
+      SlabView view,
+      ShardStream stream,
+      Optional<ArrowBuf> body,
+      Throwable error,
+      BufferAllocator allocator,
+      ReadStats stats,
+      IndexAhead ahead,
+      AtomicReference<RuntimeException> indexFailure,
+      CompletableFuture<Fetched> ready) {
+    if (ahead != null) {
+      if (ahead.failure != null) {
+        stream.close();
+        ready.completeExceptionally(ahead.failure);
+        return;
+      }
+      if (error == null && body.isPresent()) {
+        // the whole body before its index: read whole, its own last bytes the index
+        body.get().getReferenceManager().retain(); // for whole(): the stream frees its own
+        stream.close();
+        try {
+          ready.complete(whole(source, version, body, view, allocator, stats));
+        } catch (RuntimeException e) {
+          ready.completeExceptionally(e);
+        }
+        return;
+      }
+    }
+    if (ready.isDone()) {
+      return;
+    }
+    stream.close();
+    if (error != null) {
+      ready.completeExceptionally(Futures.unwrap(error));
+    } else if (body.isEmpty()) {
+      ready.complete(Fetched.missing(source));
+    } else if (indexFailure.get() != null) {
+      ready.completeExceptionally(indexFailure.get());
+    } else {
+      ready.completeExceptionally(
+          new CodecException(
+              "codec sharding_indexed: cannot read the "
+                  + codec.indexSize()
+                  + "-byte shard index: shard '"
+                  + source.key()
+                  + "' holds only "
+                  + body.get().writerIndex()
+                  + " bytes (the shard is truncated?)"));
+    }
+  }
+
+  /**
+   * Asks for the index at the end of {@code stream}'s shard beside its body ({@link #stream}): if
+   * it answers before the body settles, the stream is planned from it and {@code ready} completes
+   * with that; else the body decides. Completes once the index request has settled and its buffer
+   * is freed or used.
+   */
+  private CompletableFuture<Void> askIndex(
+      Source source,
+      String version,
+      SlabView view,
+      ShardStream stream,
+      BufferAllocator allocator,
+      Executor executor,
+      ReadStats stats,
+      LandedChunks landed,
+      IndexAhead ahead,
+      CompletableFuture<Fetched> ready) {
+    CompletableFuture<Optional<ArrowBuf>> indexRequest;
+    try {
+      indexRequest = store.getAsync(source.key(), indexRange(source), allocator, executor);
+    } catch (RuntimeException e) {
+      indexRequest = CompletableFuture.failedFuture(e);
+    }
+    return indexRequest.handle(
+        (encoded, error) -> {
+          boolean take = error == null && encoded.isPresent();
+          synchronized (ahead) {
+            take &= !ahead.bodySettled;
+            ahead.claimed = take;
+          }
+          if (!take) {
+            if (error == null) {
+              encoded.ifPresent(ArrowBuf::close); // the body decides (read whole, or absent)
+            }
+            return null;
+          }
+          try {
+            ShardIndex index = indexFrom(source, version, encoded, allocator, stats).orElseThrow();
+            ready.complete(
+                streamed(source, version, index, view, stream, allocator, stats, landed));
+          } catch (RuntimeException e) {
+            synchronized (ahead) {
+              ahead.failure = e;
+              if (!ahead.bodySettled) {
+                return null; // reported once the body settles (its buffer freed then)
+              }
+            }
+            stream.close(); // settled already: does not wait
+            ready.completeExceptionally(e);
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Which of a shard's two requests, its index (at its end) and its whole body, settled first; read
+   * and written under its own lock.
+   */
+  private static final class IndexAhead {
+    boolean claimed; // the index answered first: it plans the stream
+    boolean bodySettled;
+    RuntimeException failure; // the index that answered first was unreadable
   }
 
   /** The index at the start of a streaming shard, from its first bytes; validated and cached. */

@@ -206,9 +206,11 @@ class RemoteReadTest extends AllocatorTest {
   }
 
   /**
-   * A remote read of whole shards fetches each with one request (index and chunks together, as
-   * tensorstore does), a read of part of a shard its index and then the needed ranges; once the
-   * indexes are cached, one coalesced request per shard. Values equal tensorstore's.
+   * A remote read of whole shards fetches each with one request for all of its bytes (as
+   * tensorstore does) and, on the first read of a shard whose index is at its end, its index beside
+   * it (so that its chunks can be decoded as they land); a read of part of a shard its index and
+   * then the needed ranges; once the indexes are cached, one request per shard. Values equal
+   * tensorstore's.
    */
   @Test
   void wholeShardsAreOneRequestEachPartsAreIndexThenRanges() throws IOException {
@@ -223,10 +225,16 @@ class RemoteReadTest extends AllocatorTest {
         slab.data().getBytes(0, got);
         assertArrayEquals(want, got);
       }
-      // 30 x 41 in shards of 10 x 16: 9 shards, each one request for all of its bytes
-      assertEquals(9, store.requests.size(), store.requests.toString());
-      assertTrue(
-          store.requests.stream().allMatch(r -> r.endsWith(" " + ByteRange.ALL)),
+      // 30 x 41 in shards of 10 x 16: 9 shards, each one request for all of its bytes and one
+      // for its index (its last 132 bytes) beside it
+      assertEquals(18, store.requests.size(), store.requests.toString());
+      assertEquals(
+          9,
+          store.requests.stream().filter(r -> r.endsWith(" " + ByteRange.ALL)).count(),
+          store.requests.toString());
+      assertEquals(
+          9,
+          store.requests.stream().filter(r -> r.endsWith(" last 132 bytes")).count(),
           store.requests.toString());
       store.requests.clear();
       try (Slab again = zaro.read("", "", allocator)) {
@@ -235,15 +243,22 @@ class RemoteReadTest extends AllocatorTest {
         assertArrayEquals(want, got, "second read, indexes cached");
       }
       assertEquals(9, store.requests.size(), "indexes cached: " + store.requests);
+      assertTrue(
+          store.requests.stream().allMatch(r -> r.endsWith(" " + ByteRange.ALL)),
+          store.requests.toString());
     }
     SlowRemoteStore fresh = new SlowRemoteStore(Stores.open(fixture.toString()));
     try (Zaro zaro = Zaro.open(fresh, ZaroOptions.defaults().withThreads(2).withIoConcurrency(4));
         Slab part = zaro.read("", "0:15, 0:20", allocator)) {
       assertArrayEquals(new long[] {15, 20}, part.shape());
-      // shard c/0/0 whole: one request; c/0/1, c/1/0, c/1/1 in part: an index, then ranges (the
-      // shards of column 2 are whole above: 9 of their 16 columns lie inside the array)
+      // shard c/0/0 whole: all of its bytes, its index beside them; c/0/1, c/1/0, c/1/1 in part:
+      // an index, then ranges (the shards of column 2 are whole above: 9 of their 16 columns lie
+      // inside the array)
       List<String> made = List.copyOf(fresh.requests);
-      assertEquals(1, made.stream().filter(r -> r.startsWith("c/0/0 ")).count(), made.toString());
+      assertEquals(
+          List.of("c/0/0 " + ByteRange.ALL, "c/0/0 last 132 bytes"),
+          made.stream().filter(r -> r.startsWith("c/0/0 ")).sorted().toList(),
+          made.toString());
       for (String shard : new String[] {"c/0/1", "c/1/0", "c/1/1"}) {
         List<String> of = made.stream().filter(r -> r.startsWith(shard + " ")).toList();
         assertTrue(of.size() >= 2, shard + ": " + of);

@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -268,33 +269,61 @@ class ShardStreamTest extends AllocatorTest {
   }
 
   /**
+   * On a read's first sight of a shard whose index is at its end, the index is asked for beside the
+   * body: an inner chunk is decoded while the body's last piece has not arrived yet.
+   */
+  @Test
+  void aFirstReadStreamsAShardWhoseIndexIsAtItsEnd() throws IOException {
+    byte[] want = expected("end_zstd");
+    PiecesStore store = open("end_zstd");
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(2).withIoConcurrency(4))) {
+      ReadStats stats = new ReadStats();
+      store.holdLastUntilDecoded = stats;
+      try (Slab slab = zaro.read("", "", allocator, ReadOptions.DEFAULT.withStats(stats))) {
+        assertArrayEquals(want, bytes(slab));
+      }
+      assertTrue(store.decodedBeforeLastPiece.get(), "every decode waited for the last byte");
+      assertFalse(store.heldInVain.get(), "a last piece waited 20 s for a decode");
+    }
+  }
+
+  /**
    * A shard cut off while arriving (the request fails, or the body ends short) fails the read
-   * naming the shard's key, and every buffer is freed; at any cut, in any order of pieces.
+   * naming the shard's key, and every buffer is freed; at any cut, in any order of pieces, on a
+   * read that knows the shard's index (cached by an earlier read) and on one that does not.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("fixtures")
   void aCutOffShardFailsNamingItsKeyAndFreesEveryBuffer(String fixture) throws IOException {
     byte[] want = expected(fixture);
-    for (Cut cut : new Cut[] {Cut.FAILS, Cut.ENDS_SHORT}) {
-      for (Order order : Order.values()) {
-        for (double at : new double[] {0.0, 0.01, 0.5, 0.97}) {
-          PiecesStore store = open(fixture);
-          store.order = order;
-          String what = cut + " at " + at + ", " + order;
-          try (Zaro zaro =
-              Zaro.open(store, ZaroOptions.defaults().withThreads(2).withIoConcurrency(3))) {
-            try (Slab warm = zaro.read("", "", allocator)) {
-              assertArrayEquals(want, bytes(warm), what); // caches an index at the end
-            }
-            String key = zaro.array("").chunkKey(new long[zaro.array("").metadata().rank()]);
-            store.cutKey = key;
-            store.cutAt = at;
-            store.cut = cut;
-            readFailsNaming(zaro, key, allocator, what);
-            assertEquals(0, allocator.getAllocatedMemory(), what + ": buffers left");
+    for (boolean warmFirst : new boolean[] {true, false}) {
+      for (Cut cut : new Cut[] {Cut.FAILS, Cut.ENDS_SHORT}) {
+        for (Order order : Order.values()) {
+          for (double at : new double[] {0.0, 0.01, 0.5, 0.97}) {
+            cutRead(fixture, want, warmFirst, cut, order, at);
           }
         }
       }
+    }
+  }
+
+  private void cutRead(
+      String fixture, byte[] want, boolean warmFirst, Cut cut, Order order, double at) {
+    PiecesStore store = open(fixture);
+    store.order = order;
+    String what = cut + " at " + at + ", " + order + (warmFirst ? "" : ", first read");
+    try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults().withThreads(2).withIoConcurrency(3))) {
+      if (warmFirst) {
+        try (Slab warm = zaro.read("", "", allocator)) {
+          assertArrayEquals(want, bytes(warm), what); // caches an index at the end
+        }
+      }
+      String key = zaro.array("").chunkKey(new long[zaro.array("").metadata().rank()]);
+      store.cutKey = key;
+      store.cutAt = at;
+      store.cut = cut;
+      readFailsNaming(zaro, key, allocator, what);
+      assertEquals(0, allocator.getAllocatedMemory(), what + ": buffers left");
     }
   }
 }
