@@ -273,9 +273,9 @@ final class ShardReader {
   /**
    * The fetch step of {@link #read}, asynchronous and without decoding: the index (cached, or one
    * request), then the needed inner chunks' ranges in one coalesced batch; a shard the view takes
-   * whole ({@code whole}: every element inside the array) and whose index is not cached yet in one
-   * request. Not for nested sharding ({@link #prefetchable}). {@code view} is only planned here,
-   * never written.
+   * whole ({@code whole}: every element inside the array) in one request for all of its bytes,
+   * streamed ({@link #stream}). Not for nested sharding ({@link #prefetchable}). {@code view} is
+   * only planned here, never written.
    *
    * @param landed the read's streamed shards, which a shard that streams joins (any thread of the
    *     read then decodes its chunks as they land); null: none
@@ -293,13 +293,8 @@ final class ShardReader {
     Source source = new Source(key, 0, -1);
     String version = version(source);
     ShardIndex cached = cached(source, version);
-    if (whole && (cached != null || !codec.indexAtEnd() || landed != null)) {
+    if (whole) {
       return stream(source, cached, version, view, allocator, executor, stats, landed);
-    }
-    if (cached == null && whole) {
-      return store
-          .getAsync(key, ByteRange.ALL, allocator, executor)
-          .thenApply(body -> whole(source, version, body, view, allocator, stats));
     }
     CompletableFuture<Optional<ShardIndex>> index =
         cached != null
