@@ -426,36 +426,27 @@ final class ShardReader {
                     return; // the index's answer plans the stream (or has)
                   }
                 }
-                // after the index request too, so that no request of this read outlives it
-                var unusedAfter =
-                    indexSettled.thenRun(
-                        () ->
-                            afterBody(
-                                source,
-                                version,
-                                view,
-                                stream,
-                                body,
-                                error,
-                                allocator,
-                                stats,
-                                ahead,
-                                indexFailure,
-                                ready));
-                return;
               }
-              afterBody(
-                  source,
-                  version,
-                  view,
-                  stream,
-                  body,
-                  error,
-                  allocator,
-                  stats,
-                  null,
-                  indexFailure,
-                  ready);
+              Runnable after =
+                  () ->
+                      afterBody(
+                          source,
+                          version,
+                          view,
+                          stream,
+                          body,
+                          error,
+                          allocator,
+                          stats,
+                          ahead,
+                          indexFailure,
+                          ready);
+              if (ahead == null) {
+                after.run();
+              } else {
+                // after the index request too, so that no request of this read outlives it
+                var unusedAfter = indexSettled.thenRun(after);
+              }
             });
     return ready;
   }
