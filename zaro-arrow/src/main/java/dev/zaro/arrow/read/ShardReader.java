@@ -404,8 +404,8 @@ final class ShardReader {
       ready.complete(streamed(source, version, cached, view, stream, allocator, stats, landed));
     }
     // an index at the end, not cached: asked for beside the body; the first of the two to settle
-    // decides under `decide` whether the stream is planned from it (index first) or the body read
-    // whole (body first), so that exactly one of them builds the fetch step's result
+    // decides, under `ahead`'s lock, whether the stream is planned from the index (index first) or
+    // the body read whole (body first), so that exactly one of them builds the fetch step's result
     IndexAhead ahead = cached == null && codec.indexAtEnd() ? new IndexAhead() : null;
     CompletableFuture<Void> indexSettled =
         ahead == null
