@@ -166,34 +166,18 @@ final class BenchCommand implements Callable<Integer> {
               ? sorted[sorted.length / 2]
               : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
       ObjectNode json = Json.createObjectNode();
-      ArrayNode s = json.putArray("seconds");
-      for (double x : seconds) {
-        s.add(x);
-      }
+      putArray(json, "seconds", seconds);
       json.put("median_seconds", median);
       // the whole process's CPU (every thread: decoding, I/O, the JIT, GC) over each timed pass
-      ArrayNode cpu = json.putArray("cpu_seconds");
-      for (double x : cpuSeconds) {
-        cpu.add(x);
-      }
+      putArray(json, "cpu_seconds", cpuSeconds);
       if (jit) {
         // the JIT's compile seconds during each pass (all compiler threads, as the JVM counts
-        // them):
-        // a timed pass beside C2 compiles is not yet steady state (benchmarks/README, "Steady
-        // state")
-        ArrayNode j = json.putArray("jit_seconds");
-        for (double x : jitSeconds) {
-          j.add(x);
-        }
-        ArrayNode wj = json.putArray("warmup_jit_seconds");
-        for (double x : warmupJit) {
-          wj.add(x);
-        }
+        // them): a timed pass beside C2 compiles is not yet steady state (benchmarks/README,
+        // "Steady state")
+        putArray(json, "jit_seconds", jitSeconds);
+        putArray(json, "warmup_jit_seconds", warmupJit);
       }
-      ArrayNode w = json.putArray("warmup_seconds");
-      for (double x : warmupSeconds) {
-        w.add(x);
-      }
+      putArray(json, "warmup_seconds", warmupSeconds);
       json.put("bytes", bytes);
       double gbytesPerSecond = median > 0 ? bytes / median / 1e9 : 0;
       json.put("gbytes_per_s", gbytesPerSecond);
@@ -241,5 +225,12 @@ final class BenchCommand implements Callable<Integer> {
       throw new ZaroException("reading the table layout failed: " + e, e);
     }
     return bytes;
+  }
+
+  private static void putArray(ObjectNode json, String name, double[] values) {
+    ArrayNode a = json.putArray(name);
+    for (double x : values) {
+      a.add(x);
+    }
   }
 }

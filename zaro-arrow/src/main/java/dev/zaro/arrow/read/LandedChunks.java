@@ -26,7 +26,7 @@ final class LandedChunks {
   }
 
   /** One streamed shard of the read: its chunks, claimed one at a time. */
-  static final class Shard {
+  final class Shard {
     private final ShardStream stream;
     private final int total;
     private final ChunkDecode decode;
@@ -60,6 +60,16 @@ final class LandedChunks {
      */
     private boolean finished() {
       return (failure != null || (claimed == total && stream.isSettled())) && done == claimed;
+    }
+
+    /** {@link LandedChunks#decodeAll} for this shard. */
+    void decodeAll(Scratch scratch) {
+      LandedChunks.this.decodeAll(this, scratch);
+    }
+
+    /** {@link LandedChunks#retire} of this shard. */
+    void retire() {
+      LandedChunks.this.retire(this);
     }
   }
 

@@ -129,9 +129,7 @@ final class ShardReader {
     /** The bytes the stream brings (known from the index before they arrive). */
     private final long streamBytes;
 
-    /** The read's streamed shards and this one among them, when the read groups them; else null. */
-    private LandedChunks landed;
-
+    /** This shard among the read's streamed shards, when the read groups them; else null. */
     private LandedChunks.Shard grouped;
 
     /**
@@ -187,7 +185,7 @@ final class ShardReader {
     public void close() {
       owned.forEach(ArrowBuf::close);
       if (grouped != null) {
-        landed.retire(grouped); // no thread decodes from the body once it is freed below
+        grouped.retire(); // no thread decodes from the body once it is freed below
       }
       if (stream != null) {
         stream.close();
@@ -615,7 +613,6 @@ final class ShardReader {
     fetchedStats(stats, wanted);
     Fetched f = new Fetched(source, version, true, wanted, absent, null, List.of(), stream, size);
     if (landed != null && !wanted.isEmpty()) {
-      f.landed = landed;
       f.grouped =
           landed.add(
               stream,
@@ -771,7 +768,7 @@ final class ShardReader {
       } else if (f.grouped != null) {
         // whichever chunk has landed next, of this shard or (while none of it has) of another
         // streamed shard of the read; returns once all of this shard's are decoded
-        decodes.add(() -> helping(caller, scratch, s -> f.landed.decodeAll(f.grouped, s)));
+        decodes.add(() -> helping(caller, scratch, s -> f.grouped.decodeAll(s)));
       } else if (f.stream != null) {
         // whichever wanted chunk has landed next, once its bytes are all there
         decodes.add(
