@@ -31,12 +31,12 @@ import software.amazon.awssdk.services.s3.S3Utilities;
  * the AIMD limit of requests in flight to the endpoint. The SDK itself retries nothing and sets no
  * call deadlines: each SDK call is one attempt of the policy ({@link S3Request}).
  *
- * <p>The SDK's client is built at its first use, not here: object GETs go through zaro's own client
- * where they can, so a read of an array whose metadata names its keys never needs it (listing,
- * {@code HEAD}, a bucket's existence and {@code client=sdk} GETs do). Building it loads and starts
- * the SDK's whole request pipeline, about 0.4 s of a cold command. Its Netty event loops are ours,
- * shut down without a quiet period at {@link #close}: left to the SDK, every store's close waited
- * Netty's default 2 s quiet period, at the end of every {@code s3://} command.
+ * <p>The SDK's client is built at its first use, not here: object GETs, {@code HEAD}s, a bucket's
+ * existence and listing go through zaro's own client where they can, so only {@code client=sdk},
+ * access points and directory buckets need it. Building it loads and starts the SDK's whole request
+ * pipeline, about 0.4 s of a cold command. Its Netty event loops are ours, shut down without a
+ * quiet period at {@link #close}: left to the SDK, every store's close waited Netty's default 2 s
+ * quiet period, at the end of every {@code s3://} command.
  */
 final class S3Connection implements AutoCloseable {
   private final S3Options options;

@@ -46,6 +46,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
@@ -61,10 +62,12 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * signed with AWS Signature Version 4 by the SDK's own signer with the client's credentials ({@link
  * S3Signer}; unsigned when anonymous), under the same retries, deadlines, hedging and limit. There
  * a {@code 404} is an absent key whatever its S3 error code (the reply's body is not read), and a
- * {@code 403} an error naming the key and URL. Listing and {@code HEAD} (zero-length ranges) stay
- * on the SDK, as does everything with {@code client=sdk} in the URL's query or {@code -D}{@value
- * #CLIENT_PROPERTY}{@code =sdk}. The SDK's client is built at the first request that needs it
- * ({@link S3Connection}): a read that needs none of those never loads it.
+ * {@code 403} an error naming the key and URL. So do {@code HEAD} (zero-length ranges), the
+ * bucket's {@code HEAD} (is a missing key's bucket there?) and listing ({@code ListObjectsV2}, read
+ * by {@link ListPage}). Everything goes through the SDK with {@code client=sdk} in the URL's query
+ * or {@code -D}{@value #CLIENT_PROPERTY}{@code =sdk}, and for access points and directory buckets.
+ * The SDK's client is built at the first request that needs it ({@link S3Connection}): a store
+ * whose requests all go through zaro's client never loads it.
  *
  * <p>Every request goes through the request policy HTTP and GCS stores use ({@link S3Connection},
  * {@link S3Request}), one SDK call per attempt:
@@ -282,7 +285,7 @@ public final class S3Store implements Store {
   @Override
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
-    if (gets != null && !ContentRange.isEmpty(range)) {
+    if (gets != null) { // a zero-length range is a HEAD there
       return bucketChecked(key, followed(g -> g.getAsync(key, range, allocator, executor)));
     }
     return fetch(key, range, allocator, null);
@@ -413,7 +416,7 @@ public final class S3Store implements Store {
               Throwable cause = e == null ? null : Futures.unwrap(e);
               HttpStore there =
                   cause instanceof HttpStore.BucketElsewhere b && !out.isDone()
-                      ? moved(first, b)
+                      ? moved(first, b.region())
                       : null;
               if (there == null) {
                 settle(out, v, cause);
@@ -447,24 +450,24 @@ public final class S3Store implements Store {
   }
 
   /**
-   * The GETs' store for the region {@code elsewhere} names, replacing {@code from} (then retired,
-   * closed with this store): null when that is the region {@code from} already asks in, or zaro's
-   * client cannot address the bucket there. When another request has moved the GETs already, the
-   * current store.
+   * The GETs' store for {@code region} (where a reply said the bucket is), replacing {@code from}
+   * (then retired, closed with this store): null when that is the region {@code from} already asks
+   * in, or zaro's client cannot address the bucket there. When another request has moved the GETs
+   * already, the current store.
    */
-  private synchronized HttpStore moved(HttpStore from, HttpStore.BucketElsewhere elsewhere) {
+  private synchronized HttpStore moved(HttpStore from, String region) {
     if (gets != from) {
       return gets;
     }
-    if (elsewhere.region().equals(getsRegion)) {
+    if (region.equals(getsRegion)) {
       return null;
     }
-    HttpStore there = gets(connection, Region.of(elsewhere.region()));
+    HttpStore there = gets(connection, Region.of(region));
     if (there == null) {
       return null;
     }
     retired.add(from);
-    getsRegion = elsewhere.region();
+    getsRegion = region;
     gets = there;
     return there;
   }
@@ -520,6 +523,22 @@ public final class S3Store implements Store {
    * bucket when it is missing.
    */
   private CompletableFuture<Void> bucketExists(String key) {
+    HttpStore g = gets;
+    URI url = g == null ? null : bucketUrl(getsRegion);
+    if (url != null) { // a HEAD of the bucket through zaro's client
+      return g.headAsync(url, "bucket '" + bucket + "' in " + name)
+          .handle(
+              (reply, failure) -> {
+                if (failure == null && reply.status() == 404) {
+                  throw new StoreException(
+                      "cannot read " + where(key) + " in " + name + ": " + noSuchBucket());
+                }
+                if (failure == null && reply.status() == 200) {
+                  bucketSeen = true;
+                }
+                return null;
+              });
+    }
     HeadBucketRequest req = HeadBucketRequest.builder().bucket(bucket).build();
     return S3Request.of(() -> connection.client().headBucket(req))
         .send(policy, "bucket '" + bucket + "' in " + name)
@@ -527,13 +546,7 @@ public final class S3Store implements Store {
             (reply, failure) -> {
               if (failure == null && reply.error() != null && reply.status() == 404) {
                 throw new StoreException(
-                    "cannot read "
-                        + where(key)
-                        + " in "
-                        + name
-                        + ": no such bucket '"
-                        + bucket
-                        + "'",
+                    "cannot read " + where(key) + " in " + name + ": " + noSuchBucket(),
                     reply.error());
               }
               if (failure == null && reply.error() == null) {
@@ -541,6 +554,10 @@ public final class S3Store implements Store {
               }
               return null;
             });
+  }
+
+  private String noSuchBucket() {
+    return "no such bucket '" + bucket + "'";
   }
 
   /** A GET's body and the reply's headers. */
@@ -587,7 +604,7 @@ public final class S3Store implements Store {
       try {
         got = first.getBytes(key);
       } catch (HttpStore.BucketElsewhere e) {
-        HttpStore there = moved(first, e);
+        HttpStore there = moved(first, e.region());
         if (there == null) {
           throw e;
         }
@@ -685,7 +702,7 @@ public final class S3Store implements Store {
   /** What went wrong, for a message: access, a missing bucket, HTTP status and code, timeouts. */
   private String describe(Throwable cause) {
     if (cause instanceof NoSuchBucketException) {
-      return "no such bucket '" + bucket + "'";
+      return noSuchBucket();
     }
     if (cause instanceof S3Exception s) {
       if (s.statusCode() == 403 || s.statusCode() == 401) {
@@ -713,15 +730,38 @@ public final class S3Store implements Store {
     return String.valueOf(cause.getMessage());
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Through {@code ListObjectsV2}, a page of at most 1,000 keys per request: through zaro's
+   * client where object GETs go through it ({@link ListPage}), else through the SDK's.
+   */
   @Override
   public Stream<String> list(String keyPrefix) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    List<String> keys = new ArrayList<>();
+    List<String> objects = new ArrayList<>();
+    if (gets != null) {
+      listThroughGets(keyPrefix, objectPrefix, objects);
+    } else {
+      listThroughSdk(keyPrefix, objectPrefix, objects);
+    }
+    return objects.stream()
+        .filter(k -> k.length() > strip && !k.endsWith("/"))
+        .map(k -> k.substring(strip))
+        .filter(S3Store::isKey)
+        .sorted();
+  }
+
+  /** Adds the object keys under {@code objectPrefix} to {@code keys}: pages through the SDK. */
+  private void listThroughSdk(String keyPrefix, String objectPrefix, List<String> keys) {
     String token = null;
     do {
       ListObjectsV2Request.Builder page =
           ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix);
+      if (listPageSize > 0) {
+        page.maxKeys(listPageSize);
+      }
       if (token != null) {
         page.continuationToken(token);
       }
@@ -740,17 +780,115 @@ public final class S3Store implements Store {
         throw listFailure(keyPrefix, reply.error());
       }
       for (S3Object o : reply.value().contents()) {
-        String k = o.key();
-        if (k.length() > strip && !k.endsWith("/")) {
-          keys.add(k.substring(strip));
-        }
+        keys.add(o.key());
       }
       token =
           Boolean.TRUE.equals(reply.value().isTruncated())
               ? reply.value().nextContinuationToken()
               : null;
     } while (token != null);
-    return keys.stream().filter(S3Store::isKey).sorted();
+  }
+
+  /** Keys per listing page asked for (0: S3's default, 1,000); tests ask for fewer. */
+  int listPageSize;
+
+  /**
+   * Adds the object keys under {@code objectPrefix} to {@code keys}: {@code ListObjectsV2} pages
+   * through zaro's client, signed as its GETs are, at the bucket's URL the SDK's endpoint rules
+   * give. A reply naming the bucket's region elsewhere moves the store's requests there (as a GET's
+   * does) and asks for the page again, once.
+   */
+  private void listThroughGets(String keyPrefix, String objectPrefix, List<String> keys) {
+    String what = "the listing of '" + keyPrefix + "' in " + name;
+    String token = null;
+    boolean moved = false;
+    while (true) {
+      HttpStore g = gets;
+      URI base = bucketUrl(getsRegion);
+      if (base == null) {
+        throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": no bucket URL");
+      }
+      URI url = URI.create(base + "?" + listQuery(objectPrefix, token));
+      HttpStore.Fetched reply = g.fetch(url, what);
+      if (reply.status() != 200) {
+        Optional<String> region =
+            reply.header("x-amz-bucket-region").map(String::strip).filter(r -> !r.isEmpty());
+        if (region.isPresent()
+            && (reply.status() == 301 || reply.status() == 400)
+            && !moved
+            && moved(g, region.get()) != null) {
+          moved = true;
+          continue; // the same page, asked where the bucket is
+        }
+        throw listFailure(keyPrefix, reply, region);
+      }
+      ListPage page = ListPage.parse(reply.body(), what + " (" + url + ")");
+      keys.addAll(page.keys());
+      token = page.next();
+      if (token == null) {
+        return;
+      }
+    }
+  }
+
+  /** A {@code ListObjectsV2} query: keys under {@code objectPrefix}, from {@code token} on. */
+  private String listQuery(String objectPrefix, String token) {
+    StringBuilder q = new StringBuilder("list-type=2&encoding-type=url");
+    if (!objectPrefix.isEmpty()) { // no empty parameter: servers differ on signing one
+      q.append("&prefix=").append(SdkHttpUtils.urlEncode(objectPrefix));
+    }
+    if (listPageSize > 0) {
+      q.append("&max-keys=").append(listPageSize);
+    }
+    if (token != null) {
+      q.append("&continuation-token=").append(SdkHttpUtils.urlEncode(token));
+    }
+    return q.toString();
+  }
+
+  /**
+   * The bucket's URL in {@code region} as zaro's client addresses it, the base of {@code
+   * ListObjectsV2} and {@code HEAD} of the bucket: the SDK's URL of an object at the bucket's root
+   * ({@code S3Utilities.getUrl}, as {@link #objectBase}) less the object's name, so {@code
+   * https://bucket.s3.region.amazonaws.com/} virtual-host style, {@code http://host:port/bucket}
+   * path style. Null where {@link #objectBase} is.
+   */
+  private URI bucketUrl(String region) {
+    URI url;
+    try {
+      url = connection.utilities(Region.of(region)).getUrl(b -> b.bucket(bucket).key("z")).toURI();
+    } catch (URISyntaxException | SdkException e) {
+      return null;
+    }
+    String s = url.toString();
+    if (!s.endsWith("/z") || url.getRawQuery() != null || url.getRawFragment() != null) {
+      return null;
+    }
+    s = s.substring(0, s.length() - 1);
+    return URI.create("/z".equals(url.getRawPath()) ? s : s.substring(0, s.length() - 1));
+  }
+
+  /** A listing's error reply as the error naming the prefix and the store. */
+  private StoreException listFailure(
+      String keyPrefix, HttpStore.Fetched reply, Optional<String> region) {
+    int status = reply.status();
+    String detail;
+    if (status == 404 && reply.errorCode().orElse("NoSuchBucket").equals("NoSuchBucket")) {
+      // a listing names no key: its 404 is the bucket's (zaro's client keeps no 404's text)
+      detail = noSuchBucket();
+    } else if (status == 401 || status == 403) {
+      detail = "access denied (HTTP " + status + ")" + reply.serverSays();
+    } else {
+      detail =
+          "HTTP "
+              + status
+              + reply.serverSays()
+              + region
+                  .map(r -> S3Signer.elsewhere(r, getsRegion))
+                  .map(advice -> "; " + advice)
+                  .orElse("");
+    }
+    return new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail);
   }
 
   private StoreException listFailure(String keyPrefix, SdkException e) {

@@ -207,6 +207,79 @@ class S3StoreFaultTest extends AllocatorTest {
     assertEquals(sdkGets() ? 3 : 4, server.requests.get());
   }
 
+  /**
+   * A listing (two keys a page here) follows a reply naming the bucket's region (zaro's client: its
+   * requests move there, as a GET's do) and retries throttling and server errors, page by page;
+   * keys come back decoded (the server URL-encodes them, a space as {@code +}).
+   */
+  @Test
+  void aListingFollowsTheBucketsRegionAndRetriesEachPage() throws Exception {
+    for (String k : List.of("a/c", "b c+d/e", "z/zarr.json")) {
+      Files.createDirectories(dir.resolve("bucket/pre/" + k).getParent());
+      Files.write(dir.resolve("bucket/pre/" + k), new byte[] {1});
+    }
+    Files.createDirectories(dir.resolve("bucket/other"));
+    Files.write(dir.resolve("bucket/other/x"), new byte[] {1});
+    List<String> keys = List.of("a/b", "a/c", "b c+d/e", "z/zarr.json");
+    try (S3Store s = store(4)) {
+      s.listPageSize = 2;
+      assertEquals(keys, s.list("").toList());
+      server.fault(Fault.ERROR_503, Fault.TOO_MANY);
+      assertEquals(keys, s.list("").toList());
+      assertEquals(List.of("a/b", "a/c"), s.list("a/").toList());
+      assertEquals(List.of(), s.list("nothing/").toList());
+    }
+    if (sdkGets()) {
+      return; // the SDK's cross-region listing is its own
+    }
+    server.fault(Fault.WRONG_REGION);
+    try (S3Store s = store(1)) {
+      assertEquals(keys, s.list("").toList());
+      assertEquals("us-west-2", s.getsRegion());
+      assertEquals(0, server.pendingFaults());
+    }
+    // still redirected in the region named: an error with S3's reason, after one move
+    server.fault(Fault.WRONG_REGION, Fault.WRONG_REGION);
+    try (S3Store s = store(1)) {
+      StoreException e = assertThrows(StoreException.class, () -> s.list("a/").toList());
+      assertTrue(
+          e.getMessage().startsWith("cannot list 'a/' in s3://bucket/pre")
+              && e.getMessage().contains("HTTP 301; the server says: PermanentRedirect"),
+          e.getMessage());
+      assertEquals(0, server.pendingFaults());
+    }
+  }
+
+  /** A listing of a bucket that is not there, or refuses: an error naming the prefix and bucket. */
+  @Test
+  void aListingOfAMissingOrRefusingBucketIsAClearError() throws Exception {
+    Files.createDirectories(dir.resolve("private/pre"));
+    for (String bucket : List.of("nothing", "private")) {
+      try (S3Store s =
+          new S3Store(
+              bucket,
+              "pre",
+              S3Options.DEFAULT
+                  .withEndpoint(URI.create(server.endpoint()), true)
+                  .withRegion("us-east-1")
+                  .withAnonymous(true)
+                  .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1))
+                  .withSdkGets(sdkGets()))) {
+        StoreException e = assertThrows(StoreException.class, () -> s.list("a/").toList());
+        assertTrue(
+            e.getMessage().startsWith("cannot list 'a/' in s3://" + bucket + "/pre"),
+            e.getMessage());
+        assertTrue(
+            e.getMessage()
+                .contains(
+                    bucket.equals("nothing")
+                        ? "no such bucket 'nothing'"
+                        : "access denied (HTTP 403)"),
+            e.getMessage());
+      }
+    }
+  }
+
   @Test
   void throttlingAndServerErrorsAreRetried() {
     server.fault(Fault.ERROR_503, Fault.TOO_MANY, Fault.ERROR_500);

@@ -171,8 +171,8 @@ class S3StoreTest extends AbstractStoreTest {
   }
 
   /**
-   * Reads through zaro's client build no SDK client (it is built at the first request that needs
-   * one: a listing here); with {@code client=sdk} the first read builds it.
+   * Reads, listings, zero-length ranges and absent keys through zaro's client build no SDK client;
+   * with {@code client=sdk} the first read builds it.
    */
   @Test
   void theSdkClientIsBuiltWhenARequestNeedsIt() {
@@ -182,11 +182,39 @@ class S3StoreTest extends AbstractStoreTest {
       assertArrayEquals(CONTENTS.get("a/c/0/1"), read(s, "a/c/0/1", ByteRange.ALL));
       assertEquals(sdkGets(), s.sdkClientBuilt());
       assertEquals(List.of("a/c/0/0", "a/c/0/1", "a/c/1/0"), s.list("a/c/").toList());
-      assertTrue(s.sdkClientBuilt());
+      assertEquals(0, read(s, "a/c/0/1", ByteRange.of(3, 0)).length);
+      assertTrue(s.get("a/c/9/9", ByteRange.ALL, allocator).isEmpty());
+      assertEquals(sdkGets(), s.sdkClientBuilt());
     }
     // closed before any request: nothing was built, nothing to shut down
     try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
       assertTrue(!s.sdkClientBuilt());
+    }
+  }
+
+  /**
+   * Keys with characters URLs and XML escape (space, plus, percent, ampersand, angle brackets,
+   * non-ASCII), listed a page of two at a time: what moto holds, as put, whichever client lists.
+   */
+  @Test
+  void listingPagesThroughKeysWithAnyCharacters() {
+    List<String> odd =
+        List.of(
+            "odd/a b/c+d/zarr.json",
+            "odd/p%25q/&amp;/zarr.json",
+            "odd/<x>/\"y\"/'z'/c/0",
+            "odd/ü€/日本/c/0",
+            "odd/~!$()*,;=:@/c/0");
+    for (String k : odd) {
+      put(bucket, "pre/fix/" + k, new byte[] {2});
+    }
+    try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
+      s.listPageSize = 2;
+      assertEquals(odd.stream().sorted().toList(), s.list("odd/").toList());
+      List<String> all = s.list("").toList();
+      s.listPageSize = 0;
+      assertEquals(s.list("").toList(), all);
+      assertTrue(all.containsAll(odd) && all.contains("a/zarr.json"), all.toString());
     }
   }
 

@@ -41,8 +41,13 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   private volatile String errorText; // the start of an error reply's body (java.net.http), or null
 
   ArrowBody(BufferAllocator allocator, String key, URI url) {
+    this(allocator, "key '" + key + "' (" + url + ")");
+  }
+
+  /** A handler whose messages name the request as {@code where} (a request for no key). */
+  ArrowBody(BufferAllocator allocator, String where) {
     this.allocator = allocator;
-    this.where = "key '" + key + "' (" + url + ")";
+    this.where = where;
   }
 
   @Override

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,22 +142,23 @@ public final class GcsStore implements Store {
                   + (pageToken == null
                       ? ""
                       : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
-      HttpResponse<byte[]> r = http.fetch(url, "listing of '" + keyPrefix + "'");
-      if (r.statusCode() == 401 || r.statusCode() == 403) {
+      HttpStore.Fetched r = http.fetch(url, "listing of '" + keyPrefix + "'");
+      if (r.status() == 401 || r.status() == 403) {
         // listing refused (a public bucket readable without list rights): nothing to list;
         // hierarchies there are found through consolidated metadata, as over plain HTTP
         return Stream.empty();
       }
-      if (r.statusCode() != 200) {
+      if (r.status() != 200) {
         throw new StoreException(
             "cannot list '"
                 + keyPrefix
                 + "' in "
                 + describe()
                 + ": HTTP "
-                + r.statusCode()
+                + r.status()
                 + " from "
-                + url);
+                + url
+                + r.serverSays());
       }
       JsonNode page;
       try {

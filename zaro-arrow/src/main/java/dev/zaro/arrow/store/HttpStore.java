@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +32,10 @@ import org.apache.arrow.memory.RootAllocator;
  * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
  * the base URL, such as a signature, is kept on every request). Reads go through {@link
  * Http1Client} (non-blocking sockets, one I/O thread, bodies read or decrypted straight into Arrow
- * buffers; {@code https} trusts what the JVM's default TLS context trusts); {@code HEAD} and {@code
- * -Dzaro.http.client=jdk} use the JDK's {@link HttpClient}. Either way connections are shared
- * across stores, and {@link #getAsync} keeps many requests in flight without a thread each.
+ * buffers; {@code https} trusts what the JVM's default TLS context trusts), and so do {@code HEAD}
+ * requests and whole replies of listing APIs ({@link #fetch}); {@code -Dzaro.http.client=jdk} sends
+ * every request through the JDK's {@link HttpClient}. Either way connections are shared across
+ * stores, and {@link #getAsync} keeps many requests in flight without a thread each.
  *
  * <ul>
  *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
@@ -141,8 +143,8 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * The {@code java.net.http} client (for HEAD and {@code -Dzaro.http.client=jdk}), made on first
-   * use: making one loads and initializes about 500 classes, a cold read's cost that reads through
+   * The {@code java.net.http} client (for {@code -Dzaro.http.client=jdk}), made on first use:
+   * making one loads and initializes about 500 classes, a cold read's cost that reads through
    * {@link Http1Client} do not pay.
    */
   private HttpClient client() {
@@ -157,6 +159,11 @@ public final class HttpStore implements Store {
       }
     }
     return c;
+  }
+
+  /** Whether this store has made (or taken the shared) {@code java.net.http} client. */
+  boolean jdkClientMade() {
+    return client != null;
   }
 
   private static HttpClient sharedClient(Duration connectTimeout) {
@@ -209,9 +216,13 @@ public final class HttpStore implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (ContentRange.isEmpty(range)) {
-      return send(request(url, null, true), key, url, HttpResponse.BodyHandlers::ofByteArray)
-          .thenCompose(r -> emptyRange(key, url, range, r, allocator));
+    if (ContentRange.isEmpty(range)) { // a HEAD: through zaro's client as GETs go, unless jdk
+      HttpRequest head = request(url, null, true);
+      return useHttp1()
+          ? send(head, key, url, () -> new ArrowBody(allocator, key, url))
+              .thenCompose(r -> emptyRange(key, url, range, r, allocator))
+          : send(head, key, url, HttpResponse.BodyHandlers::ofByteArray)
+              .thenCompose(r -> emptyRange(key, url, range, r, allocator));
     }
     return delivered(
         key,
@@ -371,12 +382,113 @@ public final class HttpStore implements Store {
   }
 
   /**
-   * GETs a whole URL with this store's retries, timeouts and headers (for listing APIs), and
-   * returns the last reply whatever its status.
+   * A whole reply to {@link #fetch} or {@link #headAsync}: its status, headers and body (empty for
+   * a {@code HEAD}; for an error reply through zaro's client, the start of its text, see {@link
+   * Http1Client#ERROR_TEXT_BYTES}), and what the server said in an error reply, for messages (empty
+   * or {@code "; the server says: ..."}).
    */
-  HttpResponse<byte[]> fetch(URI url, String what) {
-    return Futures.await(
-        send(request(url, null, false), what, url, HttpResponse.BodyHandlers::ofByteArray), what);
+  public static final class Fetched {
+    private final int status;
+    private final Map<String, List<String>> headers;
+    private final byte[] body;
+    private final String serverSays;
+
+    Fetched(int status, Map<String, List<String>> headers, byte[] body, String serverSays) {
+      this.status = status;
+      this.headers = headers;
+      this.body = body;
+      this.serverSays = serverSays;
+    }
+
+    /** The reply's HTTP status. */
+    public int status() {
+      return status;
+    }
+
+    /** The first value of header {@code name} (any case). */
+    public Optional<String> header(String name) {
+      for (Map.Entry<String, List<String>> h : headers.entrySet()) {
+        if (h.getKey().equalsIgnoreCase(name) && !h.getValue().isEmpty()) {
+          return Optional.of(h.getValue().get(0));
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** The body's bytes (the caller's: not copied). */
+    public byte[] body() {
+      return body;
+    }
+
+    /** Empty, or {@code "; the server says: ..."} (an error reply's code and message). */
+    public String serverSays() {
+      return serverSays;
+    }
+
+    /** An S3-style error reply's {@code <Code>} ({@code NoSuchBucket}...), if the body has one. */
+    public Optional<String> errorCode() {
+      return Optional.ofNullable(xmlElement(new String(body, StandardCharsets.UTF_8), "Code"));
+    }
+  }
+
+  /**
+   * GETs a whole URL on this store's host (a listing API's page, not a key) with this store's
+   * retries, deadline, headers and signer, through zaro's HTTP/1.1 client (unless {@code
+   * -Dzaro.http.client=jdk}), and returns the last reply whatever its status.
+   *
+   * @param what the request, for messages ({@code "the listing of 'a/'"})
+   */
+  public Fetched fetch(URI url, String what) {
+    return whole(request(url, null, false), url, what);
+  }
+
+  /**
+   * {@link #fetch} with a {@code HEAD} request (whether a bucket exists, say), without waiting:
+   * completes with the last reply whatever its status (its body empty), or fails as a request does.
+   */
+  // the allocator is closed whichever way the request ends
+  @SuppressWarnings("FutureReturnValueIgnored")
+  public CompletableFuture<Fetched> headAsync(URI url, String what) {
+    HttpRequest request = request(url, null, true);
+    String where = what + " (" + url + ")";
+    if (!useHttp1()) {
+      return send(request, where, HttpResponse.BodyHandlers::discarding)
+          .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], ""));
+    }
+    BufferAllocator none = new RootAllocator(0); // a HEAD reply has no body to hold
+    CompletableFuture<HttpResponse<ArrowBuf>> sent =
+        send(request, where, () -> new ArrowBody(none, where));
+    sent.whenComplete((r, e) -> none.close());
+    return sent.thenApply(
+        r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
+  }
+
+  private Fetched whole(HttpRequest request, URI url, String what) {
+    String where = what + " (" + url + ")";
+    if (!useHttp1()) {
+      HttpResponse<byte[]> r =
+          Futures.await(send(request, where, HttpResponse.BodyHandlers::ofByteArray), what);
+      return new Fetched(
+          r.statusCode(),
+          r.headers().map(),
+          r.body() == null ? new byte[0] : r.body(),
+          serverSays(r));
+    }
+    try (BufferAllocator allocator = new RootAllocator()) {
+      HttpResponse<ArrowBuf> r =
+          Futures.await(send(request, where, () -> new ArrowBody(allocator, where)), what);
+      byte[] body;
+      try (ArrowBuf buf = r.body()) {
+        if (buf != null) {
+          body = new byte[Math.toIntExact(buf.writerIndex())];
+          buf.getBytes(0, body);
+        } else {
+          String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
+          body = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+        }
+      }
+      return new Fetched(r.statusCode(), r.headers().map(), body, serverSays(r));
+    }
   }
 
   private HttpRequest request(URI url, String range, boolean head) {
@@ -412,8 +524,13 @@ public final class HttpStore implements Store {
    */
   private <T> CompletableFuture<HttpResponse<T>> send(
       HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
-    return policy.send(
-        where(key, url), () -> new Attempt<>(request, bodies.get()), new Replies<>());
+    return send(request, where(key, url), bodies);
+  }
+
+  /** {@link #send} of a request for no key, named {@code where} in messages. */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String where, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return policy.send(where, () -> new Attempt<>(request, bodies.get()), new Replies<>());
   }
 
   /** How messages name a request: {@code key 'a/b' (URL)}. */
@@ -818,7 +935,7 @@ public final class HttpStore implements Store {
 
   /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
   private CompletableFuture<Optional<ArrowBuf>> emptyRange(
-      String key, URI url, ByteRange range, HttpResponse<byte[]> head, BufferAllocator allocator) {
+      String key, URI url, ByteRange range, HttpResponse<?> head, BufferAllocator allocator) {
     if (absent(head)) {
       return CompletableFuture.completedFuture(Optional.empty());
     }

@@ -162,6 +162,49 @@ class HttpStoreTest extends AbstractStoreTest {
   }
 
   /**
+   * A zero-length range (a {@code HEAD}) and a whole URL's reply ({@link HttpStore#fetch}, {@link
+   * HttpStore#headAsync}: listing APIs, a bucket's existence) through zaro's own client, where
+   * {@code java.net.http}'s is never made, and through {@code java.net.http}: the same answers.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"zaro", "jdk"})
+  void headsAndWholeRepliesGoThroughTheClientAsked(String client) throws Exception {
+    String before = System.getProperty("zaro.http.client");
+    System.setProperty("zaro.http.client", client);
+    try (HttpStore s = new HttpStore(server.url("data"), FAST)) {
+      try (ArrowBuf none = s.get("a/c/0/0", ByteRange.of(7, 0), allocator).orElseThrow()) {
+        assertEquals(0, none.writerIndex());
+      }
+      assertTrue(s.get("a/c/9/9", ByteRange.of(0, 0), allocator).isEmpty());
+      assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.of(1000, 0), allocator));
+      HttpStore.Fetched page = s.fetch(server.url("data/a/c/0/0"), "a page");
+      assertEquals(200, page.status());
+      assertArrayEquals(CONTENTS.get("a/c/0/0"), page.body());
+      assertEquals(
+          String.valueOf(CONTENTS.get("a/c/0/0").length), page.header("content-LENGTH").get());
+      assertEquals(404, s.fetch(server.url("data/a/c/9/9"), "a page").status());
+      server.fault(Fault.DENIED_XML);
+      HttpStore.Fetched denied = s.fetch(server.url("data/a/c/0/0"), "a page");
+      assertEquals(403, denied.status());
+      assertTrue(
+          new String(denied.body(), StandardCharsets.UTF_8).contains("SignatureDoesNotMatch"));
+      if (client.equals("zaro")) { // java.net.http's replies keep no error text apart
+        assertTrue(denied.serverSays().contains("SignatureDoesNotMatch"), denied.serverSays());
+      }
+      assertEquals(200, s.headAsync(server.url("data/a/c/0/0"), "a head").get().status());
+      assertEquals(404, s.headAsync(server.url("data/a/c/9/9"), "a head").get().status());
+      assertEquals(client.equals("jdk"), s.jdkClientMade());
+    } finally {
+      if (before == null) {
+        System.clearProperty("zaro.http.client");
+      } else {
+        System.setProperty("zaro.http.client", before);
+      }
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  /**
    * Redirects are followed as java.net.http follows them, relative and absolute, with the range
    * kept: a store whose base URL moved reads the same bytes.
    */

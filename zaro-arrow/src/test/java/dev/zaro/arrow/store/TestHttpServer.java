@@ -10,13 +10,16 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -35,7 +38,8 @@ import javax.net.ssl.SSLContext;
  * {@code private/} answer 403. Redirects: {@code moved/P} answers 301 to {@code /P}, {@code
  * elsewhere/P} 307 to the absolute URL of {@code moved/P}, {@code loop/P} 302 to itself and {@code
  * plain/P} 302 to {@code http://127.0.0.1:1/P}. {@code /storage/v1/b/BUCKET/o?prefix=P} answers
- * like the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET}.
+ * like the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET};
+ * {@code /BUCKET?list-type=2&prefix=P} like S3's {@code ListObjectsV2} (two keys a page).
  */
 public final class TestHttpServer implements AutoCloseable {
   /** What the next request gets instead of a normal reply. */
@@ -272,6 +276,13 @@ public final class TestHttpServer implements AutoCloseable {
           fault == Fault.ERROR_500 ? 500 : fault == Fault.ERROR_503 ? 503 : 429, -1);
       return;
     }
+    if (ex.getRequestMethod().equals("GET")
+        && "2".equals(query(ex).get("list-type"))
+        && !dir.isEmpty()
+        && !dir.contains("/")) {
+      s3Listing(ex, dir);
+      return;
+    }
     if (path.startsWith("private/")) {
       ex.sendResponseHeaders(403, -1);
       return;
@@ -354,36 +365,13 @@ public final class TestHttpServer implements AutoCloseable {
       return;
     }
     String bucket = parts[3];
-    String prefix = "";
-    int page = 0;
-    String q = ex.getRequestURI().getRawQuery();
-    if (q != null) {
-      for (String kv : q.split("&", -1)) {
-        int eq = kv.indexOf('=');
-        String k = kv.substring(0, eq);
-        String v = URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
-        if (k.equals("prefix")) {
-          prefix = v;
-        } else if (k.equals("pageToken")) {
-          page = Integer.parseInt(v);
-        }
-      }
-    }
+    Map<String, String> query = query(ex);
+    int page = Integer.parseInt(query.getOrDefault("pageToken", "0"));
     if (bucket.startsWith("private")) {
       ex.sendResponseHeaders(403, -1);
       return;
     }
-    Path dir = root.resolve(bucket);
-    List<String> names;
-    String p = prefix;
-    try (Stream<Path> walk = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
-      names =
-          walk.filter(Files::isRegularFile)
-              .map(f -> dir.relativize(f).toString().replace('\\', '/'))
-              .filter(n -> n.startsWith(p))
-              .sorted()
-              .toList();
-    }
+    List<String> names = names(bucket, query.getOrDefault("prefix", ""));
     StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
     int from = page * 2;
     for (int i = from; i < Math.min(names.size(), from + 2); i++) {
@@ -398,6 +386,92 @@ public final class TestHttpServer implements AutoCloseable {
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(200, body.length);
     ex.getResponseBody().write(body);
+  }
+
+  /**
+   * S3's {@code ListObjectsV2} ({@code GET /BUCKET?list-type=2&prefix=P}) over {@code root/BUCKET}:
+   * two keys a page unless {@code max-keys} asks for fewer, URL-encoded as S3 encodes them ({@code
+   * encoding-type=url}: form encoding, a space as {@code +}); the continuation token is the index
+   * of the page's first key. {@code private...} buckets answer 403 as S3's {@code AccessDenied}.
+   */
+  private void s3Listing(HttpExchange ex, String bucket) throws IOException {
+    Map<String, String> query = query(ex);
+    if (bucket.startsWith("private")) {
+      xmlReply(ex, 403, "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
+      return;
+    }
+    if (!Files.isDirectory(root.resolve(bucket))) {
+      xmlReply(
+          ex,
+          404,
+          "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>"
+              + "<BucketName>"
+              + bucket
+              + "</BucketName></Error>");
+      return;
+    }
+    List<String> names = names(bucket, query.getOrDefault("prefix", ""));
+    int from = Integer.parseInt(query.getOrDefault("continuation-token", "0"));
+    int n = Math.min(2, Integer.parseInt(query.getOrDefault("max-keys", "2")));
+    boolean encode = "url".equals(query.get("encoding-type"));
+    StringBuilder xml =
+        new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+            .append("<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">")
+            .append("<Name>")
+            .append(bucket)
+            .append("</Name><MaxKeys>")
+            .append(n)
+            .append("</MaxKeys>");
+    if (encode) {
+      xml.append("<EncodingType>url</EncodingType>");
+    }
+    boolean truncated = from + n < names.size();
+    xml.append("<IsTruncated>").append(truncated).append("</IsTruncated>");
+    for (int i = from; i < Math.min(names.size(), from + n); i++) {
+      String key = names.get(i);
+      xml.append("<Contents><Key>")
+          .append(encode ? URLEncoder.encode(key, StandardCharsets.UTF_8) : key)
+          .append("</Key><Size>1</Size></Contents>");
+    }
+    if (truncated) {
+      xml.append("<NextContinuationToken>").append(from + n).append("</NextContinuationToken>");
+    }
+    xmlReply(ex, 200, xml.append("</ListBucketResult>").toString());
+  }
+
+  private static void xmlReply(HttpExchange ex, int status, String xml) throws IOException {
+    byte[] body = xml.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "application/xml");
+    ex.sendResponseHeaders(status, body.length);
+    ex.getResponseBody().write(body);
+  }
+
+  /** A request's query parameters, decoded. */
+  private static Map<String, String> query(HttpExchange ex) {
+    Map<String, String> out = new HashMap<>();
+    String q = ex.getRequestURI().getRawQuery();
+    if (q != null) {
+      for (String kv : q.split("&", -1)) {
+        int eq = kv.indexOf('=');
+        String k = eq < 0 ? kv : kv.substring(0, eq);
+        out.put(
+            URLDecoder.decode(k, StandardCharsets.UTF_8),
+            eq < 0 ? "" : URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  /** The files under {@code root/bucket} whose names there start with {@code prefix}, sorted. */
+  private List<String> names(String bucket, String prefix) throws IOException {
+    Path dir = root.resolve(bucket);
+    try (Stream<Path> walk = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
+      return walk.filter(Files::isRegularFile)
+          .map(f -> dir.relativize(f).toString().replace('\\', '/'))
+          .filter(n -> n.startsWith(prefix))
+          .sorted()
+          .toList();
+    }
   }
 
   @Override
