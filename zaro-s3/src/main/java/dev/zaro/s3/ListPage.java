@@ -1,6 +1,7 @@
 package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.internal.Listing;
 import java.io.ByteArrayInputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,16 +12,17 @@ import javax.xml.stream.XMLStreamReader;
 import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
- * One page of an S3 {@code ListObjectsV2} reply ({@code <ListBucketResult>}), as {@link S3Store}
- * reads it through zaro's client: the objects' keys and the token of the next page. Keys come
- * URL-encoded when the reply says {@code <EncodingType>url</EncodingType>} (the store asks for it,
- * so that keys with characters XML 1.0 cannot carry still list) and are decoded as the SDK decodes
- * them. Document type declarations and external entities are refused.
- *
- * @param keys the page's object keys, in the reply's order
- * @param next the continuation token of the next page, or null on the last
+ * Reads one page of an S3 {@code ListObjectsV2} reply ({@code <ListBucketResult>}) that {@link
+ * S3Store} fetched through zaro's client, as a {@link Listing.Page}: the objects' keys, the
+ * subdirectories of a listing by directory ({@code delimiter=/}: {@code <CommonPrefixes>}) and the
+ * token of the next page. Keys and prefixes come URL-encoded when the reply says {@code
+ * <EncodingType>url</EncodingType>} (the store asks for it, so that keys with characters XML 1.0
+ * cannot carry still list) and are decoded as the SDK decodes them. Document type declarations and
+ * external entities are refused.
  */
-record ListPage(List<String> keys, String next) {
+final class ListPage {
+  private ListPage() {}
+
   private static final XMLInputFactory XML = factory();
 
   private static XMLInputFactory factory() {
@@ -38,8 +40,9 @@ record ListPage(List<String> keys, String next) {
    * @throws StoreException naming {@code what} when the body is not such a reply, or says it is
    *     truncated without a token to go on from
    */
-  static ListPage parse(byte[] body, String what) {
+  static Listing.Page parse(byte[] body, String what) {
     List<String> keys = new ArrayList<>();
+    List<String> prefixes = new ArrayList<>();
     String next = null;
     boolean truncated = false;
     boolean encoded = false;
@@ -52,20 +55,27 @@ record ListPage(List<String> keys, String next) {
         }
         int depth = 1;
         boolean inContents = false;
+        boolean inPrefixes = false;
         while (depth > 0) {
           int event = r.next();
           if (event == XMLStreamConstants.END_ELEMENT) {
             depth--;
             if (depth == 1) {
               inContents = false;
+              inPrefixes = false;
             }
           } else if (event == XMLStreamConstants.START_ELEMENT) {
             String element = r.getLocalName();
             if (depth == 1 && element.equals("Contents")) {
               inContents = true;
               depth++;
+            } else if (depth == 1 && element.equals("CommonPrefixes")) {
+              inPrefixes = true;
+              depth++;
             } else if (depth == 2 && inContents && element.equals("Key")) {
               keys.add(r.getElementText()); // consumes its end tag
+            } else if (depth == 2 && inPrefixes && element.equals("Prefix")) {
+              prefixes.add(r.getElementText());
             } else if (depth == 1 && element.equals("IsTruncated")) {
               truncated = r.getElementText().strip().equals("true");
             } else if (depth == 1 && element.equals("NextContinuationToken")) {
@@ -88,8 +98,9 @@ record ListPage(List<String> keys, String next) {
     }
     if (encoded) {
       keys.replaceAll(SdkHttpUtils::urlDecode);
+      prefixes.replaceAll(SdkHttpUtils::urlDecode);
     }
-    return new ListPage(List.copyOf(keys), truncated ? next : null);
+    return new Listing.Page(List.copyOf(keys), List.copyOf(prefixes), truncated ? next : null);
   }
 
   private static StoreException notAListing(String what, String why) {

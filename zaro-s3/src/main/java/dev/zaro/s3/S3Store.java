@@ -12,6 +12,7 @@ import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.internal.ContentRange;
+import dev.zaro.arrow.store.internal.Listing;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -36,6 +38,7 @@ import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Utilities;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
@@ -738,69 +741,88 @@ public final class S3Store implements Store {
    */
   @Override
   public Stream<String> list(String keyPrefix) {
+    return list(keyPrefix, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A listing that fits one page is that page. A longer one (a hierarchy without consolidated
+   * metadata lists every chunk) walks the bucket's directories instead, a page of keys and
+   * subdirectories ({@code delimiter=/}) each, and of a directory below which nothing is wanted (an
+   * array's) only the keys directly in it. So listing a hierarchy costs about a request per node,
+   * not one per thousand chunks.
+   */
+  @Override
+  public Stream<String> list(String keyPrefix, Predicate<String> skipBelow) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    List<String> objects = new ArrayList<>();
-    if (gets != null) {
-      listThroughGets(keyPrefix, objectPrefix, objects);
-    } else {
-      listThroughSdk(keyPrefix, objectPrefix, objects);
-    }
-    return objects.stream()
+    return Listing.objects(
+            (under, byDirectory, token) -> page(keyPrefix, under, byDirectory, token),
+            objectPrefix,
+            strip,
+            skipBelow)
+        .stream()
         .filter(k -> k.length() > strip && !k.endsWith("/"))
         .map(k -> k.substring(strip))
         .filter(S3Store::isKey)
         .sorted();
   }
 
-  /** Adds the object keys under {@code objectPrefix} to {@code keys}: pages through the SDK. */
-  private void listThroughSdk(String keyPrefix, String objectPrefix, List<String> keys) {
-    String token = null;
-    do {
-      ListObjectsV2Request.Builder page =
-          ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix);
-      if (listPageSize > 0) {
-        page.maxKeys(listPageSize);
-      }
-      if (token != null) {
-        page.continuationToken(token);
-      }
-      ListObjectsV2Request req = page.build();
-      S3Reply<ListObjectsV2Response> reply;
-      try {
-        reply =
-            Futures.await(
-                S3Request.of(() -> connection.client().listObjectsV2(req))
-                    .send(policy, "the listing of '" + keyPrefix + "' in " + name),
-                keyPrefix);
-      } catch (StoreException e) {
-        throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
-      }
-      if (reply.error() != null) {
-        throw listFailure(keyPrefix, reply.error());
-      }
-      for (S3Object o : reply.value().contents()) {
-        keys.add(o.key());
-      }
-      token =
-          Boolean.TRUE.equals(reply.value().isTruncated())
-              ? reply.value().nextContinuationToken()
-              : null;
-    } while (token != null);
+  /**
+   * One page of {@code ListObjectsV2} of the keys under {@code objectPrefix} from {@code token} on
+   * (null: the first), {@code byDirectory}: the keys directly under it and its subdirectories
+   * ({@code delimiter=/}), each ending in {@code /}. Through zaro's client where object GETs go,
+   * else through the SDK's.
+   */
+  private Listing.Page page(
+      String keyPrefix, String objectPrefix, boolean byDirectory, String token) {
+    if (gets != null) {
+      return pageThroughGets(keyPrefix, objectPrefix, byDirectory, token);
+    }
+    ListObjectsV2Request.Builder page =
+        ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix);
+    if (byDirectory) {
+      page.delimiter("/");
+    }
+    if (listPageSize > 0) {
+      page.maxKeys(listPageSize);
+    }
+    if (token != null) {
+      page.continuationToken(token);
+    }
+    ListObjectsV2Request req = page.build();
+    S3Reply<ListObjectsV2Response> reply;
+    try {
+      reply =
+          Futures.await(
+              S3Request.of(() -> connection.client().listObjectsV2(req))
+                  .send(policy, "the listing of '" + keyPrefix + "' in " + name),
+              keyPrefix);
+    } catch (StoreException e) {
+      throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
+    }
+    if (reply.error() != null) {
+      throw listFailure(keyPrefix, reply.error());
+    }
+    ListObjectsV2Response r = reply.value();
+    return new Listing.Page(
+        r.contents().stream().map(S3Object::key).toList(),
+        r.commonPrefixes().stream().map(CommonPrefix::prefix).toList(),
+        Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null);
   }
 
   /** Keys per listing page asked for (0: S3's default, 1,000); tests ask for fewer. */
   int listPageSize;
 
   /**
-   * Adds the object keys under {@code objectPrefix} to {@code keys}: {@code ListObjectsV2} pages
-   * through zaro's client, signed as its GETs are, at the bucket's URL the SDK's endpoint rules
-   * give. A reply naming the bucket's region elsewhere moves the store's requests there (as a GET's
-   * does) and asks for the page again, once.
+   * {@link #page} through zaro's client, signed as its GETs are, at the bucket's URL the SDK's
+   * endpoint rules give. A reply naming the bucket's region elsewhere moves the store's requests
+   * there (as a GET's does) and asks for the page again, once.
    */
-  private void listThroughGets(String keyPrefix, String objectPrefix, List<String> keys) {
+  private Listing.Page pageThroughGets(
+      String keyPrefix, String objectPrefix, boolean byDirectory, String token) {
     String what = "the listing of '" + keyPrefix + "' in " + name;
-    String token = null;
     boolean moved = false;
     while (true) {
       HttpStore g = gets;
@@ -808,32 +830,30 @@ public final class S3Store implements Store {
       if (base == null) {
         throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": no bucket URL");
       }
-      URI url = URI.create(base + "?" + listQuery(objectPrefix, token));
+      URI url = URI.create(base + "?" + listQuery(objectPrefix, byDirectory, token));
       HttpStore.Fetched reply = g.fetch(url, what);
-      if (reply.status() != 200) {
-        Optional<String> region =
-            reply.header("x-amz-bucket-region").map(String::strip).filter(r -> !r.isEmpty());
-        if (region.isPresent()
-            && (reply.status() == 301 || reply.status() == 400)
-            && !moved
-            && moved(g, region.get()) != null) {
-          moved = true;
-          continue; // the same page, asked where the bucket is
-        }
-        throw listFailure(keyPrefix, reply, region);
+      if (reply.status() == 200) {
+        return ListPage.parse(reply.body(), what + " (" + url + ")");
       }
-      ListPage page = ListPage.parse(reply.body(), what + " (" + url + ")");
-      keys.addAll(page.keys());
-      token = page.next();
-      if (token == null) {
-        return;
+      Optional<String> region =
+          reply.header("x-amz-bucket-region").map(String::strip).filter(r -> !r.isEmpty());
+      if (region.isPresent()
+          && (reply.status() == 301 || reply.status() == 400)
+          && !moved
+          && moved(g, region.get()) != null) {
+        moved = true;
+        continue; // the same page, asked where the bucket is
       }
+      throw listFailure(keyPrefix, reply, region);
     }
   }
 
   /** A {@code ListObjectsV2} query: keys under {@code objectPrefix}, from {@code token} on. */
-  private String listQuery(String objectPrefix, String token) {
+  private String listQuery(String objectPrefix, boolean byDirectory, String token) {
     StringBuilder q = new StringBuilder("list-type=2&encoding-type=url");
+    if (byDirectory) {
+      q.append("&delimiter=%2F");
+    }
     if (!objectPrefix.isEmpty()) { // no empty parameter: servers differ on signing one
       q.append("&prefix=").append(SdkHttpUtils.urlEncode(objectPrefix));
     }

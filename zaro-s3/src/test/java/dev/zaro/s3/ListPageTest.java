@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.internal.Listing;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -53,7 +54,7 @@ class ListPageTest {
             + (encoded ? "<EncodingType>url</EncodingType>" : "")
             + "<IsTruncated>true</IsTruncated><Contents><Key>a+b%2Fc</Key><Size>1</Size>"
             + "</Contents><NextContinuationToken>t+1/=</NextContinuationToken></ListBucketResult>";
-    ListPage page = ListPage.parse(xml.getBytes(StandardCharsets.UTF_8), "the listing");
+    Listing.Page page = ListPage.parse(xml.getBytes(StandardCharsets.UTF_8), "the listing");
     assertEquals(encoded ? "a b/c" : "a+b%2Fc", page.keys().get(0));
     assertEquals("t+1/=", page.next()); // a token is never encoded
   }

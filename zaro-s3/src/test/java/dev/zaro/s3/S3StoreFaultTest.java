@@ -29,6 +29,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -247,6 +248,47 @@ class S3StoreFaultTest extends AllocatorTest {
               && e.getMessage().contains("HTTP 301; the server says: PermanentRedirect"),
           e.getMessage());
       assertEquals(0, server.pendingFaults());
+    }
+  }
+
+  /**
+   * A listing longer than a page, told to skip below arrays, walks the directories (a page of keys
+   * and subdirectories each, retried as any request) and never lists an array's chunks (one that
+   * fits a page is that page, everything in it: {@link S3StoreTest}).
+   */
+  @Test
+  void aLongListingWalksDirectoriesAndLeavesArraysChunksOut() throws Exception {
+    for (String k :
+        List.of(
+            "zarr.json",
+            "g/zarr.json",
+            "g/arr/zarr.json",
+            "g/arr/c/0/0",
+            "g/arr/c/0/1",
+            "g/arr/c/1/0",
+            "h/zarr.json",
+            "h/c/0",
+            "h/c/1")) {
+      Files.createDirectories(dir.resolve("bucket/pre/" + k).getParent());
+      Files.write(dir.resolve("bucket/pre/" + k), new byte[] {1});
+    }
+    List<String> asked = new ArrayList<>();
+    Predicate<String> arrays =
+        d -> {
+          asked.add(d);
+          return d.equals("g/arr") || d.equals("h");
+        };
+    try (S3Store s = store(3)) {
+      s.listPageSize = 2;
+      server.fault(Fault.ERROR_503);
+      assertEquals(
+          List.of("a/b", "g/arr/zarr.json", "g/zarr.json", "h/zarr.json", "zarr.json"),
+          s.list("", arrays).toList());
+      assertEquals(List.of("a", "g", "h", "g/arr"), asked);
+      for (String q : server.queries) {
+        assertTrue(!q.contains("prefix=pre%2Fg%2Farr%2Fc") && !q.contains("prefix=pre%2Fh%2Fc"), q);
+      }
+      assertEquals(10, s.list("").toList().size()); // without a skip, everything
     }
   }
 

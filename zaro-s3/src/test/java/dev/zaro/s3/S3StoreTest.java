@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.read.Hierarchy;
+import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.store.AbstractStoreTest;
 import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.Stores;
 import java.net.URI;
@@ -21,6 +25,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -215,6 +220,56 @@ class S3StoreTest extends AbstractStoreTest {
       s.listPageSize = 0;
       assertEquals(s.list("").toList(), all);
       assertTrue(all.containsAll(odd) && all.contains("a/zarr.json"), all.toString());
+    }
+  }
+
+  /**
+   * A listing longer than a page (two keys here) told to skip below {@code a} walks directories and
+   * leaves {@code a}'s subdirectories out, its own keys in; moto's {@code delimiter} replies read
+   * by either client.
+   */
+  @Test
+  void aLongListingSkipsBelowTheDirectoriesItIsTold() {
+    try (S3Store s = new S3Store(bucket, "pre/fix", options())) {
+      s.listPageSize = 2;
+      List<String> all = s.list("").toList();
+      assertEquals(
+          all.stream().filter(k -> !k.startsWith("a/") || k.indexOf('/', 2) < 0).toList(),
+          s.list("", d -> d.equals("a")).toList());
+      assertTrue(all.contains("a/c/0/0") && all.contains("a/zarr.json"), all.toString());
+      assertEquals(List.of("b/x/y/z"), s.list("b", d -> d.equals("b/x")).toList());
+      s.listPageSize = 0; // it fits a page: that page, everything in it
+      assertEquals(all, s.list("", d -> d.equals("a")).toList());
+    }
+  }
+
+  /**
+   * A hierarchy without consolidated metadata (the bundled sample, its root's consolidated entry
+   * taken out) lists the same nodes over S3, walked a page of two at a time, as from local files.
+   */
+  @Test
+  void aHierarchyListsTheSameNodesWalkedOverS3() throws Exception {
+    Path sample = Fixtures.testdata().resolve("sample/climate.zarr");
+    try (Stream<Path> files = Files.walk(sample)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        String key = sample.relativize(f).toString().replace('\\', '/');
+        byte[] value = Files.readAllBytes(f);
+        if (key.equals("zarr.json")) {
+          ObjectNode root = (ObjectNode) new ObjectMapper().readTree(value);
+          root.remove("consolidated_metadata");
+          value = new ObjectMapper().writeValueAsBytes(root);
+        }
+        put(bucket, "walk/sample.zarr/" + key, value);
+      }
+    }
+    List<String> local;
+    try (FileStore files = new FileStore(sample)) {
+      local = new Hierarchy(files).list().stream().map(Node::path).toList();
+    }
+    try (S3Store s = new S3Store(bucket, "walk/sample.zarr", options())) {
+      s.listPageSize = 2;
+      assertEquals(local, new Hierarchy(s).list().stream().map(Node::path).toList());
+      assertTrue(local.size() > 3, local.toString());
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.internal.Listing;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.IOException;
 import java.net.URI;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -125,65 +127,105 @@ public final class GcsStore implements Store {
   /** Lists through the JSON API; falls back to consolidated metadata if listing is denied. */
   @Override
   public Stream<String> list(String keyPrefix) {
+    return list(keyPrefix, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A listing longer than a page walks the bucket's directories ({@code delimiter=/}), leaving
+   * out what is below the directories {@code skipBelow} names ({@link Listing#objects}).
+   */
+  @Override
+  public Stream<String> list(String keyPrefix, Predicate<String> skipBelow) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    List<String> keys = new ArrayList<>();
-    String pageToken = null;
-    do {
-      URI url =
-          URI.create(
-              endpoint
-                  + "/storage/v1/b/"
-                  + URLEncoder.encode(bucket, StandardCharsets.UTF_8)
-                  + "/o?prefix="
-                  + URLEncoder.encode(objectPrefix, StandardCharsets.UTF_8)
-                  + "&fields="
-                  + URLEncoder.encode("items(name),nextPageToken", StandardCharsets.UTF_8)
-                  + (pageToken == null
-                      ? ""
-                      : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
-      HttpStore.Fetched r = http.fetch(url, "listing of '" + keyPrefix + "'");
-      if (r.status() == 401 || r.status() == 403) {
-        // listing refused (a public bucket readable without list rights): nothing to list;
-        // hierarchies there are found through consolidated metadata, as over plain HTTP
-        return Stream.empty();
-      }
-      if (r.status() != 200) {
-        throw new StoreException(
-            "cannot list '"
-                + keyPrefix
-                + "' in "
-                + describe()
-                + ": HTTP "
-                + r.status()
-                + " from "
-                + url
-                + r.serverSays());
-      }
-      JsonNode page;
-      try {
-        page = JSON.readTree(r.body());
-      } catch (IOException e) {
-        throw new StoreException(
-            "cannot list '"
-                + keyPrefix
-                + "' in "
-                + describe()
-                + ": the listing from "
-                + url
-                + " is not JSON: "
-                + e.getMessage());
-      }
-      for (JsonNode item : page.path("items")) {
-        String name = item.path("name").asText("");
-        if (name.length() > strip && name.startsWith(objectPrefix) && !name.endsWith("/")) {
-          keys.add(name.substring(strip));
-        }
-      }
-      pageToken =
-          page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
-    } while (pageToken != null);
-    return keys.stream().filter(GcsStore::isKey).sorted();
+    List<String> names;
+    try {
+      names =
+          Listing.objects(
+              (under, byDirectory, token) -> page(keyPrefix, under, byDirectory, token),
+              objectPrefix,
+              strip,
+              skipBelow);
+    } catch (ListingRefused e) {
+      // listing refused (a public bucket readable without list rights): nothing to list;
+      // hierarchies there are found through consolidated metadata, as over plain HTTP
+      return Stream.empty();
+    }
+    return names.stream()
+        .filter(n -> n.length() > strip && n.startsWith(objectPrefix) && !n.endsWith("/"))
+        .map(n -> n.substring(strip))
+        .filter(GcsStore::isKey)
+        .sorted();
+  }
+
+  /** A listing the bucket refuses ({@code 401}/{@code 403}). */
+  private static final class ListingRefused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ListingRefused() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** One page of the JSON API's object listing (see {@link Listing.Pages}). */
+  private Listing.Page page(
+      String keyPrefix, String objectPrefix, boolean byDirectory, String pageToken) {
+    URI url =
+        URI.create(
+            endpoint
+                + "/storage/v1/b/"
+                + URLEncoder.encode(bucket, StandardCharsets.UTF_8)
+                + "/o?prefix="
+                + URLEncoder.encode(objectPrefix, StandardCharsets.UTF_8)
+                + (byDirectory ? "&delimiter=%2F" : "")
+                + "&fields="
+                + URLEncoder.encode("items(name),prefixes,nextPageToken", StandardCharsets.UTF_8)
+                + (pageToken == null
+                    ? ""
+                    : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
+    HttpStore.Fetched r = http.fetch(url, "listing of '" + keyPrefix + "'");
+    if (r.status() == 401 || r.status() == 403) {
+      throw new ListingRefused();
+    }
+    if (r.status() != 200) {
+      throw new StoreException(
+          "cannot list '"
+              + keyPrefix
+              + "' in "
+              + describe()
+              + ": HTTP "
+              + r.status()
+              + " from "
+              + url
+              + r.serverSays());
+    }
+    JsonNode page;
+    try {
+      page = JSON.readTree(r.body());
+    } catch (IOException e) {
+      throw new StoreException(
+          "cannot list '"
+              + keyPrefix
+              + "' in "
+              + describe()
+              + ": the listing from "
+              + url
+              + " is not JSON: "
+              + e.getMessage());
+    }
+    List<String> names = new ArrayList<>();
+    for (JsonNode item : page.path("items")) {
+      names.add(item.path("name").asText(""));
+    }
+    List<String> prefixes = new ArrayList<>();
+    for (JsonNode p : page.path("prefixes")) {
+      prefixes.add(p.asText(""));
+    }
+    String next =
+        page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
+    return new Listing.Page(names, prefixes, next);
   }
 
   private static boolean isKey(String key) {

@@ -69,6 +69,28 @@ class GcsStoreTest extends AbstractStoreTest {
     assertThrows(StoreException.class, () -> Stores.open("gs:///x"));
   }
 
+  /**
+   * A listing longer than a page (two names here) told to skip below {@code a} walks the bucket's
+   * directories ({@code delimiter=/}) and asks for nothing below {@code a}; without a skip, every
+   * page of the flat listing.
+   */
+  @Test
+  void aLongListingSkipsBelowTheDirectoriesItIsTold() {
+    List<String> all = store.list("").toList();
+    assertEquals(
+        List.of("a/c/0/0", "a/c/0/1", "a/c/1/0", "a/zarr.json", "b/x/y/z", "zarr.json"), all);
+    server.queries.clear();
+    assertEquals(
+        List.of("a/zarr.json", "b/x/y/z", "zarr.json"),
+        store.list("", d -> d.equals("a")).toList());
+    for (String q : server.queries) {
+      assertTrue(!q.contains("prefix=pre%2Ffix%2Fa%2Fc"), q);
+    }
+    assertTrue(
+        server.queries.stream().anyMatch(q -> q.contains("delimiter=%2F")),
+        server.queries.toString());
+  }
+
   @Test
   void aBucketThatRefusesListingListsNothingButStillReads() {
     try (GcsStore s =

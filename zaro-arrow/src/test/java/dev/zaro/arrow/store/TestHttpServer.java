@@ -38,8 +38,9 @@ import javax.net.ssl.SSLContext;
  * {@code private/} answer 403. Redirects: {@code moved/P} answers 301 to {@code /P}, {@code
  * elsewhere/P} 307 to the absolute URL of {@code moved/P}, {@code loop/P} 302 to itself and {@code
  * plain/P} 302 to {@code http://127.0.0.1:1/P}. {@code /storage/v1/b/BUCKET/o?prefix=P} answers
- * like the Google Cloud Storage JSON listing API (two names a page), over {@code root/BUCKET};
- * {@code /BUCKET?list-type=2&prefix=P} like S3's {@code ListObjectsV2} (two keys a page).
+ * like the Google Cloud Storage JSON listing API (two names or prefixes a page, {@code delimiter}
+ * too), over {@code root/BUCKET}; {@code /BUCKET?list-type=2&prefix=P} like S3's {@code
+ * ListObjectsV2} (two keys a page).
  */
 public final class TestHttpServer implements AutoCloseable {
   /** What the next request gets instead of a normal reply. */
@@ -125,6 +126,9 @@ public final class TestHttpServer implements AutoCloseable {
   /** The path of every request, in arrival order. */
   public final List<String> paths = Collections.synchronizedList(new ArrayList<>());
 
+  /** Each request's raw query ("null" for none), in arrival order. */
+  public final List<String> queries = Collections.synchronizedList(new ArrayList<>());
+
   public TestHttpServer(Path root) throws IOException {
     this(root, null);
   }
@@ -168,6 +172,7 @@ public final class TestHttpServer implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     requests.incrementAndGet();
     paths.add(ex.getRequestURI().getPath());
+    queries.add(String.valueOf(ex.getRequestURI().getRawQuery()));
     clientPorts.add(ex.getRemoteAddress().getPort());
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);
@@ -371,11 +376,25 @@ public final class TestHttpServer implements AutoCloseable {
       ex.sendResponseHeaders(403, -1);
       return;
     }
-    List<String> names = names(bucket, query.getOrDefault("prefix", ""));
-    StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
+    String delimiter = query.get("delimiter");
+    List<String> names = entries(bucket, query.getOrDefault("prefix", ""), delimiter);
     int from = page * 2;
-    for (int i = from; i < Math.min(names.size(), from + 2); i++) {
-      json.append(i > from ? "," : "").append("{\"name\":\"").append(names.get(i)).append("\"}");
+    List<String> shown = names.subList(from, Math.min(names.size(), from + 2));
+    StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
+    String sep = "";
+    for (String n : shown) {
+      if (delimiter == null || !n.endsWith(delimiter)) {
+        json.append(sep).append("{\"name\":\"").append(n).append("\"}");
+        sep = ",";
+      }
+    }
+    json.append("],\"prefixes\":[");
+    sep = "";
+    for (String n : shown) {
+      if (delimiter != null && n.endsWith(delimiter)) {
+        json.append(sep).append('"').append(n).append('"');
+        sep = ",";
+      }
     }
     json.append("]");
     if (from + 2 < names.size()) {
@@ -390,7 +409,8 @@ public final class TestHttpServer implements AutoCloseable {
 
   /**
    * S3's {@code ListObjectsV2} ({@code GET /BUCKET?list-type=2&prefix=P}) over {@code root/BUCKET}:
-   * two keys a page unless {@code max-keys} asks for fewer, URL-encoded as S3 encodes them ({@code
+   * two keys a page unless {@code max-keys} asks for fewer (with {@code delimiter}, keys and common
+   * prefixes in one order, as S3 pages them), URL-encoded as S3 encodes them ({@code
    * encoding-type=url}: form encoding, a space as {@code +}); the continuation token is the index
    * of the page's first key. {@code private...} buckets answer 403 as S3's {@code AccessDenied}.
    */
@@ -410,7 +430,8 @@ public final class TestHttpServer implements AutoCloseable {
               + "</BucketName></Error>");
       return;
     }
-    List<String> names = names(bucket, query.getOrDefault("prefix", ""));
+    String delimiter = query.get("delimiter");
+    List<String> names = entries(bucket, query.getOrDefault("prefix", ""), delimiter);
     int from = Integer.parseInt(query.getOrDefault("continuation-token", "0"));
     int n = Math.min(2, Integer.parseInt(query.getOrDefault("max-keys", "2")));
     boolean encode = "url".equals(query.get("encoding-type"));
@@ -429,9 +450,12 @@ public final class TestHttpServer implements AutoCloseable {
     xml.append("<IsTruncated>").append(truncated).append("</IsTruncated>");
     for (int i = from; i < Math.min(names.size(), from + n); i++) {
       String key = names.get(i);
-      xml.append("<Contents><Key>")
-          .append(encode ? URLEncoder.encode(key, StandardCharsets.UTF_8) : key)
-          .append("</Key><Size>1</Size></Contents>");
+      String shown = encode ? URLEncoder.encode(key, StandardCharsets.UTF_8) : key;
+      if (delimiter != null && key.endsWith(delimiter)) {
+        xml.append("<CommonPrefixes><Prefix>").append(shown).append("</Prefix></CommonPrefixes>");
+      } else {
+        xml.append("<Contents><Key>").append(shown).append("</Key><Size>1</Size></Contents>");
+      }
     }
     if (truncated) {
       xml.append("<NextContinuationToken>").append(from + n).append("</NextContinuationToken>");
@@ -460,6 +484,25 @@ public final class TestHttpServer implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /**
+   * {@link #names}, each with {@code delimiter} after the prefix cut after it (its common prefix,
+   * once): a listing by directory, as S3 and GCS list.
+   */
+  private List<String> entries(String bucket, String prefix, String delimiter) throws IOException {
+    List<String> names = names(bucket, prefix);
+    if (delimiter == null) {
+      return names;
+    }
+    return names.stream()
+        .map(
+            k -> {
+              int at = k.indexOf(delimiter, prefix.length());
+              return at < 0 ? k : k.substring(0, at + delimiter.length());
+            })
+        .distinct()
+        .toList();
   }
 
   /** The files under {@code root/bucket} whose names there start with {@code prefix}, sorted. */
