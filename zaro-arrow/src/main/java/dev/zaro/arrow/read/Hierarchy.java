@@ -151,7 +151,7 @@ public final class Hierarchy {
         return entry.parse();
       }
       if (c.hasDescendants(path)) {
-        return implicitGroup();
+        return implicitGroup(path);
       }
     }
     if (!path.isEmpty()) {
@@ -160,10 +160,11 @@ public final class Hierarchy {
         return found.get();
       }
     }
+    checkNotInsideAnArray(path); // before listing what may be an array's chunks
     String prefix = path.isEmpty() ? "" : path + "/";
     try (var keys = store.list(prefix)) {
       if (keys.findAny().isPresent()) {
-        return implicitGroup();
+        return implicitGroup(path);
       }
     }
     String tried =
@@ -185,6 +186,64 @@ public final class Hierarchy {
                 + tried
                 + ")"
                 + arraysHint(path));
+  }
+
+  /** The implicit group at {@code path}: a path with nodes below it and no metadata of its own. */
+  private GroupMetadata implicitGroup(String path) {
+    checkNotInsideAnArray(path);
+    return implicitGroup();
+  }
+
+  /**
+   * Fails for a path below an array: what lies there is the array's chunks, never a node (nor an
+   * implicit group made of its chunk keys).
+   */
+  private void checkNotInsideAnArray(String path) {
+    String array = arrayAbove(path);
+    if (array != null) {
+      throw new NodeNotFoundException(
+          "no array or group at '/"
+              + path
+              + "' in "
+              + store.describe()
+              + ": '/"
+              + array
+              + "' is an array, and what lies below an array is its chunks, not nodes");
+    }
+  }
+
+  /**
+   * The nearest array above {@code path} (the root included), or null: each ancestor's metadata as
+   * already known, else read ({@code zarr.json}, {@code .zarray}); an ancestor with none is no
+   * array.
+   */
+  private String arrayAbove(String path) {
+    if (path.isEmpty()) {
+      return null;
+    }
+    String above = "";
+    while (true) {
+      NodeMetadata node = cache.get(above);
+      if (node == null && consolidated != null) {
+        ConsolidatedMetadata.Entry entry = consolidated.entries().get(above);
+        node = entry == null ? null : entry.parse();
+      }
+      if (node == null && !above.isEmpty()) {
+        try {
+          node = loadExplicit(above).orElse(null);
+        } catch (MetadataException e) {
+          node = null; // unreadable: not known to be an array
+        }
+      }
+      if (node instanceof ArrayMetadata) {
+        return above;
+      }
+      int next = path.indexOf('/', above.isEmpty() ? 0 : above.length() + 1);
+      if (next < 0) {
+        return null;
+      }
+      above = path.substring(0, next);
+    }
   }
 
   /**

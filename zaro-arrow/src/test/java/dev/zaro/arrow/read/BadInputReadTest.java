@@ -13,6 +13,7 @@ import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SelectionException;
 import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.store.MemoryStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -177,6 +178,51 @@ class BadInputReadTest extends AllocatorTest {
     assertNames(
         readFails(NodeNotFoundException.class, store, "nope/x"), "'/nope/x'", "nope/x/zarr.json");
     assertNames(readFails(MetadataException.class, store, "g"), "'/g'", "is a group");
+  }
+
+  /**
+   * A path below an array (its chunks' directory) is no node, not even an implicit group made of
+   * the chunk keys: an error naming the array, whether the hierarchy is consolidated or not, and
+   * under a root array too.
+   */
+  @Test
+  void aPathBelowAnArrayIsNoNode() {
+    String group = "{\"zarr_format\":3,\"node_type\":\"group\"}";
+    MemoryStore plain =
+        new MemoryStore()
+            .put("zarr.json", group)
+            .put("g/a/zarr.json", meta("[" + BYTES + "]"))
+            .put("g/a/c/0/0", chunk(1, 2, 3, 4))
+            .put("g/a/c/1/0", chunk(5, 6, 7, 8));
+    MemoryStore consolidated =
+        new MemoryStore()
+            .put(
+                "zarr.json",
+                "{\"zarr_format\":3,\"node_type\":\"group\",\"consolidated_metadata\":{"
+                    + "\"kind\":\"inline\",\"must_understand\":false,\"metadata\":{\"g\":"
+                    + group
+                    + ",\"g/a\":"
+                    + meta("[" + BYTES + "]")
+                    + "}}}")
+            .put("g/a/zarr.json", meta("[" + BYTES + "]"))
+            .put("g/a/c/0/0", chunk(1, 2, 3, 4));
+    for (MemoryStore store : List.of(plain, consolidated)) {
+      try (Zaro zaro = Zaro.open(store, ZaroOptions.defaults())) {
+        for (String path : List.of("g/a/c", "g/a/c/0", "/g/a/c/")) {
+          NodeNotFoundException e =
+              assertThrows(NodeNotFoundException.class, () -> zaro.node(path));
+          assertNames(e, "'/g/a' is an array", "no array or group at '/g/a/c");
+        }
+        assertTrue(zaro.node("g") instanceof GroupMetadata);
+        assertEquals(List.of("", "g", "g/a"), zaro.list().stream().map(Node::path).toList());
+      }
+    }
+    MemoryStore rootArray =
+        new MemoryStore().put("zarr.json", meta("[" + BYTES + "]")).put("c/0/0", chunk(1, 2, 3, 4));
+    try (Zaro zaro = Zaro.open(rootArray, ZaroOptions.defaults())) {
+      assertNames(
+          assertThrows(NodeNotFoundException.class, () -> zaro.node("c")), "'/' is an array");
+    }
   }
 
   /** One array zaro cannot read does not hide the rest of the hierarchy. */
