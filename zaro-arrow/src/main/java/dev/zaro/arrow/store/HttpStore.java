@@ -355,17 +355,15 @@ public final class HttpStore implements Store {
   @Override
   public Optional<byte[]> getBytes(String key) {
     URI url = url(key);
-    if (useHttp1()) { // through the body path, into a buffer of its own, copied out
-      try (BufferAllocator allocator = new RootAllocator()) {
-        Optional<ArrowBuf> body = get(key, ByteRange.ALL, allocator);
-        if (body.isEmpty()) {
-          return Optional.empty();
-        }
-        try (ArrowBuf buf = body.get()) {
-          byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
-          buf.getBytes(0, out);
-          return Optional.of(out);
-        }
+    if (useHttp1()) { // through the body path, into a buffer of COPIES, copied out
+      Optional<ArrowBuf> body = get(key, ByteRange.ALL, COPIES);
+      if (body.isEmpty()) {
+        return Optional.empty();
+      }
+      try (ArrowBuf buf = body.get()) {
+        byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
+        buf.getBytes(0, out);
+        return Optional.of(out);
       }
     }
     return Futures.await(
@@ -446,8 +444,6 @@ public final class HttpStore implements Store {
    * {@link #fetch} with a {@code HEAD} request (whether a bucket exists, say), without waiting:
    * completes with the last reply whatever its status (its body empty), or fails as a request does.
    */
-  // the allocator is closed whichever way the request ends
-  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<Fetched> headAsync(URI url, String what) {
     HttpRequest request = request(url, null, true);
     String where = what + " (" + url + ")";
@@ -455,12 +451,8 @@ public final class HttpStore implements Store {
       return send(request, where, HttpResponse.BodyHandlers::discarding)
           .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], ""));
     }
-    BufferAllocator none = new RootAllocator(0); // a HEAD reply has no body to hold
-    CompletableFuture<HttpResponse<ArrowBuf>> sent =
-        send(request, where, () -> new ArrowBody(none, where));
-    sent.whenComplete((r, e) -> none.close());
-    return sent.thenApply(
-        r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
+    return send(request, where, () -> new ArrowBody(COPIES, where)) // a HEAD reply has no body
+        .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
   }
 
   private Fetched whole(HttpRequest request, URI url, String what) {
@@ -474,22 +466,29 @@ public final class HttpStore implements Store {
           r.body() == null ? new byte[0] : r.body(),
           serverSays(r));
     }
-    try (BufferAllocator allocator = new RootAllocator()) {
-      HttpResponse<ArrowBuf> r =
-          Futures.await(send(request, where, () -> new ArrowBody(allocator, where)), what);
-      byte[] body;
-      try (ArrowBuf buf = r.body()) {
-        if (buf != null) {
-          body = new byte[Math.toIntExact(buf.writerIndex())];
-          buf.getBytes(0, body);
-        } else {
-          String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
-          body = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
-        }
+    HttpResponse<ArrowBuf> r =
+        Futures.await(send(request, where, () -> new ArrowBody(COPIES, where)), what);
+    byte[] body;
+    try (ArrowBuf buf = r.body()) {
+      if (buf != null) {
+        body = new byte[Math.toIntExact(buf.writerIndex())];
+        buf.getBytes(0, body);
+      } else {
+        String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
+        body = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
       }
-      return new Fetched(r.statusCode(), r.headers().map(), body, serverSays(r));
     }
+    return new Fetched(r.statusCode(), r.headers().map(), body, serverSays(r));
   }
+
+  /**
+   * Memory for replies copied out whole to the heap ({@link #getBytes}, {@link #fetch}): one
+   * allocator for the process, never closed. A hedged copy that lost its race, or an attempt that
+   * timed out, frees its partial body when the I/O thread gets to it, which can be after the caller
+   * has its bytes: an allocator of the call's own, closed at once, took that for a leak and failed
+   * the call that had its reply.
+   */
+  private static final BufferAllocator COPIES = new RootAllocator();
 
   private HttpRequest request(URI url, String range, boolean head) {
     HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.retry().requestTimeout());

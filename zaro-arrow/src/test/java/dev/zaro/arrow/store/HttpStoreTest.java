@@ -446,6 +446,30 @@ class HttpStoreTest extends AbstractStoreTest {
     assertEquals(0, allocator.getAllocatedMemory());
   }
 
+  /**
+   * A whole value copied to the heap ({@code getBytes}, a listing's page) whose first attempt
+   * stalls halfway through its body is answered by the retry; the stalled attempt's partial body,
+   * freed by the I/O thread when it gets to it, fails nothing.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aWholeValueWhoseFirstAttemptStallsMidBodyIsRetried(boolean listingPage) {
+    var opts = FAST.withRetries(2, Duration.ofMillis(1), Duration.ofMillis(1));
+    try (HttpStore s =
+        new HttpStore(server.url("data"), opts.withRequestTimeout(Duration.ofMillis(300)))) {
+      for (int round = 0; round < 3; round++) {
+        server.fault(Fault.HANG_BODY);
+        byte[] got =
+            listingPage
+                ? s.fetch(server.url("data/a/c/0/0"), "a page").body()
+                : s.getBytes("a/c/0/0").orElseThrow();
+        assertArrayEquals(CONTENTS.get("a/c/0/0"), got);
+      }
+      assertEquals(6, server.requests.get());
+    }
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
   @Test
   void aRequestWaitingForTheHostLimitIsNotHedged() throws Exception {
     // one request in flight at a time: after a history of replies in 60 ms the hedge delay is 3 x
