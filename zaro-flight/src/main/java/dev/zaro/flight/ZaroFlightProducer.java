@@ -296,6 +296,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     /** Sends the schema; from now on batches are unloaded from {@code root}. */
     void start(VectorSchemaRoot root, WireCompression compression);
 
+    /** Whether {@link #start} was called (something may be on its way to the client). */
+    boolean started();
+
     /** Sends what {@code root} holds now. */
     void putNext();
 
@@ -337,6 +340,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     final ServerStreamListener listener;
     private final String what;
     volatile boolean stopped;
+    private volatile boolean started;
 
     FlightSink(ServerStreamListener listener, String what) {
       this.listener = listener;
@@ -346,8 +350,14 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
     @Override
     public void start(VectorSchemaRoot root, WireCompression compression) {
+      started = true;
       listener.start(root);
       compression.install(listener, root, wireBytes);
+    }
+
+    @Override
+    public boolean started() {
+      return started;
     }
 
     @Override
@@ -416,6 +426,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       Selection selection = Selection.parse(request.slice(), array.metadata().shape());
       boolean table = request.layout().equals("table");
       List<Selection> blocks = table ? List.of() : readBlocks(array, selection);
+      RuntimeException beforeStart = null;
       try (MemoryBudget.Lease lease =
           budget.acquire(
               "do_get " + request.array(),
@@ -429,8 +440,15 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             streamTensor(request, array, selection, blocks, lease.allocator(), stream);
           }
         } catch (RuntimeException e) {
-          fail(stream, e); // before the lease waits for gRPC to let go of what it still holds
+          if (stream.started()) {
+            fail(stream, e); // before the lease waits for gRPC to let go of what it still holds
+          } else {
+            beforeStart = e; // nothing sent, nothing held: answered once the memory is back
+          }
         }
+      }
+      if (beforeStart != null) {
+        fail(stream, beforeStart);
       }
     } catch (RuntimeException e) {
       fail(stream, e);

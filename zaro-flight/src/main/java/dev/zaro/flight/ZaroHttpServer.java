@@ -365,7 +365,7 @@ public final class ZaroHttpServer implements AutoCloseable {
     private final String what;
     private final Object lock = new Object();
     private volatile boolean stopped;
-    private boolean started;
+    private volatile boolean started;
     private VectorUnloader unloader;
 
     HttpSink(Channel ch, boolean keepAlive, String what) {
@@ -408,6 +408,11 @@ public final class ZaroHttpServer implements AutoCloseable {
       }
       ch.writeAndFlush(new DefaultHttpContent(out.composite))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+
+    @Override
+    public boolean started() {
+      return started;
     }
 
     @Override
