@@ -757,16 +757,14 @@ public final class S3Store implements Store {
   public Stream<String> list(String keyPrefix, Predicate<String> skipBelow) {
     String objectPrefix = prefix.isEmpty() ? keyPrefix : prefix + "/" + keyPrefix;
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
-    return Listing.objects(
+    return Listing.keys(
+        Listing.objects(
             (under, byDirectory, token) -> page(keyPrefix, under, byDirectory, token),
             objectPrefix,
             strip,
-            skipBelow)
-        .stream()
-        .filter(k -> k.length() > strip && !k.endsWith("/"))
-        .map(k -> k.substring(strip))
-        .filter(S3Store::isKey)
-        .sorted();
+            skipBelow),
+        objectPrefix,
+        strip);
   }
 
   /**
@@ -917,11 +915,6 @@ public final class S3Store implements Store {
             ? "access denied (HTTP " + s.statusCode() + ")"
             : describe(e);
     return new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
-  }
-
-  private static boolean isKey(String key) {
-    return !key.startsWith("/")
-        && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
   }
 
   /** Remote: readers keep many requests in flight ({@link #getAsync}). */

@@ -153,11 +153,7 @@ public final class GcsStore implements Store {
       // hierarchies there are found through consolidated metadata, as over plain HTTP
       return Stream.empty();
     }
-    return names.stream()
-        .filter(n -> n.length() > strip && n.startsWith(objectPrefix) && !n.endsWith("/"))
-        .map(n -> n.substring(strip))
-        .filter(GcsStore::isKey)
-        .sorted();
+    return Listing.keys(names, objectPrefix, strip);
   }
 
   /** A listing the bucket refuses ({@code 401}/{@code 403}). */
@@ -226,11 +222,6 @@ public final class GcsStore implements Store {
     String next =
         page.path("nextPageToken").isTextual() ? page.path("nextPageToken").asText() : null;
     return new Listing.Page(names, prefixes, next);
-  }
-
-  private static boolean isKey(String key) {
-    return !key.startsWith("/")
-        && Stream.of(key.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals("."));
   }
 
   @Override

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * How an object store's listing API (S3's {@code ListObjectsV2}, GCS's JSON API) lists the keys
@@ -68,6 +69,23 @@ public final class Listing {
       }
     }
     return out;
+  }
+
+  /**
+   * The store keys among object names {@code objects} listed under {@code objectPrefix}, sorted:
+   * each name less its first {@code strip} characters (the store's own prefix and its slash),
+   * leaving out directory markers (a name ending in {@code /}) and names no key can be (a leading
+   * slash, a {@code .} or {@code ..} segment).
+   */
+  public static Stream<String> keys(List<String> objects, String objectPrefix, int strip) {
+    return objects.stream()
+        .filter(n -> n.length() > strip && n.startsWith(objectPrefix) && !n.endsWith("/"))
+        .map(n -> n.substring(strip))
+        .filter(
+            k ->
+                !k.startsWith("/")
+                    && Stream.of(k.split("/", -1)).noneMatch(s -> s.equals("..") || s.equals(".")))
+        .sorted();
   }
 
   /** Adds {@code page}'s names and those of the pages after it; their prefixes to {@code below}. */
