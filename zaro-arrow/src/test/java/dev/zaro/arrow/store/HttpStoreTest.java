@@ -28,6 +28,7 @@ import javax.net.ssl.SSLContext;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -71,6 +72,21 @@ class HttpStoreTest extends AbstractStoreTest {
       byte[] out = new byte[(int) buf.writerIndex()];
       buf.getBytes(0, out);
       return out;
+    }
+  }
+
+  /** Runs {@code body} with {@code -Dzaro.http.client=client}, the property restored after. */
+  private static void withClient(String client, Executable body) throws Throwable {
+    String before = System.getProperty("zaro.http.client");
+    System.setProperty("zaro.http.client", client);
+    try {
+      body.execute();
+    } finally {
+      if (before == null) {
+        System.clearProperty("zaro.http.client");
+      } else {
+        System.setProperty("zaro.http.client", before);
+      }
     }
   }
 
@@ -128,10 +144,13 @@ class HttpStoreTest extends AbstractStoreTest {
    */
   @ParameterizedTest
   @ValueSource(strings = {"zaro", "jdk"})
-  void anErrorsMessageQuotesWhatTheServerSaid(String client) {
+  void anErrorsMessageQuotesWhatTheServerSaid(String client) throws Throwable {
     var once = HttpOptions.DEFAULT.withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
-    String before = System.getProperty("zaro.http.client");
-    System.setProperty("zaro.http.client", client);
+    withClient(client, () -> quotesWhatTheServerSaid(once));
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  private void quotesWhatTheServerSaid(HttpOptions once) {
     try (HttpStore s = new HttpStore(server.url("data"), once)) {
       server.fault(Fault.DENIED_XML);
       StoreException denied =
@@ -151,14 +170,7 @@ class HttpStoreTest extends AbstractStoreTest {
       assertMentions(binary, "HTTP 500");
       assertFalse(binary.getMessage().contains("the server says"), binary.getMessage());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), get(s, "a/c/0/0", ByteRange.ALL));
-    } finally {
-      if (before == null) {
-        System.clearProperty("zaro.http.client");
-      } else {
-        System.setProperty("zaro.http.client", before);
-      }
     }
-    assertEquals(0, allocator.getAllocatedMemory());
   }
 
   /**
@@ -168,9 +180,12 @@ class HttpStoreTest extends AbstractStoreTest {
    */
   @ParameterizedTest
   @ValueSource(strings = {"zaro", "jdk"})
-  void headsAndWholeRepliesGoThroughTheClientAsked(String client) throws Exception {
-    String before = System.getProperty("zaro.http.client");
-    System.setProperty("zaro.http.client", client);
+  void headsAndWholeRepliesGoThroughTheClientAsked(String client) throws Throwable {
+    withClient(client, () -> headsAndWholeReplies(client));
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  private void headsAndWholeReplies(String client) throws Exception {
     try (HttpStore s = new HttpStore(server.url("data"), FAST)) {
       try (ArrowBuf none = s.get("a/c/0/0", ByteRange.of(7, 0), allocator).orElseThrow()) {
         assertEquals(0, none.writerIndex());
@@ -194,14 +209,7 @@ class HttpStoreTest extends AbstractStoreTest {
       assertEquals(200, s.headAsync(server.url("data/a/c/0/0"), "a head").get().status());
       assertEquals(404, s.headAsync(server.url("data/a/c/9/9"), "a head").get().status());
       assertEquals(client.equals("jdk"), s.jdkClientMade());
-    } finally {
-      if (before == null) {
-        System.clearProperty("zaro.http.client");
-      } else {
-        System.setProperty("zaro.http.client", before);
-      }
     }
-    assertEquals(0, allocator.getAllocatedMemory());
   }
 
   /**
