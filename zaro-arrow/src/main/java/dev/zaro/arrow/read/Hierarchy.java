@@ -164,7 +164,7 @@ public final class Hierarchy {
     String prefix = path.isEmpty() ? "" : path + "/";
     try (var keys = store.list(prefix)) {
       if (keys.findAny().isPresent()) {
-        return implicitGroup(path);
+        return implicitGroup();
       }
     }
     String tried =
@@ -233,6 +233,9 @@ public final class Hierarchy {
           node = loadExplicit(above).orElse(null);
         } catch (MetadataException e) {
           node = null; // unreadable: not known to be an array
+        }
+        if (node != null) {
+          cache.putIfAbsent(above, node); // read once, as holdsArray keeps what it reads
         }
       }
       if (node instanceof ArrayMetadata) {
