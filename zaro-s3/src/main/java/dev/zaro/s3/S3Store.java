@@ -200,13 +200,21 @@ public final class S3Store implements Store {
     if (bucket.startsWith("arn:") || bucket.endsWith("--x-s3")) {
       return null; // access points and directory buckets: signed and addressed the SDK's own way
     }
-    String probe = "z";
+    return urlBefore(utilities, prefix.isEmpty() ? PROBE : prefix + "/" + PROBE);
+  }
+
+  /** The name of the object whose URL the SDK is asked for, to learn where its directory lies. */
+  private static final String PROBE = "z";
+
+  /**
+   * The SDK's URL of object {@code key} in this bucket ({@code S3Utilities.getUrl}) less its last
+   * name ({@link #PROBE}), so ending in {@code /}; null when the SDK cannot give one, or gives one
+   * zaro's client cannot send to (not {@code http} or {@code https}, or with a query).
+   */
+  private URI urlBefore(S3Utilities utilities, String key) {
     URI url;
     try {
-      url =
-          utilities
-              .getUrl(b -> b.bucket(bucket).key(prefix.isEmpty() ? probe : prefix + "/" + probe))
-              .toURI();
+      url = utilities.getUrl(b -> b.bucket(bucket).key(key)).toURI();
     } catch (URISyntaxException | SdkException e) {
       return null;
     }
@@ -214,10 +222,10 @@ public final class S3Store implements Store {
     if (!(s.startsWith("http://") || s.startsWith("https://"))
         || url.getRawQuery() != null
         || url.getRawFragment() != null
-        || !s.endsWith("/" + probe)) {
+        || !s.endsWith("/" + PROBE)) {
       return null;
     }
-    return URI.create(s.substring(0, s.length() - probe.length()));
+    return URI.create(s.substring(0, s.length() - PROBE.length()));
   }
 
   public String bucket() {
@@ -872,18 +880,12 @@ public final class S3Store implements Store {
    * path style. Null where {@link #objectBase} is.
    */
   private URI bucketUrl(String region) {
-    URI url;
-    try {
-      url = connection.utilities(Region.of(region)).getUrl(b -> b.bucket(bucket).key("z")).toURI();
-    } catch (URISyntaxException | SdkException e) {
-      return null;
+    URI url = urlBefore(connection.utilities(Region.of(region)), PROBE);
+    if (url == null || "/".equals(url.getRawPath())) {
+      return url; // virtual-host style: the host's root
     }
-    String s = url.toString();
-    if (!s.endsWith("/z") || url.getRawQuery() != null || url.getRawFragment() != null) {
-      return null;
-    }
-    s = s.substring(0, s.length() - 1);
-    return URI.create("/z".equals(url.getRawPath()) ? s : s.substring(0, s.length() - 1));
+    String s = url.toString(); // path style: the bucket's path, without its last slash
+    return URI.create(s.substring(0, s.length() - 1));
   }
 
   /** A listing's error reply as the error naming the prefix and the store. */
