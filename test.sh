@@ -15,7 +15,14 @@ fi
 PIP_RETRIES=0 .venv/bin/pip install -q --no-deps --no-build-isolation ./clients/python
 
 echo "== Java tests (mvn verify)"
-mvn -B -Dstyle.color=never verify
+if ! mvn -B -Dstyle.color=never verify; then
+  # a test that timed out (pom.xml, test.timeout) left every thread's stack in its class's output
+  for f in $(grep -l "will be interrupted" ./*/target/surefire-reports/*-output.txt 2>/dev/null || true); do
+    echo "== thread dump of a test that timed out: $f"
+    cat "$f"
+  done
+  exit 1
+fi
 touch zaro-cli/target/.zaro-built
 
 # Arrow JS (tests/js, pinned by package-lock.json) for the browser/Node client test; without npm

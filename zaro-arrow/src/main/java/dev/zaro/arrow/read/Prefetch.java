@@ -85,7 +85,14 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
     this.sizes = new long[tasks];
   }
 
-  /** Starts fetches ahead while the window allows; re-entrant calls return at once. */
+  /**
+   * Starts fetches ahead while the window allows. A call while another thread pumps returns at
+   * once: that thread looks at the window again before it stops, because it decides to stop and
+   * stops pumping under one lock, the lock every change to the window takes. (Deciding under one
+   * lock and clearing {@code pumping} under a later one lost a pump: a fetch that settled in
+   * between found {@code pumping} still set and returned, and a read whose threads all waited in
+   * {@link #take} for tasks not issued yet waited for ever.)
+   */
   void pump() {
     synchronized (this) {
       if (pumping) {
@@ -93,6 +100,7 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
       }
       pumping = true;
     }
+    boolean stopped = false;
     try {
       while (true) {
         int t;
@@ -103,6 +111,8 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
               || inFlight >= requestsInFlight
               || heldBytes >= maxBytesInFlight
               || (inFlight > 0 && heldBytes + (inFlight + 1) * expected > maxBytesInFlight)) {
+            pumping = false;
+            stopped = true;
             return;
           }
           t = issued++;
@@ -112,8 +122,10 @@ final class Prefetch<T extends AutoCloseable> implements AutoCloseable {
         issue(t);
       }
     } finally {
-      synchronized (this) {
-        pumping = false;
+      if (!stopped) {
+        synchronized (this) {
+          pumping = false; // issue threw: another call may pump
+        }
       }
     }
   }

@@ -361,10 +361,15 @@ class HttpStoreTest extends AbstractStoreTest {
     assertTrue(server.clientPorts.size() <= 2, "connections: " + server.clientPorts.size());
   }
 
+  /**
+   * 32 requests at once: the client keeps at least 16 of them in flight (its first limit per host).
+   * The server answers none until 16 have arrived, so the count does not depend on how fast this
+   * machine does 16 TLS handshakes (a fixed 200 ms reply delay did: under load the first replies
+   * went out before the last connections were up).
+   */
   @Test
   void keepsManyRequestsInFlight() throws Exception {
-    server.latencyMillis = 200;
-    long t0 = System.nanoTime();
+    server.holdUntilInFlight(16);
     List<CompletableFuture<Optional<ArrowBuf>>> futures = new ArrayList<>();
     for (int i = 0; i < 32; i++) {
       futures.add(store.getAsync("a/c/0/0", ByteRange.of(i, 8), allocator, Runnable::run));
@@ -375,9 +380,7 @@ class HttpStoreTest extends AbstractStoreTest {
         assertEquals(CONTENTS.get("a/c/0/0")[i], buf.getByte(0));
       }
     }
-    double seconds = (System.nanoTime() - t0) / 1e9;
     assertTrue(server.maxInFlight.get() >= 16, "in flight at most " + server.maxInFlight.get());
-    assertTrue(seconds < 32 * 0.2 / 4, "took " + seconds + " s");
   }
 
   /**

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -105,6 +106,21 @@ public final class TestHttpServer implements AutoCloseable {
   public volatile boolean ignoreRange;
   public volatile long latencyMillis;
 
+  /**
+   * When set: each request waits (20 s at most) until this many have arrived at once, then all are
+   * answered ({@link #holdUntilInFlight}).
+   */
+  private volatile CountDownLatch gate;
+
+  /**
+   * Holds every request until {@code n} are in flight at once (or 20 s have passed), so a test sees
+   * how many requests a client keeps in flight whatever the machine's speed: a client that keeps
+   * fewer waits the 20 s and shows its real count in {@link #maxInFlight}.
+   */
+  public void holdUntilInFlight(int n) {
+    gate = new CountDownLatch(n);
+  }
+
   /** Above this many requests in flight, a request is answered 503 at once (0: never). */
   public volatile int overloadAbove;
 
@@ -182,6 +198,11 @@ public final class TestHttpServer implements AutoCloseable {
         overloaded.incrementAndGet();
         ex.sendResponseHeaders(503, -1);
         return;
+      }
+      CountDownLatch g = gate;
+      if (g != null) {
+        g.countDown();
+        var unused = g.await(20, TimeUnit.SECONDS);
       }
       if (latencyMillis > 0) {
         Thread.sleep(latencyMillis);
