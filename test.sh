@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist, xarray, dask, pandas, polars, setuptools, sys; sys.exit(tuple(map(int, setuptools.__version__.split(".")[:2])) < (70, 1))' 2>/dev/null; then
-  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist, xarray, dask, pandas, polars)"
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pyarrow, tensorstore, ml_dtypes, numpy, numcodecs, duckdb, pytest, xdist, pytest_timeout, xarray, dask, pandas, polars, setuptools, sys; sys.exit(tuple(map(int, setuptools.__version__.split(".")[:2])) < (70, 1))' 2>/dev/null; then
+  echo "== setting up .venv (pyarrow, tensorstore, ml_dtypes, numcodecs, duckdb, pytest, pytest-xdist, pytest-timeout, xarray, dask, pandas, polars)"
   python3 -m venv .venv
   PIP_RETRIES=0 .venv/bin/pip install -q -r tests/python/requirements.txt
 fi
@@ -32,4 +32,6 @@ if command -v npm >/dev/null && [ ! -d tests/js/node_modules/apache-arrow ]; the
 fi
 
 echo "== client tests (pytest)"
-.venv/bin/python -m pytest tests/python -q -p no:cacheprovider -n 2
+# a test still running after 10 minutes has hung: it fails, named, and its worker exits
+# (pytest-timeout's thread method ends a wait inside a C++ call too; a signal would wait for it)
+.venv/bin/python -m pytest tests/python -q -p no:cacheprovider -n 2 --timeout 600 --timeout-method thread
