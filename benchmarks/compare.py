@@ -63,8 +63,11 @@ def operations(chunk, inner=None):
 def warmup_passes(op, slices):
     """Untimed passes before the timed ones, so the JIT has compiled the read path (the timed
     reads are steady state, as tensorstore's native code is from its first read).
-    Random boxes need about 8 passes of 1000: per-pass times over sharded_128_32 fell from 1.10 s
-    (pass 2) to 0.79 s (pass 10) and then held, 2026-11-24.
+    Random boxes need about 30 passes of 1000 since `bench` runs with C2 thresholds ten times the
+    JVM's: over sharded_128_32, C2 compiled the per-box set-up (ZarrArray.read, readChunk,
+    Selection.parse) in bursts of 0.05-0.28 s until pass 28, nothing from pass 29 on
+    (2026-11-27, benchmarks/README "Random boxes over 32^3 inner chunks"); 8 passes were enough
+    with the JVM's thresholds (2026-11-24).
     Read all and slab need about 20 since `bench` runs with C2 thresholds ten times the JVM's
     (README, "Start-up"): with 3, the timed passes still ran beside C2 compiles of 40-190 ms
     (`bench`'s jit_seconds), and sharded_128_32's slab took 0.072-0.088 s in passes 4-8 against
@@ -72,7 +75,7 @@ def warmup_passes(op, slices):
     sets every operation's count instead (`--warmup 3 --repeat 5` gives the earlier tables' read
     all and slab figures)."""
     if op == "random_64_boxes":
-        return 8
+        return 30
     if len(slices) > 1:
         return 1
     return 20 if op in ("read_all", "slab") else 500
