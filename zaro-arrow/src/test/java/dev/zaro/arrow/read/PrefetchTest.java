@@ -38,8 +38,8 @@ class PrefetchTest {
    * Four decoders take tasks in order and wait for each one's request to settle, as a streamed
    * shard's decoder does; an I/O thread completes each fetch and settles its request a moment
    * later, moving the window on while a decoder's own pump (after its take) may be running. A pump
-   * lost in that race left every decoder waiting for a task never issued: before the fix, 3 in 5
-   * runs of this test hung within its 2,000 rounds on this 2-core machine under load (the read that
+   * lost in that race left every decoder waiting for a task never issued: before the fix, 2 of 3
+   * runs of this test hung within its 3,000 rounds on this 2-core machine under load (the read that
    * hung a CI run in ShardStreamTest). A take that waits 60 s, on work of microseconds, fails.
    */
   @ParameterizedTest(name = "window {0}")
