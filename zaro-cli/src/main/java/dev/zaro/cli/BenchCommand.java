@@ -192,7 +192,7 @@ final class BenchCommand implements Callable<Integer> {
         // the tensor layout decodes every chunk a selection needs exactly once: the baseline
         ReadStats once = new ReadStats();
         for (String read : reads) {
-          zaro.read(path, read, allocator, ReadOptions.DEFAULT.withStats(once)).close();
+          read(zaro, read, false, allocator, ReadOptions.DEFAULT.withStats(once));
         }
         json.put("chunks_decoded_twice", stats.chunksDecoded() - once.chunksDecoded());
       }
