@@ -88,12 +88,11 @@ public final class Zaro implements AutoCloseable {
           t.setDaemon(true);
           return t;
         };
-    // remote reads fetch asynchronously ahead of `threads` decoders; the extra threads serve the
-    // blocking path (shards with nested sharding: one worker per shard in flight), up to 64
+    // local: the callers plus threads - 1 helpers; remote: reads fetch asynchronously ahead of
+    // `threads` decoders, and the extra threads serve the blocking path (nested sharding)
     int poolSize =
-        isRemote(store)
-            ? ConcurrencyPolicy.poolThreads(options.threads(), options.ioConcurrency())
-            : options.threads();
+        ConcurrencyPolicy.poolThreads(
+            options.threads(), isRemote(store) ? options.ioConcurrency() : 0);
     this.workers =
         new ThreadPoolExecutor(
             poolSize, poolSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);

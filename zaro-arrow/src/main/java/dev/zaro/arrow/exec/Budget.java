@@ -136,6 +136,7 @@ public final class Budget {
     }
 
     void await() {
+      Spin.until(() -> done.get() >= tasks.size());
       boolean interrupted = false;
       synchronized (this) {
         while (done.get() < tasks.size()) {

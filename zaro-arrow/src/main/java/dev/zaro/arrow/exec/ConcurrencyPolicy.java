@@ -41,18 +41,31 @@ public record ConcurrencyPolicy(
     int decode = Math.max(1, threads);
     int io = Math.max(0, ioConcurrency);
     boolean ahead = io > 0 && tasks > 1 && prefetchable;
-    int chunk = Math.min(ahead ? decode : poolThreads(decode, io), tasks);
+    int chunk = Math.min(ahead ? decode : blockingThreads(decode, io), tasks);
     return new ConcurrencyPolicy(decode, chunk, ahead, io);
   }
 
+  /** The decoding threads, or enough for one blocking fetch per request in flight. */
+  private static int blockingThreads(int decode, int io) {
+    return Math.max(decode, Math.min(MAX_BLOCKING_FETCHES, io));
+  }
+
   /**
-   * The worker threads a store's reads need: the decoding threads, or for a remote store enough for
-   * the blocking fetch path (one per request, up to {@link #MAX_BLOCKING_FETCHES}).
+   * The worker threads a store's reads need besides their callers, who always work themselves
+   * ({@link WorkRunner}): for a local store one fewer than the decoding threads (at least one), for
+   * a remote store enough for the blocking fetch path (one per request, up to {@link
+   * #MAX_BLOCKING_FETCHES}) and the completions of its requests.
+   *
+   * <p>A local pool of {@code threads} workers was one too many: the read's helper tasks went to
+   * whichever worker had waited longest, so a read's chunks alternated between two helpers, each
+   * woken cold, and small reads (random boxes over 32^3 inner chunks) took about 9% longer
+   * (benchmarks/README.md, "A read's waits").
    *
    * @param threads the decoding threads
    * @param ioConcurrency requests in flight for a remote store, 0 for a local one
    */
   public static int poolThreads(int threads, int ioConcurrency) {
-    return Math.max(Math.max(1, threads), Math.min(MAX_BLOCKING_FETCHES, ioConcurrency));
+    int decode = Math.max(1, threads);
+    return ioConcurrency <= 0 ? Math.max(1, decode - 1) : blockingThreads(decode, ioConcurrency);
   }
 }

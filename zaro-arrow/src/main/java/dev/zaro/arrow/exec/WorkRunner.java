@@ -115,6 +115,7 @@ public final class WorkRunner {
       budget.enter();
     }
     pull.run();
+    Spin.until(() -> done.get() >= n); // a helper is usually on its last task now
     boolean interrupted = false;
     synchronized (finished) {
       while (done.get() < n) {

@@ -35,7 +35,15 @@ class ConcurrencyPolicyTest {
   }
 
   @ParameterizedTest(name = "threads={0} io={1}")
-  @CsvSource({"4, 0, 4", "4, 16, 16", "4, 500, 64", "8, 2, 8", "0, 0, 1"})
+  @CsvSource({
+    "4, 0, 3", // local: the caller is the fourth
+    "2, 0, 1",
+    "1, 0, 1", // a pool of one, never of none
+    "0, 0, 1",
+    "4, 16, 16",
+    "4, 500, 64",
+    "8, 2, 8"
+  })
   void sizesThePoolForTheBlockingPath(int threads, int io, int pool) {
     assertEquals(pool, ConcurrencyPolicy.poolThreads(threads, io));
   }
