@@ -56,10 +56,11 @@ public record ConcurrencyPolicy(
    * a remote store enough for the blocking fetch path (one per request, up to {@link
    * #MAX_BLOCKING_FETCHES}) and the completions of its requests.
    *
-   * <p>A local pool of {@code threads} workers was one too many: the read's helper tasks went to
-   * whichever worker had waited longest, so a read's chunks alternated between two helpers, each
-   * woken cold, and small reads (random boxes over 32^3 inner chunks) took about 9% longer
-   * (benchmarks/README.md, "A read's waits").
+   * <p>A local pool of {@code threads} workers was one too many: a read's helper tasks went to
+   * whichever worker had waited longest, so each worker parked and was woken about once per small
+   * read. With the spin before a run's owner parks ({@link Spin}), one worker fewer made random
+   * boxes over 32^3 inner chunks about 9% faster; neither change alone did (benchmarks/README.md,
+   * "A read's waits").
    *
    * @param threads the decoding threads
    * @param ioConcurrency requests in flight for a remote store, 0 for a local one

@@ -6,8 +6,10 @@ import java.util.function.BooleanSupplier;
  * A short spin before a read's thread parks to wait for its helpers (docs/ARCHITECTURE.md,
  * "Threads"). The owner of a run usually finishes its own tasks while a helper is still on its last
  * one, a task's time or less (tens of microseconds for an inner chunk). Parking and being woken
- * costs more than that on a virtual machine, and the read's latency pays for it once per run: about
- * a tenth of a small box read over 32^3 inner chunks (benchmarks/README.md, "A read's waits").
+ * costs more than that on a virtual machine, and the read's latency pays for it once per run. With
+ * a local pool of {@code threads - 1} workers ({@link ConcurrencyPolicy#poolThreads}), this made a
+ * small box read over 32^3 inner chunks about 9% faster; neither change alone did
+ * (benchmarks/README.md, "A read's waits").
  */
 final class Spin {
   /** Longer than one inner chunk's decode; a wait longer than this parks as before. */
