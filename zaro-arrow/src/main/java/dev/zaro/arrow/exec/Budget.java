@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One read's concurrency budget: {@code parallelism} threads (the caller and its helpers on {@code
@@ -52,7 +51,7 @@ public final class Budget {
   }
 
   /** Work inside chunks that threads of this read may still take: see {@link #share}. */
-  private final ConcurrentLinkedQueue<Shared> open = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<PulledTasks> open = new ConcurrentLinkedQueue<>();
 
   /**
    * Runs {@code tasks} (work inside one chunk) on the calling thread, on up to {@code helpersNow}
@@ -63,7 +62,7 @@ public final class Budget {
    * @throws RuntimeException the first task failure, as is (an Error likewise)
    */
   public void share(List<Runnable> tasks, Executor helperExecutor, int helpersNow) {
-    Shared s = new Shared(tasks);
+    PulledTasks s = new PulledTasks(tasks.size(), i -> tasks.get(i).run(), null);
     open.add(s);
     try {
       int started = helperExecutor == null ? 0 : Math.min(helpersNow, tasks.size() - 1);
@@ -78,7 +77,7 @@ public final class Budget {
     } finally {
       open.remove(s);
     }
-    s.await();
+    s.await(false); // the owner of a chunk's inner work is not stopped by an interrupt
   }
 
   /**
@@ -91,66 +90,13 @@ public final class Budget {
     }
     enter(); // a helping thread is busy: idle() must not offer it again meanwhile
     try {
-      for (Shared s = open.peek(); s != null; s = open.peek()) {
+      for (PulledTasks s = open.peek(); s != null; s = open.peek()) {
         if (!s.pull()) {
           open.remove(s);
         }
       }
     } finally {
       exit();
-    }
-  }
-
-  /** Tasks pulled from one counter by their owner and any helper; the owner awaits them all. */
-  private static final class Shared {
-    private final List<Runnable> tasks;
-    private final AtomicInteger next = new AtomicInteger();
-    private final AtomicInteger done = new AtomicInteger();
-    private final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-    Shared(List<Runnable> tasks) {
-      this.tasks = tasks;
-    }
-
-    /** Runs unclaimed tasks; false when there were none left to claim. */
-    boolean pull() {
-      boolean any = false;
-      int n = tasks.size();
-      int i;
-      while ((i = next.getAndIncrement()) < n) {
-        any = true;
-        try {
-          if (failure.get() == null) {
-            tasks.get(i).run();
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        }
-        if (done.incrementAndGet() == n) {
-          synchronized (this) {
-            notifyAll();
-          }
-        }
-      }
-      return any;
-    }
-
-    void await() {
-      Spin.until(() -> done.get() >= tasks.size());
-      boolean interrupted = false;
-      synchronized (this) {
-        while (done.get() < tasks.size()) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-      WorkRunner.rethrow(failure.get());
     }
   }
 }

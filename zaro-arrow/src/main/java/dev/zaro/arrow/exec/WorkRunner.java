@@ -1,12 +1,9 @@
 package dev.zaro.arrow.exec;
 
-import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
 /**
@@ -22,6 +19,9 @@ import java.util.function.IntConsumer;
  *       late to find work (on a loaded machine that wake-up takes milliseconds).
  *   <li>The first failure cancels the rest (tasks not started are skipped) and is rethrown; {@link
  *       Control} adds caller cancellation, a deadline and progress.
+ *   <li>An interrupt of the caller fails the run (INTERNAL), but only once every task a helper
+ *       claimed has finished: the run's tasks are one {@code PulledTasks}, as {@link
+ *       Budget#share}'s are.
  * </ul>
  */
 public final class WorkRunner {
@@ -60,38 +60,17 @@ public final class WorkRunner {
     if (n <= 0) {
       return;
     }
-    AtomicInteger next = new AtomicInteger();
-    AtomicInteger done = new AtomicInteger();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    Object finished = new Object();
+    PulledTasks set =
+        new PulledTasks(
+            n,
+            i -> {
+              control.check();
+              task.accept(i);
+            },
+            (finishedNow, total) -> control.progress().done(finishedNow, total));
     Runnable pull =
         () -> {
-          int i;
-          while ((i = next.getAndIncrement()) < n) {
-            boolean ran = false;
-            try {
-              if (failure.get() == null) {
-                control.check();
-                task.accept(i);
-                ran = true;
-              }
-            } catch (Throwable t) {
-              failure.compareAndSet(null, t);
-            }
-            int finishedNow = done.incrementAndGet();
-            if (ran) {
-              try {
-                control.progress().done(finishedNow, n);
-              } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-              }
-            }
-            if (finishedNow == n) {
-              synchronized (finished) {
-                finished.notifyAll();
-              }
-            }
-          }
+          set.pull();
           if (budget != null) {
             budget.exit();
             budget.helpOut();
@@ -115,38 +94,6 @@ public final class WorkRunner {
       budget.enter();
     }
     pull.run();
-    Spin.until(() -> done.get() >= n); // a helper is usually on its last task now
-    boolean interrupted = false;
-    synchronized (finished) {
-      while (done.get() < n) {
-        try {
-          finished.wait();
-        } catch (InterruptedException e) {
-          interrupted = true;
-          failure.compareAndSet(
-              null, new ZaroException(ErrorKind.INTERNAL, "the read was interrupted"));
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    rethrow(failure.get());
-  }
-
-  /**
-   * Rethrows a task's failure as is (RuntimeException, Error) or wrapped; nothing when null. The
-   * one place work run on other threads reports back ({@link Budget#share} too).
-   */
-  static void rethrow(Throwable t) {
-    if (t instanceof RuntimeException r) {
-      throw r;
-    }
-    if (t instanceof Error e) {
-      throw e;
-    }
-    if (t != null) {
-      throw new ZaroException(t.toString(), t);
-    }
+    set.await(true);
   }
 }
