@@ -31,6 +31,12 @@ TENSORSTORE_CA_BUNDLE; the fetch floor: --ca-file). --zaro-http-client jdk sends
 java.net.http instead of zaro's own client (`-Dzaro.http.client=jdk`), the path https took before
 zaro's client spoke TLS.
 
+--server-nice -10 runs the server ahead of the reader on the machine's cores. On loopback the
+server shares the cores with the reader it serves, and a reader that keeps both cores busy slows
+the server's one thread, which a server on its own machine would not feel; the fetch floor's client
+barely uses the CPU, so the floor is the same either way (benchmarks/README.md, "Issue 25
+in one sitting").
+
 Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
 peak RSS growth over the read (ru_maxrss after minus before), both MiB.
 """
@@ -116,10 +122,12 @@ def operations(chunk, nchunks, nboxes):
 
 
 class Server:
-    def __init__(self, latency_ms, mbps, extra=()):
+    def __init__(self, latency_ms, mbps, extra=(), nice=None):
+        # nice: the server's scheduling priority (-20..19); below 0 needs root (CAP_SYS_NICE)
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "latency_server.py"), str(DATA), "--latency-ms", str(latency_ms),
-             "--mbps", str(mbps), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             "--mbps", str(mbps), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            preexec_fn=None if nice is None else lambda: os.setpriority(os.PRIO_PROCESS, 0, nice))
         self.port = int(self.proc.stdout.readline().split()[1])
 
     def stats(self):
@@ -189,7 +197,12 @@ def main():
     parser.add_argument("--tls", action="store_true", help="the server speaks https (testdata/tls's certificate)")
     parser.add_argument("--zaro-http-client", choices=["zaro", "jdk"], default="zaro",
                         help="jdk: zaro's GETs through java.net.http (-Dzaro.http.client=jdk)")
+    parser.add_argument("--server-nice", type=int, metavar="N",
+                        help="run the server at this scheduling priority (nice value; below 0 needs root):"
+                             " -10 lets it take a core ahead of the reader, as a server on its own machine would")
     args = parser.parse_args()
+    if args.server_nice is not None and args.server_nice < 0 and os.geteuid() != 0:
+        parser.error(f"--server-nice {args.server_nice}: a priority above the default needs root (CAP_SYS_NICE)")
     global ZARO_ENV, TS_ENV
     scheme = "https" if args.tls else "http"
     server_extra = ["--tls-cert", str(TLS / "loopback.crt"), "--tls-key", str(TLS / "loopback.key")] if args.tls else []
@@ -215,7 +228,8 @@ def main():
     print("|---" * 12 + "|")
     for latency in args.latency_ms:
         server = Server(latency, args.mbps,
-                        (["--s3-bucket", S3_BUCKET] if args.store == "s3" else []) + server_extra)
+                        (["--s3-bucket", S3_BUCKET] if args.store == "s3" else []) + server_extra,
+                        nice=args.server_nice)
         try:
             for name in args.datasets:
                 url = f"{scheme}://127.0.0.1:{server.port}/{name}_{N}.zarr"
