@@ -24,6 +24,9 @@ public non-sealed interface BytesToBytesCodec extends Codec {
    * be exactly {@code size}.
    *
    * @return false when this codec cannot decode in place (the caller then uses {@link #decode})
+   * @throws IllegalArgumentException when the region is not inside {@code target} ({@link
+   *     #checkRegion}), before anything is decoded: an implementation that decodes in place checks
+   *     it first
    */
   default boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
     return false;

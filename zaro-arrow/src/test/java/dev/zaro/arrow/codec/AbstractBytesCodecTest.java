@@ -2,6 +2,7 @@ package dev.zaro.arrow.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The checks every bytes-to-bytes codec passes: data encoded by an independent encoder decodes back
@@ -110,6 +112,60 @@ public abstract class AbstractBytesCodecTest extends AllocatorTest {
         assertArrayEquals(data, out);
         assertEquals((byte) 0xff, target.getByte(7), "wrote before its region");
         assertEquals((byte) 0xff, target.getByte(8 + data.length), "wrote past its region");
+      }
+    }
+  }
+
+  /**
+   * A region that does not lie inside the target is refused before anything is decoded, with or
+   * without a worker's scratch (a codec that writes through raw addresses would otherwise write
+   * past the target's memory); a codec that cannot decode in place may say so instead. The regions
+   * are given against the target's capacity: one byte past its end, a negative offset, one byte
+   * more than it holds, an offset past its end.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"past the end", "negative offset", "larger than the target", "after it"})
+  void aRegionOutsideTheTargetIsRefused(String region) throws Exception {
+    byte[] data = new byte[4096]; // the "zeros" payload, which every encoder has encoded
+    assumeTrue(encodes(data), "the encoder cannot encode this payload");
+    try (Scratch scratch = new Scratch(allocator);
+        ArrowBuf in = buf(encode(data));
+        ArrowBuf target = allocator.buffer(data.length + 8)) {
+      long capacity = target.capacity();
+      long offset =
+          switch (region) {
+            case "past the end" -> capacity - data.length + 1;
+            case "negative offset" -> -1;
+            case "larger than the target" -> 0;
+            default -> capacity + 1;
+          };
+      long size =
+          switch (region) {
+            case "larger than the target" -> capacity + 1;
+            case "after it" -> 0;
+            default -> data.length;
+          };
+      for (Scratch s : Arrays.asList(null, scratch)) {
+        String what =
+            "["
+                + offset
+                + ", "
+                + offset
+                + " + "
+                + size
+                + ") of a "
+                + capacity
+                + "-byte target"
+                + (s == null ? "" : ", with a scratch");
+        try {
+          boolean decoded =
+              s == null
+                  ? codec().decodeInto(in, target, offset, size)
+                  : codec().decodeInto(in, target, offset, size, s);
+          assertFalse(decoded, "decoded into " + what);
+        } catch (IllegalArgumentException e) {
+          assertTrue(e.getMessage().contains("outside"), what + ": " + e.getMessage());
+        }
       }
     }
   }

@@ -57,6 +57,7 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
 
   @Override
   public boolean decodeInto(ArrowBuf encoded, ArrowBuf target, long offset, long size) {
+    BytesToBytesCodec.checkRegion(target, offset, size); // zstd writes through raw addresses
     long n = decompress(encoded, target.memoryAddress() + offset, size);
     if (n != size) {
       throw new CodecException("codec zstd: decoded " + n + " bytes, expected " + size);
@@ -68,6 +69,7 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   @Override
   public boolean decodeInto(
       ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
+    BytesToBytesCodec.checkRegion(target, offset, size);
     long length = encoded.writerIndex();
     if (scratch == null || size > Integer.MAX_VALUE || length > Integer.MAX_VALUE) {
       return decodeInto(encoded, target, offset, size);

@@ -47,8 +47,14 @@ public final class OutputBuffer implements AutoCloseable {
   private int unit;
   private long flushed;
 
-  /** A region {@code [offset, offset + size)} of a buffer the caller owns. */
+  /**
+   * A region {@code [offset, offset + size)} of a buffer the caller owns.
+   *
+   * @throws IllegalArgumentException when the region is not inside {@code target} ({@link
+   *     BytesToBytesCodec#checkRegion}): a decompressor writes through raw addresses
+   */
   public static OutputBuffer into(ArrowBuf target, long offset, long size) {
+    BytesToBytesCodec.checkRegion(target, offset, size);
     return new OutputBuffer(null, target, offset, size, true, size);
   }
 

@@ -1,6 +1,5 @@
 package dev.zaro.arrow.codec.numcodecs;
 
-import dev.zaro.arrow.codec.BytesToBytesCodec;
 import dev.zaro.arrow.codec.internal.OutputBuffer;
 import dev.zaro.arrow.error.CodecException;
 import java.io.IOException;
@@ -36,8 +35,7 @@ final class StreamDecoder {
 
   static boolean decodeInto(
       String codec, Opener opener, ArrowBuf encoded, ArrowBuf target, long offset, long size) {
-    BytesToBytesCodec.checkRegion(target, offset, size);
-    try (OutputBuffer out = OutputBuffer.into(target, offset, size)) {
+    try (OutputBuffer out = OutputBuffer.into(target, offset, size)) { // checks the region
       decodeTo(codec, opener, encoded, out);
     }
     return true;
