@@ -251,9 +251,33 @@ public record SlabView(
    * Scatters part of a C-order chunk that arrives in pieces (streaming decompression): the chunk's
    * elements {@code [first, first + elements)} lie contiguously at {@code source} + {@code
    * sourceOffset}; those the view selects are copied to the target.
+   *
+   * @throws IllegalArgumentException when the elements are not all inside the chunk, or their bytes
+   *     not all inside {@code source}
    */
   public void scatterRange(
       ArrowBuf source, long sourceOffset, long first, long elements, int swapUnit) {
+    long chunkElements = itemSize == 0 ? 0 : chunkBytes() / itemSize;
+    if (first < 0
+        || elements < 0
+        || first > chunkElements - elements
+        || sourceOffset < 0
+        || sourceOffset > source.capacity() - elements * itemSize) {
+      throw new IllegalArgumentException(
+          "elements ["
+              + first
+              + ", "
+              + first
+              + " + "
+              + elements
+              + ") of a "
+              + chunkElements
+              + "-element chunk, at byte "
+              + sourceOffset
+              + " of a "
+              + source.capacity()
+              + "-byte source");
+    }
     int r = rank();
     long src = source.memoryAddress() + sourceOffset;
     long base = target.memoryAddress() + offset;

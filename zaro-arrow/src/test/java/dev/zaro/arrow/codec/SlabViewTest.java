@@ -1,6 +1,8 @@
 package dev.zaro.arrow.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.AllocatorTest;
@@ -9,6 +11,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -184,6 +187,38 @@ class SlabViewTest extends AllocatorTest {
         fillSentinel(target);
         view.scatterFrom(src, chunkBytes, 0);
         check(target, new Case(view, srcElements, dstBytes, 0), source);
+      }
+    }
+  }
+
+  /**
+   * A piece that is not inside the chunk, or whose bytes are not inside the source, is refused
+   * before anything is read or written (the copy reads through raw addresses).
+   */
+  @ParameterizedTest
+  @CsvSource({
+    "0, -1, 10", // a negative first element
+    "0, 0, -1", // a negative count
+    "0, 20, 5", // past the chunk's 24 elements
+    "0, 0, 25", // more elements than the chunk has
+    "-8, 0, 4", // before the source
+    "104, 0, 4", // past the source's 128 bytes: 104 + 4 * 8 > 128
+  })
+  void aPieceOutsideTheChunkOrTheSourceIsRefused(long sourceOffset, long first, long elements) {
+    int[] shape = {2, 3, 4};
+    try (ArrowBuf source = allocator.buffer(128); // a power of two: exactly that capacity
+        ArrowBuf target = allocator.buffer(256)) {
+      SlabView view = SlabView.whole(target, 0, 8, shape);
+      fillSentinel(target);
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> view.scatterRange(source, sourceOffset, first, elements, 0));
+      assertTrue(e.getMessage().contains("24-element chunk"), e.getMessage());
+      byte[] after = new byte[(int) target.capacity()];
+      target.getBytes(0, after);
+      for (byte b : after) {
+        assertEquals(SENTINEL, b, "the target was written");
       }
     }
   }
