@@ -69,11 +69,11 @@ public record ZstdCodec(int level, boolean checksum) implements BytesToBytesCode
   @Override
   public boolean decodeInto(
       ArrowBuf encoded, ArrowBuf target, long offset, long size, Scratch scratch) {
-    BytesToBytesCodec.checkRegion(target, offset, size);
     long length = encoded.writerIndex();
     if (scratch == null || size > Integer.MAX_VALUE || length > Integer.MAX_VALUE) {
-      return decodeInto(encoded, target, offset, size);
+      return decodeInto(encoded, target, offset, size); // which checks the region
     }
+    BytesToBytesCodec.checkRegion(target, offset, size);
     if (length == 0) {
       throw new CodecException("codec zstd: empty input");
     }
