@@ -90,6 +90,10 @@ public final class NodeJson {
   /** {@code data_type} (and {@code unit}, or a struct's {@code fields}) of {@code type}. */
   private static void dataType(ObjectNode json, DataType type) {
     json.put("data_type", type.name());
+    switch (type.kind()) {
+      case FIXED_UTF32, NULL_TERMINATED_BYTES, RAW -> json.put("length_bytes", type.byteSize());
+      default -> {}
+    }
     if (type.unit() != null) {
       json.put("unit", type.unit());
     }
