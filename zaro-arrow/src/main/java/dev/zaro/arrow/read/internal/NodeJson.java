@@ -29,6 +29,7 @@ public final class NodeJson {
     ObjectNode json = Json.createObjectNode();
     json.put("path", node.displayPath());
     json.put("zarr_format", node.metadata().zarrFormat());
+    json.put("format", node.metadata().formatName());
     if (node.metadata() instanceof ArrayMetadata a) {
       json.put("node_type", "array");
       array(json, a);
@@ -69,6 +70,12 @@ public final class NodeJson {
     } else if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.V2Encoding v) {
       encoding
           .put("name", "v2")
+          .putObject("configuration")
+          .put("separator", String.valueOf(v.separator()));
+    } else if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DraftEncoding v) {
+      // the drafts' chunk keys: data/root/<path>/c<i><sep><j>
+      encoding
+          .put("name", "v3_draft")
           .putObject("configuration")
           .put("separator", String.valueOf(v.separator()));
     }
