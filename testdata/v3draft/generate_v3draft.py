@@ -20,6 +20,9 @@ image, expected/zarrita_image.bin, are kept.
   (sparse: no .group.json, only an array below it); float32 with a NaN fill value under blosc-lz4
   with bit shuffle, gzip, zlib, lz4 and no compressor; int16 in F layout; a big-endian int64 with
   chunk_grid separator "."; a uint8 with fill value 7 and missing chunks.
+- consolidated.zr3: zarr-python's consolidated metadata for the drafts
+  (meta/root/consolidated/.zmetadata, zarr.consolidate_metadata), so a store that cannot list
+  (http://) lists its whole hierarchy; expected values from zarr.open_consolidated's read.
 - may2022.zr3: the May 2022 draft's metadata keys (meta/<path>.array.json, without root/): the
   same zarr-python 2 store, its metadata documents moved from meta/root/<path> to meta/<path> by
   this script (no writer of that form is packaged); chunks and values are zarr-python's.
@@ -117,6 +120,21 @@ def hierarchy(store_dir, rng):
     return cases, {"store": f"stores/{store_dir.name}", "nodes": nodes, "attributes": attributes}
 
 
+def consolidated(store_dir, rng):
+    store = zarr.DirectoryStoreV3(str(store_dir))
+    root = zarr.group(store=store, zarr_version=3, path="/")
+    root.attrs["consolidated"] = True
+    z = root.create_dataset("obs/temp", shape=(6, 5), chunks=(4, 2), dtype="<f4",
+                            compressor=numcodecs.BZ2(level=1), fill_value=-1.5)
+    z[:4, :] = values("<f4", (4, 5), rng)
+    zarr.consolidate_metadata(store, path="")
+    full = zarr.open_consolidated(zarr.DirectoryStoreV3(str(store_dir)), path="", mode="r",
+                                  zarr_version=3)["obs/temp"][...]
+    return [{"name": "consolidated_obs_temp", "store": f"stores/{store_dir.name}", "path": "obs/temp",
+             "data_type": "float32", "shape": [6, 5],
+             "reads": write_expected("consolidated_obs_temp", full, ["", "3:, ::2"])}]
+
+
 def may2022(store_dir, rng):
     """A zarr-python store with its metadata keys moved to the May 2022 form, meta/<path>.array.json."""
     store = zarr.DirectoryStoreV3(str(store_dir))
@@ -168,13 +186,14 @@ def main():
     checkout = sys.argv[1] if len(sys.argv) > 1 else None
     keep = HERE / "expected" / "zarrita_image.bin"
     kept = keep.read_bytes() if keep.exists() and checkout is None else None
-    for d in ("stores/hierarchy.zr3", "stores/may2022.zr3", "expected"):
+    for d in ("stores/hierarchy.zr3", "stores/consolidated.zr3", "stores/may2022.zr3", "expected"):
         shutil.rmtree(HERE / d, ignore_errors=True)
     (HERE / "expected").mkdir(parents=True)
     if kept is not None:
         keep.write_bytes(kept)
     rng = np.random.default_rng(48)
     cases, hier = hierarchy(HERE / "stores" / "hierarchy.zr3", rng)
+    cases += consolidated(HERE / "stores" / "consolidated.zr3", rng)
     cases += may2022(HERE / "stores" / "may2022.zr3", rng)
     if checkout is not None or keep.exists():
         cases += zarrita(checkout)

@@ -128,6 +128,19 @@ def test_an_http_store_reads_arrays_by_path(tmp_path, http_root):
         np.testing.assert_array_equal(got, expected(case, 1))
 
 
+def test_an_http_store_with_consolidated_metadata_lists_everything(tmp_path, http_root):
+    """zarr-python's consolidated metadata for the drafts names every node: nothing else is listed."""
+    store = f"{http_root}/consolidated.zr3"
+    ls = zaro("ls", store)
+    assert ls.returncode == 0 and "cannot list" not in ls.stderr, ls.stderr
+    assert [line.split()[0] for line in ls.stdout.splitlines()] == ["/", "/consolidated", "/obs", "/obs/temp"]
+    case = next(c for c in DOC["cases"] if c["name"] == "consolidated_obs_temp")
+    read = zaro("read", store, "obs/temp", "--slice", case["reads"][1]["slice"], "--out", tmp_path / "t.arrow")
+    assert read.returncode == 0, read.stderr
+    got = pa.ipc.open_file(tmp_path / "t.arrow").read_all().column(0).combine_chunks().to_numpy_ndarray()
+    np.testing.assert_array_equal(got, expected(case, 1))
+
+
 @pytest.mark.parametrize("name,doc,key,words", [
     ("protocol", {"zarr.json": {"zarr_format": "https://purl.org/zarr/spec/protocol/core/9.0",
                                 "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",

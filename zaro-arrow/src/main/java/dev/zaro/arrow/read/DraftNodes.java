@@ -4,10 +4,12 @@ import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.metadata.internal.DraftLayout;
+import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V3DraftMetadata;
 import dev.zaro.arrow.store.Store;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -18,23 +20,46 @@ import java.util.stream.Stream;
  * meta/}. The documents go through {@link V3DraftMetadata} into the one model.
  */
 final class DraftNodes {
+  /** Where zarr-python keeps a draft store's consolidated metadata. */
+  static final String CONSOLIDATED = "meta/root/consolidated/.zmetadata";
+
   private final Store store;
   private final DraftLayout layout;
 
+  /** The consolidated node documents by key, or null when the store has none. */
+  private final Map<String, JsonDocument> consolidated;
+
+  /** Reads the store's consolidated metadata, if it has any. */
   DraftNodes(Store store, DraftLayout layout) {
     this.store = store;
     this.layout = layout;
+    this.consolidated =
+        store
+            .getBytes(CONSOLIDATED)
+            .map(b -> V3DraftMetadata.consolidated(CONSOLIDATED, b))
+            .orElse(null);
   }
 
-  /** The node whose own document is there, at the first of its keys that the store holds. */
+  /** Whether the hierarchy is known without listing: the store has consolidated metadata. */
+  boolean isConsolidated() {
+    return consolidated != null;
+  }
+
+  /**
+   * The node whose own document is there, at the first of its keys that the consolidated metadata
+   * or the store holds.
+   */
   Optional<NodeMetadata> load(String path) {
     for (String key : layout.nodeKeys(path)) {
-      Optional<byte[]> doc = store.getBytes(key);
-      if (doc.isPresent()) {
+      JsonDocument doc = consolidated == null ? null : consolidated.get(key);
+      if (doc == null) {
+        doc = store.getBytes(key).map(b -> JsonDocument.parse(key, b)).orElse(null);
+      }
+      if (doc != null) {
         return Optional.of(
             layout.isArrayKey(key)
-                ? V3DraftMetadata.parseArray(key, doc.get())
-                : V3DraftMetadata.parseGroup(key, doc.get()));
+                ? V3DraftMetadata.parseArray(doc)
+                : V3DraftMetadata.parseGroup(doc));
       }
     }
     return Optional.empty();
@@ -48,6 +73,11 @@ final class DraftNodes {
   /** Whether the store lists any document below {@code path} (an implicit group there). */
   boolean hasChildren(String path) {
     for (String prefix : layout.childPrefixes(path)) {
+      if (consolidated != null
+          && consolidated.keySet().stream()
+              .anyMatch(k -> k.startsWith(prefix) && layout.nodePath(k) != null)) {
+        return true;
+      }
       try (Stream<String> keys = store.list(prefix)) {
         if (keys.anyMatch(k -> layout.nodePath(k) != null)) {
           return true;
@@ -57,10 +87,14 @@ final class DraftNodes {
     return false;
   }
 
-  /** The paths of every node document the store lists (none when it cannot list). */
+  /**
+   * The paths of every node document the consolidated metadata names, else that the store lists
+   * (none when it cannot list).
+   */
   List<String> listedPaths() {
     List<String> paths = new ArrayList<>();
-    try (Stream<String> keys = store.list(DraftLayout.META)) {
+    try (Stream<String> keys =
+        consolidated != null ? consolidated.keySet().stream() : store.list(DraftLayout.META)) {
       keys.forEach(
           k -> {
             String p = layout.nodePath(k);

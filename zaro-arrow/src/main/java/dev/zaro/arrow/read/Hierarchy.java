@@ -419,7 +419,9 @@ public final class Hierarchy {
    */
   public boolean listsEverything() {
     probeRoot();
-    return consolidated != null || store.capabilities().listable();
+    return consolidated != null
+        || (draft != null && draft.isConsolidated())
+        || store.capabilities().listable();
   }
 
   /** Nodes the last listings left out, by path, with why. */

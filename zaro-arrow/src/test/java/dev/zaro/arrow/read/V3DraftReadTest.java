@@ -223,6 +223,21 @@ class V3DraftReadTest extends AllocatorTest {
     }
   }
 
+  /** zarr-python's consolidated metadata for the drafts: a store that cannot list lists it all. */
+  @Test
+  void consolidatedMetadataListsAStoreThatCannotList() {
+    Path store = Fixtures.testdata().resolve("v3draft/stores/consolidated.zr3");
+    try (Zaro zaro = Zaro.open(new Unlisted(new FileStore(store)), ZaroOptions.defaults())) {
+      assertEquals(
+          List.of("", "consolidated", "obs", "obs/temp"),
+          zaro.list().stream().map(Node::path).toList());
+      assertTrue(zaro.hierarchy().listsEverything());
+      assertTrue(zaro.node("").attributes().get("consolidated").asBoolean());
+      assertTrue(assertInstanceOf(GroupMetadata.class, zaro.node("obs")).implicit());
+      assertEquals("v3 draft", zaro.meta("obs/temp").formatName());
+    }
+  }
+
   @Test
   void nothingBelowAnArrayIsANode() {
     Path store = Fixtures.testdata().resolve("v3draft/stores/hierarchy.zr3");

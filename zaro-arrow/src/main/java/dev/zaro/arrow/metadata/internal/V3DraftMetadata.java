@@ -15,6 +15,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Parses stores in the Zarr v3 drafts of 2019-2022 (zarr-python 2.11-2.18 with {@code
@@ -103,17 +104,15 @@ public final class V3DraftMetadata {
     return new DraftLayout(suffix == null ? ".json" : suffix.textValue());
   }
 
-  /** Parses the {@code .group.json} document stored at {@code key}. */
-  public static GroupMetadata parseGroup(String key, byte[] json) {
-    JsonDocument doc = JsonDocument.parse(key, json);
+  /** Parses a {@code .group.json} document. */
+  public static GroupMetadata parseGroup(JsonDocument doc) {
     checkFields(doc, GROUP_FIELDS);
     checkExtensions(doc);
     return new GroupMetadata(3, attributes(doc), false, true);
   }
 
-  /** Parses the {@code .array.json} document stored at {@code key}. */
-  public static ArrayMetadata parseArray(String key, byte[] json) {
-    JsonDocument doc = JsonDocument.parse(key, json);
+  /** Parses an {@code .array.json} document. */
+  public static ArrayMetadata parseArray(JsonDocument doc) {
     checkFields(doc, ARRAY_FIELDS);
     checkExtensions(doc);
     long[] shape = doc.requiredLongs("shape", 0);
@@ -139,6 +138,41 @@ public final class V3DraftMetadata {
         V2Metadata.chain(doc, dtype, shape.length, layout.equals("F"), compressor(doc)),
         V2Metadata.dimensionNames(attributes, shape.length),
         attributes);
+  }
+
+  /**
+   * The node documents of zarr-python's consolidated metadata for the drafts ({@code
+   * meta/root/consolidated/.zmetadata}: {@code {"zarr_consolidated_format": 1, "metadata": {key:
+   * document}}}), by the key each stands for; each named in errors as that key "(in" the
+   * document's).
+   */
+  public static Map<String, JsonDocument> consolidated(String key, byte[] json) {
+    JsonDocument doc = JsonDocument.parse(key, json);
+    JsonNode format = doc.required("zarr_consolidated_format");
+    if (!format.isIntegralNumber() || format.intValue() != 1) {
+      throw doc.error(
+          "zarr_consolidated_format", "must be 1, not " + JsonDocument.describe(format));
+    }
+    JsonNode metadata = doc.required("metadata");
+    if (!metadata.isObject()) {
+      throw doc.error(
+          "metadata",
+          "must be an object of node documents, not " + JsonDocument.describe(metadata));
+    }
+    Map<String, JsonDocument> out = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> e : metadata.properties()) {
+      if (!e.getValue().isObject()) {
+        throw doc.error(
+            "metadata",
+            "entry '"
+                + e.getKey()
+                + "' must be an object, not "
+                + JsonDocument.describe(e.getValue()));
+      }
+      out.put(
+          e.getKey(), JsonDocument.of(e.getKey() + " (in " + key + ")", (ObjectNode) e.getValue()));
+    }
+    return out;
   }
 
   /** A numpy type string ({@code "<f4"}, {@code "u1"}, {@code "bool"}), as zarr-python wrote it. */
