@@ -238,6 +238,18 @@ class V3DraftReadTest extends AllocatorTest {
     }
   }
 
+  /** The May 2022 draft's keys, meta/<path>.array.json: listed, and its parents implicit groups. */
+  @Test
+  void theMay2022KeyFormIsListed() {
+    Path store = Fixtures.testdata().resolve("v3draft/stores/may2022.zr3");
+    try (Zaro zaro = Zaro.open(store.toString())) {
+      assertEquals(List.of("", "obs", "obs/temp"), zaro.list().stream().map(Node::path).toList());
+      assertTrue(assertInstanceOf(GroupMetadata.class, zaro.node("")).implicit());
+      assertTrue(assertInstanceOf(GroupMetadata.class, zaro.node("obs")).implicit());
+      assertEquals("v3 draft", zaro.meta("obs/temp").formatName());
+    }
+  }
+
   @Test
   void nothingBelowAnArrayIsANode() {
     Path store = Fixtures.testdata().resolve("v3draft/stores/hierarchy.zr3");
