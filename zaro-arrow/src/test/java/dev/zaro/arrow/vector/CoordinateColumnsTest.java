@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Npz;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.ErrorKind;
@@ -17,20 +18,11 @@ import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.store.MemoryStore;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.UInt1Vector;
@@ -71,7 +63,7 @@ class CoordinateColumnsTest extends AllocatorTest {
         "band;:, 2;3",
       })
   void tableEqualsXarray(String var, String slice, long batchRows) throws Exception {
-    Map<String, Object> expected = npz(DIR.resolve("expected/era5." + var + ".table.npz"));
+    Map<String, Object> expected = Npz.read(DIR.resolve("expected/era5." + var + ".table.npz"));
     List<String> order = new ArrayList<>();
     Json.readTree(DIR.resolve("expected/era5." + var + ".table.json").toFile())
         .forEach(n -> order.add(n.asText()));
@@ -266,79 +258,5 @@ class CoordinateColumnsTest extends AllocatorTest {
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  // --- .npz (a zip of .npy files) as numpy wrote them: the types these tables hold
-
-  private static final Pattern DESCR = Pattern.compile("'descr': '([^']*)'");
-
-  /**
-   * Each array of the .npz by name: long[] (datetime64[ns]), double[], float[], int[], String[].
-   */
-  static Map<String, Object> npz(Path path) throws IOException {
-    Map<String, Object> out = new HashMap<>();
-    try (ZipFile zip = new ZipFile(path.toFile())) {
-      for (ZipEntry e : zip.stream().map(ZipEntry.class::cast).toList()) {
-        try (InputStream in = zip.getInputStream(e)) {
-          out.put(e.getName().replaceAll("\\.npy$", ""), npy(in.readAllBytes()));
-        }
-      }
-    }
-    return out;
-  }
-
-  private static Object npy(byte[] b) {
-    ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-    int major = b[6];
-    int headerLength = major == 1 ? buf.getShort(8) & 0xffff : buf.getInt(8);
-    int start = (major == 1 ? 10 : 12) + headerLength;
-    String header = new String(b, major == 1 ? 10 : 12, headerLength, StandardCharsets.ISO_8859_1);
-    assertTrue(header.contains("'fortran_order': False"), header);
-    Matcher m = DESCR.matcher(header);
-    assertTrue(m.find(), header);
-    String descr = m.group(1);
-    buf.position(start);
-    ByteBuffer data = buf.slice().order(ByteOrder.LITTLE_ENDIAN);
-    switch (descr) {
-      case "<M8[ns]", "<i8" -> {
-        long[] v = new long[data.remaining() / 8];
-        data.asLongBuffer().get(v);
-        return v;
-      }
-      case "<f8" -> {
-        double[] v = new double[data.remaining() / 8];
-        data.asDoubleBuffer().get(v);
-        return v;
-      }
-      case "<f4" -> {
-        float[] v = new float[data.remaining() / 4];
-        data.asFloatBuffer().get(v);
-        return v;
-      }
-      case "|u1" -> {
-        int[] v = new int[data.remaining()];
-        for (int i = 0; i < v.length; i++) {
-          v[i] = data.get(i) & 0xff;
-        }
-        return v;
-      }
-      default -> {
-        assertTrue(descr.startsWith("<U"), descr);
-        int chars = Integer.parseInt(descr.substring(2));
-        String[] v = new String[data.remaining() / (4 * chars)];
-        for (int i = 0; i < v.length; i++) {
-          StringBuilder sb = new StringBuilder();
-          for (int c = 0; c < chars; c++) {
-            int cp = data.getInt((i * chars + c) * 4);
-            if (cp == 0) {
-              break;
-            }
-            sb.appendCodePoint(cp);
-          }
-          v[i] = sb.toString();
-        }
-        return v;
-      }
-    }
   }
 }
