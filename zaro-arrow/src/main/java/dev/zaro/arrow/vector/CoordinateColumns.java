@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
@@ -407,6 +408,7 @@ public final class CoordinateColumns {
       r += len;
       out += (int) len;
     }
+    w.finish(n);
     dst.setValueCount(n);
   }
 
@@ -418,9 +420,15 @@ public final class CoordinateColumns {
     /** {@code n} rows from {@code out} on, the values at {@code index, index + 1, ...}. */
     void range(long index, long n, int out);
 
+    /** Called once every row is written. */
+    default void finish(int rows) {}
+
     static Writer of(FieldVector dst, FieldVector src, int rows) {
       if (dst instanceof BaseFixedWidthVector f && !(dst instanceof BitVector)) {
         return new FixedWidth(f, (BaseFixedWidthVector) src, rows);
+      }
+      if (dst instanceof BaseVariableWidthVector v) {
+        return new VariableWidth(v, (BaseVariableWidthVector) src, rows);
       }
       dst.setInitialCapacity(rows);
       dst.allocateNew();
@@ -487,6 +495,92 @@ public final class CoordinateColumns {
           BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
         }
       }
+    }
+  }
+
+  /**
+   * Variable-width values (4-byte offsets): a run of one value is its bytes copied once then
+   * doubled in place, a run of consecutive values one copy of their bytes; offsets are written row
+   * by row.
+   */
+  private static final class VariableWidth implements Writer {
+    private final BaseVariableWidthVector dst;
+    private final BaseVariableWidthVector src;
+    private final boolean nulls;
+
+    /** The data bytes written so far. */
+    private long end;
+
+    VariableWidth(BaseVariableWidthVector dst, BaseVariableWidthVector src, int rows) {
+      this.dst = dst;
+      this.src = src;
+      this.nulls = src.getNullCount() > 0;
+      dst.allocateNew(Math.max(1, Math.min(src.getDataBuffer().writerIndex(), 1 << 20)), rows);
+      MemoryUtil.putInt(dst.getOffsetBufferAddress(), 0);
+      if (!nulls) {
+        MemoryUtil.setMemory(dst.getValidityBufferAddress(), (rows + 7) / 8, (byte) 0xff);
+      }
+    }
+
+    private long offset(long index) {
+      return MemoryUtil.getInt(src.getOffsetBufferAddress() + index * 4) & 0xffffffffL;
+    }
+
+    private long reserve(long bytes) {
+      if (end + bytes > Integer.MAX_VALUE) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            "a coordinate column of one batch exceeds 2 GiB of values; use fewer batch rows");
+      }
+      while (dst.getDataBuffer().capacity() < end + bytes) {
+        dst.reallocDataBuffer(end + bytes);
+      }
+      return dst.getDataBufferAddress() + end;
+    }
+
+    @Override
+    public void repeat(long index, long n, int out) {
+      long from = offset(index);
+      long length = offset(index + 1) - from;
+      long to = reserve(n * length);
+      if (length > 0) {
+        MemoryUtil.copyMemory(src.getDataBufferAddress() + from, to, length);
+        for (long filled = length, total = n * length; filled < total; ) {
+          long m = Math.min(filled, total - filled);
+          MemoryUtil.copyMemory(to, to + filled, m);
+          filled += m;
+        }
+      }
+      boolean valid = nulls && !src.isNull((int) index);
+      long offsets = dst.getOffsetBufferAddress() + (long) out * 4;
+      for (int i = 0; i < n; i++) {
+        MemoryUtil.putInt(offsets + (i + 1) * 4L, (int) (end + (i + 1) * length));
+        if (valid) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+      end += n * length;
+    }
+
+    @Override
+    public void range(long index, long n, int out) {
+      long from = offset(index);
+      long bytes = offset(index + n) - from;
+      long to = reserve(bytes);
+      MemoryUtil.copyMemory(src.getDataBufferAddress() + from, to, bytes);
+      long offsets = dst.getOffsetBufferAddress() + (long) out * 4;
+      for (int i = 0; i < n; i++) {
+        MemoryUtil.putInt(offsets + (i + 1) * 4L, (int) (end + offset(index + i + 1) - from));
+        if (nulls && !src.isNull((int) index + i)) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+      end += bytes;
+    }
+
+    @Override
+    public void finish(int rows) {
+      dst.setLastSet(rows - 1);
     }
   }
 }
