@@ -25,7 +25,8 @@ public final class Npz {
   private static final Pattern DESCR = Pattern.compile("'descr': '([^']*)'");
 
   /**
-   * Each array of the .npz by name: long[] (datetime64[ns]), double[], float[], int[], String[].
+   * Each array of the .npz by name: long[] (int64, datetime64[ns]), double[], float[], short[]
+   * (int16), int[] (uint8), String[].
    */
   public static Map<String, Object> read(Path path) throws IOException {
     Map<String, Object> out = new HashMap<>();
@@ -65,6 +66,11 @@ public final class Npz {
       case "<f4" -> {
         float[] v = new float[data.remaining() / 4];
         data.asFloatBuffer().get(v);
+        return v;
+      }
+      case "<i2" -> {
+        short[] v = new short[data.remaining() / 2];
+        data.asShortBuffer().get(v);
         return v;
       }
       case "|u1" -> {

@@ -142,6 +142,50 @@ class CoordinateColumnsTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Coordinates of the shapes era5.zarr lacks (coords.zarr, generate_coords.py): one transposed
+   * against the variable, a packed one with a missing value, a scalar, CF times with a NaT.
+   */
+  @Test
+  void transposedPackedScalarAndTimeCoordinatesEqualXarray() throws Exception {
+    Map<String, Object> want = Npz.read(DIR.resolve("expected/coords.v.table.npz"));
+    List<String> order = new ArrayList<>();
+    Json.readTree(DIR.resolve("expected/coords.v.table.json").toFile())
+        .forEach(n -> order.add(n.asText()));
+    try (Zaro zaro = Zaro.open(DIR.resolve("coords.zarr").toString());
+        TableReader reader =
+            zaro.readTable(
+                "v",
+                "1:5:2",
+                allocator,
+                TableOptions.DEFAULT.withBatchRows(5),
+                ReadOptions.DEFAULT)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      assertEquals(order, root.getSchema().getFields().stream().map(f -> f.getName()).toList());
+      int row = 0;
+      while (reader.loadNextBatch()) {
+        for (int r = 0; r < root.getRowCount(); r++, row++) {
+          String at = "row " + row;
+          assertEquals(((long[]) want.get("t"))[row], get(root, "t", r), at);
+          assertEquals(((long[]) want.get("sc"))[row], get(root, "sc", r), at);
+          assertEquals(((short[]) want.get("tr"))[row], get(root, "tr", r), at);
+          long when = ((long[]) want.get("when"))[row];
+          FieldVector w = root.getVector("when");
+          if (when == Long.MIN_VALUE) { // NaT
+            assertTrue(w.isNull(r), at);
+          } else {
+            assertEquals(when, ((TimeStampMicroVector) w).get(r) * 1000, at);
+          }
+          for (String c : List.of("y", "x", "ty", "v")) {
+            Object column = want.get(c);
+            assertCell("v", c, column, row, root.getVector(c), r);
+          }
+        }
+      }
+      assertEquals(((long[]) want.get("t")).length, row);
+    }
+  }
+
   @Test
   void projectionReadsOnlyTheColumnsKept() throws Exception {
     try (Zaro zaro = Zaro.open(STORE.toString())) {
