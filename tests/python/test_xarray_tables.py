@@ -135,11 +135,14 @@ def test_coordinate_columns_equal_xarray(var, tmp_path):
     assert_table_equals(pa.ipc.open_file(str(out)).read_all(), var)
 
 
-def test_coordinate_columns_over_flight():
+def test_coordinate_columns_over_flight_and_http():
+    import urllib.request
     import pyarrow.flight as fl
     from zaro_server import Server
-    with Server(ERA5) as server:
+    with Server(ERA5, "--http-port", 0) as server:
         client = fl.connect(server.uri)
+        got = pa.ipc.open_stream(urllib.request.urlopen(f"{server.http}/arrays/band?layout=table")).read_all()
+        assert_table_equals(got, "band")
         for var in ["t2m", "msl", "band"]:
             info = client.get_flight_info(fl.FlightDescriptor.for_command(
                 json.dumps({"array": var, "layout": "table"})))
