@@ -26,6 +26,7 @@ import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.vector.CoordinateColumns;
 import dev.zaro.arrow.vector.DimensionColumn;
 import dev.zaro.arrow.vector.TableReader;
 import dev.zaro.arrow.vector.TensorReader;
@@ -381,9 +382,31 @@ public final class Zaro implements AutoCloseable {
         array,
         selection,
         dimensionColumns(path, tableOptions, allocator),
+        coordinateColumns(path),
         tableOptions,
         readOptions,
         allocator);
+  }
+
+  /**
+   * The table layout's non-dimension coordinate columns of the array at {@code path} (see {@link
+   * CoordinateColumns}): the arrays of its group its CF {@code coordinates} attribute names, over
+   * some of its dimensions. Nothing is read but metadata.
+   */
+  public CoordinateColumns coordinateColumns(String path) {
+    ZarrArray array = array(path);
+    String parent =
+        array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
+    return CoordinateColumns.of(
+        array,
+        name -> {
+          String p = StoreKeys.join(parent, name);
+          try {
+            return hierarchy.node(p) instanceof ArrayMetadata ? array(p) : null;
+          } catch (NodeNotFoundException e) {
+            return null;
+          }
+        });
   }
 
   /**
@@ -461,6 +484,7 @@ public final class Zaro implements AutoCloseable {
           Field f = coord == null ? null : DimensionColumn.field(name, coord, options.cf());
           fields.add(f != null ? f : DimensionColumn.index(d, name).field());
         });
+    fields.addAll(coordinateColumns(path).fields(options));
     fields.addAll(TableReader.valueFields(array(path), options));
     return new Schema(fields);
   }

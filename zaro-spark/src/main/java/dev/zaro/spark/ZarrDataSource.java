@@ -50,8 +50,9 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
   }
 
   /**
-   * The table's schema: the dimension columns, then one value column per array. Arrays of a
-   * multi-array table must share shape and dimension columns.
+   * The table's schema: the dimension columns, the non-dimension coordinate columns, then one value
+   * column per array. Arrays of a multi-array table must share shape, dimension and coordinate
+   * columns.
    *
    * @throws IllegalArgumentException naming the option at fault
    */
@@ -100,13 +101,13 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
           throw new IllegalArgumentException(
               "zarr: option 'arrays': '"
                   + array
-                  + "' has dimension columns "
+                  + "' has dimension and coordinate columns "
                   + arrayDims
                   + " but '"
                   + options.arrays().get(0)
                   + "' has "
                   + dims
-                  + "; the arrays of one table share their dimensions");
+                  + "; the arrays of one table share their dimensions and coordinates");
         }
         dims = arrayDims;
         values.add(fields.get(fields.size() - 1));

@@ -6,6 +6,7 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.vector.CoordinateColumns;
 import dev.zaro.arrow.vector.DimensionColumn;
 import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
@@ -84,6 +85,8 @@ final class ZarrPartitionReader implements PartitionReader<ColumnarBatch> {
                 zaro.array(arrays.get(a)),
                 parsed,
                 dimensions,
+                // the dimension and coordinate columns come from the first array's reader
+                a == 0 ? zaro.coordinateColumns(arrays.get(0)) : CoordinateColumns.NONE,
                 tableOptions,
                 readOptions,
                 allocator));

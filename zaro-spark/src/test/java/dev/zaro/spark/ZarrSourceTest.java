@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Npz;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
@@ -386,6 +387,51 @@ class ZarrSourceTest {
             .first()
             .getDouble(0),
         Math.abs(sum) * 1e-9);
+  }
+
+  /**
+   * Non-dimension coordinates are columns, as in the table layout: era5.zarr's t2m and msl against
+   * xarray's {@code to_dataframe().reset_index()} (testdata/xarray_client/expected, numpy's npz).
+   */
+  @Test
+  void coordinateColumnsEqualXarray() throws Exception {
+    Path dir = Fixtures.testdata().resolve("xarray_client");
+    Map<String, Object> t2m = Npz.read(dir.resolve("expected/era5.t2m.table.npz"));
+    Map<String, Object> msl = Npz.read(dir.resolve("expected/era5.msl.table.npz"));
+    long[] time = (long[]) t2m.get("time");
+    double[] lat = (double[]) t2m.get("latitude");
+    double[] lon = (double[]) t2m.get("longitude");
+    Map<List<Object>, Integer> at = new HashMap<>();
+    for (int i = 0; i < time.length; i++) {
+      at.put(List.of(time[i] / 1000, lat[i], lon[i]), i);
+    }
+    Dataset<Row> df =
+        zarr()
+            .option("arrays", "t2m, msl")
+            .option("partitionBytes", "8k")
+            .load(dir.resolve("era5.zarr").toString());
+    assertEquals(
+        List.of("time", "latitude", "longitude", "expver", "land", "t2m", "msl"),
+        List.of(df.schema().fieldNames()));
+    assertTrue(df.rdd().getNumPartitions() > 1, df.rdd().getNumPartitions() + " partitions");
+    List<Row> rows = df.collectAsList();
+    assertEquals(time.length, rows.size());
+    for (Row row : rows) {
+      List<Object> got = values(row);
+      int i = at.get(got.subList(0, 3));
+      assertEquals(((String[]) t2m.get("expver"))[i], got.get(3), "expver row " + i);
+      assertEquals(((int[]) t2m.get("land"))[i], ((Number) got.get(4)).intValue(), "land row " + i);
+      float t = ((float[]) t2m.get("t2m"))[i];
+      assertEquals(Float.isNaN(t) ? null : t, got.get(5), "t2m row " + i);
+      float m = ((float[]) msl.get("msl"))[i];
+      // xarray 2023.01 unpacks int16 to float32, zaro (as xarray >= 2024.03) to float64
+      assertEquals(
+          Float.isNaN(m) ? null : m,
+          got.get(6) == null ? null : (float) (double) (Double) got.get(6),
+          "msl row " + i);
+    }
+    // a coordinate column alone, and filtered on
+    assertEquals(600L, df.filter("expver = '0005'").select("expver").count());
   }
 
   /** Rows keyed by their first {@code dims} values (the dimension columns). */

@@ -16,6 +16,7 @@ import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.vector.CData;
+import dev.zaro.arrow.vector.CoordinateColumns;
 import dev.zaro.arrow.vector.DimensionColumn;
 import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
@@ -158,7 +159,12 @@ public final class SqlEngine implements AutoCloseable {
    * needs it) and full schema.
    */
   record TableInfo(
-      String name, String path, ZarrArray array, List<DimensionColumn> columns, Schema schema) {
+      String name,
+      String path,
+      ZarrArray array,
+      List<DimensionColumn> columns,
+      CoordinateColumns coordinates,
+      Schema schema) {
     Set<String> lowerColumns() {
       Set<String> out = new HashSet<>();
       schema.getFields().forEach(f -> out.add(StatementScan.lower(f.getName())));
@@ -324,6 +330,7 @@ public final class SqlEngine implements AutoCloseable {
                     info.array(),
                     Selection.of(none),
                     info.columns(),
+                    info.coordinates(),
                     TableOptions.DEFAULT.withCf(options.cf()),
                     ReadOptions.DEFAULT,
                     allocator);
@@ -391,17 +398,19 @@ public final class SqlEngine implements AutoCloseable {
             // coordinates read when a statement first needs them: one that names no dimension
             // reads none (their metadata alone makes the schema)
             List<DimensionColumn> columns = zaro.dimensionColumns(path, tableOptions);
+            CoordinateColumns coordinates = zaro.coordinateColumns(path);
             ZarrArray array = zaro.array(path);
             try (TableReader reader =
                 new TableReader(
                     array,
                     Selection.parse("", array.metadata().shape()),
                     columns,
+                    coordinates,
                     tableOptions,
                     ReadOptions.DEFAULT,
                     allocator)) {
               return new TableInfo(
-                  t, path, array, columns, reader.getVectorSchemaRoot().getSchema());
+                  t, path, array, columns, coordinates, reader.getVectorSchemaRoot().getSchema());
             } catch (IOException e) {
               throw new ZaroException("sql: cannot open table '" + t + "': " + e, e);
             }

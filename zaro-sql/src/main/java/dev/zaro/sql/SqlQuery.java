@@ -84,6 +84,7 @@ public final class SqlQuery implements AutoCloseable {
                 read.info().array(),
                 read.selection(),
                 read.info().columns(),
+                read.info().coordinates(),
                 tableOptions,
                 ReadOptions.DEFAULT.withStats(counts),
                 allocator);

@@ -41,9 +41,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected
- * element in C order, one column per (kept) dimension, then the value column (for a struct, one
- * column per field, named {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()}
- * elements at a time, so any array streams in bounded memory.
+ * element in C order, one column per (kept) dimension, one per non-dimension coordinate ({@link
+ * CoordinateColumns}), then the value column (for a struct, one column per field, named {@code
+ * <array>.<field>}). Reads at most {@link TableOptions#batchRows()} elements at a time, so any
+ * array streams in bounded memory.
  *
  * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D array
  * named like the dimension and as long as it, else the int64 index. With CF conventions on, integer
@@ -63,6 +64,7 @@ public final class TableReader extends ArrowReader {
   private final TableOptions options;
   private final ReadOptions readOptions;
   private final List<DimensionColumn> dimColumns = new ArrayList<>();
+  private final CoordinateColumns.Columns coords;
   private final CfConventions cf;
   private final Field valueField;
 
@@ -100,14 +102,27 @@ public final class TableReader extends ArrowReader {
   /** The read's threads, which also fill the dimension columns. */
   private final Budget budget;
 
+  /** A reader without non-dimension coordinate columns; see the full constructor. */
+  public TableReader(
+      ZarrArray array,
+      Selection selection,
+      List<DimensionColumn> columns,
+      TableOptions options,
+      ReadOptions readOptions,
+      BufferAllocator allocator) {
+    this(array, selection, columns, CoordinateColumns.NONE, options, readOptions, allocator);
+  }
+
   /**
    * @param columns one per array dimension, as {@link dev.zaro.arrow.Zaro#dimensionColumns} makes
    *     them; those of dropped dimensions are left out of the table
+   * @param coordinates the non-dimension coordinate columns, after the dimension columns
    */
   public TableReader(
       ZarrArray array,
       Selection selection,
       List<DimensionColumn> columns,
+      CoordinateColumns coordinates,
       TableOptions options,
       ReadOptions readOptions,
       BufferAllocator allocator) {
@@ -132,6 +147,7 @@ public final class TableReader extends ArrowReader {
     } else {
       this.valueField = values.get(0);
     }
+    this.coords = coordinates.open(selection, options, readOptions, allocator);
     this.readValues = project(options.columns());
     this.dimKeys = new DimKey[dimColumns.size()];
     this.dimBuffers = new ArrowBuf[dimColumns.size()];
@@ -255,6 +271,7 @@ public final class TableReader extends ArrowReader {
     }
     List<String> all = new ArrayList<>();
     dimColumns.forEach(c -> all.add(c.field().getName()));
+    all.addAll(coords.names());
     all.addAll(values);
     for (String c : columns) {
       if (!all.contains(c)) {
@@ -270,6 +287,7 @@ public final class TableReader extends ArrowReader {
       }
     }
     dimColumns.removeIf(c -> !columns.contains(c.field().getName()));
+    coords.project(columns);
     return values.stream().anyMatch(columns::contains);
   }
 
@@ -277,6 +295,7 @@ public final class TableReader extends ArrowReader {
   protected Schema readSchema() {
     List<Field> fields = new ArrayList<>();
     dimColumns.forEach(c -> fields.add(c.field()));
+    fields.addAll(coords.fields());
     if (fieldColumns.isEmpty() && readValues) {
       fields.add(valueField);
     } else {
@@ -328,6 +347,7 @@ public final class TableReader extends ArrowReader {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       vectors.addAll(dimVectors(first, rows));
+      vectors.addAll(coords.vectors(block, first, rows));
       if (fieldColumns.isEmpty() && readValues) {
         vectors.add(valueVector(slab, first, rows));
       }
@@ -829,5 +849,6 @@ public final class TableReader extends ArrowReader {
       current.close();
       current = null;
     }
+    coords.close();
   }
 }

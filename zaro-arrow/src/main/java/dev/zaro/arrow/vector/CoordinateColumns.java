@@ -1,0 +1,586 @@
+package dev.zaro.arrow.vector;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zaro.arrow.error.ErrorKind;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.metadata.ArrayMetadata;
+import dev.zaro.arrow.metadata.DataType;
+import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.read.ReadOptions;
+import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.read.ZarrArray;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * The non-dimension coordinate columns of an array's table layout, as xarray's {@code
+ * to_dataframe().reset_index()} gives them: one column per array named in the array's CF {@code
+ * coordinates} attribute (space-separated) that is an array of the same group, whose dimension
+ * names are a subset of the array's (each of the same length), and that is no dimension coordinate
+ * (a 1-D array named like its dimension: that is a dimension column). Columns come after the
+ * dimension columns and before the value column, in the group's order (by name, as {@code
+ * xr.open_zarr} lists a group's arrays). A coordinate over some of the dimensions is repeated along
+ * the others.
+ *
+ * <p>A column holds what the value column of the coordinate's own table layout holds: CF decoded
+ * the same way (unless raw), by the same code. Each reader reads the selected part of each
+ * coordinate it keeps once, at its first batch, and holds it until it is closed; a coordinate
+ * column projected away is never read. A coordinate whose selected part would take more than {@link
+ * #MAX_BYTES} is refused (a {@link ZaroException} naming it) rather than held: leave its column
+ * out, or select less. Complex and struct coordinates have no column.
+ *
+ * <p>What this holds is metadata only, shared by any number of readers.
+ */
+public final class CoordinateColumns {
+  /** No coordinate columns. */
+  public static final CoordinateColumns NONE = new CoordinateColumns(List.of());
+
+  /**
+   * Upper bound of one coordinate's selected part, held by a reader for its whole life (counted at
+   * 8 bytes per value at least, 64 for variable-length ones).
+   */
+  public static final long MAX_BYTES = 256L << 20;
+
+  /** One coordinate: its array and, per dimension of it, the dimension of the variable. */
+  private static final class Coordinate {
+    private final String name;
+    private final ZarrArray array;
+    private final int[] varDims;
+
+    Coordinate(String name, ZarrArray array, int[] varDims) {
+      this.name = name;
+      this.array = array;
+      this.varDims = varDims;
+    }
+
+    String name() {
+      return name;
+    }
+
+    ZarrArray array() {
+      return array;
+    }
+
+    int[] varDims() {
+      return varDims;
+    }
+  }
+
+  private static final Pattern SPACES = Pattern.compile("\\s+");
+
+  private final List<Coordinate> coordinates;
+
+  private CoordinateColumns(List<Coordinate> coordinates) {
+    this.coordinates = coordinates;
+  }
+
+  /**
+   * The coordinate columns of {@code variable}: the arrays its {@code coordinates} attribute names
+   * that {@code sibling} finds in its group and that qualify (see the class comment).
+   *
+   * @param sibling the array of that name in {@code variable}'s group, or null if there is none
+   */
+  public static CoordinateColumns of(ZarrArray variable, Function<String, ZarrArray> sibling) {
+    ArrayMetadata meta = variable.metadata();
+    JsonNode attr = meta.attributes() == null ? null : meta.attributes().get("coordinates");
+    if (attr == null || !attr.isTextual()) {
+      return NONE;
+    }
+    List<String> dims = meta.dimensionNames();
+    List<Coordinate> out = new ArrayList<>();
+    for (String name : SPACES.splitAsStream(attr.asText().trim()).toList()) {
+      if (name.isEmpty()
+          || name.contains("/")
+          || name.equals(variable.name())
+          || dims.contains(name)
+          || out.stream().anyMatch(c -> c.name().equals(name))) {
+        continue;
+      }
+      ZarrArray array = sibling.apply(name);
+      int[] varDims = array == null ? null : varDims(array.metadata(), meta);
+      DataType.Kind kind = array == null ? null : array.metadata().dataType().kind();
+      if (varDims != null && kind != DataType.Kind.COMPLEX && kind != DataType.Kind.STRUCT) {
+        out.add(new Coordinate(name, array, varDims));
+      }
+    }
+    out.sort(Comparator.comparing(Coordinate::name));
+    return out.isEmpty() ? NONE : new CoordinateColumns(List.copyOf(out));
+  }
+
+  /**
+   * For each dimension of {@code coord}, the dimension of {@code var} of the same name and length;
+   * null if one has no such dimension.
+   */
+  private static int[] varDims(ArrayMetadata coord, ArrayMetadata var) {
+    int[] out = new int[coord.rank()];
+    for (int j = 0; j < coord.rank(); j++) {
+      String name = coord.dimensionNames().get(j);
+      int d = name == null ? -1 : var.dimensionNames().indexOf(name);
+      if (d < 0 || var.shape()[d] != coord.shape()[j]) {
+        return null;
+      }
+      out[j] = d;
+    }
+    return out;
+  }
+
+  /** The coordinate column names, in column order. */
+  public List<String> names() {
+    return coordinates.stream().map(Coordinate::name).toList();
+  }
+
+  /**
+   * The coordinate columns' fields, in column order, from metadata alone: each the value field of
+   * the coordinate's own table layout.
+   */
+  public List<Field> fields(TableOptions options) {
+    return coordinates.stream()
+        .map(c -> TableReader.valueFields(c.array(), options).get(0))
+        .toList();
+  }
+
+  /** The coordinate columns of one reader of {@code selection}; it closes them. */
+  Columns open(
+      Selection selection,
+      TableOptions options,
+      ReadOptions readOptions,
+      BufferAllocator allocator) {
+    return new Columns(selection, options, readOptions, allocator);
+  }
+
+  /**
+   * One reader's coordinate columns: the ones its projection keeps, their selected values read once
+   * (at the first batch) and held until {@link #close}.
+   */
+  final class Columns implements AutoCloseable {
+    private final Selection selection;
+    private final TableOptions options;
+    private final ReadOptions readOptions;
+    private final BufferAllocator allocator;
+    private final List<Coordinate> kept = new ArrayList<>(coordinates);
+    private final List<Field> fields;
+
+    /** Per kept coordinate: its selected values, C order of its dimensions; null until read. */
+    private FieldVector[] values;
+
+    /** Per kept coordinate and variable dimension: the stride in {@link #values} (0: none). */
+    private long[][] strides;
+
+    private Columns(
+        Selection selection,
+        TableOptions options,
+        ReadOptions readOptions,
+        BufferAllocator allocator) {
+      this.selection = selection;
+      this.options = options;
+      this.readOptions = readOptions;
+      this.allocator = allocator;
+      this.fields = new ArrayList<>(CoordinateColumns.this.fields(options));
+    }
+
+    /** Every coordinate column name, kept or not. */
+    List<String> names() {
+      return CoordinateColumns.this.names();
+    }
+
+    /** Keeps only the columns named in {@code columns} (null: all). */
+    void project(List<String> columns) {
+      for (int i = kept.size() - 1; columns != null && i >= 0; i--) {
+        if (!columns.contains(kept.get(i).name())) {
+          kept.remove(i);
+          fields.remove(i);
+        }
+      }
+    }
+
+    /** The kept columns' fields. */
+    List<Field> fields() {
+      return fields;
+    }
+
+    /**
+     * The kept columns of rows {@code [first, first + rows)} of {@code block} (a part of the
+     * selection, the variable's dimensions in C order); the caller owns the vectors.
+     */
+    List<FieldVector> vectors(Selection block, long first, long rows) {
+      if (values == null) {
+        load();
+      }
+      List<FieldVector> out = new ArrayList<>();
+      try {
+        for (int i = 0; i < kept.size(); i++) {
+          FieldVector v = fields.get(i).createVector(allocator);
+          out.add(v);
+          fill(v, values[i], strides[i], selection, block, first, rows);
+        }
+      } catch (RuntimeException e) {
+        out.forEach(FieldVector::close);
+        throw e;
+      }
+      return out;
+    }
+
+    /** Reads the selected part of every kept coordinate. */
+    private void load() {
+      FieldVector[] read = new FieldVector[kept.size()];
+      long[][] s = new long[kept.size()][];
+      try {
+        for (int i = 0; i < kept.size(); i++) {
+          Coordinate c = kept.get(i);
+          List<Selection.Dim> dims = new ArrayList<>();
+          List<DimensionColumn> none = new ArrayList<>();
+          for (int j = 0; j < c.varDims().length; j++) {
+            dims.add(selection.dims().get(c.varDims()[j]));
+            none.add(DimensionColumn.index(j, c.array().metadata().dimensionName(j)));
+          }
+          Selection part = Selection.of(dims);
+          checkSize(c, part);
+          read[i] = read(c, part, none, fields.get(i));
+          s[i] = new long[selection.dims().size()];
+          long stride = 1;
+          for (int j = dims.size() - 1; j >= 0; j--) {
+            if (!dims.get(j).dropped()) {
+              s[i][c.varDims()[j]] = stride;
+              stride *= dims.get(j).count();
+            }
+          }
+        }
+      } catch (RuntimeException e) {
+        for (FieldVector v : read) {
+          if (v != null) {
+            v.close();
+          }
+        }
+        throw e;
+      }
+      values = read;
+      strides = s;
+    }
+
+    private void checkSize(Coordinate c, Selection part) {
+      DataType type = c.array().metadata().dataType();
+      long width = type.isVariableLength() ? 64 : Math.max(8, type.byteSize());
+      long n = part.size();
+      if (n > MAX_BYTES / width) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            "coordinate '/"
+                + c.array().path()
+                + "': its part of the selection has "
+                + n
+                + " values, more than a table column of a non-dimension coordinate holds in memory ("
+                + MAX_BYTES / width
+                + " of "
+                + type
+                + "); leave the column '"
+                + c.name()
+                + "' out (columns) or select less");
+      }
+    }
+
+    /** The coordinate's values of {@code part}, decoded as its own table's value column. */
+    private FieldVector read(
+        Coordinate c, Selection part, List<DimensionColumn> none, Field field) {
+      long n = part.size();
+      FieldVector out = field.createVector(allocator);
+      try (TableReader reader =
+          new TableReader(
+              c.array(),
+              part,
+              none,
+              CoordinateColumns.NONE,
+              new TableOptions(options.cf(), Math.max(1, n), List.of(c.name())),
+              readOptions,
+              allocator)) {
+        int at = 0;
+        while (reader.loadNextBatch()) {
+          FieldVector batch = reader.getVectorSchemaRoot().getVector(0);
+          int count = batch.getValueCount();
+          if (at == 0 && count == n) {
+            batch.makeTransferPair(out).transfer();
+          } else {
+            for (int r = 0; r < count; r++) {
+              out.copyFromSafe(r, at + r, batch);
+            }
+            out.setValueCount(at + count);
+          }
+          at += count;
+        }
+        if (at != n) {
+          throw new ZaroException(
+              ErrorKind.INTERNAL,
+              "coordinate '/" + c.array().path() + "': read " + at + " values of " + n);
+        }
+        return out;
+      } catch (IOException e) {
+        out.close();
+        throw new UncheckedIOException(e);
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      if (values != null) {
+        for (FieldVector v : values) {
+          v.close();
+        }
+        values = null;
+      }
+    }
+  }
+
+  /**
+   * Writes rows {@code [first, first + rows)} of {@code block} into {@code dst}: row r takes the
+   * value of {@code src} at {@code sum over d of (offset_d + k_d) * stride_d}, k_d being row r's
+   * position along dimension d of {@code block} and offset_d the block's start along d within
+   * {@code selection}. Rows come in runs of one value (the trailing dimensions the coordinate
+   * lacks) or of consecutive values (trailing dimensions in the coordinate's own order), each
+   * copied at once.
+   */
+  private static void fill(
+      FieldVector dst,
+      FieldVector src,
+      long[] stride,
+      Selection selection,
+      Selection block,
+      long first,
+      long rows) {
+    int rank = block.dims().size();
+    long[] counts = block.counts();
+    long[] inner = new long[rank];
+    long base = 0;
+    for (int d = rank - 1; d >= 0; d--) {
+      inner[d] = d == rank - 1 ? 1 : inner[d + 1] * counts[d + 1];
+    }
+    for (int d = 0; d < rank; d++) {
+      if (stride[d] != 0) {
+        // a block starts where the selection does, but along the dimension the plan cuts
+        Selection.Dim b = block.dims().get(d);
+        Selection.Dim s = selection.dims().get(d);
+        base += (b.start() - s.start()) / s.step() * stride[d];
+      }
+    }
+    // the run: trailing dimensions the coordinate lacks (one value), else the trailing dimensions
+    // laid out as in the coordinate (consecutive values)
+    int t = rank;
+    long run = 1;
+    while (t > 0 && stride[t - 1] == 0) {
+      run *= counts[--t];
+    }
+    boolean constant = run > 1;
+    if (!constant) {
+      while (t > 0 && stride[t - 1] == run) {
+        run *= counts[--t];
+      }
+    }
+    int n = Math.toIntExact(rows);
+    Writer w = Writer.of(dst, src, n);
+    long r = first;
+    int out = 0;
+    while (out < n) {
+      long within = r % Math.max(1, run);
+      long len = Math.min(Math.max(1, run) - within, n - out);
+      long at = base;
+      for (int d = 0; d < t; d++) {
+        at += ((r - within) / inner[d] % counts[d]) * stride[d];
+      }
+      if (constant) {
+        w.repeat(at, len, out);
+      } else {
+        w.range(at + within, len, out);
+      }
+      r += len;
+      out += (int) len;
+    }
+    w.finish(n);
+    dst.setValueCount(n);
+  }
+
+  /** Copies values of a source vector into rows of a destination vector of the same type. */
+  private interface Writer {
+    /** {@code n} rows from {@code out} on, each the value at {@code index}. */
+    void repeat(long index, long n, int out);
+
+    /** {@code n} rows from {@code out} on, the values at {@code index, index + 1, ...}. */
+    void range(long index, long n, int out);
+
+    /** Called once every row is written. */
+    default void finish(int rows) {}
+
+    static Writer of(FieldVector dst, FieldVector src, int rows) {
+      if (dst instanceof BaseFixedWidthVector f && !(dst instanceof BitVector)) {
+        return new FixedWidth(f, (BaseFixedWidthVector) src, rows);
+      }
+      if (dst instanceof BaseVariableWidthVector v) {
+        return new VariableWidth(v, (BaseVariableWidthVector) src, rows);
+      }
+      dst.setInitialCapacity(rows);
+      dst.allocateNew();
+      return new Writer() {
+        @Override
+        public void repeat(long index, long n, int out) {
+          for (int i = 0; i < n; i++) {
+            dst.copyFromSafe((int) index, out + i, src);
+          }
+        }
+
+        @Override
+        public void range(long index, long n, int out) {
+          for (int i = 0; i < n; i++) {
+            dst.copyFromSafe((int) index + i, out + i, src);
+          }
+        }
+      };
+    }
+  }
+
+  /** Fixed-width values: memory copies, the validity bit by bit only where the source has nulls. */
+  private static final class FixedWidth implements Writer {
+    private final BaseFixedWidthVector dst;
+    private final BaseFixedWidthVector src;
+    private final int width;
+    private final boolean nulls;
+
+    FixedWidth(BaseFixedWidthVector dst, BaseFixedWidthVector src, int rows) {
+      this.dst = dst;
+      this.src = src;
+      this.width = src.getTypeWidth();
+      this.nulls = src.getNullCount() > 0;
+      dst.allocateNew(Math.max(1, rows));
+      if (!nulls) {
+        MemoryUtil.setMemory(dst.getValidityBufferAddress(), (rows + 7) / 8, (byte) 0xff);
+      }
+    }
+
+    @Override
+    public void repeat(long index, long n, int out) {
+      long to = dst.getDataBufferAddress() + (long) out * width;
+      MemoryUtil.copyMemory(src.getDataBufferAddress() + index * width, to, width);
+      for (long filled = width, total = n * width; filled < total; ) {
+        long m = Math.min(filled, total - filled);
+        MemoryUtil.copyMemory(to, to + filled, m);
+        filled += m;
+      }
+      if (nulls && !src.isNull((int) index)) {
+        for (int i = 0; i < n; i++) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+    }
+
+    @Override
+    public void range(long index, long n, int out) {
+      MemoryUtil.copyMemory(
+          src.getDataBufferAddress() + index * width,
+          dst.getDataBufferAddress() + (long) out * width,
+          n * width);
+      for (int i = 0; nulls && i < n; i++) {
+        if (!src.isNull((int) index + i)) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+    }
+  }
+
+  /**
+   * Variable-width values (4-byte offsets): a run of one value is its bytes copied once then
+   * doubled in place, a run of consecutive values one copy of their bytes; offsets are written row
+   * by row.
+   */
+  private static final class VariableWidth implements Writer {
+    private final BaseVariableWidthVector dst;
+    private final BaseVariableWidthVector src;
+    private final boolean nulls;
+
+    /** The data bytes written so far. */
+    private long end;
+
+    VariableWidth(BaseVariableWidthVector dst, BaseVariableWidthVector src, int rows) {
+      this.dst = dst;
+      this.src = src;
+      this.nulls = src.getNullCount() > 0;
+      dst.allocateNew(Math.max(1, Math.min(src.getDataBuffer().writerIndex(), 1 << 20)), rows);
+      MemoryUtil.putInt(dst.getOffsetBufferAddress(), 0);
+      if (!nulls) {
+        MemoryUtil.setMemory(dst.getValidityBufferAddress(), (rows + 7) / 8, (byte) 0xff);
+      }
+    }
+
+    private long offset(long index) {
+      return MemoryUtil.getInt(src.getOffsetBufferAddress() + index * 4) & 0xffffffffL;
+    }
+
+    private long reserve(long bytes) {
+      if (end + bytes > Integer.MAX_VALUE) {
+        throw new ZaroException(
+            ErrorKind.INVALID_ARGUMENT,
+            "a coordinate column of one batch exceeds 2 GiB of values; use fewer batch rows");
+      }
+      while (dst.getDataBuffer().capacity() < end + bytes) {
+        dst.reallocDataBuffer(end + bytes);
+      }
+      return dst.getDataBufferAddress() + end;
+    }
+
+    @Override
+    public void repeat(long index, long n, int out) {
+      long from = offset(index);
+      long length = offset(index + 1) - from;
+      long to = reserve(n * length);
+      if (length > 0) {
+        MemoryUtil.copyMemory(src.getDataBufferAddress() + from, to, length);
+        for (long filled = length, total = n * length; filled < total; ) {
+          long m = Math.min(filled, total - filled);
+          MemoryUtil.copyMemory(to, to + filled, m);
+          filled += m;
+        }
+      }
+      boolean valid = nulls && !src.isNull((int) index);
+      long offsets = dst.getOffsetBufferAddress() + (long) out * 4;
+      for (int i = 0; i < n; i++) {
+        MemoryUtil.putInt(offsets + (i + 1) * 4L, (int) (end + (i + 1) * length));
+        if (valid) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+      end += n * length;
+    }
+
+    @Override
+    public void range(long index, long n, int out) {
+      long from = offset(index);
+      long bytes = offset(index + n) - from;
+      long to = reserve(bytes);
+      MemoryUtil.copyMemory(src.getDataBufferAddress() + from, to, bytes);
+      long offsets = dst.getOffsetBufferAddress() + (long) out * 4;
+      for (int i = 0; i < n; i++) {
+        MemoryUtil.putInt(offsets + (i + 1) * 4L, (int) (end + offset(index + i + 1) - from));
+        if (nulls && !src.isNull((int) index + i)) {
+          BitVectorHelper.setBit(dst.getValidityBuffer(), out + i);
+        }
+      }
+      end += bytes;
+    }
+
+    @Override
+    public void finish(int rows) {
+      dst.setLastSet(rows - 1);
+    }
+  }
+}
