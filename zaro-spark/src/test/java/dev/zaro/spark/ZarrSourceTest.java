@@ -54,8 +54,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The zarr source on a local[2] session: values against tensorstore/numpy fixtures for every dtype
- * class, CF decoding against zaro's table layout, multi-array tables, pushdown pruning (seen in the
- * plan and the metrics), bad options.
+ * class and against zarr-python's v3 draft stores, CF decoding against zaro's table layout,
+ * multi-array tables, pushdown pruning (seen in the plan and the metrics), bad options.
  */
 class ZarrSourceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -120,6 +120,14 @@ class ZarrSourceTest {
             "bfloat16", "bfloat16_sharded", "float8_e4m3fnuz", "float8_e8m0fnu", "float6_e2m3fn")) {
       out.add(Arguments.of("mlfloats", name, 0)); // float32 values by default
     }
+    // Zarr v3 draft stores (meta/ + data/root/), values written by zarr-python and zarrita
+    out.add(Arguments.of("v3draft", "grp_blosc_lz4_bitshuffle", 1));
+    out.add(Arguments.of("v3draft", "grp_sub_int16_F", 3));
+    out.add(Arguments.of("v3draft", "big_int64", 2));
+    out.add(Arguments.of("v3draft", "sparse_uint8_fill", 0));
+    out.add(Arguments.of("v3draft", "consolidated_obs_temp", 1));
+    out.add(Arguments.of("v3draft", "may2022_obs_temp", 1));
+    out.add(Arguments.of("v3draft", "zarrita_gzip", 1));
     return out.stream();
   }
 
@@ -137,7 +145,7 @@ class ZarrSourceTest {
     String slice = r.get("slice").asText();
     List<Row> rows =
         zarr()
-            .option("array", "/")
+            .option("array", c.path("path").asText("").isEmpty() ? "/" : c.get("path").asText())
             .option("slice", slice)
             .option("fallbackTypes", String.valueOf(set.equals("fallback")))
             .option("partitionBytes", "256") // several partitions even for these small arrays
