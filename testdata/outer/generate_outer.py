@@ -35,10 +35,15 @@ READS = [
     ("core", "dtype_bool", ["[3,4,11], [0,9]"]),
     # sharding: shards (10, 16) of inner chunks (5, 4)
     ("sharding", "end_zstd", ["[0,29], [0,20,40]", "[6,7,21,-1], 3:40:7", "[], [1,2]",
-                              "[12,11,10,19,0], [33,31,15]"]),
+                              "[12,11,10,19,0], [33,31,15]", "[12,11,10,19,0], :"]),
     ("sharding", "start_gzip_uint16", ["[24,0,9], [17,3], [6,0]", "[2,12], :, 3"]),
     ("sharding", "transpose_then_shard", ["[19,0,8,9], [11,0,4]"]),
     ("sharding", "nested", ["[31,0,17], [8,9,30]"]),
+    # the bundled sample: sharded t2m and its coordinates, for the table layout's dimension columns
+    ("sample", "t2m", ["[47,0,13], [72,0], [143,5,6]"]),
+    ("sample", "time", ["[47,0,13]"]),
+    ("sample", "lat", ["[72,0]"]),
+    ("sample", "lon", ["[143,5,6]"]),
     # variable-length strings
     ("extensions", "string_vlen_zstd", ["[5,0,0], [6,2]", "[3], 1:7:2"]),
 ]
@@ -57,7 +62,12 @@ def main():
     cases = []
     for set_name, name, sels in READS:
         src = HERE.parent / set_name
-        case = next(c for c in json.loads((src / "cases.json").read_text())["cases"] if c["name"] == name)
+        if set_name == "sample":  # no cases.json: the array itself
+            meta = json.loads((src / "climate.zarr" / name / "zarr.json").read_text())
+            case = {"name": name, "store": "climate.zarr", "path": name, "data_type": meta["data_type"],
+                    "shape": meta["shape"], "fill_value": meta["fill_value"]}
+        else:
+            case = next(c for c in json.loads((src / "cases.json").read_text())["cases"] if c["name"] == name)
         store = src / case["store"]
         out = {k: case[k] for k in ("name", "path", "data_type", "shape") if k in case}
         out["name"] = f"{set_name}_{name}"

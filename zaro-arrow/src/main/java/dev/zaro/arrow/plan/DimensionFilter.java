@@ -215,8 +215,8 @@ public final class DimensionFilter {
 
   /**
    * {@code base} narrowed to the ranges: every dimension keeps its start, step and dropped flag (an
-   * index list its order),
-   * and selects only the indices inside its range (none when {@link #isEmpty()}).
+   * index list its order), and selects only the indices inside its range (none when {@link
+   * #isEmpty()}).
    */
   public Selection apply(Selection base) {
     List<Selection.Dim> dims = new ArrayList<>();

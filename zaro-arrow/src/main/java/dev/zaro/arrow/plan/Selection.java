@@ -131,7 +131,9 @@ public record Selection(String text, List<Dim> dims) {
       return new Dim(start + from * step, step, n, dropped);
     }
 
-    /** The selected indices that fall in {@code [lo, hi)}, in order, as a dimension of this kind. */
+    /**
+     * The selected indices that fall in {@code [lo, hi)}, in order, as a dimension of this kind.
+     */
     public Dim within(long lo, long hi) {
       if (indices != null) {
         return list(Arrays.stream(indices).filter(i -> i >= lo && i < hi).toArray());

@@ -61,8 +61,8 @@ final class IndexLists implements AutoCloseable {
    * dimensions by the chunks (inner chunks, when {@code chain} reads sharded chunks) their indices
    * fall in.
    *
-   * @param allocator where a one-element probe comes from, for finding the inner chunks' order
-   *     (the codecs before sharding may transpose)
+   * @param allocator where a one-element probe comes from, for finding the inner chunks' order (the
+   *     codecs before sharding may transpose)
    */
   static IndexLists of(
       Selection selection,
@@ -97,8 +97,8 @@ final class IndexLists implements AutoCloseable {
 
   /**
    * Groups the positions of {@code indices} by the chunk (and inner chunk of {@code inner}
-   * elements, when positive) their index falls in, in chunk order: one part per group, its run
-   * from the group's smallest index to its largest.
+   * elements, when positive) their index falls in, in chunk order: one part per group, its run from
+   * the group's smallest index to its largest.
    */
   private static void splitList(
       long[] indices,
@@ -178,8 +178,8 @@ final class IndexLists implements AutoCloseable {
   }
 
   /**
-   * Task {@code t}'s buffer of {@code bytes} (the product of its parts' counts, C order), made
-   * from {@code allocator} on its first use.
+   * Task {@code t}'s buffer of {@code bytes} (the product of its parts' counts, C order), made from
+   * {@code allocator} on its first use.
    */
   synchronized ArrowBuf buffer(int t, long bytes, BufferAllocator allocator) {
     if (closed) {

@@ -426,7 +426,8 @@ public final class ZarrArray {
           heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
       // scratch comes from a child of the caller's allocator, so the caller's limit covers it
       try (BufferAllocator scratch =
-              allocator.newChildAllocator("zaro scratch " + displayPath(), 0, allocator.getLimit());
+              allocator.newChildAllocator(
+                  "zaro scratch " + displayPath(), 0, allocator.getLimit());
           IndexLists held = lists) {
         runChunks(
             new Target(
@@ -459,8 +460,8 @@ public final class ZarrArray {
   /**
    * Where one read's chunks go: the output, its strides, the per-dimension chunk parts; and how
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
-   * With index lists ({@code lists} not null), each task decodes into its own buffer, gathered
-   * into the output after.
+   * With index lists ({@code lists} not null), each task decodes into its own buffer, gathered into
+   * the output after.
    */
   @SuppressWarnings("ArrayRecordComponent") // a read's private carrier, never compared
   private record Target(

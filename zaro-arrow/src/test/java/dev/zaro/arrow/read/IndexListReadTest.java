@@ -1,0 +1,179 @@
+package dev.zaro.arrow.read;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.zaro.arrow.AllocatorTest;
+import dev.zaro.arrow.Fixtures;
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.SelectionException;
+import dev.zaro.arrow.plan.ReadPlan;
+import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.vector.TableReader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Index lists (numpy's outer indexing) read only the chunks that hold a listed index, each once.
+ * Values are checked against numpy's {@code a[np.ix_(...)]} by {@link FixtureReadTest} (the
+ * testdata/outer set); the chunk counts here follow from the chunk grids by hand.
+ */
+class IndexListReadTest extends AllocatorTest {
+
+  private static String store(String set, String name) {
+    return Fixtures.testdata().resolve(set + "/stores/" + name + ".zarr").toString();
+  }
+
+  private ReadStats read(Zaro zaro, String slice, long[] shape) {
+    ReadStats stats = new ReadStats();
+    try (Slab slab =
+        zaro.read("", slice, allocator, new ReadOptions(ReadOptions.Progress.NONE, stats))) {
+      assertArrayEquals(shape, slab.shape(), slice);
+      long elements = 1;
+      for (long n : shape) {
+        elements *= n;
+      }
+      // the slab holds the selected elements only
+      assertEquals(elements * slab.dataType().byteSize(), slab.byteSize(), slice);
+    }
+    return stats;
+  }
+
+  /**
+   * gzip: chunks (7, 6) of a 30 x 20 array, the last row of chunks (rows 28-29) never written (all
+   * fill); sparse_interior: chunks (6, 5), those of rows 1-3 and columns 2-4 never written;
+   * end_zstd: shards (10, 16) of inner chunks (5, 4), the inner chunks of rows 25-29 and columns
+   * 36-40 absent from the shard indexes (read as the fill value, not counted as missing chunks).
+   */
+  @ParameterizedTest(name = "{0}/{1} [{2}]")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        // rows 0, 29 in chunks 0, 4 (4 missing); columns 0, 7, 19 in chunks 0, 1, 3
+        "core; gzip; [0,29], [0,7,19]; 2,3; 3; 3; 6; 0:30, 0:20; 16; 4",
+        // rows 14, 3, 3, 29: chunks 2, 0, 4; columns 2..14 step 3: chunks 0, 1, 2
+        "core; gzip; [14,3,3,-1], 2:17:3; 4,5; 6; 3; 9; 3:30, 2:17:3; 12; 3",
+        // duplicates of one chunk's indices: one chunk, decoded once
+        "core; gzip; [3,3,3,4], [5,5]; 4,2; 1; 0; 1; 3:5, 5:6; 1; 0",
+        // rows in chunks 0, 1, 3, 6; columns in chunks 0, 2, 5: chunks (1, 2) and (3, 2) missing
+        "core; sparse_interior; [0,7,20,39], [0,12,13,29]; 4,4; 10; 2; 12; 0:40, 0:30; 33; 9",
+        // inner chunks: rows 0, 29 in 0, 5 (absent); columns 0, 20, 40 in 0, 5, 10 (absent)
+        "sharding; end_zstd; [0,29], [0,20,40]; 2,3; 2; 0; 6; 0:30, 0:41; 45; 0",
+        // rows 12, 11, 10 (inner 2), 19 (3), 0 (0); columns 33 (8), 31 (7), 15 (3)
+        "sharding; end_zstd; [12,11,10,19,0], [33,31,15]; 5,3; 9; 0; 6; 0:20, 15:34; 24; 0",
+      })
+  void decodesOnlyTheChunksHoldingTheIndices(
+      String set,
+      String name,
+      String slice,
+      String shape,
+      long decoded,
+      long missing,
+      long planned,
+      String box,
+      long boxDecoded,
+      long boxMissing) {
+    long[] want = Arrays.stream(shape.split(",")).mapToLong(Long::parseLong).toArray();
+    for (int threads : new int[] {1, 3}) {
+      try (Zaro zaro = Zaro.open(store(set, name), ZaroOptions.defaults().withThreads(threads))) {
+        ReadStats list = read(zaro, slice, want);
+        assertEquals(decoded, list.chunksDecoded(), "chunks decoded: " + list);
+        assertEquals(missing, list.chunksMissing(), "chunks missing: " + list);
+        long[] arrayShape = zaro.meta("").shape();
+        // the plan counts the stored objects (shards, when sharded) the lists touch
+        assertEquals(
+            planned,
+            ReadPlan.of(zaro.meta(""), Selection.parse(slice, arrayShape)).chunkCount(),
+            "planned chunks");
+        Selection b = Selection.parse(box, arrayShape);
+        ReadStats bounding = read(zaro, box, b.resultShape());
+        assertEquals(boxDecoded, bounding.chunksDecoded(), "bounding box: " + bounding);
+        assertEquals(boxMissing, bounding.chunksMissing(), "bounding box: " + bounding);
+        assertTrue(
+            list.bytesFetched() < bounding.bytesFetched() || boxDecoded == decoded,
+            list + " vs " + bounding);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "''{0}''")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "[0,30]; dimension 0; index 30",
+        "[0,-31]; dimension 0; index -31",
+        "0, [5,20]; dimension 1; index 20",
+        "[1,,2]; dimension 0; empty item 1",
+        "[1,x]; dimension 0; is not an integer",
+        "[0, 1; selection; without its",
+        "0], 1; selection; without its",
+        "1:[2]; dimension 0; index list",
+        "[[1]]; selection; nested",
+      })
+  void badListsAreTypedErrorsNamingTheDimensionAndIndex(String slice, String where, String what) {
+    try (Zaro zaro = Zaro.open(store("core", "gzip"), ZaroOptions.defaults())) {
+      SelectionException e =
+          assertThrows(SelectionException.class, () -> zaro.read("", slice, allocator).close());
+      assertTrue(e.getMessage().contains(where) && e.getMessage().contains(what), e.getMessage());
+    }
+  }
+
+  /**
+   * The table layout of the sample's t2m with index lists: one row per element in C order, the
+   * dimension columns the coordinates of the listed indices, the values numpy's {@code a[np.ix_]};
+   * every expected value from testdata/outer (tensorstore's read, numpy's indexing).
+   */
+  @Test
+  void tableLayoutGivesTheListedCoordinates() throws IOException {
+    Path expected = Fixtures.testdata().resolve("outer/expected");
+    double[] time = doubles(expected.resolve("sample_time.0.bin"));
+    double[] lat = doubles(expected.resolve("sample_lat.0.bin"));
+    double[] lon = doubles(expected.resolve("sample_lon.0.bin"));
+    ByteBuffer t2m =
+        ByteBuffer.wrap(Files.readAllBytes(expected.resolve("sample_t2m.0.bin")))
+            .order(ByteOrder.LITTLE_ENDIAN);
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sample/climate.zarr").toString());
+        TableReader reader =
+            zaro.readTable(
+                "t2m",
+                "[47,0,13], [72,0], [143,5,6]",
+                allocator,
+                TableOptions.DEFAULT.withCf(false),
+                ReadOptions.DEFAULT)) {
+      int row = 0;
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        for (int i = 0; i < root.getRowCount(); i++, row++) {
+          assertEquals(time[row / 6], ((Float8Vector) root.getVector("time")).get(i), "time");
+          assertEquals(lat[row / 3 % 2], ((Float8Vector) root.getVector("lat")).get(i), "lat");
+          assertEquals(lon[row % 3], ((Float8Vector) root.getVector("lon")).get(i), "lon");
+          assertEquals(
+              Float.floatToRawIntBits(t2m.getFloat(row * 4)),
+              Float.floatToRawIntBits(((Float4Vector) root.getVector("t2m")).get(i)),
+              "t2m row " + row);
+        }
+      }
+      assertEquals(18, row);
+    }
+  }
+
+  private static double[] doubles(Path file) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+    double[] out = new double[b.remaining() / 8];
+    b.asDoubleBuffer().get(out);
+    return out;
+  }
+}
