@@ -5,26 +5,36 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.AllocatorTest;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.error.CodecException;
 import dev.zaro.arrow.error.SelectionException;
+import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
+import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.vector.TableReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Index lists (numpy's outer indexing) read only the chunks that hold a listed index, each once.
@@ -105,6 +115,84 @@ class IndexListReadTest extends AllocatorTest {
         assertTrue(
             list.bytesFetched() < bounding.bytesFetched() || boxDecoded == decoded,
             list + " vs " + bounding);
+      }
+    }
+  }
+
+  /**
+   * The testdata/outer reads of fixed-size values: case path, store, array path, slice, expected.
+   */
+  static Stream<Arguments> outerReads() throws IOException {
+    Path dir = Fixtures.testdata().resolve("outer");
+    List<Arguments> out = new ArrayList<>();
+    for (JsonNode c : Json.readTree(Files.readAllBytes(dir.resolve("cases.json"))).get("cases")) {
+      for (JsonNode r : c.get("reads")) {
+        if (!r.get("expected").asText().endsWith(".json")) {
+          out.add(
+              Arguments.of(
+                  c.get("name").asText() + "[" + r.get("slice").asText() + "]",
+                  dir.resolve(c.get("store").asText()).normalize(),
+                  c.get("path").asText(),
+                  r.get("slice").asText(),
+                  dir.resolve(r.get("expected").asText())));
+        }
+      }
+    }
+    return out.stream();
+  }
+
+  /**
+   * Over HTTP (a remote store: chunks and shards fetched ahead of the decoders, each task's buffer
+   * made at its fetch; on the second read the shard indexes are cached and whole shards stream),
+   * the values equal numpy's {@code a[np.ix_]}.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("outerReads")
+  void remoteReadsEqualNumpy(String name, Path store, String path, String slice, Path expected)
+      throws IOException {
+    byte[] want = Files.readAllBytes(expected);
+    Path testdata = Fixtures.testdata();
+    try (TestHttpServer server = new TestHttpServer(testdata);
+        Zaro zaro =
+            Zaro.open(
+                server.url(testdata.relativize(store).toString().replace('\\', '/')).toString(),
+                ZaroOptions.defaults().withThreads(2).withIoConcurrency(4))) {
+      for (int read = 0; read < 2; read++) {
+        try (Slab slab = zaro.read(path, slice, allocator)) {
+          byte[] got = new byte[(int) slab.byteSize()];
+          slab.data().getBytes(0, got);
+          assertArrayEquals(want, got, name + ", read " + read);
+        }
+      }
+    }
+  }
+
+  /**
+   * A corrupt chunk fails a list read naming its key, and every task buffer is freed (the test's
+   * allocator closes with nothing leaked), whichever tasks had made theirs.
+   */
+  @Test
+  void aFailedListReadFreesItsTaskBuffers(@TempDir Path dir) throws IOException {
+    Path copy = dir.resolve("gzip.zarr");
+    Path from = Fixtures.testdata().resolve("core/stores/gzip.zarr");
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path f : files.toList()) {
+        Path to = copy.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Files.write(copy.resolve("c/3/1"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+    for (int threads : new int[] {1, 3}) {
+      try (Zaro zaro = Zaro.open(copy.toString(), ZaroOptions.defaults().withThreads(threads))) {
+        CodecException e =
+            assertThrows(
+                CodecException.class,
+                () -> zaro.read("", "[0,8,15,22,29], [19,7,0]", allocator).close());
+        assertTrue(e.getMessage().contains("c/3/1"), e.getMessage());
       }
     }
   }
