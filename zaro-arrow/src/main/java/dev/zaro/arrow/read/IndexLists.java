@@ -9,7 +9,9 @@ import dev.zaro.arrow.plan.Selection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,8 +42,11 @@ final class IndexLists implements AutoCloseable {
 
   private final int[][][] runOffsets;
 
-  /** The tasks' buffers, made on first use (a fetch ahead or the decode) and freed by gather. */
-  private final ArrowBuf[] buffers;
+  /**
+   * The buffers of the tasks in flight, made on first use (a fetch ahead or the decode) and freed
+   * by gather.
+   */
+  private final Map<Integer, ArrowBuf> buffers = new HashMap<>();
 
   private boolean closed;
 
@@ -49,11 +54,6 @@ final class IndexLists implements AutoCloseable {
     this.parts = parts;
     this.outPositions = outPositions;
     this.runOffsets = runOffsets;
-    long tasks = 1;
-    for (List<ChunkPart> p : parts) {
-      tasks *= p.size();
-    }
-    this.buffers = new ArrowBuf[(int) Math.min(tasks, Integer.MAX_VALUE - 8)];
   }
 
   /**
@@ -185,10 +185,7 @@ final class IndexLists implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the read is over");
     }
-    if (buffers[t] == null) {
-      buffers[t] = allocator.buffer(Math.max(1, bytes));
-    }
-    return buffers[t];
+    return buffers.computeIfAbsent(t, k -> allocator.buffer(Math.max(1, bytes)));
   }
 
   /**
@@ -249,9 +246,9 @@ final class IndexLists implements AutoCloseable {
   }
 
   private synchronized void release(int t) {
-    if (buffers[t] != null) {
-      buffers[t].close();
-      buffers[t] = null;
+    ArrowBuf buffer = buffers.remove(t);
+    if (buffer != null) {
+      buffer.close();
     }
   }
 
@@ -259,8 +256,7 @@ final class IndexLists implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
-    for (int t = 0; t < buffers.length; t++) {
-      release(t);
-    }
+    buffers.values().forEach(ArrowBuf::close);
+    buffers.clear();
   }
 }
