@@ -5,6 +5,7 @@ index, and the stream carries only the selected elements (`stats`: `chunks_decod
 `stream_body_bytes`)."""
 import json
 import pathlib
+import subprocess
 import sys
 import urllib.error
 import urllib.parse
@@ -157,3 +158,25 @@ def test_bad_lists_are_invalid_argument_naming_the_dimension(served):
     assert h.value.code == 400
     body = json.loads(h.value.read())
     assert "dimension 1" in body["message"] and "index -74" in body["message"]
+
+
+@pytest.mark.parametrize("layout", ["tensor", "table"])
+def test_cli_read_takes_index_lists(tmp_path, t2m, layout):
+    """`zaro read --slice "[0,2], :, [1,3]"` in both layouts: numpy's a[np.ix_(...)]; the table's
+    dimension columns are the listed coordinates (raw: CF off, so time is its stored value)."""
+    sel = "[0,2], :, [1,3]"
+    out = tmp_path / "out.arrow"
+    result = subprocess.run([str(ROOT / "zaro"), "read", str(SAMPLE), "t2m", "--slice", sel, "--layout", layout,
+                             "--raw", "--out", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    table = pa.ipc.open_file(out).read_all()
+    want = numpy_outer(t2m, sel)
+    if layout == "tensor":
+        np.testing.assert_array_equal(tensor(table), want)
+        return
+    np.testing.assert_array_equal(table.column("t2m").to_numpy(), want.ravel())
+    coords = [outer(ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(SAMPLE / n)}})
+                    .result().read().result(), (x,))
+              for n, x in zip(["time", "lat", "lon"], to_index(sel, t2m.shape))]
+    for name, grid in zip(["time", "lat", "lon"], np.meshgrid(*coords, indexing="ij")):
+        np.testing.assert_array_equal(table.column(name).to_numpy(), grid.ravel())
