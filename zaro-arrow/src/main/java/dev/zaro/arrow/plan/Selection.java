@@ -43,7 +43,10 @@ public record Selection(String text, List<Dim> dims) {
       this(start, step, count, dropped, null);
     }
 
-    /** Checks that an index list is kept (not dropped) and that its count is its length. */
+    /**
+     * Checks that an index list is kept (not dropped), that its count is its length and that its
+     * indices are not negative (the parser has made them so).
+     */
     public Dim {
       if (indices != null) {
         if (dropped || count != indices.length || start != 0 || step != 1) {
@@ -51,6 +54,11 @@ public record Selection(String text, List<Dim> dims) {
               "an index list is a kept dimension of start 0, step 1 and its length as count");
         }
         indices = indices.clone();
+        for (long i : indices) {
+          if (i < 0) {
+            throw new IllegalArgumentException("index list " + Arrays.toString(indices));
+          }
+        }
       }
     }
 
