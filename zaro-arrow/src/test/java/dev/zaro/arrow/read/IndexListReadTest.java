@@ -168,6 +168,34 @@ class IndexListReadTest extends AllocatorTest {
   }
 
   /**
+   * With a chunk cache, a list read's second pass copies every chunk from the cache into the task
+   * buffers (no miss: nothing is decoded again), and the values stay numpy's {@code a[np.ix_]}.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("outerReads")
+  void cachedReadsEqualNumpy(String name, Path store, String path, String slice, Path expected)
+      throws IOException {
+    byte[] want = Files.readAllBytes(expected);
+    try (Zaro zaro =
+        Zaro.open(
+            store.toString(), ZaroOptions.defaults().withThreads(2).withCacheMemory(64 << 20))) {
+      for (int read = 0; read < 2; read++) {
+        ChunkCache.Stats before = zaro.cache().stats();
+        try (Slab slab = zaro.read(path, slice, allocator)) {
+          byte[] got = new byte[(int) slab.byteSize()];
+          slab.data().getBytes(0, got);
+          assertArrayEquals(want, got, name + ", read " + read);
+        }
+        ChunkCache.Stats after = zaro.cache().stats();
+        if (read == 1
+            && zaro.meta(path).codecs().stream().noneMatch(c -> c.name().startsWith("sharding"))) {
+          assertEquals(before.misses(), after.misses(), name + ": misses on the second read");
+        }
+      }
+    }
+  }
+
+  /**
    * A corrupt chunk fails a list read naming its key, and every task buffer is freed (the test's
    * allocator closes with nothing leaked), whichever tasks had made theirs.
    */
