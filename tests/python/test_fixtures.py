@@ -3,7 +3,9 @@
 - every expected .bin of a tensorstore-written store equals tensorstore's full read indexed
   with numpy itself (so negative indices and steps follow numpy, not a hand conversion), and
   the recorded shape is numpy's;
-- every zarr.json is standard v3 metadata and no file under testdata/ holds an absolute path;
+- every zarr.json is standard v3 metadata (or a v3 draft store's entry point, testdata/v3draft) and no
+  file under testdata/ holds an absolute path;
+- the v3 draft stores follow the draft layout: node documents under meta/, chunk keys under data/root/;
 - chunk files are named by the array's chunk key encoding, inside the chunk grid;
 - the hierarchy listed in testdata/core/cases.json is what is on disk;
 - testdata/core still covers what it promises (data types, fill forms, codecs, key encodings,
@@ -36,6 +38,10 @@ CORE_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uin
 ARRAY_KEYS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
               "fill_value", "codecs"}
 ARRAY_OPTIONAL = {"attributes", "dimension_names", "storage_transformers"}
+DRAFT_PROTOCOL = "https://purl.org/zarr/spec/protocol/core/3.0"
+DRAFT_ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value", "attributes",
+                    "extensions"}
+V3DRAFT = TESTDATA / "v3draft"
 GROUP_OPTIONAL = {"attributes", "consolidated_metadata"}
 
 
@@ -127,6 +133,9 @@ def test_every_zarr_json_is_standard_v3():
     assert len(files) > 50
     for f in files:
         doc = json.loads(f.read_text())
+        if doc["zarr_format"] == DRAFT_PROTOCOL:  # a v3 draft store's entry point: see below
+            assert f.parent.parent == V3DRAFT / "stores", f
+            continue
         assert doc["zarr_format"] == 3, f
         kind = doc["node_type"]
         if kind == "array":
@@ -205,6 +214,55 @@ def test_chunk_files_follow_the_key_encoding(store):
     for f in store.rglob("*"):
         if f.is_file() and f.name != "zarr.json" and not any(n in f.parents for n in nested):
             assert f.relative_to(store).as_posix() in keys, f
+
+
+def draft_stores():
+    return sorted(f.parent for f in (V3DRAFT / "stores").glob("*/zarr.json"))
+
+
+@pytest.mark.parametrize("store", draft_stores(), ids=lambda s: s.name)
+def test_v3_draft_stores_follow_the_draft_layout(store):
+    entry = json.loads((store / "zarr.json").read_text())
+    assert entry == {"zarr_format": DRAFT_PROTOCOL, "metadata_encoding": DRAFT_PROTOCOL,
+                     "metadata_key_suffix": ".json", "extensions": []}
+    arrays = {}
+    for f in (store / "meta").rglob("*.json"):
+        rel = f.relative_to(store / "meta").as_posix()
+        node = rel.removeprefix("root/").rsplit(".", 2)[0]
+        doc = json.loads(f.read_text())
+        if rel.endswith(".array.json"):
+            assert DRAFT_ARRAY_KEYS <= set(doc) <= DRAFT_ARRAY_KEYS | {"compressor", "dimension_separator"}, f
+            assert doc["chunk_grid"]["type"] == "regular" and doc["chunk_memory_layout"] in ("C", "F"), f
+            assert len(doc["chunk_grid"]["chunk_shape"]) == len(doc["shape"]), f
+            if "compressor" in doc:
+                assert doc["compressor"]["codec"].startswith("https://purl.org/zarr/spec/codec/"), f
+            arrays[node] = doc
+        else:
+            assert rel.endswith(".group.json") and set(doc) <= {"attributes", "extensions"}, f
+    assert arrays
+    for node, doc in arrays.items():
+        grid = [math.ceil(s / c) for s, c in zip(doc["shape"], doc["chunk_grid"]["chunk_shape"])]
+        sep = doc["chunk_grid"]["separator"]
+        keys = {"c" + sep.join(map(str, idx)) for idx in itertools.product(*[range(g) for g in grid])}
+        for f in (store / "data" / "root" / node).rglob("*"):
+            if f.is_file():
+                assert f.relative_to(store / "data" / "root" / node).as_posix() in keys, f
+    for f in (store / "data" / "root").rglob("*"):  # every chunk belongs to an array
+        if f.is_file():
+            assert any(f.relative_to(store / "data" / "root").as_posix().startswith(a + "/") for a in arrays), f
+
+
+def test_v3_draft_cases_name_their_arrays():
+    doc = json.loads((V3DRAFT / "cases.json").read_text())
+    for case in doc["cases"]:
+        store = V3DRAFT / case["store"]
+        meta = store / "meta" / "root" / f"{case['path']}.array.json"
+        meta = meta if meta.exists() else store / "meta" / f"{case['path']}.array.json"
+        assert json.loads(meta.read_text())["shape"] == case["shape"], case["name"]
+        for read in case["reads"]:
+            n = np.dtype(np.dtype({"float32": "f4", "float64": "f8", "int16": "i2", "int64": "i8",
+                                   "uint8": "u1"}[case["data_type"]])).itemsize
+            assert (V3DRAFT / read["expected"]).stat().st_size == n * int(np.prod(read["shape"])), read
 
 
 def core_doc():

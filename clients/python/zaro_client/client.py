@@ -1,6 +1,7 @@
 """The client of `zaro serve`: arrays as numpy, tables as pyarrow, SQL through Flight SQL."""
 import json
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -45,6 +46,20 @@ def _numpy_dtype(arrow_type):
     return np.dtype(object)
 
 
+def _result_dtype(meta, arrow_type):
+    """The numpy dtype of an array's values as zarr-python gives them: fixed-width strings with
+    numpy's fixed-width dtypes (<U, S), variable-length ones as objects, complex as complex."""
+    data_type = meta["data_type"]
+    if data_type == "fixed_length_utf32":
+        return np.dtype(f"<U{max(1, int(meta['length_bytes']) // 4)}")
+    if data_type == "null_terminated_bytes":
+        return np.dtype(f"S{max(1, int(meta['length_bytes']))}")
+    dtype = _numpy_dtype(arrow_type)
+    if data_type.startswith("complex"):
+        return np.dtype(np.complex64 if dtype == np.float32 else np.complex128)
+    return dtype
+
+
 def _value_type(field):
     """The element type and per-row shape of a tensor-layout column."""
     t = field.type
@@ -73,6 +88,8 @@ class Client:
         self._options = fl.FlightCallOptions(headers=headers)
         self._threads = max(1, int(threads))
         self._meta = {}
+        # reads up to this many bytes go as one do_get, without asking for endpoints first
+        self.direct_bytes = 256 << 20
 
     def close(self):
         self._flight.close()
@@ -91,6 +108,34 @@ class Client:
         except Exception as e:  # noqa: BLE001 - every Flight failure becomes a ZaroError
             raise errors.translate(e, what) from None
         return json.loads(results[0].body.to_pybytes())
+
+    def describe(self, group="", recursive=False, inline_bytes=None):
+        """A group in one round trip (the server's `describe` action): (doc, tables) where doc
+        has the group's metadata under "groups" (every group below it too with recursive=True)
+        and every array's under "arrays", and tables maps each array's path to its tensor-layout
+        pyarrow.Table: its schema (field metadata `zarr.attributes`), and its values for arrays
+        marked "inline" (1-D arrays up to inline_bytes, 4 MiB unless given). The metadata of
+        every node described is kept, so `info` asks the server nothing more for them."""
+        body = {"group": group.strip("/"), "recursive": bool(recursive)}
+        if inline_bytes is not None:
+            body["inline_bytes"] = int(inline_bytes)
+        try:
+            results = list(self._flight.do_action(fl.Action("describe", json.dumps(body).encode()),
+                                                  self._options))
+        except Exception as e:  # noqa: BLE001 - every Flight failure becomes a ZaroError
+            raise errors.translate(e, group or "/") from None
+        doc = json.loads(results[0].body.to_pybytes())
+        if len(results) != len(doc["arrays"]) + 1:
+            raise errors.Internal(group or "/", f"describe sent {len(results) - 1} streams for "
+                                                f"{len(doc['arrays'])} arrays")
+        tables = {}
+        for meta, result in zip(doc["arrays"], results[1:]):
+            key = meta["path"].strip("/")
+            tables[key] = pa.ipc.open_stream(result.body).read_all()
+            self._meta[key] = meta
+        for meta in doc["groups"]:
+            self._meta[meta["path"].strip("/")] = meta
+        return doc, tables
 
     def info(self, path=""):
         """The node's normalized metadata (as `zaro info` prints it): for an array its shape,
@@ -133,10 +178,15 @@ class Client:
     def _fetch(self, endpoints, what, each):
         """Runs each(index, reader) for every endpoint, on up to `threads` threads at once;
         returns the results in endpoint order."""
+        return self._fetch_tickets([e.ticket for e in endpoints], what, each)
+
+    def _fetch_tickets(self, tickets, what, each):
+        """_fetch of tickets."""
+        endpoints = tickets
 
         def one(i):
             try:
-                reader = self._flight.do_get(endpoints[i].ticket, self._options)
+                reader = self._flight.do_get(endpoints[i], self._options)
                 return each(i, reader)
             except errors.ZaroError:
                 raise
@@ -148,46 +198,80 @@ class Client:
         with ThreadPoolExecutor(min(self._threads, len(endpoints))) as pool:
             return list(pool.map(one, range(len(endpoints))))
 
-    def read(self, path, slice=None):
+    def read(self, path, slice=None, decode=False):
         """The selection `slice` of array `path` as a numpy array.
 
         slice is written as on zaro's command line: numpy-style per dimension, comma separated
-        (`start:stop`, `:`, `start:stop:step`, an integer that drops the dimension, `...`), e.g.
-        "0:24, :, :"; None reads everything. The endpoints of a large read are fetched in
-        parallel; the result is allocated once and each endpoint's batches are copied straight
-        into their place. Complex arrays come back complex; NaT as NaT."""
-        what = path
-        slice_text = slice or ""
-        info = self._flight_info({"array": path, "slice": slice_text, "layout": "tensor"}, what)
+        (`start:stop`, `:`, `start:stop:step`, an integer that drops the dimension, `...`, or an
+        index list `[0,90,180]` with numpy's outer meaning, as np.ix_), e.g. "0:24, :, :"; None
+        reads everything. Values are the stored ones (raw: packed integers, fill values, time
+        counts), in the dtype zarr-python gives (fixed-width strings as <U/S, variable-length
+        ones as objects, complex as complex). decode=True applies the array's CF attributes as
+        xarray does (mask and scale, times), through xarray's own decoder.
+
+        A read of up to `direct_bytes` is one stream; a larger one is split by the server into
+        endpoints along chunk boundaries, fetched in parallel. The result is allocated once and
+        each batch is copied straight into its place."""
         meta = self.info(path)
         shape = [int(n) for n in meta["shape"]]
+        slice_text = slice or ""
         selection = Selection.parse(slice_text, shape)
-        field = info.schema.field(0)
-        value_type, _ = _value_type(field)
+        logical = tuple(selection.result_shape())
+        command = {"array": path, "slice": slice_text, "layout": "tensor"}
+        item = int(meta.get("length_bytes") or 0) or 8
+        if int(np.prod(logical, dtype=np.int64)) * item <= self.direct_bytes:
+            tickets = [fl.Ticket(json.dumps(command).encode())]
+            schema = None
+        else:
+            info = self._flight_info(command, path)
+            tickets = [e.ticket for e in info.endpoints]
+            schema = info.schema
+        out = self._read_into(path, meta, shape, selection, tickets, schema)
+        return self._decode(path, meta, selection, out) if decode else out
+
+    def _read_into(self, path, meta, shape, selection, tickets, schema):
+        """Fetches the tickets' streams into one preallocated array of the selection's shape."""
+        what = path
         complex_ = meta["data_type"].startswith("complex")
         # the server sends one row per index of the result's first dimension (one row for a
         # single element), each holding the rest of the result (complex: real, imaginary pairs)
         logical = tuple(selection.result_shape())
         rows = logical[0] if logical else 1
         row_values = int(np.prod(logical[1:], dtype=np.int64)) * (2 if complex_ else 1)
-        out = np.empty(logical + ((2,) if complex_ else ()), dtype=_numpy_dtype(value_type))
-        flat = out.reshape(-1)  # a view: out is C-contiguous
-        # where each endpoint's rows go: its ticket holds the canonical selection of its part
         starts = [0]
-        if len(info.endpoints) > 1:
-            for e in info.endpoints[:-1]:
-                starts.append(starts[-1] + self._rows(e.ticket, shape))
+        for t in tickets[:-1]:
+            starts.append(starts[-1] + self._rows(t, shape))
         expected_ends = starts[1:] + [rows]
-        if len(info.endpoints) == 0 or expected_ends[-1] - starts[-1] < 0:
+        if len(tickets) == 0 or expected_ends[-1] - starts[-1] < 0:
             raise errors.Internal(what, f"the endpoints' parts do not add up to the selection's {rows} rows")
+        box = {}
+
+        def allocate(value_type):
+            # the first stream's schema names the value type (a read without get_flight_info)
+            if "out" not in box:
+                dtype = _result_dtype(meta, value_type)
+                if complex_:
+                    dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+                out = np.empty(logical + ((2,) if complex_ else ()), dtype=dtype)
+                box["out"], box["flat"] = out, out.reshape(-1)  # a view: out is C-contiguous
+            return box["flat"]
+
+        lock = threading.Lock()
+        if schema is not None:
+            allocate(_value_type(schema.field(0))[0])
 
         def place(i, reader):
             row = starts[i]
+            flat = None
             for chunk in reader:
+                if flat is None:
+                    with lock:
+                        flat = allocate(_value_type(chunk.data.schema.field(0))[0])
                 column = chunk.data.column(0)
                 n = len(column)
-                if isinstance(column.type, pa.FixedShapeTensorType):
-                    column = column.storage.flatten()
+                if isinstance(column.type, (pa.FixedShapeTensorType, pa.FixedSizeListType)):
+                    column = column.storage.flatten() if isinstance(column.type, pa.FixedShapeTensorType) \
+                        else column.flatten()
                 values = column.to_numpy(zero_copy_only=False)
                 if row + n > expected_ends[i] or values.size != n * row_values:
                     raise errors.Internal(what, f"endpoint {i} sent more rows or values than its part holds")
@@ -195,14 +279,28 @@ class Client:
                 row += n
             return row
 
-        ends = self._fetch(info.endpoints, what, place)
+        ends = self._fetch_tickets(tickets, what, place)
         # every row written exactly once: an endpoint that sent fewer rows than its part holds
         # would leave uninitialized memory in the result
         if ends != expected_ends:
             raise errors.Internal(what, f"the endpoints sent rows up to {ends}, expected {expected_ends}")
+        out = box.get("out")
+        if out is None:  # nothing selected: no batch named the type
+            out = np.empty(logical, dtype=_result_dtype(meta, pa.float64()))
         if complex_:
             return out.view(np.complex64 if out.dtype == np.float32 else np.complex128)[..., 0]
         return out
+
+    def _decode(self, path, meta, selection, values):
+        """values as xarray's CF decoding gives them (mask and scale, times)."""
+        import xarray as xr
+
+        from .xarray_backend import variable_attributes
+
+        attrs, dims = variable_attributes(path, meta, values.dtype, strict=False)
+        kept = [d for d, (_, _, _, dropped) in zip(dims, selection.dims) if not dropped]
+        variable = xr.Variable(kept, values, attrs)
+        return xr.conventions.decode_cf_variable(path.rsplit("/", 1)[-1], variable).values
 
     @staticmethod
     def _rows(ticket, shape):

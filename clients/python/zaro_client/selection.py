@@ -1,18 +1,19 @@
-"""Selections written as on zaro's command line ("0:24, :, 3"), enough to know their shape.
+"""Selections written as on zaro's command line ("0:24, [0,90,180], 3"), enough to know their shape.
 
 The server checks and applies selections; the client parses them only to know, before any data
 arrives, the shape of the result and where each endpoint's rows go."""
 
 
 class Selection:
-    """Per dimension (start, step, count, dropped), as zaro's Selection.parse has them."""
+    """Per dimension (start, step, count, dropped), or for an index list (indices, None, count,
+    False): numpy's outer meaning, as np.ix_."""
 
     def __init__(self, dims):
         self.dims = dims
 
     @staticmethod
     def parse(text, shape):
-        entries = [e.strip() for e in text.split(",")] if text and text.strip() else []
+        entries = split(text)
         if "..." in entries:
             at = entries.index("...")
             entries[at:at + 1] = [":"] * (len(shape) - (len(entries) - 1))
@@ -29,7 +30,28 @@ class Selection:
         return ", ".join(format_dim(*d) for d in self.dims)
 
 
+def split(text):
+    """The entries of a selection: its commas outside brackets split it."""
+    if not text or not text.strip():
+        return []
+    entries, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            entries.append(text[start:i].strip())
+            start = i + 1
+    entries.append(text[start:].strip())
+    return entries
+
+
 def _dim(entry, size):
+    if entry.startswith("["):
+        body = entry[1:-1].strip()
+        indices = [int(v) for v in body.split(",")] if body else []
+        return (indices, None, len(indices), False)
     parts = entry.split(":")
     if len(parts) == 1:
         i = int(parts[0])
@@ -49,7 +71,9 @@ def _bound(text, default, size):
 
 
 def format_dim(start, step, count, dropped):
-    """One dimension in zaro's canonical text: an index, or start:stop:step."""
+    """One dimension in zaro's canonical text: an index, start:stop:step, or an index list."""
+    if step is None:
+        return "[" + ",".join(str(int(i)) for i in start) + "]"
     if dropped:
         return str(start)
     return f"{start}:{start + count * step - (step - 1 if count else 0)}:{step}"

@@ -12,6 +12,7 @@ import base64
 import struct
 
 import numpy as np
+import pyarrow as pa
 from xarray import Variable
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.backends.common import AbstractDataStore
@@ -19,14 +20,18 @@ from xarray.backends.store import StoreBackendEntrypoint
 from xarray.core import indexing
 from xarray.core.utils import FrozenDict
 
-from .client import Client, _numpy_dtype, _value_type
+import pyarrow as pa
+
+from .client import Client, _result_dtype, _value_type
 from .selection import format_dim
 
 _URL_SCHEMES = ("grpc://", "grpc+tls://", "grpc+tcp://")
 
 
 class ZaroBackendArray(BackendArray):
-    """One served array; indexing it fetches only the selected elements."""
+    """One served array; indexing it fetches only the selected elements. Index lists go to the
+    server as they are (OUTER indexing: the server reads only the chunks holding them), and
+    xarray splits vectorized indexing into an outer read and a numpy step."""
 
     def __init__(self, client, path, shape, dtype):
         self.client = client
@@ -36,7 +41,7 @@ class ZaroBackendArray(BackendArray):
 
     def __getitem__(self, key):
         return indexing.explicit_indexing_adapter(
-            key, self.shape, indexing.IndexingSupport.BASIC, self._getitem)
+            key, self.shape, indexing.IndexingSupport.OUTER, self._getitem)
 
     def _getitem(self, key):
         dims = []
@@ -45,6 +50,9 @@ class ZaroBackendArray(BackendArray):
                 start, stop, step = k.indices(n)
                 count = len(range(start, stop, step))
                 dims.append((start, step, count, False))
+            elif isinstance(k, np.ndarray):
+                indices = [int(i) + n if i < 0 else int(i) for i in k.reshape(-1)]
+                dims.append((indices, None, len(indices), False))
             else:
                 i = int(k)
                 dims.append((i + n if i < 0 else i, 1, 1, True))
@@ -79,27 +87,58 @@ def _decode_fill_attribute(value, dtype):
     return value
 
 
-class ZaroDataStore(AbstractDataStore):
-    """One group of a zaro server as an xarray data store."""
+def variable_attributes(path, meta, dtype, strict=True):
+    """(attributes, dimension names) of an array as xarray's zarr store hands them to CF
+    decoding: for Zarr v2 the dimension names come from _ARRAY_DIMENSIONS and the array's
+    fill_value is the _FillValue (as xr.open_zarr does for v2); for v3 from dimension_names, and
+    only a _FillValue attribute is one. strict: refuse an array without dimension names (as
+    xarray does), else name them dim_0, dim_1..."""
+    shape = meta["shape"]
+    attributes = dict(meta.get("attributes") or {})
+    if meta["zarr_format"] == 2:
+        dims = attributes.pop("_ARRAY_DIMENSIONS", None)
+        if (dims is None or len(dims) != len(shape)) and strict:
+            raise KeyError(f"{path}: Zarr v2 array has no _ARRAY_DIMENSIONS attribute, which "
+                           "xarray needs to name its dimensions")
+        if meta.get("fill_value") is not None and dtype.kind not in "OUS":
+            attributes["_FillValue"] = _fill_value(meta["fill_value"], dtype)
+    else:
+        dims = meta.get("dimension_names") or []
+        if (len(dims) != len(shape) or any(d is None for d in dims)) and strict:
+            raise KeyError(f"{path}: Zarr array has no dimension_names, which xarray needs to "
+                           "name its dimensions")
+        if "_FillValue" in attributes:
+            attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"], dtype)
+    if dims is None or len(dims) != len(shape) or any(d is None for d in dims):
+        dims = [f"dim_{i}" for i in range(len(shape))]
+    for k in [k for k in attributes if k.lower().startswith("_nc")]:
+        del attributes[k]
+    return attributes, list(dims)
 
-    def __init__(self, client, group=None):
+
+def _inline_values(table, meta, dtype):
+    """An inline array's values (its tensor-layout table from `describe`) as numpy."""
+    shape = tuple(int(n) for n in meta["shape"])
+    column = table.column(0).combine_chunks() if table.num_rows else pa.array([], table.schema.field(0).type)
+    values = column.to_numpy(zero_copy_only=False)
+    if dtype.kind == "c":
+        values = values.reshape(-1, 2).view(dtype)
+    return values.astype(dtype, copy=False).reshape(shape)
+
+
+class ZaroDataStore(AbstractDataStore):
+    """One group of a zaro server as an xarray data store, described in one round trip (the
+    server's `describe` action: every array's metadata and the values of the small ones)."""
+
+    def __init__(self, client, group=None, description=None):
         self.client = client
         self.group = (group or "").strip("/")
-        self._meta = client.info(self.group)
-        if self._meta["node_type"] != "group":
-            raise ValueError(f"{self.group or '/'} is an array, not a group: open the group that holds it")
-        self._schemas = None
-
-    def _schema(self, path):
-        if self._schemas is None:
-            try:
-                flights = list(self.client._flight.list_flights(b"", self.client._options))
-            except Exception as e:  # noqa: BLE001
-                from . import errors
-                raise errors.translate(e, self.group or "/") from None
-            self._schemas = {"/".join(p.decode() if isinstance(p, bytes) else p for p in f.descriptor.path).strip("/"):
-                             f.schema for f in flights}
-        return self._schemas[path]
+        doc, self._tables = description or client.describe(self.group)
+        groups = {g["path"].strip("/"): g for g in doc["groups"]}
+        if self.group not in groups:
+            raise ValueError(f"{self.group or '/'} is not a group the server described")
+        self._meta = groups[self.group]
+        self._arrays = {a["path"].strip("/"): a for a in doc["arrays"]}
 
     def array_paths(self):
         return [c["path"].strip("/") for c in self._meta.get("children", []) if c["node_type"] == "array"]
@@ -108,34 +147,19 @@ class ZaroDataStore(AbstractDataStore):
         return [c["path"].strip("/") for c in self._meta.get("children", []) if c["node_type"] == "group"]
 
     def open_store_variable(self, path):
-        meta = self.client.info(path)
+        meta = self._arrays[path]
         shape = [int(n) for n in meta["shape"]]
-        value_type, _ = _value_type(self._schema(path).field(0))
-        dtype = _numpy_dtype(value_type)
-        if meta["data_type"].startswith("complex"):
-            dtype = np.dtype(np.complex64 if dtype == np.float32 else np.complex128)
-        attributes = dict(meta.get("attributes") or {})
-        if meta["zarr_format"] == 2:
-            dims = attributes.pop("_ARRAY_DIMENSIONS", None)
-            if dims is None or len(dims) != len(shape):
-                raise KeyError(f"{path}: Zarr v2 array has no _ARRAY_DIMENSIONS attribute, which "
-                               "xarray needs to name its dimensions")
-            if meta.get("fill_value") is not None:
-                attributes["_FillValue"] = _fill_value(meta["fill_value"], dtype)
-        else:
-            dims = meta.get("dimension_names") or []
-            if len(dims) != len(shape) or any(d is None for d in dims):
-                raise KeyError(f"{path}: Zarr array has no dimension_names, which xarray needs to "
-                               "name its dimensions")
-            if "_FillValue" in attributes:
-                attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"], dtype)
-        for k in [k for k in attributes if k.lower().startswith("_nc")]:
-            del attributes[k]
+        table = self._tables[path]
+        dtype = _result_dtype(meta, _value_type(table.schema.field(0))[0])
+        attributes, dims = variable_attributes(path, meta, dtype)
         encoding = {}
         if "chunk_shape" in meta:
             chunks = tuple(int(c) for c in meta["chunk_shape"])
             encoding = {"chunks": chunks, "preferred_chunks": dict(zip(dims, chunks))}
-        data = indexing.LazilyIndexedArray(ZaroBackendArray(self.client, path, shape, dtype))
+        if meta.get("inline"):
+            data = _inline_values(table, meta, dtype)
+        else:
+            data = indexing.LazilyIndexedArray(ZaroBackendArray(self.client, path, shape, dtype))
         return Variable(tuple(dims), data, attributes, encoding)
 
     def get_variables(self):
@@ -185,10 +209,11 @@ class ZaroBackendEntrypoint(BackendEntrypoint):
                             **decode):
         client = _client(filename_or_obj, token, tls_root_certs)
         root = (group or "").strip("/")
+        description = client.describe(root, recursive=True)
         out = {}
 
         def walk(path):
-            store = ZaroDataStore(client, path)
+            store = ZaroDataStore(client, path, description)
             ds = StoreBackendEntrypoint().open_dataset(store, **decode)
             rel = path[len(root):].strip("/") if root else path
             out["/" + rel if rel else "/"] = ds

@@ -27,18 +27,25 @@ final class LsCommand implements Callable<Integer> {
       int width = nodes.stream().mapToInt(n -> n.displayPath().length()).max().orElse(1);
       for (Node n : nodes) {
         String path = String.format("%-" + width + "s", n.displayPath());
+        // v2 and v3 go without saying; a draft store's nodes say so
+        boolean draft = n.metadata().formatName().equals("v3 draft");
         if (n.metadata() instanceof ArrayMetadata a) {
           System.out.printf(
-              "%s  array  %-10s %-18s chunks %-16s %s%n",
+              "%s  array  %-10s %-18s chunks %-16s %s%s%n",
               path,
               a.dataType(),
               Arrays.toString(a.shape()),
               a.chunkGrid().toString(),
-              a.codecs().stream().map(CodecSpec::name).toList());
+              a.codecs().stream().map(CodecSpec::name).toList(),
+              draft ? "  (v3 draft)" : "");
         } else {
+          boolean implicit = ((GroupMetadata) n.metadata()).implicit();
           System.out.printf(
               "%s  group%s%n",
-              path, ((GroupMetadata) n.metadata()).implicit() ? " (implicit)" : "");
+              path,
+              implicit && draft
+                  ? " (implicit, v3 draft)"
+                  : implicit ? " (implicit)" : draft ? " (v3 draft)" : "");
         }
       }
       zaro.hierarchy()

@@ -237,8 +237,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       }
     }
     Field field =
-        SlabVectors.tensorField(
-            array.name(), array.metadata().dataType(), selection.resultShape(), names);
+        SlabVectors.withAttributes(
+            SlabVectors.tensorField(
+                array.name(), array.metadata().dataType(), selection.resultShape(), names),
+            array.metadata().attributes());
     return new Schema(List.of(field));
   }
 
@@ -759,10 +761,16 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         listener.onCompleted();
         return;
       }
+      if (action.getType().equals("describe")) {
+        describe(GroupDescription.Request.parse(action.getBody()), listener);
+        return;
+      }
       if (!action.getType().equals("metadata")) {
         throw CallStatus.INVALID_ARGUMENT
             .withDescription(
-                "unknown action '" + action.getType() + "' (zaro serves: metadata, stats)")
+                "unknown action '"
+                    + action.getType()
+                    + "' (zaro serves: metadata, describe, stats)")
             .toRuntimeException();
       }
       listener.onNext(
@@ -772,6 +780,32 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       listener.onCompleted();
     } catch (RuntimeException e) {
       listener.onError(onWire(translate(e)));
+    }
+  }
+
+  /**
+   * The describe action: a group's JSON, then each array's tensor-layout IPC stream (schema, and
+   * the values of small arrays), read inside the memory budget.
+   */
+  private void describe(GroupDescription.Request request, StreamListener<Result> listener) {
+    GroupDescription description = new GroupDescription(zaro, request);
+    List<byte[]> streams;
+    try (BufferAllocator child =
+        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
+      streams = description.streams(child, readOptions);
+    }
+    listener.onNext(new Result(description.json().toString().getBytes(StandardCharsets.UTF_8)));
+    for (byte[] stream : streams) {
+      listener.onNext(new Result(stream));
+    }
+    listener.onCompleted();
+  }
+
+  /** GET /describe/{path}: a group's JSON with the values of its small arrays inline. */
+  String describeJson(GroupDescription.Request request) {
+    try (BufferAllocator child =
+        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
+      return new GroupDescription(zaro, request).jsonWithValues(child, readOptions).toString();
     }
   }
 
@@ -831,6 +865,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
     listener.onNext(
         new ActionType("metadata", "A node's normalized metadata as JSON; body: the node path"));
+    listener.onNext(
+        new ActionType(
+            "describe",
+            "A group in one answer: its JSON (groups, arrays' metadata), then each array's"
+                + " tensor-layout Arrow IPC stream (values for 1-D arrays up to inline_bytes);"
+                + " body: the group path or {\"group\", \"inline_bytes\", \"recursive\"}"));
     listener.onNext(
         new ActionType(
             "stats",

@@ -265,6 +265,12 @@ public final class ZaroHttpServer implements AutoCloseable {
       String path = uri.path();
       if (path.equals("/")) {
         respond(ctx, json(HttpResponseStatus.OK, producer.hierarchyJson()), keepAlive);
+      } else if (path.equals("/describe") || path.startsWith("/describe/")) {
+        String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
+        respond(
+            ctx,
+            json(HttpResponseStatus.OK, producer.describeJson(describeRequest(group, uri))),
+            keepAlive);
       } else if (path.equals("/stats")) {
         respond(ctx, json(HttpResponseStatus.OK, producer.statsJson()), keepAlive);
       } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
@@ -283,9 +289,37 @@ public final class ZaroHttpServer implements AutoCloseable {
             .withDescription(
                 "no such resource '"
                     + path
-                    + "' (zaro serves GET /, /stats, /arrays/{path} and /arrays/{path}/metadata)")
+                    + "' (zaro serves GET /, /stats, /describe/{path}, /arrays/{path} and"
+                    + " /arrays/{path}/metadata)")
             .toRuntimeException();
       }
+    }
+
+    private GroupDescription.Request describeRequest(String group, QueryStringDecoder uri) {
+      Map<String, List<String>> params = uri.parameters();
+      for (String name : params.keySet()) {
+        if (!name.equals("inline_bytes") && !name.equals("recursive")) {
+          throw invalid(
+              "unknown query parameter '" + name + "' (describe takes: inline_bytes, recursive)");
+        }
+      }
+      String inline = one(params, "inline_bytes");
+      long bytes = GroupDescription.DEFAULT_INLINE_BYTES;
+      if (inline != null) {
+        try {
+          bytes = Long.parseLong(inline);
+        } catch (NumberFormatException e) {
+          bytes = -1;
+        }
+        if (bytes < 0) {
+          throw invalid("inline_bytes must be a non-negative integer, not '" + inline + "'");
+        }
+      }
+      String recursive = one(params, "recursive");
+      if (recursive != null && !recursive.equals("true") && !recursive.equals("false")) {
+        throw invalid("recursive must be true or false, not '" + recursive + "'");
+      }
+      return new GroupDescription.Request(group, bytes, "true".equals(recursive));
     }
 
     private ReadRequest readRequest(String node, Map<String, List<String>> params) {

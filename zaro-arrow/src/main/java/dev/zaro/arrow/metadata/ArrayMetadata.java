@@ -97,6 +97,14 @@ public record ArrayMetadata(
     return attributes.deepCopy();
   }
 
+  /** {@code "v3 draft"} for an array of a v3 draft store (its chunks under {@code data/root/}). */
+  @Override
+  public String formatName() {
+    return chunkKeyEncoding instanceof ChunkKeyEncoding.DraftEncoding
+        ? "v3 draft"
+        : "v" + zarrFormat;
+  }
+
   /** The number of dimensions. */
   public int rank() {
     return shape.length;

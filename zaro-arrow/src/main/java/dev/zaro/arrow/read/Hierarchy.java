@@ -8,6 +8,7 @@ import dev.zaro.arrow.metadata.NodeMetadata;
 import dev.zaro.arrow.metadata.internal.ConsolidatedMetadata;
 import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V2Metadata;
+import dev.zaro.arrow.metadata.internal.V3DraftMetadata;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.internal.StoreKeys;
@@ -30,7 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * of a v3 root {@code zarr.json}, or a v2 {@code .zmetadata}. The whole hierarchy is then known
  * from that one document: listing it and opening any node it names read nothing else (no store
  * listing). Nodes it does not name are still looked up in the store. Without consolidated metadata
- * the hierarchy is found by listing the store.
+ * the hierarchy is found by listing the store. A root {@code zarr.json} with the protocol URI of
+ * the v3 drafts makes a draft store, whose nodes {@link DraftNodes} reads from {@code meta/} into
+ * the same model.
  */
 public final class Hierarchy {
   static final String V3_METADATA = "zarr.json";
@@ -51,6 +54,12 @@ public final class Hierarchy {
 
   /** The format the root was found in (2 or 3), tried first for other nodes; 0 when unknown. */
   private volatile int format;
+
+  /** The nodes of a v3 draft store (set once, with the root), or null for any other store. */
+  private volatile DraftNodes draft;
+
+  /** Whether {@link #rootError} fails every node, not only the root. */
+  private volatile boolean rootErrorEverywhere;
 
   /**
    * The hierarchy of {@code store}; nothing is read until asked for (the store is not closed here).
@@ -87,7 +96,7 @@ public final class Hierarchy {
     if (cached != null) {
       return cached;
     }
-    if (p.isEmpty() && rootError != null) {
+    if ((p.isEmpty() || rootErrorEverywhere) && rootError != null) {
       throw rootError;
     }
     NodeMetadata loaded = load(p);
@@ -112,8 +121,15 @@ public final class Hierarchy {
         if (v3.isPresent()) {
           format = 3;
           JsonDocument doc = JsonDocument.parse(V3_METADATA, v3.get());
-          cache.put("", V3Metadata.parse(doc));
-          consolidated = ConsolidatedMetadata.v3Inline(doc).orElse(null);
+          if (V3DraftMetadata.isEntryPoint(doc)) {
+            rootErrorEverywhere = true; // an entry point zaro cannot read: no node is readable
+            draft = new DraftNodes(store, V3DraftMetadata.entryPoint(doc));
+            rootErrorEverywhere = false;
+            cache.put("", draft.root());
+          } else {
+            cache.put("", V3Metadata.parse(doc));
+            consolidated = ConsolidatedMetadata.v3Inline(doc).orElse(null);
+          }
         } else {
           Optional<byte[]> zmetadata = store.getBytes(V2Metadata.ZMETADATA);
           if (zmetadata.isPresent()) {
@@ -144,6 +160,14 @@ public final class Hierarchy {
   private static final ThreadLocal<Boolean> HINTING = ThreadLocal.withInitial(() -> false);
 
   private NodeMetadata load(String path) {
+    DraftNodes d = draft;
+    if (d != null) {
+      Optional<NodeMetadata> found = d.load(path);
+      if (found.isEmpty()) {
+        checkNotInsideAnArray(path);
+      }
+      return found.orElseGet(() -> d.implicitGroup(path, () -> arraysHint(path)));
+    }
     ConsolidatedMetadata c = consolidated;
     if (c != null) {
       ConsolidatedMetadata.Entry entry = c.entries().get(path);
@@ -277,7 +301,7 @@ public final class Hierarchy {
     String near = null;
     int best = Integer.MAX_VALUE;
     for (String a : arrays) {
-      int d = editDistance(missing.toLowerCase(Locale.ROOT), a.toLowerCase(Locale.ROOT));
+      int d = EditDistance.of(missing.toLowerCase(Locale.ROOT), a.toLowerCase(Locale.ROOT));
       if (d < best) {
         best = d;
         near = a;
@@ -292,31 +316,13 @@ public final class Hierarchy {
             : "");
   }
 
-  /** Levenshtein distance. */
-  static int editDistance(String a, String b) {
-    int[] row = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      row[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      int diagonal = row[0];
-      row[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int above = row[j];
-        row[j] =
-            Math.min(
-                Math.min(row[j] + 1, row[j - 1] + 1),
-                diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-        diagonal = above;
-      }
-    }
-    return row[b.length()];
-  }
-
   /**
    * The node whose own metadata document is at {@code path} (the hierarchy's format tried first).
    */
   private Optional<NodeMetadata> loadExplicit(String path) {
+    if (draft != null) {
+      return draft.load(path);
+    }
     return format == 2 ? loadV2(path).or(() -> loadV3(path)) : loadV3(path).or(() -> loadV2(path));
   }
 
@@ -362,6 +368,9 @@ public final class Hierarchy {
     if (c != null) {
       paths.put("", true);
       c.entries().keySet().forEach(p -> paths.put(p, true));
+    } else if (draft != null) {
+      paths.put("", true); // a draft's root: its entry point is there
+      draft.listedPaths().forEach(p -> paths.put(p, true));
     } else {
       // chunks live below arrays: a store with directories need not walk them
       try (var keys = store.list("", this::holdsArray)) {
@@ -410,7 +419,9 @@ public final class Hierarchy {
    */
   public boolean listsEverything() {
     probeRoot();
-    return consolidated != null || store.capabilities().listable();
+    return consolidated != null
+        || (draft != null && draft.isConsolidated())
+        || store.capabilities().listable();
   }
 
   /** Nodes the last listings left out, by path, with why. */

@@ -139,7 +139,7 @@ public final class ZarrArray {
 
   /** The store key of the chunk at {@code index}. */
   public String chunkKey(long[] index) {
-    return StoreKeys.join(path, metadata.chunkKeyEncoding().encode(index));
+    return metadata.chunkKeyEncoding().key(path, index);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.zaro.arrow.vector;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.codec.VarHeap;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.internal.Utf32;
@@ -9,6 +10,7 @@ import dev.zaro.arrow.vector.internal.TimeValues;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -119,6 +121,33 @@ public final class SlabVectors {
         type.widenedFrom().isPresent()
             || (type.fallbackFormat().isPresent() && type.kind() != DataType.Kind.STRUCT);
     return mlFloat ? Map.of(DATA_TYPE_METADATA, type.name()) : null;
+  }
+
+  /**
+   * Field metadata key of a tensor-layout column holding the array's Zarr attributes as JSON (the
+   * tensor layout carries stored values: a consumer applies CF conventions from these itself).
+   */
+  public static final String ATTRIBUTES_METADATA = "zarr.attributes";
+
+  /**
+   * {@code field} with the array's {@code attributes} (a JSON object) under {@link
+   * #ATTRIBUTES_METADATA} in its metadata, beside what it has; the field itself when there are
+   * none.
+   */
+  public static Field withAttributes(Field field, JsonNode attributes) {
+    if (attributes == null || !attributes.isObject() || attributes.isEmpty()) {
+      return field;
+    }
+    Map<String, String> metadata = new LinkedHashMap<>();
+    if (field.getMetadata() != null) {
+      metadata.putAll(field.getMetadata());
+    }
+    metadata.put(ATTRIBUTES_METADATA, attributes.toString());
+    FieldType type = field.getFieldType();
+    return new Field(
+        field.getName(),
+        new FieldType(type.isNullable(), type.getType(), type.getDictionary(), metadata),
+        field.getChildren());
   }
 
   private static FieldType fieldType(ArrowType arrowType, DataType type) {

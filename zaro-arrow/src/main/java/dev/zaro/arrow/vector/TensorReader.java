@@ -117,7 +117,9 @@ public final class TensorReader extends ArrowReader {
     DataType type = array.metadata().dataType();
     long[] shape = selection.resultShape();
     Field field =
-        SlabVectors.tensorField(array.name(), type, shape, dimensionNames(array, selection));
+        SlabVectors.withAttributes(
+            SlabVectors.tensorField(array.name(), type, shape, dimensionNames(array, selection)),
+            array.metadata().attributes());
     String what = "selection '" + selection + "' of array '/" + array.path() + "'";
     long rows = SlabVectors.rows(shape);
     long rowBytes = Math.max(1, saturatingMultiply(rowValues(type, shape), type.byteSize()));

@@ -228,7 +228,7 @@ public final class V2Metadata {
     return numpy(doc, "dtype", node.textValue());
   }
 
-  private static NumpyDtype numpy(JsonDocument doc, String field, String typestr) {
+  static NumpyDtype numpy(JsonDocument doc, String field, String typestr) {
     try {
       return NumpyDtype.parse(typestr);
     } catch (IllegalArgumentException e) {
@@ -241,7 +241,7 @@ public final class V2Metadata {
    * "NaN", "Infinity", "-Infinity", a [real, imaginary] pair for complex, true/false (or a number)
    * for bool.
    */
-  private static FillValue fillValue(JsonDocument doc, DataType type) {
+  static FillValue fillValue(JsonDocument doc, DataType type) {
     JsonNode node = doc.required("fill_value");
     if (node.isNull()) {
       return FillValue.unset(type);
@@ -330,7 +330,7 @@ public final class V2Metadata {
   /**
    * The {@code _ARRAY_DIMENSIONS} names when they are a list of {@code rank} strings, else none.
    */
-  private static List<String> dimensionNames(ObjectNode attributes, int rank) {
+  static List<String> dimensionNames(ObjectNode attributes, int rank) {
     JsonNode names = attributes == null ? null : attributes.get(ARRAY_DIMENSIONS);
     if (names == null || !names.isArray() || names.size() != rank) {
       return null;
@@ -347,6 +347,18 @@ public final class V2Metadata {
 
   private static List<CodecSpec> codecs(
       JsonDocument doc, NumpyDtype dtype, int rank, boolean fortran) {
+    JsonNode compressor = doc.required("compressor");
+    return chain(doc, dtype, rank, fortran, compressor.isNull() ? null : compressor);
+  }
+
+  /**
+   * The codec chain of an array stored as numcodecs stores it: order F, the document's {@code
+   * filters}, the bytes in the dtype's order, then {@code compressor} (a numcodecs configuration
+   * with its {@code id}, or null for none). Also the v3 drafts' chain, whose compressor names the
+   * same codecs by URI.
+   */
+  static List<CodecSpec> chain(
+      JsonDocument doc, NumpyDtype dtype, int rank, boolean fortran, JsonNode compressor) {
     JsonNodeFactory f = JsonNodeFactory.instance;
     List<CodecSpec> arrayCodecs = new ArrayList<>();
     List<CodecSpec> byteCodecs = new ArrayList<>();
@@ -415,8 +427,7 @@ public final class V2Metadata {
         new CodecSpec(
             "bytes", f.objectNode().put("endian", current.bigEndian() ? "big" : "little")));
     codecs.addAll(byteCodecs);
-    JsonNode compressor = doc.required("compressor");
-    if (!compressor.isNull()) {
+    if (compressor != null) {
       codecs.add(compressor(doc, compressor, current.dataType().byteSize()));
     }
     return codecs;

@@ -29,6 +29,7 @@ public final class NodeJson {
     ObjectNode json = Json.createObjectNode();
     json.put("path", node.displayPath());
     json.put("zarr_format", node.metadata().zarrFormat());
+    json.put("format", node.metadata().formatName());
     if (node.metadata() instanceof ArrayMetadata a) {
       json.put("node_type", "array");
       array(json, a);
@@ -71,6 +72,12 @@ public final class NodeJson {
           .put("name", "v2")
           .putObject("configuration")
           .put("separator", String.valueOf(v.separator()));
+    } else if (a.chunkKeyEncoding() instanceof ChunkKeyEncoding.DraftEncoding v) {
+      // the drafts' chunk keys: data/root/<path>/c<i><sep><j>
+      encoding
+          .put("name", "v3_draft")
+          .putObject("configuration")
+          .put("separator", String.valueOf(v.separator()));
     }
     json.set(
         "fill_value",
@@ -90,6 +97,10 @@ public final class NodeJson {
   /** {@code data_type} (and {@code unit}, or a struct's {@code fields}) of {@code type}. */
   private static void dataType(ObjectNode json, DataType type) {
     json.put("data_type", type.name());
+    switch (type.kind()) {
+      case FIXED_UTF32, NULL_TERMINATED_BYTES, RAW -> json.put("length_bytes", type.byteSize());
+      default -> {}
+    }
     if (type.unit() != null) {
       json.put("unit", type.unit());
     }
