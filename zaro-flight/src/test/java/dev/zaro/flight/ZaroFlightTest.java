@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
@@ -138,6 +140,71 @@ class ZaroFlightTest extends AllocatorTest {
     }
     assertEquals(List.of(28L, 28L, 29L, 29L), dim0);
     assertEquals(List.of(39L, 40L, 39L, 40L), dim1);
+  }
+
+  private long stat(String name) {
+    String json =
+        new String(client.doAction(new Action("stats")).next().getBody(), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("\"" + name + "\":(\\d+)").matcher(json);
+    assertTrue(m.find(), json);
+    return Long.parseLong(m.group(1));
+  }
+
+  /**
+   * An index list along the first dimension (numpy's outer meaning): endpoints cut by positions of
+   * the list where its index moves to another shard, values equal to numpy's {@code a[np.ix_]}
+   * (testdata/outer), and only the inner chunks (5 x 4) holding the listed rows decoded: rows 12,
+   * 11, 10 (inner chunk 2), 19 (3) and 0 (0) by the 9 stored inner chunks of a row (those of
+   * columns 36-40 are absent: fill), 27, against the 36 of the bounding box 0:20; the bytes sent
+   * are those of the 5 rows, not of 20.
+   */
+  @Test
+  void indexListsReadOnlyTheChunksHoldingThemAndSendOnlyTheirValues() throws Exception {
+    String slice = "[12,11,10,19,0], :";
+    FlightInfo info = client.getInfo(command("{\"array\": \"/\", \"slice\": \"" + slice + "\"}"));
+    assertEquals(5, info.getRecords());
+    // positions 0-3 in shard row 1 (656 bytes > 300: a piece alone), position 4 in shard row 0
+    assertEquals(2, info.getEndpoints().size());
+    long decoded = stat("chunks_decoded");
+    long sent = stat("stream_body_bytes");
+    assertArrayEquals(
+        Files.readAllBytes(Fixtures.testdata().resolve("outer/expected/sharding_end_zstd.4.bin")),
+        values(info));
+    assertEquals(27, stat("chunks_decoded") - decoded);
+    long listBytes = stat("stream_body_bytes") - sent;
+    assertTrue(listBytes >= 5 * 41 * 4 && listBytes < 5 * 41 * 4 + 1024, "sent " + listBytes);
+    FlightInfo box = client.getInfo(command("{\"array\": \"/\", \"slice\": \"0:20, :\"}"));
+    decoded = stat("chunks_decoded");
+    sent = stat("stream_body_bytes");
+    values(box);
+    assertEquals(36, stat("chunks_decoded") - decoded);
+    assertTrue(stat("stream_body_bytes") - sent >= 20 * 41 * 4);
+  }
+
+  @Test
+  @SuppressWarnings("try") // FlightStream.close() declares Exception (Arrow's signature)
+  void indexListsInTheTableLayoutGiveTheListedIndices() throws Exception {
+    FlightInfo info =
+        client.getInfo(
+            command(
+                "{\"array\": \"/\", \"slice\": \"[29,-30,29], [40,3]\", \"layout\": \"table\"}"));
+    assertEquals(6, info.getRecords());
+    List<Long> dim0 = new ArrayList<>();
+    List<Long> dim1 = new ArrayList<>();
+    for (FlightEndpoint e : info.getEndpoints()) {
+      try (FlightStream stream = client.getStream(e.getTicket())) {
+        while (stream.next()) {
+          BigIntVector d0 = (BigIntVector) stream.getRoot().getVector("dim_0");
+          BigIntVector d1 = (BigIntVector) stream.getRoot().getVector("dim_1");
+          for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
+            dim0.add(d0.get(i));
+            dim1.add(d1.get(i));
+          }
+        }
+      }
+    }
+    assertEquals(List.of(29L, 29L, 0L, 0L, 29L, 29L), dim0);
+    assertEquals(List.of(40L, 3L, 40L, 3L, 40L, 3L), dim1);
   }
 
   @Test

@@ -234,6 +234,48 @@ class ZarrSourceTest {
    * Rows in C order of their dimension columns (the first {@code dims}): partitions cut inside a
    * row of chunks, so Spark's row order is partition order, not C order.
    */
+  /**
+   * The slice option takes index lists (numpy's outer meaning): the rows are those of numpy's
+   * {@code a[np.ix_]} (testdata/outer), each once (partitions, cut on chunk boundaries and by
+   * positions of the lists, come in no promised order, as for ranges); a pushed-down filter on a
+   * list dimension keeps the listed indices inside it.
+   */
+  @Test
+  void sliceOptionTakesIndexLists() throws Exception {
+    long[] rowsOf = {12, 11, 10, 19, 0};
+    long[] columnsOf = {33, 31, 15};
+    ByteBuffer want =
+        ByteBuffer.wrap(
+                Files.readAllBytes(
+                    Fixtures.testdata().resolve("outer/expected/sharding_end_zstd.3.bin")))
+            .order(ByteOrder.LITTLE_ENDIAN);
+    List<String> all = new ArrayList<>();
+    List<String> above = new ArrayList<>();
+    for (int i = 0; i < 15; i++) {
+      String row = rowsOf[i / 3] + "," + columnsOf[i % 3] + "," + want.getInt(i * 4);
+      all.add(row);
+      if (rowsOf[i / 3] >= 11) {
+        above.add(row);
+      }
+    }
+    Dataset<Row> frame =
+        zarr()
+            .option("array", "/")
+            .option("slice", "[12,11,10,19,0], [33,31,15]")
+            .option("partitionBytes", "16")
+            .load(Fixtures.testdata().resolve("sharding/stores/end_zstd.zarr").toString());
+    assertEquals(all.stream().sorted().toList(), texts(frame.collectAsList()));
+    assertEquals(
+        above.stream().sorted().toList(), texts(frame.where("dim_0 >= 11").collectAsList()));
+  }
+
+  private static List<String> texts(List<Row> rows) {
+    return rows.stream()
+        .map(r -> r.getLong(0) + "," + r.getLong(1) + "," + r.getInt(2))
+        .sorted()
+        .toList();
+  }
+
   private static List<Row> sortedByDimensions(List<Row> rows, int dims) {
     List<Row> sorted = new ArrayList<>(rows);
     sorted.sort(

@@ -214,21 +214,18 @@ public final class DimensionFilter {
   }
 
   /**
-   * {@code base} narrowed to the ranges: every dimension keeps its start, step and dropped flag,
-   * and selects only the indices inside its range (none when {@link #isEmpty()}).
+   * {@code base} narrowed to the ranges: every dimension keeps its start, step and dropped flag (an
+   * index list its order), and selects only the indices inside its range (none when {@link
+   * #isEmpty()}).
    */
   public Selection apply(Selection base) {
     List<Selection.Dim> dims = new ArrayList<>();
     boolean empty = isEmpty();
     for (int d = 0; d < shape.length; d++) {
       Selection.Dim s = base.dims().get(d);
-      // selected indices start + k * step, k < count, that fall in [lo, hi)
-      long k0 = lo[d] <= s.start() ? 0 : (lo[d] - s.start() + s.step() - 1) / s.step();
-      long k1 =
-          hi[d] <= s.start() ? 0 : Math.min(s.count(), (hi[d] - 1 - s.start()) / s.step() + 1);
-      long count = empty ? 0 : Math.max(0, k1 - k0);
-      long start = count == 0 ? s.start() : s.start() + k0 * s.step();
-      dims.add(new Selection.Dim(start, s.step(), count, s.dropped()));
+      // the selected indices that fall in [lo, hi) (an index list keeps its order)
+      Selection.Dim in = s.within(lo[d], hi[d]);
+      dims.add(empty ? s.positions(0, 0) : in);
     }
     return Selection.of(dims);
   }

@@ -3,6 +3,7 @@ package dev.zaro.arrow.plan;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.ChunkGrid;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -16,7 +17,8 @@ import java.util.NoSuchElementException;
  * <p>Split policies sit on top: {@link #split(long)} cuts by decoded bytes (Flight endpoints, Spark
  * partitions); {@link #pieces(long)} yields the same pieces one at a time. Every piece is itself a
  * {@link Selection} of the array, so it serializes as its {@link Selection#canonical()} text and
- * plans again on the other side. See docs/ARCHITECTURE.md, "One read plan".
+ * plans again on the other side. An index list is cut by positions of the list, at the positions
+ * where its index moves to another chunk. See docs/ARCHITECTURE.md, "One read plan".
  */
 public final class ReadPlan {
   private final ArrayMetadata metadata;
@@ -78,6 +80,14 @@ public final class ReadPlan {
     }
     Selection.Dim dim = selection.dims().get(d);
     ChunkGrid.Dim grid = metadata.chunkGrid().dim(d);
+    if (dim.isList()) {
+      // an index list may be unsorted and hold duplicates: count the distinct chunks
+      long[] chunks = new long[Math.toIntExact(count)];
+      for (int i = 0; i < chunks.length; i++) {
+        chunks[i] = grid.chunkOf(dim.index(from + i));
+      }
+      return Arrays.stream(chunks).distinct().count();
+    }
     long first = grid.chunkOf(dim.start() + from * dim.step());
     long last = grid.chunkOf(dim.start() + (from + count - 1) * dim.step());
     if ((grid.isRegular() && dim.step() <= grid.length(0)) || dim.step() == 1) {
@@ -95,11 +105,20 @@ public final class ReadPlan {
 
   /**
    * The first selected index of dimension {@code d} after {@code k} that lies in another chunk than
-   * index {@code k} does (or the dimension's count).
+   * index {@code k} does (or the dimension's count). For an index list: the next position of the
+   * list whose index lies in another chunk (an unsorted list may come back to a chunk later).
    */
   long nextBoundary(int d, long k) {
     Selection.Dim dim = selection.dims().get(d);
     ChunkGrid.Dim grid = metadata.chunkGrid().dim(d);
+    if (dim.isList()) {
+      long chunk = grid.chunkOf(dim.index(k));
+      long next = k + 1;
+      while (next < counts[d] && grid.chunkOf(dim.index(next)) == chunk) {
+        next++;
+      }
+      return next;
+    }
     long index = dim.start() + k * dim.step();
     long chunk = grid.chunkOf(index);
     long chunkEnd = grid.start(chunk) + grid.length(chunk);
@@ -267,7 +286,7 @@ public final class ReadPlan {
         Selection.Dim s = selection.dims().get(d);
         long lo = d <= depth ? from[d] : 0;
         long hi = d <= depth ? to[d] : counts[d];
-        dims.add(new Selection.Dim(s.start() + lo * s.step(), s.step(), hi - lo, s.dropped()));
+        dims.add(s.positions(lo, hi - lo));
       }
       return Selection.of(dims);
     }

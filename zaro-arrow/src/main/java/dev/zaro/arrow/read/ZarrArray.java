@@ -239,7 +239,10 @@ public final class ZarrArray {
    */
   public Slab readAssembled(Selection selection, BufferAllocator allocator, ReadOptions options) {
     int rank = metadata.rank();
-    if (rank == 0 || selection.size() == 0 || metadata.dataType().isVariableLength()) {
+    if (rank == 0
+        || selection.size() == 0
+        || metadata.dataType().isVariableLength()
+        || selection.hasLists()) {
       return null;
     }
     List<List<ChunkPart>> parts = chunkParts(selection);
@@ -289,12 +292,15 @@ public final class ZarrArray {
    * length}, when those bytes are contiguous: every dimension before some k holds a single index,
    * k's indices are consecutive, and every dimension after k spans the whole chunk (a chunk
    * spanning the array's trailing dimensions, such as {@code [c, full, full]}). Null when the
-   * selection is empty or 0-d, touches several chunks, has a step, does not span them, or the data
-   * type is variable-length.
+   * selection is empty or 0-d, touches several chunks, has a step or an index list, does not span
+   * them, or the data type is variable-length.
    */
   public long[] contiguousInChunk(Selection selection) {
     int rank = metadata.rank();
-    if (rank == 0 || selection.size() == 0 || metadata.dataType().isVariableLength()) {
+    if (rank == 0
+        || selection.size() == 0
+        || metadata.dataType().isVariableLength()
+        || selection.hasLists()) {
       return null;
     }
     long[] chunkIndex = new long[rank];
@@ -367,7 +373,12 @@ public final class ZarrArray {
       s = Math.multiplyExact(s, counts[d]);
     }
     long outBytes = s;
-    List<List<ChunkPart>> parts = chunkParts(selection);
+    // index lists: grouped by the chunks holding their indices, each task into its own buffer
+    IndexLists lists =
+        selection.hasLists() && selection.size() > 0
+            ? IndexLists.of(selection, metadata.chunkGrid(), chain, itemSize, allocator)
+            : null;
+    List<List<ChunkPart>> parts = lists != null ? lists.parts() : chunkParts(selection);
     long tasks = 1;
     for (List<ChunkPart> p : parts) {
       tasks *= p.size();
@@ -410,12 +421,14 @@ public final class ZarrArray {
     VarHeap heap = metadata.dataType().isVariableLength() ? new VarHeap(allocator) : null;
     try {
       out.writerIndex(outBytes);
-      long[] step = selection.dims().stream().mapToLong(Selection.Dim::step).toArray();
+      long[] step = selection.dims().stream().mapToLong(d -> d.isList() ? 1 : d.step()).toArray();
       byte[] fill =
           heap == null ? metadata.fillValue().bytes() : heap.element(metadata.fillValue().bytes());
       // scratch comes from a child of the caller's allocator, so the caller's limit covers it
       try (BufferAllocator scratch =
-          allocator.newChildAllocator("zaro scratch " + displayPath(), 0, allocator.getLimit())) {
+              allocator.newChildAllocator(
+                  "zaro scratch " + displayPath(), 0, allocator.getLimit());
+          IndexLists held = lists) {
         runChunks(
             new Target(
                 out,
@@ -427,7 +440,8 @@ public final class ZarrArray {
                 fill,
                 new Budget(executor, parallelism),
                 options.stats(),
-                scratch),
+                scratch,
+                held),
             (int) tasks,
             allocator,
             options);
@@ -446,6 +460,8 @@ public final class ZarrArray {
   /**
    * Where one read's chunks go: the output, its strides, the per-dimension chunk parts; and how
    * many of its threads are running a chunk (the rest may help decode one shard's inner chunks).
+   * With index lists ({@code lists} not null), each task decodes into its own buffer, gathered into
+   * the output after.
    */
   @SuppressWarnings("ArrayRecordComponent") // a read's private carrier, never compared
   private record Target(
@@ -458,7 +474,8 @@ public final class ZarrArray {
       byte[] fill,
       Budget budget,
       ReadStats stats,
-      BufferAllocator scratch) {}
+      BufferAllocator scratch,
+      IndexLists lists) {}
 
   /**
    * Reads every chunk task on the calling thread plus up to {@code parallelism - 1} (or {@code
@@ -557,7 +574,7 @@ public final class ZarrArray {
     List<List<ChunkPart>> parts = target.parts();
     int rank = parts.size();
     int last = rank - 1;
-    if (rank == 0 || target.heap() != null || target.step()[last] != 1) {
+    if (rank == 0 || target.heap() != null || target.step()[last] != 1 || target.lists() != null) {
       return false;
     }
     for (int d = 0; d < last; d++) {
@@ -667,8 +684,7 @@ public final class ZarrArray {
    */
   private CompletableFuture<ArrowBuf> fetchChunk(Target target, int t, BufferAllocator allocator) {
     String key = chunkKey(chunkIndexOf(target.parts(), t));
-    if (target.heap() == null
-        && decoder.isCached(decoder.cacheKey(key, taskView(target, t).view()))) {
+    if (target.heap() == null && decoder.isCached(decoder.cacheKey(key))) {
       return CompletableFuture.completedFuture(allocator.getEmpty());
     }
     return store
@@ -698,7 +714,13 @@ public final class ZarrArray {
     List<List<ChunkPart>> parts = new ArrayList<>(metadata.rank());
     for (int d = 0; d < metadata.rank(); d++) {
       Selection.Dim dim = selection.dims().get(d);
-      parts.add(ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d)));
+      if (dim.isList() && selection.size() > 0) {
+        throw new IllegalStateException("index lists are split by IndexLists: " + selection);
+      }
+      parts.add(
+          dim.isList()
+              ? List.of()
+              : ChunkPart.split(dim.start(), dim.step(), dim.count(), metadata.chunkGrid().dim(d)));
     }
     return parts;
   }
@@ -746,9 +768,21 @@ public final class ZarrArray {
       long inside = Math.min(chunkShape[d], dim.size() - dim.start(chunkIndex[d]));
       whole = start[d] == 0 && (target.step()[d] == 1 || count[d] == 1) && count[d] == inside;
     }
+    ArrowBuf into = target.out();
+    if (target.lists() != null) {
+      // the task's own buffer, C order over its counts; gathered into the output after decoding
+      offset = 0;
+      stride = new long[rank];
+      long s = target.itemSize();
+      for (int d = rank - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= count[d];
+      }
+      into = target.lists().buffer(task, s, target.scratch());
+    }
     SlabView view =
         new SlabView(
-            target.out(),
+            into,
             offset,
             target.itemSize(),
             chunkShape,
@@ -768,6 +802,21 @@ public final class ZarrArray {
       Prefetch<ArrowBuf> chunks,
       Prefetch<ShardReader.Fetched> shards) {
     TaskView tv = taskView(target, task);
+    decodeChunk(target, task, tv, allocator, scratch, chunks, shards);
+    if (target.lists() != null) {
+      target.lists().gather(task, tv.view(), target.out(), target.stride());
+    }
+  }
+
+  /** Decodes (or fills) task {@code task}'s chunk into its view. */
+  private void decodeChunk(
+      Target target,
+      int task,
+      TaskView tv,
+      BufferAllocator allocator,
+      Scratch scratch,
+      Prefetch<ArrowBuf> chunks,
+      Prefetch<ShardReader.Fetched> shards) {
     long[] chunkIndex = tv.chunkIndex();
     SlabView view = tv.view();
     ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());

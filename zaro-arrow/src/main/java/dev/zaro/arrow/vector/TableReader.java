@@ -391,7 +391,10 @@ public final class TableReader extends ArrowReader {
         continue; // written row by row below
       }
       keys[column] =
-          new DimKey(s.start(), s.step(), s.count(), inner, first % (s.count() * inner), rows);
+          s.isList()
+              ? new DimKey(s, 0, 0, s.count(), inner, first % (s.count() * inner), rows)
+              : new DimKey(
+                  null, s.start(), s.step(), s.count(), inner, first % (s.count() * inner), rows);
       if (keys[column].equals(dimKeys[column])) {
         continue;
       }
@@ -455,7 +458,7 @@ public final class TableReader extends ArrowReader {
     vector.allocateNew(Math.max(1, n * 8L), Math.max(1, n));
     for (int r = 0; r < n; r++) {
       long k = ((first + r) / inner) % s.count();
-      vector.setSafe(r, labels[(int) (s.start() + k * s.step())]);
+      vector.setSafe(r, labels[(int) s.index(k)]);
     }
     vector.setValueCount(n);
   }
@@ -488,10 +491,17 @@ public final class TableReader extends ArrowReader {
    * call, a few milliseconds of a one-query process (README, "Start-up").
    */
   private record DimKey(
-      long start, long step, long count, long inner, long firstInPeriod, long rows) {
+      Selection.Dim list,
+      long start,
+      long step,
+      long count,
+      long inner,
+      long firstInPeriod,
+      long rows) {
     @Override
     public boolean equals(Object o) {
       return o instanceof DimKey k
+          && (list == null ? k.list == null : list.equals(k.list))
           && start == k.start
           && step == k.step
           && count == k.count
@@ -531,7 +541,7 @@ public final class TableReader extends ArrowReader {
         k += n;
       } else {
         n = Math.min(inner - within, (end - p) / w);
-        writeRun(c, s.start() + k * s.step(), n, p);
+        writeRun(c, s.index(k), n, p);
         within += n;
         if (within == inner) {
           within = 0;
@@ -553,6 +563,12 @@ public final class TableReader extends ArrowReader {
 
   /** The values of positions {@code k, k + 1, ..., k + n - 1} of the selection, one per row. */
   private static void writePositions(DimensionColumn c, Selection.Dim s, long k, long n, long at) {
+    if (s.isList()) {
+      for (long i = 0; i < n; i++) {
+        writeRun(c, s.index(k + i), 1, at + i * c.width());
+      }
+      return;
+    }
     long start = s.start() + k * s.step();
     long step = s.step();
     long[] times = c.times();

@@ -56,7 +56,17 @@ class ReadPlanTest {
         if (d > 0) {
           text.append(", ");
         }
-        text.append(random.nextInt(6) == 0 ? String.valueOf(a) : a + ":" + b + ":" + step);
+        if (random.nextInt(5) == 0) {
+          // a sorted index list (duplicates allowed): its pieces never share a chunk either
+          long[] list = new long[random.nextInt(5)];
+          for (int i = 0; i < list.length; i++) {
+            list[i] = random.nextInt((int) shape[d]);
+          }
+          Arrays.sort(list);
+          text.append(Arrays.toString(list));
+        } else {
+          text.append(random.nextInt(6) == 0 ? String.valueOf(a) : a + ":" + b + ":" + step);
+        }
       }
       ArrayMetadata meta = array(shape, chunks, DataType.INT16);
       Selection selection = Selection.parse(text.toString(), shape);
@@ -129,9 +139,9 @@ class ReadPlanTest {
     for (int d = 0; d < piece.dims().size(); d++) {
       Selection.Dim p = piece.dims().get(d);
       Selection.Dim w = whole.dims().get(d);
-      boolean isWhole = p.start() == w.start() && p.count() == w.count();
-      long first = p.start() / chunks[d];
-      long last = (p.start() + (p.count() - 1) * p.step()) / chunks[d];
+      boolean isWhole = p.equals(w);
+      long first = p.min() / chunks[d];
+      long last = p.max() / chunks[d];
       if (!isWhole && first != last) {
         return false;
       }
@@ -165,7 +175,7 @@ class ReadPlanTest {
     while (true) {
       List<Long> index = new ArrayList<>();
       for (int d = 0; d < rank; d++) {
-        index.add(s.dims().get(d).start() + k[d] * s.dims().get(d).step());
+        index.add(s.dims().get(d).index(k[d]));
       }
       out.add(index);
       int d = rank - 1;
@@ -244,6 +254,33 @@ class ReadPlanTest {
         ReadPlan.of(meta, Selection.parse("4, 5", shape)).splitFirst(1, 1).stream()
             .map(Selection::canonical)
             .toList());
+  }
+
+  /**
+   * An unsorted index list with duplicates is cut by positions of the list where its index moves to
+   * another chunk; the pieces, in order, are the list; the plan counts distinct chunks.
+   */
+  @Test
+  void indexListsAreCutByPositionsAtChunkChanges() {
+    long[] shape = {20, 7};
+    ArrayMetadata meta = array(shape, new int[] {5, 7}, DataType.INT32);
+    ReadPlan plan = ReadPlan.of(meta, Selection.parse("[12,11,3,3,19,14,0], 2", shape));
+    // chunks of the list: 2 2 0 0 3 2 0
+    assertEquals(
+        List.of("[12,11], 2", "[3,3], 2", "[19], 2", "[14], 2", "[0], 2"),
+        plan.splitFirst(1, Long.MAX_VALUE).stream().map(Selection::canonical).toList());
+    assertEquals(
+        List.of("[12,11,3,3,19,14,0], 2"),
+        plan.splitFirst(Long.MAX_VALUE, Long.MAX_VALUE).stream()
+            .map(Selection::canonical)
+            .toList());
+    assertEquals(3, plan.chunkCount());
+    assertEquals(
+        List.of("[12,11], 2", "[3,3,19], 2", "[14,0], 2"),
+        plan.splitFirst(Long.MAX_VALUE, 3).stream().map(Selection::canonical).toList());
+    assertEquals(
+        elements(plan.selection()),
+        plan.split(8).stream().flatMap(p -> elements(p).stream()).toList());
   }
 
   /** Ten million chunks: the first piece comes at once, and counting needs no list. */

@@ -2,6 +2,7 @@ package dev.zaro.arrow.plan;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -82,6 +83,46 @@ class SelectionTest {
         assertThrows(SelectionException.class, () -> Selection.parse(text, SHAPE));
     assertTrue(e.getMessage().contains(message), e.getMessage());
     assertTrue(e.getMessage().contains("selection '" + text + "'"), e.getMessage());
+  }
+
+  /** numpy's outer indexing: {@code a[np.ix_([0, 9, 9], range(20), [29, 0])]}, worked by hand. */
+  @Test
+  void indexListsKeepTheirOrderDuplicatesAndDimension() {
+    Selection s = Selection.parse("[0, -1, 9], :, [29,0]", SHAPE);
+    assertArrayEquals(new long[] {3, 20, 2}, s.resultShape());
+    assertEquals(120, s.size());
+    assertTrue(s.hasLists());
+    Selection.Dim d0 = s.dims().get(0);
+    assertTrue(d0.isList());
+    assertArrayEquals(new long[] {0, 9, 9}, d0.indices());
+    assertEquals(9, d0.index(2));
+    assertEquals(0, d0.min());
+    assertEquals(9, d0.max());
+    assertThrows(IllegalStateException.class, d0::start);
+    assertThrows(IllegalStateException.class, d0::step);
+    assertEquals("[0,9,9], 0:20:1, [29,0]", s.canonical());
+    assertEquals(s.dims(), Selection.parse(s.canonical(), SHAPE).dims());
+    // a one-element list keeps its dimension, an integer drops it
+    assertArrayEquals(new long[] {1, 20, 30}, Selection.parse("[4]", SHAPE).resultShape());
+    assertArrayEquals(new long[] {20, 30}, Selection.parse("4", SHAPE).resultShape());
+    // an empty list is a 0-length dimension
+    Selection empty = Selection.parse("1, [], ...", SHAPE);
+    assertArrayEquals(new long[] {0, 30}, empty.resultShape());
+    assertEquals("1, [], 0:30:1", empty.canonical());
+    assertEquals(empty.dims(), Selection.parse(empty.canonical(), SHAPE).dims());
+    assertFalse(Selection.parse("1:3, 4", SHAPE).hasLists());
+  }
+
+  @Test
+  void restrictingAListTakesPositionsOfTheList() {
+    Selection s = Selection.parse("[7,2,5,2], 3", SHAPE);
+    Selection r = s.restrict(0, 1, 2);
+    assertArrayEquals(new long[] {2, 5}, r.dims().get(0).indices());
+    assertEquals("[2,5], 3, 0:30:1", r.canonical());
+    assertEquals(r.dims(), Selection.parse(r.canonical(), SHAPE).dims());
+    assertThrows(IllegalArgumentException.class, () -> s.restrict(0, 3, 2));
+    // the indices inside a range, in the list's order
+    assertArrayEquals(new long[] {2, 5, 2}, s.dims().get(0).within(2, 7).indices());
   }
 
   @Test
