@@ -346,6 +346,31 @@ public final class CoordinateColumns {
   }
 
   /**
+   * The position along {@code s} (a dimension of the selection) where {@code b} (that dimension of
+   * a block cut from it) starts. A block of an index list holds a run of the list's positions;
+   * where that run of indices occurs more than once, any occurrence serves: a coordinate's value
+   * depends on the index alone.
+   */
+  static long offset(Selection.Dim s, Selection.Dim b) {
+    if (!s.isList()) {
+      return (b.start() - s.start()) / s.step();
+    }
+    long[] all = s.indices();
+    long[] part = b.indices();
+    search:
+    for (int p = 0; p + part.length <= all.length; p++) {
+      for (int k = 0; k < part.length; k++) {
+        if (all[p + k] != part[k]) {
+          continue search;
+        }
+      }
+      return p;
+    }
+    throw new IllegalArgumentException(
+        "block " + b + " is not a run of the selection's dimension " + s);
+  }
+
+  /**
    * Writes rows {@code [first, first + rows)} of {@code block} into {@code dst}: row r takes the
    * value of {@code src} at {@code sum over d of (offset_d + k_d) * stride_d}, k_d being row r's
    * position along dimension d of {@code block} and offset_d the block's start along d within
@@ -373,7 +398,7 @@ public final class CoordinateColumns {
         // a block starts where the selection does, but along the dimension the plan cuts
         Selection.Dim b = block.dims().get(d);
         Selection.Dim s = selection.dims().get(d);
-        base += (b.start() - s.start()) / s.step() * stride[d];
+        base += offset(s, b) * stride[d];
       }
     }
     // the run: trailing dimensions the coordinate lacks (one value), else the trailing dimensions
