@@ -1,0 +1,229 @@
+"""xarray through zaro beside xarray reading the store itself, near and far (issue 42).
+
+  .venv/bin/python benchmarks/xarray_bench.py [--rtt-ms 0 20 100] [--repeat 7]
+
+The store: benchmarks/data/era5_client.zarr, ERA5-like, written by xarray (240 hourly steps x 181
+x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 181, 360)):
+    /usr/bin/python3 testdata/xarray_client/generate_era5.py --full benchmarks/data/era5_client.zarr
+
+Two readers, each in a process of its own, run alternately, pass by pass:
+- zaro: `./zaro serve STORE` next to the store; the client (this .venv: zaro_client, xarray)
+  opens it with xr.open_dataset("grpc://...", engine="zaro");
+- xarray: Debian's python3 with xarray and zarr-python 2 (apt: python3-xarray python3-zarr
+  python3-fsspec python3-aiohttp), xr.open_zarr(STORE) on the local path at rtt 0, and
+  xr.open_zarr("http://...") through fsspec + aiohttp from a plain HTTP server over the store
+  (benchmarks/latency_server.py, no latency of its own) at rtt > 0.
+At rtt > 0 each client reaches its server through a TCP proxy here that holds every byte for
+rtt/2 in each direction (the kernel has no netem: latency is shaped in user space), so a
+request and its reply pay one round trip, as across a network; the servers sit by the store.
+
+Operations (median seconds of --repeat passes, each in a fresh open): open (the dataset's
+metadata and index coordinates), open + load t2m (62 MB), open + a small selection (6 x 31 x 41
+of t2m), and list indexing: isel(time=[0, 239], latitude=[0, 90, 180]) of t2m, with the bytes
+that crossed the link (the proxy counts them; at rtt 0 the zaro server's stream_body_bytes).
+Prints one JSON line per rtt and a markdown table at the end.
+"""
+import argparse
+import asyncio
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+STORE = HERE / "data" / "era5_client.zarr"
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+WORKER = r'''
+import json, sys, time, statistics
+import numpy as np
+import xarray as xr
+kind, url, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def open_():
+    if kind == "zaro":
+        return xr.open_dataset(url, engine="zaro")
+    return xr.open_zarr(url)
+def timed(fn):
+    t = time.perf_counter(); fn(); return time.perf_counter() - t
+ops = {
+    "open": lambda: open_(),
+    "open_load": lambda: open_().t2m.values,
+    "open_small": lambda: open_().t2m.isel(time=slice(100, 106), latitude=slice(50, 81),
+                                           longitude=slice(100, 141)).values,
+    "open_list": lambda: open_().t2m.isel(time=[0, 239], latitude=[0, 90, 180]).values,
+}
+failed = {}
+for name, fn in ops.items():  # one warm-up pass each: imports, JIT of the server
+    try:
+        fn()
+    except Exception as e:  # an operation this reader cannot do is reported, not timed
+        failed[name] = f"{type(e).__name__}: {e}"[:200]
+for line in sys.stdin:  # one pass a line, so the two readers alternate
+    op = line.strip()
+    if not op:
+        break
+    if op in failed:
+        print(json.dumps({"op": op, "seconds": float("nan"), "error": failed[op]}), flush=True)
+    else:
+        print(json.dumps({"op": op, "seconds": timed(ops[op])}), flush=True)
+'''
+
+
+class DelayProxy:
+    """A TCP proxy that forwards every byte rtt/2 after it arrived, in each direction, and counts
+    the bytes it forwards from the server to the client."""
+
+    def __init__(self, target_port, rtt_ms):
+        self.target_port = target_port
+        self.delay = rtt_ms / 2000.0
+        self.down_bytes = 0
+        self.loop = asyncio.new_event_loop()
+        self.port = None
+        ready = threading.Event()
+        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
+        ready.wait()
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+
+        async def start():
+            server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+            self.port = server.sockets[0].getsockname()[1]
+            ready.set()
+            await server.serve_forever()
+
+        self.loop.run_until_complete(start())
+
+    async def _client(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_writer, False), self._pipe(up_reader, writer, True),
+                             return_exceptions=True)
+
+    async def _pipe(self, reader, writer, down):
+        queue = asyncio.Queue()
+
+        async def send():
+            while True:
+                at, data = await queue.get()
+                if data is None:
+                    break
+                wait = at - self.loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                writer.write(data)
+                if down:
+                    self.down_bytes += len(data)
+                await writer.drain()
+            writer.close()
+
+        sender = asyncio.ensure_future(send())
+        try:
+            while True:
+                data = await reader.read(1 << 20)
+                if not data:
+                    break
+                queue.put_nowait((self.loop.time() + self.delay, data))
+        finally:
+            queue.put_nowait((0, None))
+            await sender
+
+
+def start_line(cmd, pattern, **kwargs):
+    """Starts cmd and returns (process, the first stdout line containing pattern)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    for line in p.stdout:
+        if pattern in line:
+            return p, line
+    raise RuntimeError(f"{cmd[0]} ended before printing {pattern!r}")
+
+
+def worker(python, kind, url, repeat, env=None):
+    return subprocess.Popen([python, "-c", WORKER, kind, url, str(repeat)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+
+def ask(proc, op):
+    proc.stdin.write(op + "\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())["seconds"]
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def run(rtt, repeat, zaro_port, http_port):
+    stats_client = None
+    if rtt:
+        zproxy, hproxy = DelayProxy(zaro_port, rtt), DelayProxy(http_port, rtt)
+        zaro_url = f"grpc://127.0.0.1:{zproxy.port}"
+        direct_url = f"http://127.0.0.1:{hproxy.port}/"
+    else:
+        zproxy = hproxy = None
+        zaro_url = f"grpc://127.0.0.1:{zaro_port}"
+        direct_url = str(STORE)
+        import zaro_client
+        stats_client = zaro_client.connect(zaro_url)
+    procs = {"zaro": worker(sys.executable, "zaro", zaro_url, repeat),
+             "xarray": worker(DEBIAN_PYTHON, "xarray", direct_url, repeat)}
+    out = {}
+    for op in ["open", "open_load", "open_small", "open_list"]:
+        times = {k: [] for k in procs}
+        for _ in range(repeat):
+            for kind, proc in procs.items():
+                times[kind].append(ask(proc, op))
+        out[op] = {k: median(v) for k, v in times.items()}
+    # the bytes of one list selection, over the link (or the server's own count at rtt 0)
+    for kind, proc in procs.items():
+        proxy = zproxy if kind == "zaro" else hproxy
+        before = proxy.down_bytes if proxy else (stats_client.stats()["stream_body_bytes"] if kind == "zaro" else None)
+        ask(proc, "open_list")
+        if proxy:
+            out.setdefault("list_bytes", {})[kind] = proxy.down_bytes - before
+        elif kind == "zaro":
+            out.setdefault("list_bytes", {})[kind] = stats_client.stats()["stream_body_bytes"] - before
+    for proc in procs.values():
+        proc.stdin.close()
+        proc.wait()
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rtt-ms", type=int, nargs="+", default=[0, 20, 100])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    if not STORE.exists():
+        sys.exit(f"no {STORE}: run /usr/bin/python3 testdata/xarray_client/generate_era5.py --full {STORE}")
+    zaro, serving = start_line([str(ROOT / "zaro"), "serve", str(STORE), "--port", "0"], "serving")
+    http, line = start_line([sys.executable, str(HERE / "latency_server.py"), str(STORE), "--latency-ms", "0"], "PORT")
+    try:
+        zaro_port = int(re.search(r"grpc://127\.0\.0\.1:(\d+)", serving).group(1))
+        http_port = int(line.split()[1])
+        rows = {}
+        for rtt in args.rtt_ms:
+            rows[rtt] = run(rtt, args.repeat, zaro_port, http_port)
+            print(json.dumps({"rtt_ms": rtt, **rows[rtt]}), flush=True)
+        print("\n| rtt | operation | xarray (s) | zaro (s) | xarray / zaro |\n|---|---|---|---|---|")
+        for rtt, ops in rows.items():
+            for op, t in ops.items():
+                if op == "list_bytes":
+                    print(f"| {rtt} ms | list indexing, bytes sent | {t.get('xarray', '-')} | {t['zaro']} | |")
+                else:
+                    print(f"| {rtt} ms | {op} | {t['xarray']:.4f} | {t['zaro']:.4f} | {t['xarray'] / t['zaro']:.2f} |")
+    finally:
+        for p in (zaro, http):
+            p.terminate()
+            p.wait()
+
+if __name__ == "__main__":
+    main()
