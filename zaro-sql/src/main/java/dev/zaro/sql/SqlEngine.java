@@ -498,7 +498,8 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       throw new ZaroException("sql: " + e.getMessage(), e);
     }
-    return new SqlQuery(sql, connection, reads, allocator, options, this::bindingError);
+    return new SqlQuery(
+        sql, connection, reads, allocator, options, this::bindingError, statement != null);
   }
 
   /**

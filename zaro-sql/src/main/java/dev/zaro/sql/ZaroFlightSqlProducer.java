@@ -224,7 +224,12 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       }
       listener.completed();
     } catch (IOException e) {
-      listener.error(CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException());
+      // DuckDB failed while making a later batch: its message, as an error at the start gives it
+      listener.error(
+          CallStatus.INVALID_ARGUMENT
+              .withDescription("sql: " + e.getMessage())
+              .withCause(e)
+              .toRuntimeException());
     } catch (RuntimeException e) {
       listener.error(ZaroFlightProducer.onWire(status(e)));
     }
