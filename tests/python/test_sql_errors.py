@@ -69,3 +69,14 @@ def test_flight_sql_status_carries_duckdbs_message(server, query, alone):
     message = e.value.server_message
     assert re.match(r"sql: " + (expected(alone) if alone else PER_ROW), message), message
     assert "Invalid result set" not in message
+
+
+def test_flight_sql_sends_cf_times_as_utc_instants(server):
+    """Flight SQL sends timestamps in UTC (for the JDBC driver's sake: FlightSqlTimeZoneTest), the
+    same instants DuckDB gives for the CF time (hours since 2020-01-01, by the sample's units)."""
+    with zaro_client.connect(server.uri) as client:
+        got = client.sql("select time from t2m where lat = 90 and lon = 0 order by time")
+    assert str(got.schema.field("time").type) == "timestamp[us, tz=UTC]"
+    hours = [int(t.timestamp() // 3600) for t in got.column("time").to_pylist()]
+    start = 1577836800 // 3600  # 2020-01-01T00:00Z
+    assert hours == [start + 6 * i for i in range(48)]

@@ -39,6 +39,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * schema {@code main}, no catalog); primary and foreign key requests answer with no rows. Updates,
  * ingestion, transactions and Substrait plans are refused.
  *
+ * <p>Timestamps without a time zone are sent as timestamps in UTC ({@link UtcTimes}), so that the
+ * JDBC driver has instants to give.
+ *
  * <p>Stateless: a ticket or prepared-statement handle is the query text itself, so any server over
  * the same store can serve it. Each stream runs on its own child of {@code allocator}.
  */
@@ -111,7 +114,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     try (BufferAllocator child = allocator.newChildAllocator("sql schema", 0, Long.MAX_VALUE);
         SqlQuery query = engine().query(engine().schemaQuery(sql), child);
         ArrowReader reader = query.executeArrow(child, 1)) {
-      return reader.getVectorSchemaRoot().getSchema();
+      return UtcTimes.schema(reader.getVectorSchemaRoot().getSchema());
     } catch (IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     } catch (ZaroException e) {
@@ -209,7 +212,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   private void run(String sql, ServerStreamListener listener) {
     try (BufferAllocator child = allocator.newChildAllocator("sql", 0, Long.MAX_VALUE);
         SqlQuery query = engine().query(sql, child);
-        ArrowReader reader = query.executeArrow(child, batchRows)) {
+        ArrowReader reader = UtcTimes.reader(query.executeArrow(child, batchRows), child)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       // Flight's callback backpressure: woken by gRPC's ready and cancel events, no polling
       BackpressureStrategy.CallbackBackpressureStrategy backpressure =
@@ -364,7 +367,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
           if (command.getIncludeSchema()) {
             byte[] schema;
             try {
-              schema = engine().schema(table).serializeAsMessage();
+              schema = UtcTimes.schema(engine().schema(table)).serializeAsMessage();
             } catch (ZaroException e) {
               continue; // an array the table layout cannot show (complex values, ...)
             }
