@@ -518,6 +518,12 @@ public final class SqlEngine implements AutoCloseable {
     }
   }
 
+  /** A new connection that sees every table (as a view without rows), to prepare statements on. */
+  Connection catalogConnection() throws SQLException {
+    createCatalogViews();
+    return database.duplicate();
+  }
+
   /** What each table named by {@code statement} is read with. */
   private List<SqlQuery.Read> plan(JsonNode statement) {
     StatementScan scan =
