@@ -114,8 +114,9 @@ def test_tokens_are_never_printed(tls_server, certs):
     with pytest.raises(fl.FlightUnauthenticatedError) as e:
         list(client.list_flights(options=bearer(b"wrong-token")))
     assert b"wrong-token".decode() not in str(e.value)
+    # tokens without TLS on a network address need --insecure (test_serve_cli.py)
     with Server(STORE, "--auth-token-file", tls_server.proc.args[tls_server.proc.args.index("--auth-token-file") + 1],
-                "--host", "0.0.0.0") as s:
+                "--host", "0.0.0.0", "--insecure") as s:
         list(fl.connect(s.uri).list_flights(options=bearer(TOKEN)))
         with pytest.raises(fl.FlightUnauthenticatedError):
             list(fl.connect(s.uri).list_flights(options=bearer(b"wrong-token")))

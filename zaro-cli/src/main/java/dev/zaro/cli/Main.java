@@ -100,6 +100,11 @@ public final class Main implements Runnable {
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           PrintWriter err = commandLine.getErr();
+          if (e instanceof BindFailure) { // a usage mistake found only when binding: one line
+            err.println("zaro: error: " + e.getMessage());
+            err.flush();
+            return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+          }
           if (e instanceof ZaroException) {
             err.println("zaro: error: " + withCauses(e));
           } else if (e instanceof IOException) {

@@ -97,7 +97,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--insecure",
-      description = "Allow binding an address other than loopback without tokens.")
+      description =
+          "Allow binding an address other than loopback without tokens, or with tokens but"
+              + " without TLS (tokens then cross the network in clear text); the banner warns.")
   boolean insecure;
 
   @Option(
@@ -205,6 +207,14 @@ final class ServeCommand implements Callable<Integer> {
               + " --auth-token-file FILE (and --tls-cert FILE --tls-key FILE so tokens do not travel in plaintext),"
               + " or --insecure to serve anyone who can reach the port");
     }
+    if (tokenFile != null && tlsCert == null && !insecure && !isLoopback(host)) {
+      throw usage(
+          "refusing to serve on "
+              + host
+              + " (not loopback) with bearer tokens but without TLS: every token would cross the"
+              + " network in clear text; give --tls-cert FILE --tls-key FILE, or --insecure to"
+              + " send them in clear text anyway");
+    }
     if (maxStreams < 1) {
       throw usage("--max-streams must be at least 1");
     }
@@ -236,7 +246,7 @@ final class ServeCommand implements Callable<Integer> {
         .withShutdownGrace(Duration.ofSeconds(shutdownGrace));
   }
 
-  private static boolean isLoopback(String host) {
+  static boolean isLoopback(String host) {
     try {
       for (InetAddress a : InetAddress.getAllByName(host)) {
         if (!a.isLoopbackAddress()) {
@@ -295,29 +305,39 @@ final class ServeCommand implements Callable<Integer> {
     ZaroOptions options = open.toOptions().withCacheMemory(cacheBytes());
     zaro = Zaro.open(location, options);
     Zaro opened = zaro;
-    ZaroFlightServer server =
-        !sql
-            ? ZaroFlightServer.start(zaro, serverOptions)
-            : ZaroFlightServer.start(
-                zaro,
-                serverOptions,
-                (producer, allocator) ->
-                    new FlightSqlRouter(
-                        producer,
-                        // DuckDB starts on the first Flight SQL request, not before the banner
-                        new ZaroFlightSqlProducer(
-                            () ->
-                                new SqlEngine(opened, SqlEngine.Options.DEFAULT.withReadOnly(true)),
-                            allocator)));
+    ZaroFlightServer server;
+    try {
+      server = startFlight(opened);
+    } catch (IOException e) {
+      throw BindFailure.of(e, host, port, "--port").orElseThrow(() -> e);
+    }
     if (httpPort != null) {
       try {
         http = server.startHttp(httpPort);
       } catch (IOException | RuntimeException e) {
         server.close();
+        if (e instanceof IOException io) {
+          throw BindFailure.of(io, host, httpPort, "--http-port").orElseThrow(() -> io);
+        }
         throw e;
       }
     }
     return server;
+  }
+
+  private ZaroFlightServer startFlight(Zaro opened) throws IOException {
+    return !sql
+        ? ZaroFlightServer.start(zaro, serverOptions)
+        : ZaroFlightServer.start(
+            zaro,
+            serverOptions,
+            (producer, allocator) ->
+                new FlightSqlRouter(
+                    producer,
+                    // DuckDB starts on the first Flight SQL request, not before the banner
+                    new ZaroFlightSqlProducer(
+                        () -> new SqlEngine(opened, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                        allocator)));
   }
 
   /** The hierarchy {@link #start} opened (the server does not own it). */
@@ -327,18 +347,8 @@ final class ServeCommand implements Callable<Integer> {
 
   /** Prints what the server listens on and how to read from it. */
   void printBanner(ZaroFlightServer server) {
-    printHello(location, serverOptions, server.port());
-    if (http >= 0) {
-      String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
-      System.out.println(
-          "  HTTP: "
-              + (serverOptions.tls() != null ? "https://" : "http://")
-              + shown
-              + ":"
-              + http
-              + "/arrays/{path} (Arrow IPC stream)");
-    }
-    System.out.flush();
+    new ServeBanner(host, serverOptions, insecure, sql)
+        .print(System.out, location, zaro, server.port(), http);
   }
 
   /**
@@ -386,59 +396,5 @@ final class ServeCommand implements Callable<Integer> {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot handle signals: " + e, e);
     }
-  }
-
-  private void printHello(String location, ServerOptions options, int boundPort) {
-    boolean tls = options.tls() != null;
-    String shown = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
-    String uri = (tls ? "grpc+tls://" : "grpc://") + shown + ":" + boundPort;
-    System.out.println(
-        "zaro: serving "
-            + location
-            + " at "
-            + uri
-            + (tls ? " (TLS)" : "")
-            + (options.tokens() != null ? " (bearer tokens)" : "")
-            + ", memory budget "
-            + Sizes.human(options.maxMemory())
-            + " (Ctrl-C stops)");
-    System.out.println();
-    System.out.println("  import pyarrow as pa, pyarrow.flight as fl");
-    System.out.println(
-        "  client = fl.connect(\""
-            + uri
-            + "\""
-            + (tls ? ", tls_root_certs=open(\"CA.pem\", \"rb\").read()" : "")
-            + ")");
-    String call = "";
-    if (options.tokens() != null) {
-      System.out.println(
-          "  opts = fl.FlightCallOptions(headers=[(b\"authorization\", b\"Bearer \" + TOKEN)])");
-      call = ", opts";
-    }
-    System.out.println(
-        "  for info in client.list_flights("
-            + (call.isEmpty() ? "" : "options=opts")
-            + "): print(info.descriptor.path, info.total_records)");
-    System.out.println("  info = client.get_flight_info(fl.FlightDescriptor.for_command(");
-    System.out.println(
-        "      '{\"array\": \"t2m\", \"slice\": \"0:24\", \"layout\": \"tensor\"}')" + call + ")");
-    // a large read comes back as several endpoints: read them all
-    System.out.println(
-        "  table = pa.concat_tables(client.do_get(e.ticket"
-            + call
-            + ").read_all() for e in info.endpoints)");
-    if (sql) {
-      System.out.println();
-      System.out.println(
-          "  Flight SQL (JDBC): jdbc:arrow-flight-sql://"
-              + shown
-              + ":"
-              + boundPort
-              + "/?useEncryption="
-              + tls
-              + (options.tokens() != null ? "&token=TOKEN" : ""));
-    }
-    System.out.flush();
   }
 }

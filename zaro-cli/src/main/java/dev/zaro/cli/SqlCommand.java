@@ -1,7 +1,6 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.vector.ArrowFiles;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.SqlQuery;
@@ -112,7 +111,11 @@ final class SqlCommand implements Callable<Integer> {
           } else {
             ResultSet result = query.execute();
             if (result != null) {
-              print(result);
+              try {
+                print(result);
+              } catch (SQLException e) {
+                throw query.failure(e); // a row DuckDB failed to make, or a cancel
+              }
             }
           }
           if (timer) {
@@ -122,8 +125,6 @@ final class SqlCommand implements Callable<Integer> {
           if (stats) {
             System.err.println(query.stats().toJson());
           }
-        } catch (SQLException e) {
-          throw new ZaroException("sql: " + e.getMessage(), e);
         }
       }
     }

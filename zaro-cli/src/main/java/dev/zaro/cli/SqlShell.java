@@ -290,6 +290,8 @@ final class SqlShell {
           if (result != null) {
             print(result);
           }
+        } catch (SQLException e) {
+          throw query.failure(e); // a row DuckDB failed to make, or a cancel
         } finally {
           running = null;
         }
@@ -301,8 +303,6 @@ final class SqlShell {
         }
       } catch (ZaroException e) {
         return failed(e);
-      } catch (SQLException e) {
-        return failed(new ZaroException("sql: " + e.getMessage(), e));
       } finally {
         out.flush();
       }

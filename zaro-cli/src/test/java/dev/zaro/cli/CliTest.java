@@ -456,6 +456,24 @@ class CliTest extends AllocatorTest {
     assertFalse(far.err().contains("did you mean"), far.err());
   }
 
+  /** A local store that is not there names the nearest entries of the directory above it. */
+  @Test
+  void aMissingLocalStoreSuggestsTheNearEntries() {
+    Path sample = Fixtures.sample().toAbsolutePath().normalize();
+    Result typo = run("ls", sample.resolveSibling("climat.zarr").toString());
+    assertEquals(1, typo.code(), typo.err());
+    assertTrue(typo.err().contains("no such directory"), typo.err());
+    assertTrue(typo.err().contains("did you mean " + sample + "?"), typo.err());
+    // a typo further up: the path under the near directory, when it is there
+    Path upper = sample.getParent().resolveSibling("sampel").resolve("climate.zarr");
+    Result above = run("info", upper.toString());
+    assertTrue(above.err().contains("did you mean " + sample + "?"), above.err());
+    Result far = run("ls", sample.resolveSibling("pressure-levels.zarr").toString());
+    assertEquals(1, far.code(), far.err());
+    assertTrue(far.err().contains("no such directory"), far.err());
+    assertFalse(far.err().contains("did you mean"), far.err());
+  }
+
   /** An error's causes are shown without ZARO_DEBUG. */
   @Test
   void errorMessagesCarryTheirCauses() {

@@ -203,6 +203,36 @@ class SqlShellTest extends AllocatorTest {
     assertTrue(saved.contains("select 40 +") && saved.contains(".quit"), saved);
   }
 
+  /**
+   * Each class of SQL error prints DuckDB's own message (not the driver's "Invalid result set"),
+   * and the shell goes on to the next statement.
+   */
+  @Test
+  void errorsPrintDuckDbsMessage() throws Exception {
+    Run run =
+        script(
+            """
+            select * from t2m where time < timestamp '2020-13-45';
+            select cast('abc' as integer);
+            select cast(t2m::varchar || 'x' as int) from t2m;
+            select error('boom');
+            .mode csv
+            select 1 as one;
+            """);
+    assertEquals(1, run.code());
+    assertEquals("one\n1\n", run.out());
+    for (String message :
+        new String[] {
+          "Error: Conversion Error: timestamp field value out of range: \"2020-13-45\"",
+          "Error: Conversion Error: Could not convert string 'abc' to INT32",
+          "Error: Conversion Error: Could not convert string '",
+          "Error: Invalid Input Error: boom",
+        }) {
+      assertTrue(run.err().contains(message), message + " in:\n" + run.err());
+    }
+    assertFalse(run.err().contains("Invalid result set"), run.err());
+  }
+
   /** Ctrl-C cancels the running statement; the shell stays and runs the next one. */
   @Test
   void interruptCancelsTheRunningStatement() throws Exception {
@@ -233,7 +263,7 @@ class SqlShellTest extends AllocatorTest {
       t.join();
     }
     assertEquals(0, code.get());
-    assertTrue(err.toString().contains("Error: "), err.toString());
+    assertTrue(err.toString().contains("Error: the query was cancelled"), err.toString());
     String out = screen.toString(StandardCharsets.UTF_8);
     assertTrue(out.contains("│ 7 │"), out);
   }

@@ -507,7 +507,8 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       throw new ZaroException("sql: " + e.getMessage(), e);
     }
-    return new SqlQuery(sql, connection, reads, allocator, options, this::bindingError);
+    return new SqlQuery(
+        sql, connection, reads, allocator, options, this::bindingError, statement != null);
   }
 
   /**
@@ -524,6 +525,12 @@ public final class SqlEngine implements AutoCloseable {
     } catch (SQLException e) {
       return e.getMessage();
     }
+  }
+
+  /** A new connection that sees every table (as a view without rows), to prepare statements on. */
+  Connection catalogConnection() throws SQLException {
+    createCatalogViews();
+    return database.duplicate();
   }
 
   /** What each table named by {@code statement} is read with. */

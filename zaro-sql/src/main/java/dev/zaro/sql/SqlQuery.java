@@ -51,6 +51,20 @@ public final class SqlQuery implements AutoCloseable {
   private final List<TableReader> readers = new ArrayList<>();
   private final List<ReadStats> stats = new ArrayList<>();
   private final UnaryOperator<String> bindingError;
+  private final SqlEngine.Options options;
+
+  /**
+   * Whether the statement is one query, which may run again to recover the message DuckDB's driver
+   * lost (anything else, a script run whole or a CREATE, might change something when run twice).
+   */
+  private final boolean rerunnable;
+
+  /** Readers of a run that recovered DuckDB's message ({@link #lostMessage}), closed with this. */
+  private final List<TableReader> spares = new ArrayList<>();
+
+  /** The statement of that run while it runs, for {@link #cancel}. */
+  private volatile Statement rerun;
+
   private volatile Statement statement;
   private volatile boolean cancelled;
 
@@ -65,53 +79,69 @@ public final class SqlQuery implements AutoCloseable {
       List<Read> reads,
       BufferAllocator parent,
       SqlEngine.Options options,
-      UnaryOperator<String> bindingError) {
+      UnaryOperator<String> bindingError,
+      boolean rerunnable) {
     this.sql = sql;
     this.bindingError = bindingError;
     this.connection = connection;
     this.reads = reads;
     this.allocator = parent.newChildAllocator("sql", 0, Long.MAX_VALUE);
+    this.options = options;
+    this.rerunnable = rerunnable;
     try {
       DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
       for (int i = 0; i < reads.size(); i++) {
-        Read read = reads.get(i);
         ReadStats counts = new ReadStats();
         stats.add(counts);
-        TableOptions tableOptions =
-            new TableOptions(options.cf(), options.batchRows(), read.columns());
-        TableReader reader =
-            new TableReader(
-                read.info().array(),
-                read.selection(),
-                read.info().columns(),
-                read.info().coordinates(),
-                tableOptions,
-                ReadOptions.DEFAULT.withStats(counts),
-                allocator);
-        readers.add(reader);
-        ArrowArrayStream stream;
-        try {
-          stream = CData.export(reader, allocator);
-        } catch (RuntimeException e) {
-          reader.close();
-          throw e;
-        }
-        streams.add(stream);
-        if (read.uses() == 1) {
-          duck.registerArrowStream(read.table(), stream);
-        } else {
-          String scan = "__zaro_scan_" + i;
-          duck.registerArrowStream(scan, stream);
-          try (Statement s = connection.createStatement()) {
-            s.execute(
-                "CREATE TEMP TABLE " + quote(read.table()) + " AS SELECT * FROM " + quote(scan));
-          }
-        }
+        register(duck, i, counts, readers);
       }
     } catch (SQLException | RuntimeException | IOException e) {
       close();
       throw e instanceof ZaroException z ? z : new ZaroException("sql: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Registers read {@code i} on the connection as an Arrow stream of its table's name (a temporary
+   * table for a read used more than once); its reader goes to {@code into}, closed with this query.
+   */
+  private void register(DuckDBConnection duck, int i, ReadStats counts, List<TableReader> into)
+      throws SQLException, IOException {
+    Read read = reads.get(i);
+    TableOptions tableOptions = new TableOptions(options.cf(), options.batchRows(), read.columns());
+    TableReader reader =
+        new TableReader(
+            read.info().array(),
+            read.selection(),
+            read.info().columns(),
+            read.info().coordinates(),
+            tableOptions,
+            ReadOptions.DEFAULT.withStats(counts),
+            allocator);
+    into.add(reader);
+    ArrowArrayStream stream;
+    try {
+      stream = CData.export(reader, allocator);
+    } catch (RuntimeException e) {
+      reader.close();
+      throw e;
+    }
+    streams.add(stream);
+    if (read.uses() == 1) {
+      duck.registerArrowStream(read.table(), stream);
+    } else {
+      String scan = "__zaro_scan_" + i;
+      duck.registerArrowStream(scan, stream);
+      try (Statement s = connection.createStatement()) {
+        s.execute("CREATE TEMP TABLE " + quote(read.table()) + " AS SELECT * FROM " + quote(scan));
+      }
+    }
+  }
+
+  private static List<TableReader> concat(List<TableReader> a, List<TableReader> b) {
+    List<TableReader> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   static String quote(String identifier) {
@@ -130,24 +160,66 @@ public final class SqlQuery implements AutoCloseable {
       statement = connection.createStatement();
       executing = true; // before the check: a cancel either sees this or is seen by the check
       if (cancelled) {
-        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: cancelled");
+        throw new ZaroException(ErrorKind.INVALID_ARGUMENT, CANCELLED);
       }
       result = statement.execute(sql) ? statement.getResultSet() : null;
       return result;
     } catch (SQLException e) {
-      // DuckDB's error: the statement's (binding, types, a failed read's message passed through)
-      String message = e.getMessage();
-      if (message != null && message.contains("Binder Error")) {
-        // bound against the pushed-down columns only: DuckDB's error against all of them instead
-        // (without the first as its cause, whose hint would name only the pushed-down columns)
-        String full = bindingError.apply(sql);
-        if (full != null && full.contains("Binder Error")) {
-          throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + full);
-        }
-      }
-      throw new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message, e);
+      throw failure(e);
     } finally {
       executing = false;
+    }
+  }
+
+  /**
+   * The error to report for DuckDB's {@code e} on this query, at {@link #execute} or while its
+   * result is read: that the query was cancelled, when it was; DuckDB's binding error against the
+   * tables' full columns; DuckDB's own message where its driver lost it ({@link DuckDbErrors});
+   * else DuckDB's message.
+   */
+  public ZaroException failure(SQLException e) {
+    if (cancelled) {
+      return new ZaroException(ErrorKind.INVALID_ARGUMENT, CANCELLED);
+    }
+    String message = e.getMessage();
+    if (message != null && message.contains("Binder Error")) {
+      // bound against the pushed-down columns only: DuckDB's error against all of them instead
+      // (without the first as its cause, whose hint would name only the pushed-down columns)
+      String full = bindingError.apply(sql);
+      if (full != null && full.contains("Binder Error")) {
+        return new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + full);
+      }
+    }
+    if (DuckDbErrors.lost(e) && rerunnable) {
+      String recovered = lostMessage();
+      if (cancelled) {
+        return new ZaroException(ErrorKind.INVALID_ARGUMENT, CANCELLED);
+      }
+      if (recovered != null) {
+        return new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + recovered);
+      }
+    }
+    return new ZaroException(ErrorKind.INVALID_ARGUMENT, "sql: " + message, e);
+  }
+
+  /** What a cancelled query reports. */
+  static final String CANCELLED = "sql: the query was cancelled";
+
+  /**
+   * Runs the query again, on fresh streams of the same reads, to recover the message DuckDB's
+   * driver lost; null if it cannot be had (the query succeeds this time, or fails outside DuckDB).
+   */
+  private String lostMessage() {
+    try {
+      DuckDBConnection duck = connection.unwrap(DuckDBConnection.class);
+      for (int i = 0; i < reads.size(); i++) {
+        if (reads.get(i).uses() == 1) { // a temporary table is still there, whole
+          register(duck, i, new ReadStats(), spares);
+        }
+      }
+      return DuckDbErrors.rerun(connection, sql, p -> rerun = p);
+    } catch (SQLException | IOException | RuntimeException e) {
+      return null;
     }
   }
 
@@ -157,6 +229,14 @@ public final class SqlQuery implements AutoCloseable {
    */
   public void cancel() {
     cancelled = true;
+    Statement again = rerun;
+    if (again != null) {
+      try {
+        again.cancel();
+      } catch (SQLException e) {
+        // finished or closed: nothing left to cancel
+      }
+    }
     Statement first = statement;
     if (first == null) {
       return; // not started: execute() sees the flag
@@ -245,7 +325,7 @@ public final class SqlQuery implements AutoCloseable {
       }
     }
     streams.forEach(ArrowArrayStream::close);
-    for (TableReader reader : readers) {
+    for (TableReader reader : concat(readers, spares)) {
       try {
         reader.close();
       } catch (Exception e) {

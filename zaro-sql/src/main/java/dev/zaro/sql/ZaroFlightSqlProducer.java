@@ -25,6 +25,7 @@ import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -34,10 +35,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A read-only Flight SQL service over a {@link SqlEngine}: queries (statements and prepared
- * statements without parameters) run in DuckDB with the engine's pushdown; GetCatalogs,
- * GetDbSchemas, GetTables, GetTableTypes and GetSqlInfo let tools browse (every array is a table of
- * schema {@code main}, no catalog); primary and foreign key requests answer with no rows. Updates,
- * ingestion, transactions and Substrait plans are refused.
+ * statements, with parameters bound by DoPut: {@link BoundParameters}) run in DuckDB with the
+ * engine's pushdown; GetCatalogs, GetDbSchemas, GetTables, GetTableTypes and GetSqlInfo let tools
+ * browse (every array is a table of schema {@code main}, no catalog); primary and foreign key
+ * requests answer with no rows. Updates, ingestion, transactions and Substrait plans are refused.
+ *
+ * <p>Timestamps without a time zone are sent as timestamps in UTC ({@link UtcTimes}), so that the
+ * JDBC driver has instants to give.
  *
  * <p>Stateless: a ticket or prepared-statement handle is the query text itself, so any server over
  * the same store can serve it. Each stream runs on its own child of {@code allocator}.
@@ -111,7 +115,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     try (BufferAllocator child = allocator.newChildAllocator("sql schema", 0, Long.MAX_VALUE);
         SqlQuery query = engine().query(engine().schemaQuery(sql), child);
         ArrowReader reader = query.executeArrow(child, 1)) {
-      return reader.getVectorSchemaRoot().getSchema();
+      return UtcTimes.schema(reader.getVectorSchemaRoot().getSchema());
     } catch (IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     } catch (ZaroException e) {
@@ -120,7 +124,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   private FlightInfo queryInfo(String sql, FlightDescriptor descriptor, Message ticket) {
-    Schema schema = schemaOf(sql);
+    Schema schema = schemaOf(unbound(sql));
     return new FlightInfo(
         schema,
         descriptor,
@@ -160,17 +164,35 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       StreamListener<Result> listener) {
     try {
       String sql = request.getQuery();
-      Schema schema = schemaOf(sql);
-      FlightSql.ActionCreatePreparedStatementResult result =
+      List<String> types = parameterTypes(sql);
+      Schema schema = schemaOf(unbound(sql));
+      FlightSql.ActionCreatePreparedStatementResult.Builder result =
           FlightSql.ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
-              .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()))
-              .build();
-      listener.onNext(new Result(Any.pack(result).toByteArray()));
+              .setDatasetSchema(ByteString.copyFrom(schema.serializeAsMessage()));
+      if (!types.isEmpty()) {
+        result.setParameterSchema(
+            ByteString.copyFrom(BoundParameters.schema(types).serializeAsMessage()));
+      }
+      listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
       listener.onCompleted();
     } catch (RuntimeException e) {
       listener.onError(ZaroFlightProducer.onWire(status(e)));
     }
+  }
+
+  /** DuckDB's types of the parameters of {@code sql} (empty without any). */
+  private List<String> parameterTypes(String sql) {
+    // a parameter is '?' or '$...': a statement without either character has none
+    return sql.indexOf('?') < 0 && sql.indexOf('$') < 0
+        ? List.of()
+        : BoundParameters.types(engine(), sql);
+  }
+
+  /** {@code sql} with NULLs of their types for its parameters, for its result schema. */
+  private String unbound(String sql) {
+    List<String> types = parameterTypes(sql);
+    return types.isEmpty() ? sql : BoundParameters.withNulls(engine(), sql, types);
   }
 
   @Override
@@ -186,7 +208,21 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandPreparedStatementQuery command,
       CallContext context,
       FlightDescriptor descriptor) {
-    return queryInfo(command.getPreparedStatementHandle().toStringUtf8(), descriptor, command);
+    List<String> bound = BoundHandle.statements(command.getPreparedStatementHandle());
+    if (bound == null) {
+      return queryInfo(command.getPreparedStatementHandle().toStringUtf8(), descriptor, command);
+    }
+    // parameters bound (DoPut): the statement once per parameter row, an endpoint each
+    Schema schema = schemaOf(unbound(BoundHandle.query(command.getPreparedStatementHandle())));
+    List<FlightEndpoint> endpoints = new ArrayList<>();
+    for (String statement : bound) {
+      FlightSql.TicketStatementQuery ticket =
+          FlightSql.TicketStatementQuery.newBuilder()
+              .setStatementHandle(ByteString.copyFromUtf8(statement))
+              .build();
+      endpoints.add(new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray())));
+    }
+    return new FlightInfo(schema, descriptor, endpoints, -1, -1);
   }
 
   @Override
@@ -194,7 +230,8 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandPreparedStatementQuery command,
       CallContext context,
       FlightDescriptor descriptor) {
-    return new SchemaResult(schemaOf(command.getPreparedStatementHandle().toStringUtf8()));
+    String query = BoundHandle.query(command.getPreparedStatementHandle());
+    return new SchemaResult(schemaOf(unbound(query)));
   }
 
   @Override
@@ -202,14 +239,24 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandPreparedStatementQuery command,
       CallContext context,
       ServerStreamListener listener) {
-    run(command.getPreparedStatementHandle().toStringUtf8(), listener);
+    List<String> bound = BoundHandle.statements(command.getPreparedStatementHandle());
+    if (bound != null && bound.size() != 1) {
+      listener.error(
+          CallStatus.INVALID_ARGUMENT
+              .withDescription("sql: fetch each parameter row's endpoint of GetFlightInfo")
+              .toRuntimeException());
+      return;
+    }
+    run(
+        bound == null ? command.getPreparedStatementHandle().toStringUtf8() : bound.get(0),
+        listener);
   }
 
   /** Runs a query and streams DuckDB's result batches as the client takes them. */
   private void run(String sql, ServerStreamListener listener) {
     try (BufferAllocator child = allocator.newChildAllocator("sql", 0, Long.MAX_VALUE);
         SqlQuery query = engine().query(sql, child);
-        ArrowReader reader = query.executeArrow(child, batchRows)) {
+        ArrowReader reader = UtcTimes.reader(query.executeArrow(child, batchRows), child)) {
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       // Flight's callback backpressure: woken by gRPC's ready and cancel events, no polling
       BackpressureStrategy.CallbackBackpressureStrategy backpressure =
@@ -224,7 +271,12 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       }
       listener.completed();
     } catch (IOException e) {
-      listener.error(CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException());
+      // DuckDB failed while making a later batch: its message, as an error at the start gives it
+      listener.error(
+          CallStatus.INVALID_ARGUMENT
+              .withDescription("sql: " + e.getMessage())
+              .withCause(e)
+              .toRuntimeException());
     } catch (RuntimeException e) {
       listener.error(ZaroFlightProducer.onWire(status(e)));
     }
@@ -254,11 +306,28 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream flightStream,
       StreamListener<PutResult> ackStream) {
-    return () ->
-        ackStream.onError(
-            CallStatus.UNIMPLEMENTED
-                .withDescription("zaro's prepared statements take no parameters")
-                .toRuntimeException());
+    return () -> {
+      try {
+        String sql = BoundHandle.query(command.getPreparedStatementHandle());
+        List<String> types = parameterTypes(sql);
+        List<String> bound = new ArrayList<>();
+        while (flightStream.next()) {
+          bound.addAll(BoundParameters.bind(engine(), sql, types, flightStream.getRoot()));
+        }
+        byte[] result =
+            FlightSql.DoPutPreparedStatementResult.newBuilder()
+                .setPreparedStatementHandle(BoundHandle.encode(sql, bound))
+                .build()
+                .toByteArray();
+        try (ArrowBuf metadata = allocator.buffer(result.length)) {
+          metadata.writeBytes(result);
+          ackStream.onNext(PutResult.metadata(metadata));
+        }
+        ackStream.onCompleted();
+      } catch (RuntimeException e) {
+        ackStream.onError(ZaroFlightProducer.onWire(status(e)));
+      }
+    };
   }
 
   @Override
@@ -359,7 +428,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
           if (command.getIncludeSchema()) {
             byte[] schema;
             try {
-              schema = engine().schema(table).serializeAsMessage();
+              schema = UtcTimes.schema(engine().schema(table)).serializeAsMessage();
             } catch (ZaroException e) {
               continue; // an array the table layout cannot show (complex values, ...)
             }

@@ -59,7 +59,7 @@ public final class FileStore implements Store {
       throw new StoreException(
           Files.exists(this.root)
               ? "not a directory: " + this.root
-              : "no such directory: " + this.root);
+              : "no such directory: " + this.root + NearPaths.hint(this.root));
     }
     this.channels = new FileChannels(maxOpenFiles, this.root.toString());
   }
