@@ -138,7 +138,8 @@ class DelayProxy:
 
 def start_line(cmd, pattern, **kwargs):
     """Starts cmd and returns (process, the first stdout line containing pattern)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         **kwargs)
     for line in p.stdout:
         if pattern in line:
             return p, line

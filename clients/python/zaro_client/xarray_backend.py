@@ -10,6 +10,7 @@ selection. With chunks={} (or chunks=...), dask chunks follow the arrays' Zarr c
 """
 import base64
 import struct
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -175,10 +176,25 @@ class ZaroDataStore(AbstractDataStore):
         pass
 
 
+_CLIENTS = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
 def _client(filename_or_obj, token, tls_root_certs):
+    """The client of a URL: one per (url, token, certificates) for the process, so each
+    open_dataset of a server reuses its gRPC channel (a new channel's set-up cost more than the
+    whole description) and no dataset leaves a channel open behind it. Metadata is not cached
+    across opens: each open describes the group afresh."""
     if isinstance(filename_or_obj, Client):
         return filename_or_obj
-    return Client(str(filename_or_obj), token=token, tls_root_certs=tls_root_certs)
+    certs = tls_root_certs if tls_root_certs is None or isinstance(tls_root_certs, (str, bytes)) \
+        else str(tls_root_certs)
+    key = (str(filename_or_obj), token, certs)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = Client(str(filename_or_obj), token=token, tls_root_certs=tls_root_certs)
+        return client
 
 
 class ZaroBackendEntrypoint(BackendEntrypoint):
