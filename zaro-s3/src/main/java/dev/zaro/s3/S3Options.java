@@ -164,7 +164,7 @@ public record S3Options(
       throw location.error("option client=" + client + " is not 'sdk' or 'zaro'");
     }
     boolean sdkGets = "sdk".equals(client);
-    RetryOptions retry = DEFAULT.retry();
+    RetryOptions retry = DEFAULT.retry().withLimits(location.limits()); // the query may refine
     if (query.containsKey("request_timeout")) {
       double seconds = number(location, "request_timeout", query.get("request_timeout"));
       retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));

@@ -609,17 +609,26 @@ public final class S3Store implements Store {
 
   @Override
   public Optional<byte[]> getBytes(String key) {
+    return getBytes(key, Long.MAX_VALUE);
+  }
+
+  /**
+   * {@inheritDoc} On the path of zaro's HTTP client, a larger value is refused as its reply
+   * announces it; through the SDK it is read, then checked.
+   */
+  @Override
+  public Optional<byte[]> getBytes(String key, long maxBytes) {
     HttpStore first = gets;
     if (first != null) {
       Optional<byte[]> got;
       try {
-        got = first.getBytes(key);
+        got = maxBytes == Long.MAX_VALUE ? first.getBytes(key) : first.getBytes(key, maxBytes);
       } catch (HttpStore.BucketElsewhere e) {
         HttpStore there = moved(first, e.region());
         if (there == null) {
           throw e;
         }
-        got = there.getBytes(key);
+        got = maxBytes == Long.MAX_VALUE ? there.getBytes(key) : there.getBytes(key, maxBytes);
       }
       if (got.isEmpty() && !bucketSeen) {
         Futures.await(bucketExists(key), key);
@@ -636,7 +645,20 @@ public final class S3Store implements Store {
                         .thenApply(ResponseBytes::asByteArray))
             .send(policy, where(key) + " in " + name)
             .handle((reply, failure) -> answer(key, ByteRange.ALL, reply, failure));
-    return Futures.await(call, key);
+    Optional<byte[]> got = Futures.await(call, key);
+    if (got.isPresent() && got.get().length > maxBytes) {
+      throw new StoreException(
+          "key '"
+              + key
+              + "' in "
+              + name
+              + " is "
+              + got.get().length
+              + " bytes, more than the cap of "
+              + maxBytes
+              + " bytes on metadata documents (--max-metadata-size)");
+    }
+    return got;
   }
 
   /**
