@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import java.io.Serializable;
 import java.time.Duration;
 
 /**
@@ -8,7 +9,7 @@ import java.time.Duration;
  * {@code --max-object-size}, {@code --max-metadata-size}; {@code ZaroOptions.remote}; the Spark
  * options of the same names), which each store applies to its own options ({@link
  * HttpOptions#withLimits}, so {@link GcsStore}; the S3 store's in zaro-s3). A plain immutable
- * value.
+ * value, serializable (Spark sends it to its executors with a read's options).
  *
  * <p>Timeouts, as the request policy enforces them:
  *
@@ -38,7 +39,8 @@ public record RemoteLimits(
     Duration requestTimeout,
     int retries,
     long maxObjectSize,
-    long maxMetadataSize) {
+    long maxMetadataSize)
+    implements Serializable {
   /** The default most bytes of a whole object's body: 4 GiB. */
   public static final long DEFAULT_MAX_OBJECT_SIZE = 4L << 30;
 
