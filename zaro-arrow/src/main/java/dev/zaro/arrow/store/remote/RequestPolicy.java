@@ -160,17 +160,26 @@ public final class RequestPolicy {
     ScheduledFuture<?> deadline =
         TIMER.schedule(
             () -> {
-              tally.expired = true;
-              if (out.completeExceptionally(expired(what, tally))) {
-                inner.cancel(true); // the attempt in flight or waiting stops and frees its body
+              if (out.isDone()) {
+                return;
               }
+              StoreException error = expired(what, tally);
+              tally.expired = true;
+              // first the attempt in flight stops (its body freed) or the one waiting for the
+              // host's limit is dropped, then the caller hears: nothing of it is sent after that
+              inner.cancel(true);
+              out.completeExceptionally(error);
             },
             timeout.toNanos(),
             TimeUnit.NANOSECONDS);
     inner.whenComplete(
         (r, e) -> {
           deadline.cancel(false);
-          if (e != null) {
+          if (tally.expired) { // the deadline's timer completes out
+            if (r != null) {
+              replies.discard(r);
+            }
+          } else if (e != null) {
             out.completeExceptionally(Futures.unwrap(e));
           } else if (!out.complete(r)) {
             replies.discard(r); // past the deadline or cancelled: nobody takes the reply
