@@ -182,7 +182,12 @@ public final class S3Store implements Store {
       return null;
     }
     HttpOptions http =
-        new HttpOptions(options.retry(), Map.of(), options.maxConnections(), options.hedging());
+        new HttpOptions(
+            options.retry(),
+            Map.of(),
+            options.maxConnections(),
+            options.hedging(),
+            options.maxObjectSize());
     S3Signer signer =
         new S3Signer(unsigned ? null : connection.credentials(), region.id(), Clock.systemUTC());
     return new HttpStore(base, http, name, signer);
@@ -361,7 +366,13 @@ public final class S3Store implements Store {
     S3Request<Got> request =
         new S3Request<>(
             () -> {
-              S3Body body = new S3Body(allocator, where, relay == null ? null : relay::arrived);
+              S3Body body =
+                  new S3Body(
+                      allocator,
+                      where,
+                      relay == null ? null : relay::arrived,
+                      ContentRange.askedLength(range),
+                      options.maxObjectSize());
               CompletableFuture<ArrowBuf> call =
                   relay == null
                       ? connection.client().getObject(req, body)

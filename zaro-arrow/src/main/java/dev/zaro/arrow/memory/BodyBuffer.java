@@ -48,7 +48,8 @@ public final class BodyBuffer implements AutoCloseable {
 
   /**
    * As {@link #BodyBuffer(BufferAllocator, long, String)}, never allocating a buffer larger than
-   * {@code max} bytes (the caller refuses a body longer than that before appending it).
+   * {@code max} bytes: a body that grows past it is refused ({@link #append} throws, freeing the
+   * buffer), as the caller refuses an announced length past it before making this.
    */
   public BodyBuffer(BufferAllocator allocator, long announced, String source, long max) {
     this.allocator = allocator;
@@ -89,6 +90,15 @@ public final class BodyBuffer implements AutoCloseable {
     try {
       if (announced >= 0 && written + n > announced) {
         throw lengthMismatch(source, announced, written + n);
+      }
+      if (written + n > max) {
+        throw new StoreException(
+            source
+                + ": the body passed the cap of "
+                + max
+                + " bytes (at least "
+                + (written + n)
+                + " bytes arrived)");
       }
       if (written + n > buf.capacity()) {
         grow(written + n);

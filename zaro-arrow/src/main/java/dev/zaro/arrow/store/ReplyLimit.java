@@ -1,6 +1,7 @@
 package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.internal.ContentRange;
 
 /**
  * What one attempt of a request may receive, and when it last heard from its server: the bound on a
@@ -32,11 +33,7 @@ final class ReplyLimit {
    * a {@code 206} brings at most that), else {@code maxObject}.
    */
   static ReplyLimit of(ByteRange range, long maxObject) {
-    long asked =
-        range instanceof ByteRange.FromStart f
-            ? f.length()
-            : range instanceof ByteRange.Suffix s ? s.length() : -1;
-    return new ReplyLimit(asked, maxObject, "--max-object-size");
+    return new ReplyLimit(ContentRange.askedLength(range), maxObject, "--max-object-size");
   }
 
   /**
