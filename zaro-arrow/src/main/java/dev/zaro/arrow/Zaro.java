@@ -24,6 +24,7 @@ import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
 import dev.zaro.arrow.store.Stores;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.vector.CoordinateColumns;
@@ -75,7 +76,7 @@ public final class Zaro implements AutoCloseable {
   private Zaro(Store store, ZaroOptions options, ChunkCache shared) {
     this.store = store;
     this.options = options;
-    this.hierarchy = new Hierarchy(store);
+    this.hierarchy = new Hierarchy(store, options.remote().maxMetadataSize());
     this.scratch = new ScratchPool(options.threads() * 2);
     this.ownsCache = shared == null;
     this.cache =
@@ -126,9 +127,12 @@ public final class Zaro implements AutoCloseable {
     return open(location, ZaroOptions.defaults());
   }
 
-  /** Opens the store at {@code location} (see {@link #open(String)}) with {@code options}. */
+  /**
+   * Opens the store at {@code location} (see {@link #open(String)}) with {@code options}; a remote
+   * store applies {@link ZaroOptions#remote()} (timeouts, retries, size caps).
+   */
   public static Zaro open(String location, ZaroOptions options) {
-    return open(Stores.open(location), options);
+    return open(Stores.open(StoreLocation.parse(location).withLimits(options.remote())), options);
   }
 
   /** Opens a hierarchy in {@code store}, which the returned Zaro owns and closes. */

@@ -3,6 +3,7 @@ package dev.zaro.arrow;
 import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.read.MissingChunks;
 import dev.zaro.arrow.read.ZarrArray;
+import dev.zaro.arrow.store.RemoteLimits;
 
 /**
  * Options of an open hierarchy.
@@ -19,6 +20,8 @@ import dev.zaro.arrow.read.ZarrArray;
  *     before it requests more (default 256 MiB); a read's memory stays within its output plus this
  *     plus {@code ioConcurrency} chunks
  * @param cacheMemory bytes of decoded chunks kept for later reads of the same hierarchy (0: none)
+ * @param remote remote stores opened by location ({@link Zaro#open(String, ZaroOptions)}): their
+ *     timeouts, retries and size caps; and every store's cap on metadata documents
  */
 public record ZaroOptions(
     int threads,
@@ -27,7 +30,8 @@ public record ZaroOptions(
     boolean fallbackTypes,
     MissingChunks missingChunks,
     long maxBytesInFlight,
-    long cacheMemory) {
+    long cacheMemory,
+    RemoteLimits remote) {
   /**
    * Requests one read keeps in flight on a remote store by default: enough to hide 100 ms of
    * latency behind a 2-core decoder (fsspec batches up to 1280; tensorstore's default is 32); the
@@ -57,6 +61,29 @@ public record ZaroOptions(
     if (ioConcurrency < 1) {
       throw new IllegalArgumentException("ioConcurrency must be at least 1, not " + ioConcurrency);
     }
+    if (remote == null) {
+      throw new IllegalArgumentException("remote must not be null");
+    }
+  }
+
+  /** Options with the default remote limits ({@link RemoteLimits#DEFAULT}). */
+  public ZaroOptions(
+      int threads,
+      CodecRegistry codecs,
+      int ioConcurrency,
+      boolean fallbackTypes,
+      MissingChunks missingChunks,
+      long maxBytesInFlight,
+      long cacheMemory) {
+    this(
+        threads,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        missingChunks,
+        maxBytesInFlight,
+        cacheMemory,
+        RemoteLimits.DEFAULT);
   }
 
   /** Options without a decoded-chunk cache. */
@@ -111,13 +138,20 @@ public record ZaroOptions(
   /** These options with {@code n} decoding threads. */
   public ZaroOptions withThreads(int n) {
     return new ZaroOptions(
-        n, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);
+        n,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        missingChunks,
+        maxBytesInFlight,
+        cacheMemory,
+        remote);
   }
 
   /** These options with up to {@code n} chunk requests in flight on remote stores. */
   public ZaroOptions withIoConcurrency(int n) {
     return new ZaroOptions(
-        threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory);
+        threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory, remote);
   }
 
   /**
@@ -126,19 +160,49 @@ public record ZaroOptions(
    */
   public ZaroOptions withFallbackTypes(boolean allow) {
     return new ZaroOptions(
-        threads, codecs, ioConcurrency, allow, missingChunks, maxBytesInFlight, cacheMemory);
+        threads,
+        codecs,
+        ioConcurrency,
+        allow,
+        missingChunks,
+        maxBytesInFlight,
+        cacheMemory,
+        remote);
   }
 
   /** Chooses what reads do with chunks absent from the store; see {@link MissingChunks}. */
   public ZaroOptions withMissingChunks(MissingChunks policy) {
     return new ZaroOptions(
-        threads, codecs, ioConcurrency, fallbackTypes, policy, maxBytesInFlight, cacheMemory);
+        threads,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        policy,
+        maxBytesInFlight,
+        cacheMemory,
+        remote);
   }
 
   /** Sets {@link #maxBytesInFlight()}: fetched bytes a remote read holds ahead of its decoders. */
   public ZaroOptions withMaxBytesInFlight(long bytes) {
     return new ZaroOptions(
-        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes, cacheMemory);
+        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes, cacheMemory, remote);
+  }
+
+  /**
+   * Sets {@link #remote()}: the timeouts, retries and size caps of remote stores opened by
+   * location, and the cap on metadata documents.
+   */
+  public ZaroOptions withRemote(RemoteLimits limits) {
+    return new ZaroOptions(
+        threads,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        missingChunks,
+        maxBytesInFlight,
+        cacheMemory,
+        limits);
   }
 
   /**
@@ -148,6 +212,13 @@ public record ZaroOptions(
    */
   public ZaroOptions withCacheMemory(long bytes) {
     return new ZaroOptions(
-        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, maxBytesInFlight, bytes);
+        threads,
+        codecs,
+        ioConcurrency,
+        fallbackTypes,
+        missingChunks,
+        maxBytesInFlight,
+        bytes,
+        remote);
   }
 }

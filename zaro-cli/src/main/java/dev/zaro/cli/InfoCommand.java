@@ -2,6 +2,7 @@ package dev.zaro.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.Node;
@@ -9,6 +10,7 @@ import dev.zaro.arrow.read.internal.NodeJson;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -19,6 +21,8 @@ final class InfoCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
+  @Mixin RemoteOptions remote = new RemoteOptions();
+
   @Parameters(
       index = "1",
       paramLabel = "PATH",
@@ -28,7 +32,7 @@ final class InfoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (Zaro zaro = Zaro.open(store)) {
+    try (Zaro zaro = Zaro.open(store, remote.apply(ZaroOptions.defaults()))) {
       String p = StoreKeys.stripSlashes(path);
       Node node = new Node(p, zaro.node(p));
       var children = node.metadata() instanceof ArrayMetadata ? null : zaro.hierarchy().children(p);

@@ -1,6 +1,7 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.CodecSpec;
 import dev.zaro.arrow.metadata.GroupMetadata;
@@ -9,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -20,9 +22,11 @@ final class LsCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "STORE", description = Main.STORE_HELP)
   String store;
 
+  @Mixin RemoteOptions remote = new RemoteOptions();
+
   @Override
   public Integer call() {
-    try (Zaro zaro = Zaro.open(store)) {
+    try (Zaro zaro = Zaro.open(store, remote.apply(ZaroOptions.defaults()))) {
       List<Node> nodes = zaro.list();
       int width = nodes.stream().mapToInt(n -> n.displayPath().length()).max().orElse(1);
       for (Node n : nodes) {

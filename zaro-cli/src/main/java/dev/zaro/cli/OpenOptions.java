@@ -2,12 +2,16 @@ package dev.zaro.cli;
 
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.read.MissingChunks;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The options of every command that reads values: decoding threads, ML float bits, missing chunks.
+ * The options of every command that reads values: decoding threads, ML float bits, missing chunks,
+ * and the remote stores' timeouts and caps ({@link RemoteOptions}).
  */
 final class OpenOptions {
+  @Mixin RemoteOptions remote = new RemoteOptions();
+
   @Option(
       names = "--threads",
       paramLabel = "T",
@@ -48,7 +52,10 @@ final class OpenOptions {
 
   ZaroOptions toOptions() {
     ZaroOptions options =
-        ZaroOptions.defaults().withFallbackTypes(fallbackTypes).withMissingChunks(missingChunks);
+        remote
+            .apply(ZaroOptions.defaults())
+            .withFallbackTypes(fallbackTypes)
+            .withMissingChunks(missingChunks);
     if (maxRequests != null) {
       options = options.withIoConcurrency(maxRequests);
     }

@@ -1,5 +1,6 @@
 package dev.zaro.s3;
 
+import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.memory.BodyBuffer;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CancellationException;
@@ -37,6 +38,8 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
   private final BufferAllocator allocator;
   private final Progress progress; // or null
   private final String where;
+  private final long asked;
+  private final long maxObject;
   private final Object lock = new Object();
   private boolean aborted;
   private CompletableFuture<ArrowBuf> future;
@@ -46,11 +49,15 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
   /**
    * @param where the body's key, object and store, for error messages
    * @param progress told of the body's pieces as they land, or null
+   * @param asked the length of the range asked for ({@code ContentRange.askedLength}), or -1
+   * @param maxObject the most bytes of any other body (a whole object, a range S3 ignored)
    */
-  S3Body(BufferAllocator allocator, String where, Progress progress) {
+  S3Body(BufferAllocator allocator, String where, Progress progress, long asked, long maxObject) {
     this.allocator = allocator;
     this.where = where;
     this.progress = progress;
+    this.asked = asked;
+    this.maxObject = maxObject;
   }
 
   GetObjectResponse response() {
@@ -85,10 +92,25 @@ final class S3Body implements AsyncResponseTransformer<GetObjectResponse, ArrowB
       if (aborted) {
         return;
       }
-      try {
-        body = new BodyBuffer(allocator, r.contentLength() == null ? -1 : r.contentLength(), where);
-      } catch (RuntimeException e) {
-        failure = e;
+      long announced = r.contentLength() == null ? -1 : r.contentLength();
+      boolean partial = r.contentRange() != null;
+      long max = partial && asked >= 0 ? Math.min(asked, maxObject) : maxObject;
+      if (announced > max) { // refused before anything is allocated
+        failure =
+            new StoreException(
+                where
+                    + ": refused a reply whose body announces "
+                    + announced
+                    + " bytes, more than "
+                    + (partial && asked >= 0 && asked <= maxObject
+                        ? "the " + asked + "-byte range asked for"
+                        : "the cap of " + max + " bytes (--max-object-size)"));
+      } else {
+        try {
+          body = new BodyBuffer(allocator, announced, where, max);
+        } catch (RuntimeException e) {
+          failure = e;
+        }
       }
     }
     if (failure != null) {

@@ -107,6 +107,7 @@ final class S3Connection implements AutoCloseable {
     RequestPolicy policy =
         new RequestPolicy(
             retry.requestTimeout(),
+            retry.timeout(),
             retry.maxAttempts(),
             retry.initialBackoff(),
             retry.maxBackoff(),

@@ -2,6 +2,7 @@ package dev.zaro.s3;
 
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.StoreLocation;
 import java.net.URI;
@@ -32,6 +33,9 @@ import java.util.Objects;
  * @param sdkGets whether object GETs to a plain {@code http} endpoint go through the SDK's client
  *     too; by default they go through zaro's own HTTP/1.1 client, signed by the SDK's signer (see
  *     {@link S3Store})
+ * @param maxObjectSize the most bytes of a reply that is not a range of known length (as {@link
+ *     dev.zaro.arrow.store.HttpOptions#maxObjectSize}); a reply announcing more is refused before
+ *     anything is allocated for it
  */
 public record S3Options(
     String region,
@@ -41,7 +45,8 @@ public record S3Options(
     int maxConnections,
     RetryOptions retry,
     boolean hedging,
-    boolean sdkGets) {
+    boolean sdkGets,
+    long maxObjectSize) {
   public static final S3Options DEFAULT =
       new S3Options(
           null,
@@ -51,7 +56,8 @@ public record S3Options(
           4 * ZaroOptions.defaults().ioConcurrency(),
           RetryOptions.DEFAULT,
           true,
-          false);
+          false,
+          RemoteLimits.DEFAULT_MAX_OBJECT_SIZE);
 
   public S3Options {
     Objects.requireNonNull(retry, "retry");
@@ -59,39 +65,51 @@ public record S3Options(
       throw new IllegalArgumentException(
           "maxConnections must be at least 1, not " + maxConnections);
     }
+    if (maxObjectSize < 1) {
+      throw new IllegalArgumentException("maxObjectSize must be at least 1, not " + maxObjectSize);
+    }
+  }
+
+  /** These options taking whole objects of at most {@code bytes}. */
+  public S3Options withMaxObjectSize(long bytes) {
+    return new S3Options(
+        region, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, sdkGets, bytes);
   }
 
   public S3Options withEndpoint(URI e, boolean path) {
-    return new S3Options(region, e, path, anonymous, maxConnections, retry, hedging, sdkGets);
+    return new S3Options(
+        region, e, path, anonymous, maxConnections, retry, hedging, sdkGets, maxObjectSize);
   }
 
   public S3Options withRegion(String r) {
     return new S3Options(
-        r, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, sdkGets);
+        r, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, sdkGets, maxObjectSize);
   }
 
   public S3Options withAnonymous(boolean a) {
-    return new S3Options(region, endpoint, pathStyle, a, maxConnections, retry, hedging, sdkGets);
+    return new S3Options(
+        region, endpoint, pathStyle, a, maxConnections, retry, hedging, sdkGets, maxObjectSize);
   }
 
   public S3Options withMaxConnections(int n) {
-    return new S3Options(region, endpoint, pathStyle, anonymous, n, retry, hedging, sdkGets);
+    return new S3Options(
+        region, endpoint, pathStyle, anonymous, n, retry, hedging, sdkGets, maxObjectSize);
   }
 
   public S3Options withRetry(RetryOptions r) {
     return new S3Options(
-        region, endpoint, pathStyle, anonymous, maxConnections, r, hedging, sdkGets);
+        region, endpoint, pathStyle, anonymous, maxConnections, r, hedging, sdkGets, maxObjectSize);
   }
 
   public S3Options withHedging(boolean on) {
     return new S3Options(
-        region, endpoint, pathStyle, anonymous, maxConnections, retry, on, sdkGets);
+        region, endpoint, pathStyle, anonymous, maxConnections, retry, on, sdkGets, maxObjectSize);
   }
 
   /** These options with object GETs through the SDK's client ({@code true}) or zaro's own. */
   public S3Options withSdkGets(boolean on) {
     return new S3Options(
-        region, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, on);
+        region, endpoint, pathStyle, anonymous, maxConnections, retry, hedging, on, maxObjectSize);
   }
 
   /** {@link RetryOptions#withRequestTimeout} on {@link #retry}. */
@@ -164,7 +182,7 @@ public record S3Options(
       throw location.error("option client=" + client + " is not 'sdk' or 'zaro'");
     }
     boolean sdkGets = "sdk".equals(client);
-    RetryOptions retry = DEFAULT.retry();
+    RetryOptions retry = DEFAULT.retry().withLimits(location.limits()); // the query may refine
     if (query.containsKey("request_timeout")) {
       double seconds = number(location, "request_timeout", query.get("request_timeout"));
       retry = retry.withRequestTimeout(Duration.ofMillis(Math.round(seconds * 1000)));
@@ -186,7 +204,8 @@ public record S3Options(
           maxConnections,
           retry,
           DEFAULT.hedging(),
-          sdkGets);
+          sdkGets,
+          location.limits().maxObjectSize());
     } catch (IllegalArgumentException e) {
       throw location.error(e.getMessage());
     }

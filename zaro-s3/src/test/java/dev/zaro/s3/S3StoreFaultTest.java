@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -403,7 +404,9 @@ class S3StoreFaultTest extends AllocatorTest {
         e = assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.of(10, 20), allocator));
         assertTrue(
             e.getMessage().contains(named(server.endpoint()))
-                && (!sdkGets() || e.getMessage().contains("Content-Range 'bytes 10-29/200000'"))
+                && (!sdkGets()
+                    || fault == Fault.LONG_BODY // refused as announced, before its body
+                    || e.getMessage().contains("Content-Range 'bytes 10-29/200000'"))
                 && e.getMessage()
                     .contains(
                         fault == Fault.LONG_BODY
@@ -415,6 +418,30 @@ class S3StoreFaultTest extends AllocatorTest {
     // none is retried (the server answered, wrongly)
     assertEquals(0, server.pendingFaults());
     assertEquals(4, server.requests.get());
+    assertFreed();
+  }
+
+  @Test
+  void aReplyAnnouncingATerabyteIsRefusedBeforeAnythingIsAllocated() throws Exception {
+    try (S3Store s = new S3Store("bucket", "pre", store(1).options().withMaxObjectSize(1 << 20));
+        BufferAllocator watched = allocator.newChildAllocator("watched", 0, Long.MAX_VALUE)) {
+      server.fault(Fault.HUGE_LENGTH);
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, watched));
+      assertTrue(
+          e.getMessage().contains("key 'a/b'")
+              && e.getMessage().contains("announces 1099511627776 bytes")
+              && e.getMessage().contains("1048576 bytes (--max-object-size)"),
+          e.getMessage());
+      server.fault(Fault.HUGE_LENGTH);
+      e = assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.of(10, 20), watched));
+      assertTrue(e.getMessage().contains("the 20-byte range asked for"), e.getMessage());
+      assertEquals(0, watched.getPeakMemoryAllocation());
+      // the next reads work (the whole value is within the cap)
+      try (ArrowBuf whole = s.get("a/b", ByteRange.ALL, allocator).orElseThrow()) {
+        assertArrayEquals(value, bytes(whole));
+      }
+    }
     assertFreed();
   }
 
@@ -512,7 +539,7 @@ class S3StoreFaultTest extends AllocatorTest {
       StoreException e =
           assertThrows(StoreException.class, () -> s.get("a/b", ByteRange.ALL, allocator));
       assertTrue(
-          e.getMessage().contains("key 'a/b'") && e.getMessage().contains("within 2000 ms"),
+          e.getMessage().contains("key 'a/b'") && e.getMessage().contains("for 2000 ms"),
           e.getMessage());
       assertEquals(0, s.hedges());
     }

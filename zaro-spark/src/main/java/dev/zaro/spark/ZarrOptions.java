@@ -2,7 +2,9 @@ package dev.zaro.spark;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.RemoteLimits;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,6 +29,9 @@ import java.util.function.UnaryOperator;
  *     {@link #DEFAULT_PARTITION_BYTES}, and less when that spreads the read over all of Spark's
  *     cores (as Spark's file sources size their splits)
  * @param threads chunks one task decodes in parallel
+ * @param remote remote stores' timeouts, retries and size caps: options {@code timeout} and {@code
+ *     requestTimeout} (seconds), {@code retries}, {@code maxObjectSize} and {@code maxMetadataSize}
+ *     (k, m, g suffixes allowed), as the CLI's {@code --timeout}, {@code --request-timeout}, ...
  */
 public record ZarrOptions(
     String location,
@@ -35,7 +40,8 @@ public record ZarrOptions(
     boolean raw,
     boolean fallbackTypes,
     long partitionBytes,
-    int threads)
+    int threads,
+    RemoteLimits remote)
     implements Serializable {
 
   /** Every option the source understands ({@code path} is what {@code load(STORE)} sets). */
@@ -49,7 +55,12 @@ public record ZarrOptions(
           "rawbits",
           "fallbacktypes",
           "partitionbytes",
-          "threads");
+          "threads",
+          "timeout",
+          "requesttimeout",
+          "retries",
+          "maxobjectsize",
+          "maxmetadatasize");
 
   public static final long DEFAULT_PARTITION_BYTES = 128L << 20;
 
@@ -69,7 +80,8 @@ public record ZarrOptions(
             "zarr: unknown option '"
                 + key
                 + "'; the options are path (load(STORE)),"
-                + " array, arrays, slice, raw, rawBits (or fallbackTypes), partitionBytes, threads");
+                + " array, arrays, slice, raw, rawBits (or fallbackTypes), partitionBytes, threads,"
+                + " timeout, requestTimeout, retries, maxObjectSize, maxMetadataSize");
       }
     }
     UnaryOperator<String> get =
@@ -118,7 +130,51 @@ public record ZarrOptions(
         bool(get.apply("raw"), "raw"),
         bool(get.apply("rawBits"), "rawBits") || bool(get.apply("fallbackTypes"), "fallbackTypes"),
         positive(get.apply("partitionBytes"), "partitionBytes", 0),
-        (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)));
+        (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)),
+        remote(get));
+  }
+
+  /** The remote limits the options give, over {@link RemoteLimits#DEFAULT}. */
+  private static RemoteLimits remote(UnaryOperator<String> get) {
+    RemoteLimits limits = RemoteLimits.DEFAULT;
+    String timeout = get.apply("timeout");
+    if (timeout != null) {
+      limits = limits.withTimeout(seconds(timeout, "timeout"));
+    }
+    String requestTimeout = get.apply("requestTimeout");
+    if (requestTimeout != null) {
+      limits = limits.withRequestTimeout(seconds(requestTimeout, "requestTimeout"));
+    }
+    String retries = get.apply("retries");
+    if (retries != null) {
+      try {
+        limits = limits.withRetries(Integer.parseInt(retries.trim()));
+      } catch (IllegalArgumentException e) { // NumberFormatException too
+        throw new IllegalArgumentException(
+            "zarr: option 'retries' is '" + retries + "'; expected a whole number, 0 or more", e);
+      }
+    }
+    if (get.apply("maxObjectSize") != null) {
+      limits = limits.withMaxObjectSize(positive(get.apply("maxObjectSize"), "maxObjectSize", 0));
+    }
+    if (get.apply("maxMetadataSize") != null) {
+      limits =
+          limits.withMaxMetadataSize(positive(get.apply("maxMetadataSize"), "maxMetadataSize", 0));
+    }
+    return limits;
+  }
+
+  private static Duration seconds(String value, String option) {
+    try {
+      double s = Double.parseDouble(value.trim());
+      if (s > 0 && s <= 1e9) {
+        return Duration.ofNanos(Math.round(s * 1e9));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "zarr: option '" + option + "' is '" + value + "'; expected a positive number of seconds");
   }
 
   private static boolean bool(String value, String option) {
@@ -160,7 +216,10 @@ public record ZarrOptions(
 
   /** The zaro options an open of this read uses. */
   public ZaroOptions zaroOptions() {
-    return ZaroOptions.defaults().withThreads(threads).withFallbackTypes(fallbackTypes);
+    return ZaroOptions.defaults()
+        .withThreads(threads)
+        .withFallbackTypes(fallbackTypes)
+        .withRemote(remote);
   }
 
   /** Opens the store; the caller closes the result. */

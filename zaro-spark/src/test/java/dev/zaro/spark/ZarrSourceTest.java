@@ -13,6 +13,7 @@ import dev.zaro.arrow.Npz;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.TableOptions;
+import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.TestHttpServer;
 import dev.zaro.arrow.vector.TableReader;
 import java.math.BigDecimal;
@@ -628,7 +629,31 @@ class ZarrSourceTest {
         Arguments.of(Map.of("array", "t2m", "partitionBytes", "-5"), "'partitionBytes'"),
         Arguments.of(Map.of("array", "t2m", "threads", "many"), "'threads'"),
         Arguments.of(Map.of("array", "t2m", "partitonBytes", "5"), "'partitonBytes'"),
+        Arguments.of(Map.of("array", "t2m", "timeout", "0"), "'timeout'"),
+        Arguments.of(Map.of("array", "t2m", "requestTimeout", "soon"), "'requestTimeout'"),
+        Arguments.of(Map.of("array", "t2m", "retries", "-1"), "'retries'"),
+        Arguments.of(Map.of("array", "t2m", "maxMetadataSize", "0"), "'maxMetadataSize'"),
         Arguments.of(Map.of(), "'array'"));
+  }
+
+  /** The remote options reach the read's ZaroOptions, named as the CLI names them. */
+  @Test
+  void remoteOptionsSetTheReadsLimits() {
+    RemoteLimits limits =
+        ZarrOptions.parse(
+                Map.of(
+                    "path", "http://example.invalid/z",
+                    "array", "t2m",
+                    "timeout", "2.5",
+                    "requestTimeout", "1",
+                    "retries", "0",
+                    "maxObjectSize", "1g",
+                    "maxMetadataSize", "64m"))
+            .zaroOptions()
+            .remote();
+    assertEquals(
+        new RemoteLimits(Duration.ofMillis(2500), Duration.ofSeconds(1), 0, 1L << 30, 64L << 20),
+        limits);
   }
 
   @ParameterizedTest

@@ -30,6 +30,7 @@ public final class BodyBuffer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final long announced;
   private final String source;
+  private final long max;
   private ArrowBuf buf;
   private long written;
 
@@ -42,10 +43,20 @@ public final class BodyBuffer implements AutoCloseable {
    * @param source what the body is, for error messages: {@code key 'a/b' (https://host/a/b)}
    */
   public BodyBuffer(BufferAllocator allocator, long announced, String source) {
+    this(allocator, announced, source, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #BodyBuffer(BufferAllocator, long, String)}, never allocating a buffer larger than
+   * {@code max} bytes: a body that grows past it is refused ({@link #append} throws, freeing the
+   * buffer), as the caller refuses an announced length past it before making this.
+   */
+  public BodyBuffer(BufferAllocator allocator, long announced, String source, long max) {
     this.allocator = allocator;
     this.announced = announced;
     this.source = source;
-    this.buf = allocator.buffer(announced >= 0 ? announced : FIRST_GUESS);
+    this.max = max;
+    this.buf = allocator.buffer(Math.min(max, announced >= 0 ? announced : FIRST_GUESS));
   }
 
   /** The announced length, or -1. */
@@ -80,6 +91,15 @@ public final class BodyBuffer implements AutoCloseable {
       if (announced >= 0 && written + n > announced) {
         throw lengthMismatch(source, announced, written + n);
       }
+      if (written + n > max) {
+        throw new StoreException(
+            source
+                + ": the body passed the cap of "
+                + max
+                + " bytes (at least "
+                + (written + n)
+                + " bytes arrived)");
+      }
       if (written + n > buf.capacity()) {
         grow(written + n);
       }
@@ -92,7 +112,7 @@ public final class BodyBuffer implements AutoCloseable {
   }
 
   private void grow(long needed) {
-    ArrowBuf bigger = allocator.buffer(Math.max(needed, buf.capacity() * 2));
+    ArrowBuf bigger = allocator.buffer(Math.max(needed, Math.min(max, buf.capacity() * 2)));
     bigger.setBytes(0, buf, 0, written);
     buf.close();
     buf = bigger;

@@ -10,6 +10,7 @@ import dev.zaro.arrow.metadata.internal.JsonDocument;
 import dev.zaro.arrow.metadata.internal.V2Metadata;
 import dev.zaro.arrow.metadata.internal.V3DraftMetadata;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
+import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ public final class Hierarchy {
   static final String V3_METADATA = "zarr.json";
 
   private final Store store;
+  private final long maxDocument;
   private final Map<String, NodeMetadata> cache = new ConcurrentHashMap<>();
   private final Map<String, String> unreadable = new ConcurrentHashMap<>();
   private final Object rootLock = new Object();
@@ -65,7 +67,22 @@ public final class Hierarchy {
    * The hierarchy of {@code store}; nothing is read until asked for (the store is not closed here).
    */
   public Hierarchy(Store store) {
+    this(store, RemoteLimits.DEFAULT_MAX_METADATA_SIZE);
+  }
+
+  /**
+   * The hierarchy of {@code store}, whose metadata documents may be at most {@code maxDocument}
+   * bytes each (a larger one fails naming its key and size; see {@link Store#getBytes(String,
+   * long)}).
+   */
+  public Hierarchy(Store store, long maxDocument) {
     this.store = store;
+    this.maxDocument = maxDocument;
+  }
+
+  /** A metadata document, at most {@link #maxDocument} bytes; empty if absent. */
+  private Optional<byte[]> document(String key) {
+    return store.getBytes(key, maxDocument);
   }
 
   /** The store the nodes are read from. */
@@ -117,7 +134,7 @@ public final class Hierarchy {
         return;
       }
       try {
-        Optional<byte[]> v3 = store.getBytes(V3_METADATA);
+        Optional<byte[]> v3 = document(V3_METADATA);
         if (v3.isPresent()) {
           format = 3;
           JsonDocument doc = JsonDocument.parse(V3_METADATA, v3.get());
@@ -131,7 +148,7 @@ public final class Hierarchy {
             consolidated = ConsolidatedMetadata.v3Inline(doc).orElse(null);
           }
         } else {
-          Optional<byte[]> zmetadata = store.getBytes(V2Metadata.ZMETADATA);
+          Optional<byte[]> zmetadata = document(V2Metadata.ZMETADATA);
           if (zmetadata.isPresent()) {
             format = 2;
             consolidated = ConsolidatedMetadata.v2(V2Metadata.ZMETADATA, zmetadata.get());
@@ -332,25 +349,23 @@ public final class Hierarchy {
 
   private Optional<NodeMetadata> loadV3(String path) {
     String key = StoreKeys.join(path, V3_METADATA);
-    return store.getBytes(key).map(doc -> V3Metadata.parse(key, doc));
+    return document(key).map(doc -> V3Metadata.parse(key, doc));
   }
 
   /** A v2 array or group at {@code path}, with its {@code .zattrs}. */
   private Optional<NodeMetadata> loadV2(String path) {
     String attrsKey = StoreKeys.join(path, V2Metadata.ZATTRS);
     String arrayKey = StoreKeys.join(path, V2Metadata.ZARRAY);
-    Optional<byte[]> array = store.getBytes(arrayKey);
+    Optional<byte[]> array = document(arrayKey);
     if (array.isPresent()) {
       return Optional.of(
-          V2Metadata.parseArray(
-              arrayKey, array.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+          V2Metadata.parseArray(arrayKey, array.get(), attrsKey, document(attrsKey).orElse(null)));
     }
     String groupKey = StoreKeys.join(path, V2Metadata.ZGROUP);
-    Optional<byte[]> group = store.getBytes(groupKey);
+    Optional<byte[]> group = document(groupKey);
     if (group.isPresent()) {
       return Optional.of(
-          V2Metadata.parseGroup(
-              groupKey, group.get(), attrsKey, store.getBytes(attrsKey).orElse(null)));
+          V2Metadata.parseGroup(groupKey, group.get(), attrsKey, document(attrsKey).orElse(null)));
     }
     return Optional.empty();
   }

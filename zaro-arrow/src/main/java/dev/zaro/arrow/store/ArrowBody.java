@@ -35,19 +35,30 @@ import org.apache.arrow.memory.BufferAllocator;
 final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   private final BufferAllocator allocator;
   private final String where;
+  private final ReplyLimit limit;
   private final List<Sink> sinks = new ArrayList<>(1);
   private final List<ArrowBuf> adopted = new ArrayList<>(1);
   private boolean abandoned;
   private volatile String errorText; // the start of an error reply's body (java.net.http), or null
 
-  ArrowBody(BufferAllocator allocator, String key, URI url) {
-    this(allocator, "key '" + key + "' (" + url + ")");
+  /** A handler for a read of {@code key} at {@code url}, its body bounded by {@code limit}. */
+  ArrowBody(BufferAllocator allocator, String key, URI url, ReplyLimit limit) {
+    this(allocator, "key '" + key + "' (" + url + ")", limit);
   }
 
-  /** A handler whose messages name the request as {@code where} (a request for no key). */
-  ArrowBody(BufferAllocator allocator, String where) {
+  /**
+   * A handler whose messages name the request as {@code where} (a request for no key), its body
+   * bounded by {@code limit}.
+   */
+  ArrowBody(BufferAllocator allocator, String where, ReplyLimit limit) {
     this.allocator = allocator;
     this.where = where;
+    this.limit = limit;
+  }
+
+  /** This attempt's bound on its body and its no-progress clock. */
+  ReplyLimit limit() {
+    return limit;
   }
 
   @Override
@@ -59,7 +70,12 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
     if (status != 200 && status != 206) {
       return HttpResponse.BodySubscribers.replacing(null);
     }
-    Sink sink = new Sink(announced(info));
+    limit.touch();
+    long announced = announced(info);
+    Sink sink = new Sink(announced, status);
+    if (announced > limit.maxBody(status)) { // refused before anything is allocated
+      sink.refused = limit.refused(where, status, announced, true);
+    }
     synchronized (this) {
       if (abandoned) {
         sink.abandon();
@@ -276,13 +292,16 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
   private final class Sink implements HttpResponse.BodySubscriber<ArrowBuf> {
     private final CompletableFuture<ArrowBuf> result = new CompletableFuture<>();
     private final long expected;
+    private final int status;
+    private StoreException refused; // set before it subscribes: fail at once, allocate nothing
     private Flow.Subscription subscription;
     private BodyBuffer body; // while the body arrives
     private ArrowBuf done; // the complete body, freed by abandon() if its response reaches no one
     private boolean finished;
 
-    Sink(long expected) {
+    Sink(long expected, int status) {
       this.expected = expected;
+      this.status = status;
     }
 
     @Override
@@ -294,9 +313,12 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
     public void onSubscribe(Flow.Subscription s) {
       synchronized (this) {
         subscription = s;
+        if (refused != null) {
+          fail(refused);
+        }
         if (!finished) {
           try {
-            body = new BodyBuffer(allocator, expected, where);
+            body = new BodyBuffer(allocator, expected, where, limit.maxBody(status));
           } catch (RuntimeException e) {
             fail(e);
           }
@@ -315,8 +337,13 @@ final class ArrowBody implements HttpResponse.BodyHandler<ArrowBuf> {
         if (finished) {
           return;
         }
+        limit.touch();
         try {
           for (ByteBuffer item : items) {
+            long got = body.written() + item.remaining();
+            if (got > limit.maxBody(status)) {
+              throw limit.refused(where, status, got, false);
+            }
             body.append(item);
           }
         } catch (RuntimeException e) {

@@ -265,6 +265,20 @@ public final class FileStore implements Store {
     }
   }
 
+  /** {@inheritDoc} The file's size is checked before it is read. */
+  @Override
+  public Optional<byte[]> getBytes(String key, long maxBytes) {
+    Path file = resolve(key);
+    try {
+      if (Files.isRegularFile(file) && Files.size(file) > maxBytes) {
+        throw Store.tooLarge(this, key, Files.size(file), maxBytes);
+      }
+    } catch (IOException e) {
+      throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
+    }
+    return Store.super.getBytes(key, maxBytes); // checked again: it may have grown since
+  }
+
   @Override
   public Stream<String> list(String prefix) {
     return list(prefix, dir -> false);

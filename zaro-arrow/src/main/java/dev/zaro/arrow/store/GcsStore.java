@@ -124,6 +124,11 @@ public final class GcsStore implements Store {
     return http.getBytes(key);
   }
 
+  @Override
+  public Optional<byte[]> getBytes(String key, long maxBytes) {
+    return http.getBytes(key, maxBytes);
+  }
+
   /** Lists through the JSON API; falls back to consolidated metadata if listing is denied. */
   @Override
   public Stream<String> list(String keyPrefix) {

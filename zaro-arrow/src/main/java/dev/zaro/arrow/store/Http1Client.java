@@ -128,10 +128,10 @@ final class Http1Client implements AutoCloseable {
   /** The client all HTTP stores of the process share (its thread is a daemon). */
   static Http1Client shared() {
     Http1Client c = shared;
-    if (c == null) {
+    if (c == null || c.closed) {
       synchronized (Http1Client.class) {
         c = shared;
-        if (c == null) {
+        if (c == null || c.closed) { // a client whose selector failed is replaced, never reused
           c = new Http1Client();
           shared = c;
         }
@@ -189,8 +189,8 @@ final class Http1Client implements AutoCloseable {
   }
 
   /**
-   * {@link #send(String, URI, Map, BufferAllocator, String, Progress, Duration)} with no progress
-   * and no connect timeout of its own.
+   * {@link #send(String, URI, Map, BufferAllocator, String, Progress, Duration, ReplyLimit)} with
+   * no progress, no connect timeout of its own and no limit.
    */
   CompletableFuture<Response> send(
       String method,
@@ -198,7 +198,7 @@ final class Http1Client implements AutoCloseable {
       Map<String, String> headers,
       BufferAllocator allocator,
       String where) {
-    return send(method, url, headers, allocator, where, null, Duration.ZERO);
+    return send(method, url, headers, allocator, where, null, Duration.ZERO, null);
   }
 
   /**
@@ -213,6 +213,9 @@ final class Http1Client implements AutoCloseable {
    *     close-delimited bodies, whose buffer may move as it grows, are not told of), or null
    * @param connectTimeout how long a new connection may take to open before the request fails with
    *     an {@link IOException} (retriable); zero or negative for no limit of its own
+   * @param limit the most body bytes the reply may bring (a longer announced body is refused before
+   *     it is allocated; a chunked or close-delimited one grows up to it), stamped with every event
+   *     of the request's connection; or null for neither
    */
   @SuppressWarnings("FutureReturnValueIgnored") // the callback only frees a cancelled request
   CompletableFuture<Response> send(
@@ -222,7 +225,8 @@ final class Http1Client implements AutoCloseable {
       BufferAllocator allocator,
       String where,
       Progress progress,
-      Duration connectTimeout) {
+      Duration connectTimeout,
+      ReplyLimit limit) {
     CompletableFuture<Response> future = new CompletableFuture<>();
     if (!("http".equalsIgnoreCase(url.getScheme()) || "https".equalsIgnoreCase(url.getScheme()))
         || url.getHost() == null) {
@@ -230,15 +234,15 @@ final class Http1Client implements AutoCloseable {
           new StoreException(where + ": not an http or https URL: " + url));
       return future;
     }
-    Exchange ex = new Exchange(method, url, headers, allocator, where, future, progress);
+    Exchange ex = new Exchange(method, url, headers, allocator, where, future, progress, limit);
     ex.connectTimeoutNanos = connectTimeout.isNegative() ? 0 : connectTimeout.toNanos();
     future.whenComplete(
         (r, e) -> {
           if (future.isCancelled()) {
-            submit(() -> ex.abort());
+            submit(() -> ex.crashSafe(ex::abort));
           }
         });
-    submit(() -> start(ex));
+    submit(() -> startSafely(ex));
     return future;
   }
 
@@ -275,18 +279,22 @@ final class Http1Client implements AutoCloseable {
         selector.select(nextWaitMillis());
         Runnable task;
         while ((task = tasks.poll()) != null) {
-          task.run();
+          task.run(); // each guards its own request: startSafely, Exchange.abort
         }
         for (SelectionKey key : selector.selectedKeys()) {
           Conn c = (Conn) key.attachment();
           if (key.isValid()) {
-            c.ready(key);
+            try {
+              c.ready(key);
+            } catch (Throwable t) { // an Error too: it fails this connection's request only
+              c.crashed(t);
+            }
           }
         }
         selector.selectedKeys().clear();
         expireConnects();
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (Throwable e) { // the selector itself failed: every request fails, none hangs
       closed = true;
     } finally {
       shutdown();
@@ -342,6 +350,11 @@ final class Http1Client implements AutoCloseable {
     } catch (IOException e) {
       // closing anyway
     }
+  }
+
+  /** {@link #start}, failing the request on any {@link Throwable} instead of the I/O thread. */
+  private void startSafely(Exchange ex) {
+    ex.crashSafe(() -> start(ex));
   }
 
   private void start(Exchange ex) {
@@ -437,7 +450,7 @@ final class Http1Client implements AutoCloseable {
   }
 
   /** One request and its reply; the state lives on the I/O thread once started. */
-  private final class Exchange {
+  private static final class Exchange {
     final String method;
     final URI url;
     final boolean tls;
@@ -447,6 +460,7 @@ final class Http1Client implements AutoCloseable {
     final String where;
     final CompletableFuture<Response> future;
     final Progress progress; // or null
+    final ReplyLimit limit; // or null: no bound, no activity clock
     final ByteBuffer request;
     Conn conn;
     long connectTimeoutNanos; // 0: none of its own
@@ -466,7 +480,7 @@ final class Http1Client implements AutoCloseable {
     byte[] errorBytes; // the start of an error reply's body (status >= 400), or null
     int errorLength;
     long received; // body bytes so far
-    Chunks chunks; // the chunked decoder's state
+    ChunkedBody chunks; // the chunked decoder's state
 
     Exchange(
         String method,
@@ -475,9 +489,11 @@ final class Http1Client implements AutoCloseable {
         BufferAllocator allocator,
         String where,
         CompletableFuture<Response> future,
-        Progress progress) {
+        Progress progress,
+        ReplyLimit limit) {
       this.method = method;
       this.progress = progress;
+      this.limit = limit;
       this.url = url;
       this.tls = "https".equalsIgnoreCase(url.getScheme());
       this.port = url.getPort() >= 0 ? url.getPort() : tls ? 443 : 80;
@@ -532,6 +548,9 @@ final class Http1Client implements AutoCloseable {
         if (body != null) {
           body.setBytes(received, part);
         } else {
+          if (limit != null && received + n > limit.maxBody(status)) {
+            throw limit.refused(where, status, received + n, false);
+          }
           appender.append(part);
         }
       } else if (errorBytes != null && errorLength < errorBytes.length) {
@@ -564,7 +583,7 @@ final class Http1Client implements AutoCloseable {
         return false;
       }
       if (chunked) {
-        return chunks.done;
+        return chunks.done();
       }
       return bodyLength >= 0 && received == bodyLength;
     }
@@ -592,54 +611,17 @@ final class Http1Client implements AutoCloseable {
     }
 
     private void parseHead() {
-      String text = new String(head, 0, headLength - 4, StandardCharsets.ISO_8859_1);
-      // by hand: String.split on a two-character separator compiles a regex for every reply
-      List<String> lines = new ArrayList<>(12);
-      for (int from = 0; ; ) {
-        int at = text.indexOf("\r\n", from);
-        if (at < 0) {
-          lines.add(text.substring(from));
-          break;
-        }
-        lines.add(text.substring(from, at));
-        from = at + 2;
-      }
-      String[] statusLine = lines.get(0).split(" ", 3);
-      if (statusLine.length < 2 || !statusLine[0].startsWith("HTTP/1.")) {
-        throw new StoreException(where + ": not an HTTP/1.x reply: '" + lines.get(0) + "'");
-      }
-      int code;
-      try {
-        code = Integer.parseInt(statusLine[1]);
-      } catch (NumberFormatException e) {
-        throw new StoreException(where + ": bad status line '" + lines.get(0) + "'", e);
-      }
-      Map<String, List<String>> map = new HashMap<>();
-      for (int i = 1; i < lines.size(); i++) {
-        int colon = lines.get(i).indexOf(':');
-        if (colon <= 0) {
-          throw new StoreException(where + ": bad header line '" + lines.get(i) + "'");
-        }
-        map.computeIfAbsent(
-                lines.get(i).substring(0, colon).trim().toLowerCase(Locale.ROOT),
-                k -> new ArrayList<>(1))
-            .add(lines.get(i).substring(colon + 1).trim());
-      }
-      if (code >= 100 && code < 200) {
+      ReplyHead reply = ReplyHead.parse(head, headLength - 4, where);
+      if (reply.interim()) {
         headLength = 0; // an interim reply (100 Continue): the real one follows
         return;
       }
+      int code = reply.status();
       status = code;
-      headers = map;
+      headers = reply.headers();
       head = null;
-      Response probe = new Response(code, map, null, null);
-      String connection = probe.header("connection").orElse("").toLowerCase(Locale.ROOT);
-      keepAlive =
-          statusLine[0].equals("HTTP/1.1")
-              ? !connection.contains("close")
-              : connection.contains("keep-alive");
-      boolean noBody =
-          method.equals("HEAD") || code == 204 || code == 304 || (code >= 100 && code < 200);
+      keepAlive = reply.keepAlive();
+      boolean noBody = method.equals("HEAD") || code == 204 || code == 304;
       wanted = !noBody && (code == 200 || code == 206);
       if (!noBody && keepsErrorText(code)) {
         errorBytes = new byte[ERROR_TEXT_BYTES];
@@ -648,33 +630,26 @@ final class Http1Client implements AutoCloseable {
         bodyLength = 0;
         return;
       }
-      chunked =
-          probe.header("transfer-encoding").orElse("").toLowerCase(Locale.ROOT).contains("chunked");
-      if (chunked) {
-        chunks = new Chunks();
-        if (wanted) {
-          appender = new BodyBuffer(allocator, -1, where);
-        }
-        return;
+      chunked = reply.chunked();
+      long length = chunked ? -1 : reply.contentLength(where);
+      long max = limit == null || !wanted ? Long.MAX_VALUE : limit.maxBody(code);
+      if (length > max) { // refused before a byte of it is allocated
+        throw limit.refused(where, code, length, true);
       }
-      Optional<String> length = probe.header("content-length");
-      if (length.isPresent()) {
-        try {
-          bodyLength = Long.parseLong(length.get());
-        } catch (NumberFormatException e) {
-          throw new StoreException(where + ": bad Content-Length '" + length.get() + "'", e);
-        }
-        if (bodyLength < 0) {
-          throw new StoreException(where + ": bad Content-Length '" + length.get() + "'");
-        }
+      if (length >= 0) {
+        bodyLength = length;
         if (wanted) {
           body = allocator.buffer(bodyLength);
         }
+        return;
+      }
+      if (chunked) {
+        chunks = new ChunkedBody(where, this::take);
       } else {
         keepAlive = false; // the body ends when the server closes the connection
-        if (wanted) {
-          appender = new BodyBuffer(allocator, -1, where);
-        }
+      }
+      if (wanted) { // grows as its bytes arrive, up to the limit
+        appender = new BodyBuffer(allocator, -1, where, max);
       }
     }
 
@@ -741,6 +716,35 @@ final class Http1Client implements AutoCloseable {
       future.completeExceptionally(e);
     }
 
+    /**
+     * Runs {@code step} of this exchange on the I/O thread; if it throws anything (an {@link Error}
+     * too), fails this request naming it, and the loop goes on.
+     */
+    void crashSafe(Runnable step) {
+      try {
+        step.run();
+      } catch (Throwable t) {
+        if (conn != null && conn.ex == this) {
+          conn.crashed(t);
+        } else {
+          crashed(t, hostPort);
+        }
+      }
+    }
+
+    /** Handling this exchange threw {@code t}: fails it with a message naming the request. */
+    void crashed(Throwable t, String host) {
+      try {
+        release();
+      } catch (Throwable ignored) {
+        // what it held is lost with the failure
+      }
+      future.completeExceptionally(
+          t instanceof StoreException
+              ? t
+              : new StoreException(where + ": handling the reply of " + host + " failed: " + t, t));
+    }
+
     /** Cancelled: drops the connection (its reply would be out of step) and the body. */
     void abort() {
       if (conn != null && conn.ex == this) {
@@ -748,65 +752,6 @@ final class Http1Client implements AutoCloseable {
         conn.closeChannel();
       }
       release();
-    }
-
-    /** A reply in {@code Transfer-Encoding: chunked}. */
-    private final class Chunks {
-      private final StringBuilder line = new StringBuilder();
-      private long left = -1; // data bytes left in this chunk; -1 reading a size line
-      private boolean crlf; // the CRLF after a chunk's data
-      private boolean trailers;
-      boolean done;
-
-      void feed(ByteBuffer in) {
-        while (in.hasRemaining() && !done) {
-          if (left > 0) {
-            int n = (int) Math.min(left, in.remaining());
-            ByteBuffer part = in.slice();
-            part.limit(n);
-            take(part);
-            in.position(in.position() + n);
-            left -= n;
-            if (left == 0) {
-              crlf = true;
-            }
-            continue;
-          }
-          char c = (char) (in.get() & 0xff);
-          if (c != '\n') {
-            if (line.length() > 4096) {
-              throw new StoreException(where + ": a chunk header line is too long");
-            }
-            line.append(c);
-            continue;
-          }
-          String text = line.toString().strip();
-          line.setLength(0);
-          if (crlf) {
-            if (!text.isEmpty()) {
-              throw new StoreException(where + ": no CRLF after a chunk's data");
-            }
-            crlf = false;
-            left = -1;
-          } else if (trailers) {
-            done = text.isEmpty();
-          } else {
-            int semi = text.indexOf(';');
-            String size = semi < 0 ? text : text.substring(0, semi).strip();
-            try {
-              left = Long.parseLong(size, 16);
-            } catch (NumberFormatException e) {
-              throw new StoreException(where + ": bad chunk size '" + size + "'", e);
-            }
-            if (left < 0) {
-              throw new StoreException(where + ": bad chunk size '" + size + "'");
-            }
-            if (left == 0) {
-              trailers = true;
-            }
-          }
-        }
-      }
     }
   }
 
@@ -855,6 +800,9 @@ final class Http1Client implements AutoCloseable {
           dropIdle(this);
         }
         return;
+      }
+      if (ex.limit != null) {
+        ex.limit.touch(); // the no-progress clock of the request policy
       }
       try {
         if (k.isConnectable()) {
@@ -1039,6 +987,24 @@ final class Http1Client implements AutoCloseable {
       closeChannel();
       if (x != null) {
         x.fail(e);
+      }
+    }
+
+    /**
+     * Handling this connection threw {@code t} (an {@link Error} such as an {@link
+     * OutOfMemoryError} too): closes it and fails its request, if any, naming it; the I/O thread
+     * goes on with the other connections.
+     */
+    void crashed(Throwable t) {
+      Exchange x = ex;
+      ex = null;
+      try {
+        dropIdle(this);
+      } catch (Throwable ignored) {
+        // closing anyway
+      }
+      if (x != null) {
+        x.crashed(t, hostPort);
       }
     }
 

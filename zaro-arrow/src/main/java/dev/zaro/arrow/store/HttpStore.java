@@ -134,6 +134,7 @@ public final class HttpStore implements Store {
     this.policy =
         new RequestPolicy(
             options.retry().requestTimeout(),
+            options.retry().timeout(),
             options.retry().maxAttempts(),
             options.retry().initialBackoff(),
             options.retry().maxBackoff(),
@@ -219,7 +220,7 @@ public final class HttpStore implements Store {
     if (ContentRange.isEmpty(range)) { // a HEAD: through zaro's client as GETs go, unless jdk
       HttpRequest head = request(url, null, true);
       return useHttp1()
-          ? send(head, key, url, () -> new ArrowBody(allocator, key, url))
+          ? send(head, key, url, () -> body(allocator, key, url, range))
               .thenCompose(r -> emptyRange(key, url, range, r, allocator))
           : send(head, key, url, HttpResponse.BodyHandlers::ofByteArray)
               .thenCompose(r -> emptyRange(key, url, range, r, allocator));
@@ -234,7 +235,7 @@ public final class HttpStore implements Store {
             request(url, ContentRange.requestHeader(range), false),
             key,
             url,
-            () -> new ArrowBody(allocator, key, url)));
+            () -> body(allocator, key, url, range)));
   }
 
   /**
@@ -314,7 +315,7 @@ public final class HttpStore implements Store {
     CompletableFuture<HttpResponse<ArrowBuf>> sent =
         policy.send(
             where(key, url),
-            () -> new StreamedAttempt(request, new ArrowBody(allocator, key, url), relay),
+            () -> new StreamedAttempt(request, body(allocator, key, url, range), relay),
             new Replies<>());
     return delivered(key, url, range, allocator, relay, sent);
   }
@@ -350,33 +351,53 @@ public final class HttpStore implements Store {
     public void abandon() {
       body.abandon();
     }
+
+    @Override
+    public long lastActivityNanos() {
+      return body.limit().lastActivityNanos();
+    }
   }
 
   @Override
   public Optional<byte[]> getBytes(String key) {
+    return whole(
+        key, Math.min(options.maxObjectSize(), Integer.MAX_VALUE - 8), "--max-object-size");
+  }
+
+  /**
+   * {@inheritDoc} A reply announcing more (or whose chunked body grows past it) is refused before
+   * its body is allocated.
+   */
+  @Override
+  public Optional<byte[]> getBytes(String key, long maxBytes) {
+    return whole(key, maxBytes, "--max-metadata-size");
+  }
+
+  /** {@code key}'s whole value, at most {@code max} bytes ({@code cap} names who said so). */
+  private Optional<byte[]> whole(String key, long max, String cap) {
     URI url = url(key);
-    if (useHttp1()) { // through the body path, into a buffer of COPIES, copied out
-      Optional<ArrowBuf> body = get(key, ByteRange.ALL, COPIES);
-      if (body.isEmpty()) {
-        return Optional.empty();
-      }
-      try (ArrowBuf buf = body.get()) {
-        byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
-        buf.getBytes(0, out);
-        return Optional.of(out);
-      }
+    Optional<ArrowBuf> body =
+        Futures.await(
+            delivered(
+                key,
+                url,
+                ByteRange.ALL,
+                COPIES,
+                null,
+                send(
+                    request(url, null, false),
+                    key,
+                    url,
+                    () -> new ArrowBody(COPIES, key, url, new ReplyLimit(-1, max, cap)))),
+            key);
+    if (body.isEmpty()) {
+      return Optional.empty();
     }
-    return Futures.await(
-        send(request(url, null, false), key, url, HttpResponse.BodyHandlers::ofByteArray)
-            .thenApply(
-                r -> {
-                  if (absent(r)) {
-                    return Optional.<byte[]>empty();
-                  }
-                  checkStatus(key, url, r);
-                  return Optional.of(r.body());
-                }),
-        key);
+    try (ArrowBuf buf = body.get()) {
+      byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
+      buf.getBytes(0, out);
+      return Optional.of(out);
+    }
   }
 
   /**
@@ -451,7 +472,7 @@ public final class HttpStore implements Store {
       return send(request, where, HttpResponse.BodyHandlers::discarding)
           .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], ""));
     }
-    return send(request, where, () -> new ArrowBody(COPIES, where)) // a HEAD reply has no body
+    return send(request, where, () -> body(COPIES, where)) // a HEAD reply has no body
         .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
   }
 
@@ -466,8 +487,7 @@ public final class HttpStore implements Store {
           r.body() == null ? new byte[0] : r.body(),
           serverSays(r));
     }
-    HttpResponse<ArrowBuf> r =
-        Futures.await(send(request, where, () -> new ArrowBody(COPIES, where)), what);
+    HttpResponse<ArrowBuf> r = Futures.await(send(request, where, () -> body(COPIES, where)), what);
     byte[] body;
     try (ArrowBuf buf = r.body()) {
       if (buf != null) {
@@ -530,6 +550,17 @@ public final class HttpStore implements Store {
   private <T> CompletableFuture<HttpResponse<T>> send(
       HttpRequest request, String where, Supplier<HttpResponse.BodyHandler<T>> bodies) {
     return policy.send(where, () -> new Attempt<>(request, bodies.get()), new Replies<>());
+  }
+
+  /** A body handler for one attempt of a read of {@code range} of {@code key}. */
+  private ArrowBody body(BufferAllocator allocator, String key, URI url, ByteRange range) {
+    return new ArrowBody(allocator, key, url, ReplyLimit.of(range, options.maxObjectSize()));
+  }
+
+  /** A body handler for one attempt of a request for no key (a listing page, a HEAD). */
+  private ArrowBody body(BufferAllocator allocator, String where) {
+    return new ArrowBody(
+        allocator, where, new ReplyLimit(-1, options.maxObjectSize(), "--max-object-size"));
   }
 
   /** How messages name a request: {@code key 'a/b' (URL)}. */
@@ -596,7 +627,8 @@ public final class HttpStore implements Store {
                 body.allocator(),
                 body.where(),
                 progress,
-                options.retry().connectTimeout());
+                options.retry().connectTimeout(),
+                body.limit());
     current.set(raw);
     if (mapped.isCancelled()) {
       raw.cancel(true); // cancelled between two hops
@@ -716,6 +748,13 @@ public final class HttpStore implements Store {
       if (handler instanceof ArrowBody body) {
         body.abandon();
       }
+    }
+
+    @Override
+    public long lastActivityNanos() {
+      return handler instanceof ArrowBody body
+          ? body.limit().lastActivityNanos()
+          : RequestPolicy.Call.super.lastActivityNanos();
     }
 
     @Override
@@ -941,7 +980,8 @@ public final class HttpStore implements Store {
     checkStatus(key, url, head);
     OptionalLong length = head.headers().firstValueAsLong("Content-Length");
     if (length.isEmpty()) {
-      return send(request(url, null, false), key, url, () -> new ArrowBody(allocator, key, url))
+      return send(
+              request(url, null, false), key, url, () -> body(allocator, key, url, ByteRange.ALL))
           .thenApply(r -> toBuffer(key, url, range, r, allocator));
     }
     return CompletableFuture.completedFuture(

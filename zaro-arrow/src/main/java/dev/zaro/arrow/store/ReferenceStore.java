@@ -59,6 +59,14 @@ public final class ReferenceStore implements ReferenceBackedStore {
    * URL ({@code http(s)://}, {@code gs://}, {@code s3://}, ...).
    */
   public static ReferenceStore open(String location) {
+    return open(location, RemoteLimits.DEFAULT);
+  }
+
+  /**
+   * {@link #open(String)}, the reference file read with {@code limits}: over the network with its
+   * timeouts, and at most {@link RemoteLimits#maxMetadataSize} bytes wherever it is.
+   */
+  public static ReferenceStore open(String location, RemoteLimits limits) {
     String name = "reference+json://" + location;
     if (location == null || location.isBlank()) {
       throw new StoreException("store '" + name + "': no reference file given");
@@ -68,6 +76,18 @@ public final class ReferenceStore implements ReferenceBackedStore {
       Path file = where.localPath().toAbsolutePath().normalize();
       byte[] doc;
       try {
+        if (Files.size(file) > limits.maxMetadataSize()) {
+          throw new StoreException(
+              "store '"
+                  + name
+                  + "': the reference file "
+                  + file
+                  + " is "
+                  + Files.size(file)
+                  + " bytes, more than the cap of "
+                  + limits.maxMetadataSize()
+                  + " bytes on metadata documents (--max-metadata-size)");
+        }
         doc = Files.readAllBytes(file);
       } catch (NoSuchFileException e) {
         throw new StoreException("store '" + name + "': no such reference file: " + file);
@@ -81,9 +101,9 @@ public final class ReferenceStore implements ReferenceBackedStore {
     StoreLocation.FileIn file =
         where.fileIn("store '" + name + "': the reference file URL names no file");
     byte[] doc;
-    try (Store dir = Stores.open(file.folder())) {
+    try (Store dir = Stores.open(StoreLocation.parse(file.folder()).withLimits(limits))) {
       doc =
-          dir.getBytes(file.key())
+          dir.getBytes(file.key(), limits.maxMetadataSize())
               .orElseThrow(
                   () ->
                       new StoreException(

@@ -91,6 +91,36 @@ public interface Store extends AutoCloseable {
   Optional<byte[]> getBytes(String key);
 
   /**
+   * Reads a whole value of at most {@code maxBytes} onto the heap (a metadata document, whose size
+   * a hostile or broken server must not choose); empty if absent. Remote stores refuse a larger one
+   * as soon as its reply announces its length (or its bytes pass the cap), before reading it; local
+   * ones check its size first; this default reads it, then checks.
+   *
+   * @throws StoreException naming the key, the value's size and the cap when it is larger
+   */
+  default Optional<byte[]> getBytes(String key, long maxBytes) {
+    Optional<byte[]> got = getBytes(key);
+    if (got.isPresent() && got.get().length > maxBytes) {
+      throw tooLarge(this, key, got.get().length, maxBytes);
+    }
+    return got;
+  }
+
+  /** The error for a value of {@code size} bytes read with a cap of {@code maxBytes}. */
+  static StoreException tooLarge(Store store, String key, long size, long maxBytes) {
+    return new StoreException(
+        "key '"
+            + key
+            + "' in "
+            + store.describe()
+            + " is "
+            + size
+            + " bytes, more than the cap of "
+            + maxBytes
+            + " bytes on metadata documents (--max-metadata-size)");
+  }
+
+  /**
    * Asynchronous {@link #get}; remote stores override this to keep many requests in flight. The
    * caller owns (closes) the buffer the future completes with.
    */

@@ -53,11 +53,29 @@ public final class StoreLocation {
     }
   }
 
-  private StoreLocation(String location, String scheme, String rest, String query) {
+  private final RemoteLimits limits;
+
+  private StoreLocation(
+      String location, String scheme, String rest, String query, RemoteLimits limits) {
     this.location = location;
     this.scheme = scheme;
     this.rest = rest;
     this.query = query;
+    this.limits = limits;
+  }
+
+  /**
+   * The timeouts, retries and size caps a remote store opened here applies ({@link
+   * RemoteLimits#DEFAULT} unless {@link #withLimits} said otherwise): not part of the location's
+   * text, the settings its opener gives (CLI flags, {@code ZaroOptions.remote}).
+   */
+  public RemoteLimits limits() {
+    return limits;
+  }
+
+  /** This location, its stores opened with {@code limits}. */
+  public StoreLocation withLimits(RemoteLimits limits) {
+    return new StoreLocation(location, scheme, rest, query, limits);
   }
 
   /**
@@ -71,7 +89,7 @@ public final class StoreLocation {
     }
     int sep = location.indexOf("://");
     if (sep < 0) {
-      return new StoreLocation(location, "", location, "");
+      return new StoreLocation(location, "", location, "", RemoteLimits.DEFAULT);
     }
     String scheme = location.substring(0, sep).toLowerCase(Locale.ROOT);
     scheme = ALIASES.getOrDefault(scheme, scheme);
@@ -82,7 +100,7 @@ public final class StoreLocation {
       query = rest.substring(q + 1);
       rest = rest.substring(0, q);
     }
-    return new StoreLocation(location, scheme, rest, query);
+    return new StoreLocation(location, scheme, rest, query, RemoteLimits.DEFAULT);
   }
 
   /** The location as given. */

@@ -364,7 +364,8 @@ class Http1ClientTest {
                     allocator,
                     "key 'k'",
                     null,
-                    Duration.ofMillis(200));
+                    Duration.ofMillis(200),
+                    null);
             break;
           }
         }

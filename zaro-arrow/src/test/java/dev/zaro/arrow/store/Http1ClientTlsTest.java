@@ -153,7 +153,7 @@ class Http1ClientTlsTest extends Http1ClientTest {
               ExecutionException.class,
               () ->
                   client
-                      .send("GET", url, Map.of(), allocator, "key 'k'", null, Duration.ZERO)
+                      .send("GET", url, Map.of(), allocator, "key 'k'", null, Duration.ZERO, null)
                       .get(10, TimeUnit.SECONDS));
       StoreException refused = assertInstanceOf(StoreException.class, e.getCause());
       assertTrue(refused.getMessage().contains("127.0.0.2"), refused.getMessage());
@@ -187,7 +187,8 @@ class Http1ClientTlsTest extends Http1ClientTest {
                 allocator,
                 "key 'big'",
                 (status, body, offset, length) -> told.add(new long[] {offset, length}),
-                Duration.ZERO)
+                Duration.ZERO,
+                null)
             .get(30, TimeUnit.SECONDS);
     try (ArrowBuf body = r.body()) {
       assertEquals(206, r.status());

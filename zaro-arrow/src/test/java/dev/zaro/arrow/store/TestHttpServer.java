@@ -76,7 +76,9 @@ public final class TestHttpServer implements AutoCloseable {
     /** A 206 with the Content-Range asked for, but a body one byte shorter (complete, framed). */
     SHORT_BODY,
     /** The reply without Content-Length (chunked transfer coding). */
-    CHUNKED
+    CHUNKED,
+    /** A reply announcing a terabyte (Content-Length 2^40), 16 bytes of it, then a close. */
+    HUGE_LENGTH
   }
 
   static {
@@ -356,6 +358,11 @@ public final class TestHttpServer implements AutoCloseable {
       ex.getResponseHeaders().set("Content-Length", Long.toString(length));
       ex.sendResponseHeaders(status, -1);
       return;
+    }
+    if (fault == Fault.HUGE_LENGTH) {
+      ex.sendResponseHeaders(status, 1L << 40);
+      ex.getResponseBody().write(all, (int) first, Math.min(16, length));
+      return; // short of the declared length: the connection drops
     }
     if (fault == Fault.LONG_BODY || fault == Fault.SHORT_BODY) {
       int sent = fault == Fault.LONG_BODY ? length + 1 : length - 1;

@@ -27,9 +27,10 @@ public final class BuiltInStores implements StoreProvider {
   public Store open(StoreLocation location) {
     return switch (location.scheme()) {
       case "file" -> new FileStore(location.localPath());
-      case "http", "https" -> new HttpStore(location.uri());
-      case "gs" -> GcsStore.open(location, HttpOptions.DEFAULT);
-      case "reference+json" -> ReferenceStore.open(location.inner());
+      case "http", "https" ->
+          new HttpStore(location.uri(), HttpOptions.DEFAULT.withLimits(location.limits()));
+      case "gs" -> GcsStore.open(location, HttpOptions.DEFAULT.withLimits(location.limits()));
+      case "reference+json" -> ReferenceStore.open(location.inner(), location.limits());
       default -> throw location.error("not a built-in scheme");
     };
   }

@@ -111,6 +111,17 @@ public record ContentRange(long first, long last, long total) {
   }
 
   /**
+   * How many bytes a partial reply to {@code range} may bring at most: a prefix or suffix range's
+   * length; -1 for the whole value (which only a store's cap on whole objects bounds).
+   */
+  public static long askedLength(ByteRange range) {
+    if (range instanceof ByteRange.FromStart f) {
+      return f.length();
+    }
+    return range instanceof ByteRange.Suffix s ? s.length() : -1;
+  }
+
+  /**
    * Whether {@code range} asks for no bytes: servers refuse such a {@code Range}, so remote stores
    * learn the value's size (a HEAD request) and answer with {@link #emptyRange}.
    */

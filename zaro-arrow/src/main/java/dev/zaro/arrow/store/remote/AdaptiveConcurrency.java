@@ -119,6 +119,18 @@ final class AdaptiveConcurrency {
     drain();
   }
 
+  /**
+   * Ends one request started with {@code permit} that says nothing of the host: one cancelled
+   * before it was sent, or a hedged copy that lost its race. Frees the permit and leaves the limit
+   * as it is.
+   */
+  public void abandon(Permit permit) {
+    synchronized (this) {
+      inFlight--;
+    }
+    drain();
+  }
+
   /** The current limit. */
   public synchronized int limit() {
     return limit;

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -31,8 +32,16 @@ import java.util.function.Supplier;
  *   <li>Status {@code 5xx} and {@code 429}, timeouts and broken connections ({@link IOException})
  *       are retried, at most {@code maxAttempts} attempts in all; the last reply (passed through
  *       {@link Replies#exhausted}, or a {@link StoreException} naming the attempts) is the result.
- *   <li>Every attempt has a deadline ({@code requestTimeout}) from the moment the limit lets it
- *       start; an attempt past it is cancelled.
+ *   <li>Every request has a total deadline ({@code timeout}) from the moment it is sent here: its
+ *       time waiting for the host's limit, every attempt and the backoff between them. Past it the
+ *       request fails with one line naming the host, the request and how long it waited, and the
+ *       attempt in flight (or waiting) is cancelled.
+ *   <li>An attempt that hears nothing from its server for {@code requestTimeout} is cancelled and
+ *       retried: its clock starts when the limit lets it start (queueing is the total deadline's
+ *       business) and restarts with every sign of progress its {@link Call#lastActivityNanos} gives
+ *       (zaro's HTTP client stamps every connection event); a call that gives none must end within
+ *       {@code requestTimeout} of its start. Both timeouts count against the host's health: its
+ *       limit halves, as on a {@code 503}.
  *   <li>With hedging on, an attempt still unanswered three times the recent 95th percentile latency
  *       (at least {@value Latencies#FLOOR_MILLIS} ms) after it started (got its permit; time
  *       waiting for the limit is the client's queue, not the host's tail) is sent again and the
@@ -47,6 +56,8 @@ public final class RequestPolicy {
   private static final ScheduledThreadPoolExecutor TIMER = timer();
 
   private final Duration requestTimeout;
+  private final Duration timeout;
+  private final String host;
   private final int maxAttempts;
   private final Duration initialBackoff;
   private final Duration maxBackoff;
@@ -57,7 +68,8 @@ public final class RequestPolicy {
   /**
    * The settings are those of a store's {@code RetryOptions} (which this package cannot name).
    *
-   * @param requestTimeout the deadline of one attempt
+   * @param requestTimeout how long one attempt may go without hearing from its server
+   * @param timeout the deadline of a request: queueing, every attempt and the backoff between
    * @param maxAttempts attempts per request (1 = no retries)
    * @param initialBackoff the wait before the first retry; it doubles for each further one
    * @param maxBackoff the longest wait between attempts
@@ -67,6 +79,7 @@ public final class RequestPolicy {
    */
   public RequestPolicy(
       Duration requestTimeout,
+      Duration timeout,
       int maxAttempts,
       Duration initialBackoff,
       Duration maxBackoff,
@@ -74,6 +87,8 @@ public final class RequestPolicy {
       String host,
       int maxRequests) {
     this.requestTimeout = requestTimeout;
+    this.timeout = timeout;
+    this.host = host;
     this.maxAttempts = maxAttempts;
     this.initialBackoff = initialBackoff;
     this.maxBackoff = maxBackoff;
@@ -88,6 +103,15 @@ public final class RequestPolicy {
 
     /** Frees what an attempt that reaches no one holds (a body being filled). */
     default void abandon() {}
+
+    /**
+     * {@link System#nanoTime()} when the attempt last heard from its server (a connection event, a
+     * reply byte), for the no-progress timeout; {@link Long#MIN_VALUE} when it does not tell (the
+     * attempt must then end within {@code requestTimeout} of its start).
+     */
+    default long lastActivityNanos() {
+      return Long.MIN_VALUE;
+    }
 
     /** Whether the attempt may be hedged (a GET whose body goes into a buffer). */
     default boolean hedgeable() {
@@ -127,8 +151,81 @@ public final class RequestPolicy {
    * @param what the request for messages, for example {@code key 'a/b' (URL)}
    * @param calls makes each attempt
    */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
   public <R> CompletableFuture<R> send(String what, Supplier<Call<R>> calls, Replies<R> replies) {
-    return attempt(what, calls, replies, 1);
+    Tally tally = new Tally();
+    CompletableFuture<R> inner = attempt(what, calls, replies, 1, tally);
+    CompletableFuture<R> out = new CompletableFuture<>();
+    ScheduledFuture<?> deadline =
+        TIMER.schedule(
+            () -> {
+              if (out.isDone()) {
+                return;
+              }
+              StoreException error = expired(what, tally);
+              tally.expired = true;
+              // first the attempt in flight stops (its body freed) or the one waiting for the
+              // host's limit is dropped, then the caller hears: nothing of it is sent after that
+              inner.cancel(true);
+              out.completeExceptionally(error);
+            },
+            timeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+    inner.whenComplete(
+        (r, e) -> {
+          deadline.cancel(false);
+          if (tally.expired) { // the deadline's timer completes out
+            if (r != null) {
+              replies.discard(r);
+            }
+          } else if (e != null) {
+            out.completeExceptionally(Futures.unwrap(e));
+          } else if (!out.complete(r)) {
+            replies.discard(r); // past the deadline or cancelled: nobody takes the reply
+          }
+        });
+    cancelling(out, inner);
+    return out;
+  }
+
+  /** The error of a request past its total deadline: one line, naming the host and the wait. */
+  private StoreException expired(String what, Tally tally) {
+    long waited = System.nanoTime() - tally.sentNanos;
+    int attempts = tally.attempts.get();
+    int silent = tally.silent.get();
+    return new StoreException(
+        "cannot read "
+            + what
+            + ": no complete reply from "
+            + host
+            + " within the "
+            + seconds(timeout.toNanos())
+            + " s timeout (waited "
+            + seconds(waited)
+            + " s; "
+            + attempts
+            + (attempts == 1 ? " attempt" : " attempts")
+            + " sent"
+            + (silent > 0
+                ? ", " + silent + " of them silent for " + seconds(requestTimeout.toNanos()) + " s"
+                : "")
+            + (attempts == 0 ? ", all waiting for the host's request limit" : "")
+            + ")");
+  }
+
+  /** Nanoseconds as seconds with at most one decimal ({@code 2.5}, {@code 30}). */
+  private static String seconds(long nanos) {
+    long tenths = Math.round(nanos / 100_000_000.0);
+    return tenths % 10 == 0 ? String.valueOf(tenths / 10) : tenths / 10 + "." + tenths % 10;
+  }
+
+  /** What one request's attempts have done so far, for its deadline's message. */
+  private static final class Tally {
+    final long sentNanos = System.nanoTime();
+    final AtomicInteger attempts = new AtomicInteger(); // started (got a permit)
+    final AtomicInteger silent = new AtomicInteger(); // cancelled by the no-progress timeout
+    volatile boolean expired; // the total deadline passed
   }
 
   /** Cancels {@code source} when {@code derived} is cancelled. */
@@ -146,14 +243,14 @@ public final class RequestPolicy {
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings("FutureReturnValueIgnored")
   private <R> CompletableFuture<R> attempt(
-      String what, Supplier<Call<R>> calls, Replies<R> replies, int n) {
+      String what, Supplier<Call<R>> calls, Replies<R> replies, int n, Tally tally) {
     Call<R> call = calls.get();
     AtomicBoolean timedOut = new AtomicBoolean();
     long timeoutMillis = requestTimeout.toMillis();
     CompletableFuture<Void> started = new CompletableFuture<>();
-    CompletableFuture<R> first = launch(call, replies, timedOut, started);
+    CompletableFuture<R> first = launch(call, replies, timedOut, started, tally);
     CompletableFuture<R> response =
-        hedging && call.hedgeable() ? hedged(calls, replies, first, call, started) : first;
+        hedging && call.hedgeable() ? hedged(calls, replies, first, call, started, tally) : first;
     CompletableFuture<R> out = new CompletableFuture<>();
     response
         .handle(
@@ -170,7 +267,7 @@ public final class RequestPolicy {
                 problem = "HTTP " + status;
               } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
                 retriable = true;
-                problem = "no complete reply within " + timeoutMillis + " ms";
+                problem = "no bytes from " + host + " for " + timeoutMillis + " ms";
               } else if (cause instanceof IOException) {
                 retriable = true;
                 problem = String.valueOf(cause);
@@ -210,7 +307,7 @@ public final class RequestPolicy {
                       again.cancel(false);
                       return; // cancelled while waiting to retry
                     }
-                    CompletableFuture<R> next = attempt(what, calls, replies, n + 1);
+                    CompletableFuture<R> next = attempt(what, calls, replies, n + 1, tally);
                     cancelling(out, next);
                     next.whenComplete(
                         (rr, e) -> {
@@ -254,23 +351,28 @@ public final class RequestPolicy {
   }
 
   /**
-   * Starts one attempt when the host's {@link AdaptiveConcurrency} allows, with a deadline from its
-   * start, and completes {@code started} as it starts. Cancelling the returned future aborts the
-   * attempt (or drops it while it waits; {@code started} then never completes).
+   * Starts one attempt when the host's {@link AdaptiveConcurrency} allows, with a no-progress
+   * deadline from its start, and completes {@code started} as it starts. Cancelling the returned
+   * future aborts the attempt (or drops it while it waits; {@code started} then never completes).
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings("FutureReturnValueIgnored")
   private <R> CompletableFuture<R> launch(
-      Call<R> call, Replies<R> replies, AtomicBoolean timedOut, CompletableFuture<Void> started) {
-    long timeoutMillis = requestTimeout.toMillis();
+      Call<R> call,
+      Replies<R> replies,
+      AtomicBoolean timedOut,
+      CompletableFuture<Void> started,
+      Tally tally) {
+    long timeoutNanos = requestTimeout.toNanos();
     CompletableFuture<R> response = new CompletableFuture<>();
     limiter.execute(
         permit -> {
-          if (response.isDone()) { // cancelled while waiting
-            limiter.release(permit, false);
+          if (response.isDone()) { // cancelled while waiting: it never reached the host
+            limiter.abandon(permit);
             return;
           }
           long startNanos = System.nanoTime();
+          tally.attempts.incrementAndGet();
           started.complete(null);
           CompletableFuture<R> sent;
           try {
@@ -279,26 +381,40 @@ public final class RequestPolicy {
             sent = CompletableFuture.failedFuture(e);
           }
           CompletableFuture<R> inner = sent;
-          ScheduledFuture<?> watchdog =
-              TIMER.schedule(
-                  () -> {
-                    if (!inner.isDone()) {
-                      timedOut.set(true);
-                      inner.cancel(true);
-                    }
-                  },
-                  timeoutMillis,
-                  TimeUnit.MILLISECONDS);
+          AtomicReference<ScheduledFuture<?>> watchdog = new AtomicReference<>();
+          Runnable check =
+              new Runnable() {
+                @Override
+                public void run() {
+                  if (inner.isDone()) {
+                    return;
+                  }
+                  long idle = System.nanoTime() - Math.max(startNanos, call.lastActivityNanos());
+                  if (idle >= timeoutNanos) { // nothing heard for requestTimeout: a timeout
+                    timedOut.set(true);
+                    tally.silent.incrementAndGet();
+                    inner.cancel(true);
+                  } else {
+                    watchdog.set(TIMER.schedule(this, timeoutNanos - idle, TimeUnit.NANOSECONDS));
+                  }
+                }
+              };
+          watchdog.set(TIMER.schedule(check, timeoutNanos, TimeUnit.NANOSECONDS));
           inner.whenComplete(
               (r, e) -> {
-                watchdog.cancel(false);
+                watchdog.get().cancel(false);
                 int status = r == null ? 0 : replies.status(r);
                 boolean throttled =
                     timedOut.get()
+                        || tally.expired // the host answered nothing within the total deadline
                         || Futures.unwrap(e) instanceof HttpTimeoutException
                         || status == 429
                         || status == 503;
-                limiter.release(permit, throttled);
+                if (inner.isCancelled() && !throttled) {
+                  limiter.abandon(permit); // a hedge that lost, a caller that gave up: no verdict
+                } else {
+                  limiter.release(permit, throttled);
+                }
                 if (status == 200 || status == 206) {
                   latencies.record(System.nanoTime() - startNanos);
                 }
@@ -332,7 +448,8 @@ public final class RequestPolicy {
       Replies<R> replies,
       CompletableFuture<R> first,
       Call<R> firstCall,
-      CompletableFuture<Void> started) {
+      CompletableFuture<Void> started,
+      Tally tally) {
     long delay = latencies.hedgeDelayMillis();
     if (delay < 0) {
       return first;
@@ -353,7 +470,8 @@ public final class RequestPolicy {
                     }
                     Call<R> call = calls.get();
                     CompletableFuture<R> second =
-                        launch(call, replies, new AtomicBoolean(), new CompletableFuture<>());
+                        launch(
+                            call, replies, new AtomicBoolean(), new CompletableFuture<>(), tally);
                     if (!race.join(second, call)) {
                       second.cancel(true);
                     }
@@ -370,6 +488,9 @@ public final class RequestPolicy {
           ScheduledFuture<?> t = timer.get();
           if (t != null) {
             t.cancel(false);
+          }
+          if (race.result.isCancelled()) {
+            race.cancelRunners(); // the request was given up (its deadline): stop every copy
           }
         });
     return race.result;
@@ -471,6 +592,15 @@ public final class RequestPolicy {
       }
       runner.whenComplete((r, e) -> finished(r, e, call));
       return true;
+    }
+
+    /** Cancels every copy still running. */
+    void cancelRunners() {
+      List<CompletableFuture<R>> all;
+      synchronized (this) {
+        all = List.copyOf(runners);
+      }
+      all.forEach(runner -> runner.cancel(true));
     }
 
     private void finished(R r, Throwable e, Call<R> call) {
