@@ -12,6 +12,7 @@ import dev.zaro.arrow.metadata.internal.V3DraftMetadata;
 import dev.zaro.arrow.metadata.internal.V3Metadata;
 import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.internal.EditDistance;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import java.util.ArrayList;
 import java.util.List;

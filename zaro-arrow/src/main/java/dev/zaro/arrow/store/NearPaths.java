@@ -1,5 +1,6 @@
 package dev.zaro.arrow.store;
 
+import dev.zaro.arrow.store.internal.EditDistance;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,8 @@ final class NearPaths {
           .forEach(
               e -> {
                 String name = e.getFileName().toString();
-                int d = distance(wanted.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+                int d =
+                    EditDistance.of(wanted.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
                 if (d <= Math.max(2, wanted.length() / 3)) {
                   scored.add(new Scored(name, d));
                 }
@@ -63,26 +65,5 @@ final class NearPaths {
       return ""; // a courtesy: no hint when the directory cannot be listed
     }
     return near.isEmpty() ? "" : "; did you mean " + String.join(" or ", near) + "?";
-  }
-
-  /** Levenshtein distance. */
-  static int distance(String a, String b) {
-    int[] row = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      row[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      int diagonal = row[0];
-      row[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int above = row[j];
-        row[j] =
-            Math.min(
-                Math.min(row[j] + 1, row[j - 1] + 1),
-                diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-        diagonal = above;
-      }
-    }
-    return row[b.length()];
   }
 }

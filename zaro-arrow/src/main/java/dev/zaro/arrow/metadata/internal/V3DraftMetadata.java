@@ -212,19 +212,7 @@ public final class V3DraftMetadata {
     if (shape.isMissingNode()) {
       throw doc.error("chunk_grid", "chunk_shape is missing");
     }
-    long[] chunks = doc.longs(shape, "chunk_grid.chunk_shape", 1);
-    if (chunks.length != rank) {
-      throw doc.error(
-          "chunk_grid", "chunk_shape has " + chunks.length + " dimensions but shape has " + rank);
-    }
-    int[] out = new int[rank];
-    for (int d = 0; d < rank; d++) {
-      if (chunks[d] > Integer.MAX_VALUE) {
-        throw doc.error("chunk_grid", "chunk_shape[" + d + "] = " + chunks[d] + " is too large");
-      }
-      out[d] = (int) chunks[d];
-    }
-    return out;
+    return V3Metadata.chunkShape(doc, shape, "chunk_grid.chunk_shape", rank);
   }
 
   private static char separator(JsonDocument doc, JsonNode grid) {

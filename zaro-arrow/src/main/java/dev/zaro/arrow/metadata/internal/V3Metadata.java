@@ -271,7 +271,16 @@ public final class V3Metadata {
     if (chunkShape.isMissingNode()) {
       throw doc.error("chunk_grid", "configuration.chunk_shape is missing");
     }
-    long[] chunks = doc.longs(chunkShape, "chunk_grid.configuration.chunk_shape", 1);
+    return ChunkGrid.regular(
+        chunkShape(doc, chunkShape, "chunk_grid.configuration.chunk_shape", rank), shape);
+  }
+
+  /**
+   * A regular grid's chunk_shape at {@code field}: {@code rank} positive integers, each an int (v3
+   * and the v3 drafts alike).
+   */
+  static int[] chunkShape(JsonDocument doc, JsonNode node, String field, int rank) {
+    long[] chunks = doc.longs(node, field, 1);
     if (chunks.length != rank) {
       throw doc.error(
           "chunk_grid", "chunk_shape has " + chunks.length + " dimensions but shape has " + rank);
@@ -283,7 +292,7 @@ public final class V3Metadata {
       }
       out[d] = (int) chunks[d];
     }
-    return ChunkGrid.regular(out, shape);
+    return out;
   }
 
   /**

@@ -1,11 +1,14 @@
-package dev.zaro.arrow.read;
+package dev.zaro.arrow.store.internal;
 
-/** The edit distance behind "did you mean" in {@link Hierarchy}'s not-found messages. */
-final class EditDistance {
+/**
+ * The edit distance behind every "did you mean": a node path not in the hierarchy (read's
+ * Hierarchy), a local store path that does not exist (NearPaths).
+ */
+public final class EditDistance {
   private EditDistance() {}
 
   /** Levenshtein distance. */
-  static int of(String a, String b) {
+  public static int of(String a, String b) {
     int[] row = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {
       row[j] = j;
