@@ -176,6 +176,16 @@ def assert_struct_column(table, want, case):
         assert_arrow_equals_numpy(column.field(name), want[name], name)
 
 
+def stored_attributes(set_dir, case):
+    """The array's attributes as its writer stored them (zarr.json, or .zattrs for v2)."""
+    node = set_dir / case["store"] / case["path"].strip("/")
+    if (node / "zarr.json").exists():
+        return json.loads((node / "zarr.json").read_text()).get("attributes", {})
+    if (node / ".zattrs").exists():
+        return json.loads((node / ".zattrs").read_text())
+    return {}
+
+
 @pytest.mark.parametrize("set_dir,case,read", cases())
 def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
     fallback = case["options"].get("fallback_types", False)
@@ -192,7 +202,10 @@ def test_read_equals_independent_writer(tmp_path, set_dir, case, read):
         assert table.schema.field(0).metadata[b"zarr.data_type"] == case["data_type"].encode()
         assert got.dtype == np.float32
     if fallback:  # bfloat16, float8_*: zaro gives the bit patterns, named in the field metadata
-        assert table.schema.field(0).metadata == {b"zarr.data_type": case["data_type"].encode()}
+        metadata = dict(table.schema.field(0).metadata)
+        # beside the array's attributes as its writer stored them (the tensor layout's contract)
+        assert json.loads(metadata.pop(b"zarr.attributes", b"{}")) == stored_attributes(set_dir, case)
+        assert metadata == {b"zarr.data_type": case["data_type"].encode()}
         assert got.dtype == np.dtype(f"<u{case['bits'] // 8}")
         np.testing.assert_array_equal(got, np.ascontiguousarray(want).view(got.dtype))
         return
