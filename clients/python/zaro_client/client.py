@@ -181,22 +181,21 @@ class Client:
         return self._fetch_tickets([e.ticket for e in endpoints], what, each)
 
     def _fetch_tickets(self, tickets, what, each):
-        """_fetch of tickets."""
-        endpoints = tickets
+        """Runs each(index, reader) for every ticket's do_get, as _fetch does for endpoints."""
 
         def one(i):
             try:
-                reader = self._flight.do_get(endpoints[i], self._options)
+                reader = self._flight.do_get(tickets[i], self._options)
                 return each(i, reader)
             except errors.ZaroError:
                 raise
             except Exception as e:  # noqa: BLE001
                 raise errors.translate(e, what) from None
 
-        if len(endpoints) <= 1:
-            return [one(i) for i in range(len(endpoints))]
-        with ThreadPoolExecutor(min(self._threads, len(endpoints))) as pool:
-            return list(pool.map(one, range(len(endpoints))))
+        if len(tickets) <= 1:
+            return [one(i) for i in range(len(tickets))]
+        with ThreadPoolExecutor(min(self._threads, len(tickets))) as pool:
+            return list(pool.map(one, range(len(tickets))))
 
     def read(self, path, slice=None, decode=False):
         """The selection `slice` of array `path` as a numpy array.
