@@ -1,7 +1,9 @@
 """The client of `zaro serve`: arrays as numpy, tables as pyarrow, SQL through Flight SQL."""
 import json
+import mmap
 import os
 import threading
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -68,6 +70,16 @@ def _value_type(field):
     return t, ()
 
 
+# data types whose values are not fixed-width numbers in numpy's layout: read with do_get
+_NOT_SHARED = ("string", "bytes", "fixed_length_utf32", "null_terminated_bytes")
+
+
+def _is_loopback(url):
+    """Whether url names a server on this machine (a loopback address or localhost)."""
+    host = urllib.parse.urlparse(url).hostname or ""
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
 class Client:
     """A connection to one zaro server; thread-safe. Use `connect(...)` to make one.
 
@@ -90,6 +102,8 @@ class Client:
         self._meta = {}
         # reads up to this many bytes go as one do_get, without asking for endpoints first
         self.direct_bytes = 256 << 20
+        # a server on this machine hands such reads over in a shared-memory file (do_exchange)
+        self.shared_memory = _is_loopback(url)
 
     def close(self):
         self._flight.close()
@@ -219,6 +233,10 @@ class Client:
         command = {"array": path, "slice": slice_text, "layout": "tensor"}
         item = int(meta.get("length_bytes") or 0) or 8
         if int(np.prod(logical, dtype=np.int64)) * item <= self.direct_bytes:
+            if self.shared_memory and meta["data_type"] not in _NOT_SHARED:
+                out = self._read_shared(path, meta, logical, command)
+                if out is not None:
+                    return self._decode(path, meta, selection, out) if decode else out
             tickets = [fl.Ticket(json.dumps(command).encode())]
             schema = None
         else:
@@ -227,6 +245,49 @@ class Client:
             schema = info.schema
         out = self._read_into(path, meta, shape, selection, tickets, schema)
         return self._decode(path, meta, selection, out) if decode else out
+
+    def _read_shared(self, path, meta, logical, command):
+        """The read through a shared-memory file (the server's do_exchange): the server offers a
+        file it made readable by its own user, this client opens it, the server unlinks it and
+        writes the values into it in C order, and the client maps it (copy-on-write, so the
+        array is writable). None when the server declines or the file cannot be opened (another
+        user, another machine): the caller reads with do_get then."""
+        descriptor = fl.FlightDescriptor.for_command(json.dumps(command).encode())
+        fd = None
+        try:
+            writer, reader = self._flight.do_exchange(descriptor, self._options)
+            with writer:
+                offer = json.loads(reader.read_chunk().app_metadata.to_pybytes())
+                name = offer.get("shared_memory")
+                value_type = _value_type(reader.schema.field(0))[0]
+                dtype = _result_dtype(meta, value_type)
+                if name and dtype.kind in "biufcmM" and dtype.itemsize == offer["element_bytes"] \
+                        and os.path.basename(name).startswith("zaro-"):
+                    try:
+                        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                    except OSError:
+                        fd = None
+                writer.write_metadata(json.dumps({"opened": fd is not None}).encode())
+                writer.done_writing()
+                for _ in reader:  # the end of the exchange: the file is full, or an error
+                    pass
+            if fd is None:
+                return None
+            size = int(offer["bytes"])
+            if os.fstat(fd).st_size != size:
+                raise errors.Internal(path, f"the shared-memory file holds {os.fstat(fd).st_size} "
+                                            f"bytes, the read {size}")
+            if size == 0:
+                return np.empty(logical, dtype=dtype)
+            mapped = mmap.mmap(fd, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+            return np.frombuffer(mapped, dtype=dtype).reshape(logical)
+        except errors.ZaroError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every Flight failure becomes a ZaroError
+            raise errors.translate(e, path) from None
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def _read_into(self, path, meta, shape, selection, tickets, schema):
         """Fetches the tickets' streams into one preallocated array of the selection's shape."""

@@ -45,6 +45,7 @@ import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
@@ -84,6 +85,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   private final ReadStats reads = new ReadStats();
 
   private final ReadOptions readOptions = ReadOptions.DEFAULT.withStats(reads);
+  private final SharedMemoryDelivery sharedMemory;
   private volatile boolean stopping;
 
   /** Serving limits. */
@@ -102,6 +104,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     this.budget =
         new MemoryBudget(
             allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
+    this.sharedMemory =
+        new SharedMemoryDelivery(zaro, budget, this.options, readOptions, this::schema);
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -272,6 +276,15 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
     listener.setUseZeroCopy(true);
     submit(request, new FlightSink(listener, "do_get " + describe(request)));
+  }
+
+  /**
+   * A tensor read handed over through a shared-memory file to a client on this machine ({@link
+   * SharedMemoryDelivery}); the descriptor is a do_get ticket's JSON command.
+   */
+  @Override
+  public void doExchange(CallContext context, FlightStream reader, ServerStreamListener writer) {
+    sharedMemory.exchange(reader, writer);
   }
 
   /**
