@@ -44,12 +44,15 @@ def test_vectorized_indexing_equals_numpy(server):
     np.testing.assert_array_equal(ds.t2m.sel(labels).values, want.t2m.sel(labels).values)
 
 
-def test_list_indexing_sends_only_the_chunks_holding_the_indices(server):
+@pytest.mark.parametrize("shared", [False, True], ids=["do_get", "shared_memory"])
+def test_list_indexing_sends_only_the_chunks_holding_the_indices(server, shared):
+    counter = "shared_memory_bytes" if shared else "stream_body_bytes"
     with zaro_client.connect(server.uri) as c:
+        c.shared_memory = shared
         ds = xr.open_dataset(c, engine="zaro")
-        before = c.stats()["stream_body_bytes"]
+        before = c.stats()[counter]
         got = ds.t2m.isel(time=[0, 47], latitude=[0, 4, 9]).values
-        sent = c.stats()["stream_body_bytes"] - before
+        sent = c.stats()[counter] - before
     assert got.shape == (2, 3, 12)
     # the bounding box would be 48 x 10 x 12 float32 (23 KiB); the selection is 2 x 3 x 12
     assert got.nbytes <= sent <= got.nbytes + 1024, sent

@@ -1,5 +1,7 @@
 package dev.zaro.flight;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
@@ -19,6 +21,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.flight.FlightStream;
@@ -37,12 +44,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <ol>
  *   <li>the server sends the read's schema, as do_get would, then one metadata message: {@code
  *       {"shared_memory": PATH, "bytes": N, "element_bytes": E}} naming an empty file it has just
- *       created in {@code /dev/shm}, readable by the server's user only; or {@code
- *       {"shared_memory": null, "reason": ...}} when it will not (the table layout, a
- *       variable-length type, a read over the request limit, no shared-memory directory), and the
- *       exchange ends: the client reads with do_get instead;
+ *       created in {@code /dev/shm} ({@code zaro-<pid>-<random>.bin}), readable by the server's
+ *       user only; or {@code {"shared_memory": null, "reason": ...}} when it will not (the table
+ *       layout, a variable-length type, a read over the request limit, no shared-memory directory),
+ *       and the exchange ends: the client reads with do_get instead;
  *   <li>the client opens the file and answers {@code {"opened": true}}, or {@code false} when it
- *       cannot (another user, another machine behind a tunnel to loopback);
+ *       cannot (another user, another machine behind a tunnel to loopback); a file not answered for
+ *       within {@link #ANSWER_WAIT} is unlinked anyway;
  *   <li>the server unlinks the file at once, whatever the answer, so nothing is left behind; if the
  *       client opened it, the server writes the selection into it in C order (the layout of a
  *       {@link Slab}: little-endian, E bytes an element) and completes. The client maps its open
@@ -57,6 +65,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class SharedMemoryDelivery {
   private static final Path DIRECTORY = Path.of("/dev/shm");
 
+  /** How long an offered file waits for the client to open it before it is unlinked anyway. */
+  static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
+
+  /** Unlinks files whose client has not answered in time (the exchange itself waits on). */
+  private static final ScheduledExecutorService UNLINKER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "zaro-shm-unlink");
+            t.setDaemon(true);
+            return t;
+          });
+
   /** What the producer lends: the schema of a read, as do_get sends it. */
   interface Schemas {
     Schema schema(ReadRequest request, ZarrArray array, Selection selection);
@@ -68,6 +88,7 @@ final class SharedMemoryDelivery {
   private final ReadOptions readOptions;
   private final Schemas schemas;
   private final Path directory;
+  private final LongAdder written = new LongAdder();
 
   SharedMemoryDelivery(
       Zaro zaro,
@@ -91,6 +112,11 @@ final class SharedMemoryDelivery {
     this.readOptions = readOptions;
     this.schemas = schemas;
     this.directory = directory;
+  }
+
+  /** Bytes written into shared-memory files since start, for the stats action. */
+  long bytesWritten() {
+    return written.sum();
   }
 
   /** Runs one exchange to its end (the listener completed or failed). */
@@ -123,8 +149,12 @@ final class SharedMemoryDelivery {
         offer.put("shared_memory", file.toString()).put("bytes", bytes);
         offer.put("element_bytes", elementBytes);
         put(listener, offer);
+        Path offered = file;
+        ScheduledFuture<?> unlink =
+            UNLINKER.schedule(() -> deleteQuietly(offered), ANSWER_WAIT.toMillis(), MILLISECONDS);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
           boolean opened = opened(reader);
+          unlink.cancel(false);
           Files.deleteIfExists(file);
           file = null;
           if (opened) {
@@ -145,12 +175,16 @@ final class SharedMemoryDelivery {
       listener.error(ZaroFlightProducer.onWire(ZaroFlightProducer.translate(e)));
     } finally {
       if (file != null) {
-        try {
-          Files.deleteIfExists(file);
-        } catch (IOException e) {
-          // a file of the server's own in /dev/shm; nothing else to do
-        }
+        deleteQuietly(file);
       }
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      // a file of the server's own in /dev/shm, empty until the client answered; nothing to do
     }
   }
 
@@ -179,7 +213,7 @@ final class SharedMemoryDelivery {
   private Path create() throws IOException {
     return Files.createTempFile(
         directory,
-        "zaro-",
+        "zaro-" + ProcessHandle.current().pid() + "-",
         ".bin",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
   }
@@ -244,6 +278,7 @@ final class SharedMemoryDelivery {
         }
         try (Slab slab = array.read(block, child, readOptions)) {
           position = write(channel, slab.data(), slab.byteSize(), position);
+          written.add(slab.byteSize());
         }
       }
     }

@@ -830,6 +830,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
         + allocator.getPeakMemoryAllocation()
         + ",\"stream_body_bytes\":"
         + wireBytes.sum()
+        + ",\"shared_memory_bytes\":"
+        + sharedMemory.bytesWritten()
         + (zaro.cache() == null
             ? ""
             : ",\"cache_allocated_bytes\":"
@@ -890,7 +892,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
             "Server memory: allocated and peak bytes;"
                 + " the budget, its use, and streams active and queued;"
                 + " chunks decoded and found missing since start;"
-                + " stream_body_bytes: Arrow IPC body bytes sent (after compression)"));
+                + " stream_body_bytes: Arrow IPC body bytes sent (after compression);"
+                + " shared_memory_bytes: bytes handed over in shared-memory files"));
     listener.onCompleted();
   }
 

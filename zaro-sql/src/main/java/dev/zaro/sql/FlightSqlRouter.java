@@ -81,6 +81,11 @@ public final class FlightSqlRouter implements FlightProducer, AutoCloseable {
   }
 
   @Override
+  public void doExchange(CallContext context, FlightStream reader, ServerStreamListener writer) {
+    (isFlightSql(reader.getDescriptor()) ? sql : flight).doExchange(context, reader, writer);
+  }
+
+  @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     (isFlightSqlAction(action.getType()) ? sql : flight).doAction(context, action, listener);
   }
