@@ -97,3 +97,21 @@ def test_cited_section_exists(where, doc, title):
     wanted = title.replace("`", "").lower()
     assert any(h.lower().startswith(wanted) for h in headings(target)), \
         f"{where.relative_to(ROOT)} cites {doc}, \"{title}\": no heading of {target.relative_to(ROOT)} starts so"
+
+
+def test_relative_links_stay_inside_the_repository_and_exist():
+    """A page links to files of this checkout only (docs/ARCHITECTURE once pointed at ../shared)."""
+    bad = []
+    for f in tracked_files():
+        if f.suffix != ".md":
+            continue
+        for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)", f.read_text(errors="replace")):
+            target = m.group(1)
+            if re.match(r"[a-z]+:", target):
+                continue
+            path = (f.parent / target).resolve()
+            if ROOT.resolve() not in path.parents and path != ROOT.resolve() or not path.exists():
+                bad.append(f"{f.relative_to(ROOT)}: {target}")
+    assert not bad, bad
+    architecture = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    assert "../shared" not in architecture and "DESIGN.md" not in architecture
