@@ -227,3 +227,20 @@ def test_java_example(tmp_path):
     assert tuple(map(int, m.groups()[:3])) == slab.shape
     assert float(m.group(4)) == pytest.approx(float(np.mean(slab, dtype=np.float64)), abs=1e-3)
     assert sum(int(line.split()[0]) for line in lines[3:]) == 2 * lat * lon, lines
+
+
+def test_the_shell_examples_output_is_right():
+    """The means the README's shell example shows, from tensorstore's read of the sample: t2m over
+    30 <= lat <= 60 at the first two time steps (the time coordinate is hours since 2020-01-01)."""
+    block = README[README.index("<!-- readme-test: output-next -->"):]
+    shown = re.findall(r"│ 2020-01-01 (\d\d):00:00 │ ([\d.]+) │", block.split("```text", 1)[1].split("```", 1)[0])
+    assert len(shown) == 2, shown
+
+    def read(name):
+        return ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(SAMPLE / name)}}).result().read().result()
+
+    lat, t2m, hours = read("lat"), read("t2m"), read("time")
+    rows = (lat >= 30) & (lat <= 60)
+    for (hour, mean), step in zip(shown, range(2)):
+        assert int(hours[step]) == int(hour)
+        assert float(mean) == round(float(np.mean(t2m[step][rows, :], dtype=np.float64)), 3)
