@@ -69,7 +69,7 @@ def warmup_passes(op, slices):
     (2026-11-27, benchmarks/README "Random boxes over 32^3 inner chunks"); 8 passes were enough
     with the JVM's thresholds (2026-11-24).
     Read all and slab need about 20 since `bench` runs with C2 thresholds ten times the JVM's
-    (README, "Start-up"): with 3, the timed passes still ran beside C2 compiles of 40-190 ms
+    (docs/startup.md, "Start-up"): with 3, the timed passes still ran beside C2 compiles of 40-190 ms
     (`bench`'s jit_seconds), and sharded_128_32's slab took 0.072-0.088 s in passes 4-8 against
     0.062-0.068 s from pass 12 on (2026-11-26, benchmarks/README "Steady state"). `--warmup N`
     sets every operation's count instead (`--warmup 3 --repeat 5` gives the earlier tables' read

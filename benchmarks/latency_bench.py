@@ -34,8 +34,8 @@ zaro's client spoke TLS.
 --server-nice -10 runs the server ahead of the reader on the machine's cores. On loopback the
 server shares the cores with the reader it serves, and a reader that keeps both cores busy slows
 the server's one thread, which a server on its own machine would not feel; the fetch floor's client
-barely uses the CPU, so the floor is the same either way (benchmarks/README.md, "Issue 25
-in one sitting").
+barely uses the CPU, so the floor is the same either way (benchmarks/README.md,
+"tensorstore over HTTP").
 
 Peak memory: zaro's allocator peak (output + fetched bodies + scratch); tensorstore's process
 peak RSS growth over the read (ru_maxrss after minus before), both MiB.

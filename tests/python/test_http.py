@@ -128,7 +128,7 @@ def test_only_get_is_served(served):
 
 def test_readme_python_snippets(served):
     url = served.http
-    # README, "Clients": pyarrow
+    # docs/serving.md, "Arrow Flight": pyarrow
     import pyarrow as pa
     import urllib.request
     tensor = pa.ipc.open_stream(urllib.request.urlopen(f"{url}/arrays/?slice=0:10")).read_all()

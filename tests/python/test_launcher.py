@@ -1,4 +1,4 @@
-"""The ./zaro launcher's preparation for fast starts (README, "Start-up"): the class path it
+"""The ./zaro launcher's preparation for fast starts (docs/startup.md, "Start-up"): the class path it
 writes once per build is one jar of the CLI's jar and every dependency (each class as it was, every
 jar's service providers); a command's start prints nothing but its
 result (no logging framework's notices); and, where the JDK has jlink, commands run on a runtime

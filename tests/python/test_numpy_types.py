@@ -1,7 +1,7 @@
 """numpy's time units and fixed-length bytes through `./zaro read` + pyarrow, the table layout, SQL
 and Flight: testdata/numpytypes (v2 written by zarr-python 2, v3 zarr.json as zarr-python 3.0.x/3.1
 write it). Expected values are numpy's own conversion of what the writer wrote to the Arrow
-mapping (README, "Arrow shapes"): datetime64 D/W/M/Y as date32 (months and years: their first
+mapping (docs/formats.md, "Arrow shapes"): datetime64 D/W/M/Y as date32 (months and years: their first
 day), h/m/[10s] as timestamp[s], timedelta64 W/D/h/m as duration[s], M/Y as month_interval, NaT
 as null; numpy S<n> as binary without trailing NULs, V<n> as fixed_size_binary.
 """

@@ -47,7 +47,7 @@ def zaro_read(store, path, sl, out, *extra):
 
 
 def to_numpy(table, dtype_name):
-    """The tensor-layout column back to a numpy array (DESIGN.md's Arrow shapes)."""
+    """The tensor-layout column back to a numpy array (docs/contracts.md, "Arrow shapes")."""
     column = table.column(0).combine_chunks()
     if isinstance(column, pa.FixedShapeTensorArray):
         if pa.types.is_boolean(column.type.value_type):
@@ -89,7 +89,7 @@ def expected(set_dir, case, read):
             values = t.oindex[index].read().result()
         else:
             values = t[to_index(read["slice"], t.shape)].read().result()
-        # ml_dtypes int2/int4: zaro reads them as int8 (DESIGN.md's Arrow shapes)
+        # ml_dtypes int2/int4: zaro reads them as int8 (docs/contracts.md, "Arrow shapes")
         if values.dtype.name in ("int2", "int4"):
             return values.astype(np.int8)
         # ML float types: zaro gives float32 values, ml_dtypes' own widening is the reference
@@ -131,7 +131,7 @@ def numpy_dtype(descr):
 
 
 def assert_arrow_equals_numpy(values, want, where):
-    """An Arrow array of zaro's struct field shapes (DESIGN.md) equals numpy's values."""
+    """An Arrow array of zaro's struct field shapes (docs/formats.md, "Arrow shapes") equals numpy's values."""
     n = len(want)
     assert len(values) == n, where
     if pa.types.is_struct(values.type):

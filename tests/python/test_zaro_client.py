@@ -304,11 +304,11 @@ def test_dask_chunks_follow_the_zarr_chunks(sample):
     np.testing.assert_array_equal(ds.t2m.values, tensorstore_read(SAMPLE, "t2m"))
 
 
-# ---- the README ------------------------------------------------------------------------------
+# ---- docs/python.md ----------------------------------------------------------------------------
 
 def readme_snippets():
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Python (zaro_client and xarray)", 1)[1].split("\n#", 1)[0]
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text.split("## zaro_client and xarray", 1)[1].split("\n#", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
@@ -316,4 +316,4 @@ def test_the_readme_snippets_run_as_written(sample):
     snippets = readme_snippets()
     assert snippets
     for code in snippets:
-        exec(compile(code.replace("8815", str(sample.port)), "README.md", "exec"), {})
+        exec(compile(code.replace("8815", str(sample.port)), "docs/python.md", "exec"), {})

@@ -25,12 +25,12 @@ import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 
 /**
- * Merges the command line's class path into one jar, for the {@code ./zaro} launcher (README,
- * "Start-up"). A JVM opens every jar of its class path the first time anything looks for a class or
- * resource that is not there (DuckDB's driver looking for its bundled library, the JDK looking for
- * a {@code System.LoggerFinder}): about 45 ms for the command line's 112 jars, a lock other
- * threads' class loading waits on meanwhile; one jar of the same entries opens in half that. Not a
- * user command.
+ * Merges the command line's class path into one jar, for the {@code ./zaro} launcher
+ * (docs/startup.md, "Start-up"). A JVM opens every jar of its class path the first time anything
+ * looks for a class or resource that is not there (DuckDB's driver looking for its bundled library,
+ * the JDK looking for a {@code System.LoggerFinder}): about 45 ms for the command line's 112 jars,
+ * a lock other threads' class loading waits on meanwhile; one jar of the same entries opens in half
+ * that. Not a user command.
  *
  * <p>The merged jar answers as the class path did: an entry comes from the first jar that has it,
  * as {@code getResource} finds it on a class path; the files read with {@code getResources}, where

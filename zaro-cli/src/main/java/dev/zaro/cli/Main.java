@@ -33,7 +33,7 @@ public final class Main implements Runnable {
   private static final List<String> COMMANDS =
       List.of("ls", "info", "read", "serve", "sql", "bench", "help");
 
-  /** What every command's STORE may be (README, "Commands"). */
+  /** What every command's STORE may be (docs/cli.md, "Commands"). */
   static final String STORE_HELP =
       "Where the hierarchy is: a local path or file:// URL, http(s)://host/path, s3://bucket/prefix"
           + " (?endpoint=http://host:port&path_style=true&region=R for S3-compatible servers),"

@@ -12,9 +12,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The options of every command that reads from a store: how long a remote read may take, how often
- * it is retried, and how much one reply and one metadata document may bring (DESIGN.md, "remote
- * reads, every command"; {@link RemoteLimits} says how each is counted). The same names as {@code
- * ZaroOptions.remote} and the Spark options.
+ * it is retried, and how much one reply and one metadata document may bring (docs/contracts.md,
+ * "The CLI contract", its remote reads; {@link RemoteLimits} says how each is counted). The same
+ * names as {@code ZaroOptions.remote} and the Spark options.
  */
 final class RemoteOptions {
   @Spec(Spec.Target.MIXEE)

@@ -39,7 +39,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The CLI contract (README, "Commands"), run in-process. */
+/** The CLI contract (docs/cli.md, "Commands"), run in-process. */
 class CliTest extends AllocatorTest {
   @TempDir Path dir;
 

@@ -10,9 +10,10 @@ import org.apache.arrow.flight.CallStatus;
 
 /**
  * What a command descriptor or a ticket asks for: {@code {"array": PATH, "slice": S, "layout":
- * "tensor"|"table"}} (the Flight contract: README, "Clients"), plus {@code "raw"} to turn off CF
- * conventions in the table layout and {@code "compression": "zstd"|"lz4"} for IPC buffer
- * compression of the stream and {@code "columns": [NAME...]} for some table-layout columns only.
+ * "tensor"|"table"}} (the Flight contract: docs/serving.md, "Arrow Flight"), plus {@code "raw"} to
+ * turn off CF conventions in the table layout and {@code "compression": "zstd"|"lz4"} for IPC
+ * buffer compression of the stream and {@code "columns": [NAME...]} for some table-layout columns
+ * only.
  */
 record ReadRequest(
     String array,

@@ -14,10 +14,10 @@ import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 
 /**
- * Arrow IPC buffer compression of a stream (DESIGN.md, "Compression on the wire"): none, zstd or
- * lz4 (LZ4_FRAME), as a Flight command's {@code "compression"} or HTTP's {@code ?compression=}
- * asks. The batches carry Arrow's BodyCompression field, so pyarrow, Arrow JS, R and polars
- * decompress them without being told.
+ * Arrow IPC buffer compression of a stream (docs/contracts.md, "Compression on the wire"): none,
+ * zstd or lz4 (LZ4_FRAME), as a Flight command's {@code "compression"} or HTTP's {@code
+ * ?compression=} asks. The batches carry Arrow's BodyCompression field, so pyarrow, Arrow JS, R and
+ * polars decompress them without being told.
  */
 public enum WireCompression {
   /** Buffers as they are. */

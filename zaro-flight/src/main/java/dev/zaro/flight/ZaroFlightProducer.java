@@ -61,9 +61,9 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The Flight contract (README, "Clients") over one open hierarchy: list_flights, get_flight_info
- * for path and JSON command descriptors (large reads as several endpoints split on chunk boundaries
- * of the first dimension), do_get, and do_action("metadata", "stats").
+ * The Flight contract (docs/serving.md, "Arrow Flight") over one open hierarchy: list_flights,
+ * get_flight_info for path and JSON command descriptors (large reads as several endpoints split on
+ * chunk boundaries of the first dimension), do_get, and do_action("metadata", "stats").
  *
  * <p>Each do_get runs on a thread of its own (so gRPC can deliver the call's ready and cancel
  * callbacks while it streams), holds a {@link MemoryBudget} lease for its memory (waiting for one
@@ -138,9 +138,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   /**
    * What a gRPC call sends for {@code status}: the status itself, except corrupt data (a zaro error
    * of kind CORRUPT as its cause), which goes out as gRPC's DATA_LOSS with the same message, as
-   * DESIGN.md states. Flight's clients read DATA_LOSS as INTERNAL (Java) or an internal/IO error
-   * (C++, pyarrow); the message names the chunk key either way. Arrow's transport passes a gRPC
-   * status exception through unchanged.
+   * docs/contracts.md states ("Flight contract"). Flight's clients read DATA_LOSS as INTERNAL
+   * (Java) or an internal/IO error (C++, pyarrow); the message names the chunk key either way.
+   * Arrow's transport passes a gRPC status exception through unchanged.
    */
   public static RuntimeException onWire(FlightRuntimeException status) {
     if (status.status().cause() instanceof ZaroException z && z.kind() == ErrorKind.CORRUPT) {

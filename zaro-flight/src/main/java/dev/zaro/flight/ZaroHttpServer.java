@@ -61,9 +61,9 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 
 /**
- * Arrow IPC streams over plain HTTP/1.1 (README, "Clients"; DESIGN.md, "Arrow IPC over HTTP"),
- * served by the same {@link ZaroFlightProducer} as Flight: the same arrays, planning, memory
- * budget, stream slots, bearer tokens and TLS certificate.
+ * Arrow IPC streams over plain HTTP/1.1 (docs/serving.md, "Arrow IPC over HTTP"), served by the
+ * same {@link ZaroFlightProducer} as Flight: the same arrays, planning, memory budget, stream
+ * slots, bearer tokens and TLS certificate.
  *
  * <ul>
  *   <li>{@code GET /} the hierarchy as JSON; {@code GET /stats} the stats action's JSON;

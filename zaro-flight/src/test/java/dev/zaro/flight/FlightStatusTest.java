@@ -54,8 +54,9 @@ class FlightStatusTest extends AllocatorTest {
   }
 
   /**
-   * A corrupt chunk reaches a gRPC client as DATA_LOSS naming the chunk key (DESIGN.md), and
-   * Arrow's Flight client, which has no such code, as INTERNAL with the same message.
+   * A corrupt chunk reaches a gRPC client as DATA_LOSS naming the chunk key (docs/contracts.md,
+   * "Flight contract"), and Arrow's Flight client, which has no such code, as INTERNAL with the
+   * same message.
    */
   @Test
   @SuppressWarnings("try") // Arrow's and the server's close() declare InterruptedException

@@ -27,9 +27,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The {@code zarr} data source: {@code spark.read.format("zarr").option("array",
- * "t2m").load(STORE)} reads arrays in zaro's table layout (DESIGN.md, "Spark contract"). Options
- * are checked and the schema worked out here, at analysis: a bad option fails {@code load} with a
- * message that names it.
+ * "t2m").load(STORE)} reads arrays in zaro's table layout (docs/contracts.md, "Spark contract").
+ * Options are checked and the schema worked out here, at analysis: a bad option fails {@code load}
+ * with a message that names it.
  */
 public final class ZarrDataSource implements TableProvider, DataSourceRegister {
 

@@ -60,7 +60,7 @@ public final class BlockPool implements AutoCloseable {
   /**
    * A freed block kept for reuse. A class, not a record: blocks are told apart by identity, and a
    * record's equals is linked through {@code ObjectMethods} at its first call, a few milliseconds
-   * of a one-query process (README, "Start-up").
+   * of a one-query process (docs/startup.md, "Start-up").
    */
   private static final class Idle {
     private final long address;

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
 
 /**
  * A numpy datetime64/timedelta64 unit ({@code "D"}, {@code "10s"}: a count of a base unit) and the
- * one mapping of its values onto Arrow's time types (README, "Arrow shapes"), without loss:
+ * one mapping of its values onto Arrow's time types (docs/formats.md, "Arrow shapes"), without
+ * loss:
  *
  * <ul>
  *   <li>datetime64: D and W to days (Arrow date32); M and Y to the days of the month's or year's

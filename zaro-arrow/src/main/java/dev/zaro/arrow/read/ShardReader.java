@@ -38,10 +38,11 @@ import org.apache.arrow.memory.BufferAllocator;
  * and the needed innermost chunks are fetched.
  *
  * <p>A read is two steps, fetch then decode, so that remote reads can run the fetches ahead of the
- * decoding threads ({@link #fetchAsync}, used by ZarrArray's prefetch window; docs/ARCHITECTURE.md,
- * "Remote reads"): the fetch step reads the index and the needed bytes into a {@link Fetched}, the
- * decode step ({@link #decode}) writes the view. A shard the view covers whole is fetched with one
- * request (index and chunks together) when its index is not cached yet: one round trip, not two.
+ * decoding threads ({@link #fetchAsync}, used by ZarrArray's prefetch window; docs/cloud.md,
+ * "Reading from the cloud"): the fetch step reads the index and the needed bytes into a {@link
+ * Fetched}, the decode step ({@link #decode}) writes the view. A shard the view covers whole is
+ * fetched with one request (index and chunks together) when its index is not cached yet: one round
+ * trip, not two.
  */
 final class ShardReader {
   private static final int INDEX_CACHE_ENTRIES = 4096;

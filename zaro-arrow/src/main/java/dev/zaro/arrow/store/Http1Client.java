@@ -44,9 +44,9 @@ import org.apache.arrow.memory.BufferAllocator;
  *
  * <p>Why not {@code java.net.http}: each of its replies goes through its selector thread, a worker
  * thread, its flow machinery and 16-64 KiB heap buffers copied into the body; on small machines the
- * hand-offs and copies cost several times the CPU of the bytes themselves (benchmarks/README,
- * "leaner HTTP path"). This client does only what an object store's read path needs: {@code GET}
- * and {@code HEAD}, one request at a time per connection (no pipelining; how many requests are in
+ * hand-offs and copies cost several times the CPU of the bytes themselves (benchmarks/README, "A
+ * leaner HTTP path"). This client does only what an object store's read path needs: {@code GET} and
+ * {@code HEAD}, one request at a time per connection (no pipelining; how many requests are in
  * flight per host is the caller's {@link AdaptiveConcurrency}), no redirects (a {@code 3xx} is
  * returned as it is), no proxies.
  *

@@ -27,7 +27,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * in their order: missing values become nulls, {@code scale_factor}/{@code add_offset} unpack, then
  * CF time {@code units} ("&lt;unit&gt; since &lt;date&gt;") make timestamps in the variable's
  * {@code calendar}, units without "since" make durations, and {@code dtype: "bool"} makes booleans.
- * The one place that knows CF rules; README, "Stores xarray wrote".
+ * The one place that knows CF rules; docs/formats.md, "Stores xarray wrote".
  *
  * @param scaleFactor {@code scale_factor}, or null
  * @param addOffset {@code add_offset}, or null

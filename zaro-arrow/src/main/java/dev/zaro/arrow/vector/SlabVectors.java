@@ -31,8 +31,8 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
  * Builds Arrow vectors on a slab's buffer without copying values (bool, which Arrow packs into
- * bits, is the one exception). The tensor layout (README, "Arrow shapes"): one row per index of the
- * first dimension; 2+ dimensions (counting complex's trailing 2) make an {@code
+ * bits, is the one exception). The tensor layout (docs/formats.md, "Arrow shapes"): one row per
+ * index of the first dimension; 2+ dimensions (counting complex's trailing 2) make an {@code
  * arrow.fixed_shape_tensor} column; 1-D is a plain column; 0-d is one row.
  */
 public final class SlabVectors {

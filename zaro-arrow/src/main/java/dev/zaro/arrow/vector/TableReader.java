@@ -40,11 +40,11 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The table layout (README, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per selected
- * element in C order, one column per (kept) dimension, one per non-dimension coordinate ({@link
- * CoordinateColumns}), then the value column (for a struct, one column per field, named {@code
- * <array>.<field>}). Reads at most {@link TableOptions#batchRows()} elements at a time, so any
- * array streams in bounded memory.
+ * The table layout (docs/formats.md, "Arrow shapes"; docs/ARCHITECTURE.md), streamed: one row per
+ * selected element in C order, one column per (kept) dimension, one per non-dimension coordinate
+ * ({@link CoordinateColumns}), then the value column (for a struct, one column per field, named
+ * {@code <array>.<field>}). Reads at most {@link TableOptions#batchRows()} elements at a time, so
+ * any array streams in bounded memory.
  *
  * <p>Dimension columns hold the coordinate array's values when the array's group has a 1-D array
  * named like the dimension and as long as it, else the int64 index. With CF conventions on, integer
@@ -127,7 +127,7 @@ public final class TableReader extends ArrowReader {
       ReadOptions readOptions,
       BufferAllocator allocator) {
     // buffers are built here, never read from compressed IPC: Arrow's default factory would look
-    // for codec providers on the class path first (README, "Start-up")
+    // for codec providers on the class path first (docs/startup.md, "Start-up")
     super(allocator, NoCompressionCodec.Factory.INSTANCE);
     this.array = array;
     this.selection = selection;
@@ -488,7 +488,7 @@ public final class TableReader extends ArrowReader {
   /**
    * What decides a dimension column's buffer: its dimension's selection and the rows of it. Its
    * equals is written out: a record's own is linked through {@code ObjectMethods} at its first
-   * call, a few milliseconds of a one-query process (README, "Start-up").
+   * call, a few milliseconds of a one-query process (docs/startup.md, "Start-up").
    */
   private record DimKey(
       Selection.Dim list,

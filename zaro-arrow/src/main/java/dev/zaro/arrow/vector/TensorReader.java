@@ -27,13 +27,13 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The tensor layout (README, "Arrow shapes") streamed: a selection of any size as record batches of
- * a few rows of its first dimension each, in bounded memory. The plan is cut along the first
- * dimension ({@link ReadPlan#splitFirst}): each block (whole chunk runs, so no chunk is decoded
- * twice, unless one run alone is more than {@link #BLOCK_BYTES}) is read when the previous one has
- * been consumed, and sent as zero-copy slices of at most {@code batchBytes} (at least one row).
- * Memory held at once: one block, at most about {@code max(BLOCK_BYTES, batchBytes)} plus one chunk
- * run of the first dimension.
+ * The tensor layout (docs/formats.md, "Arrow shapes") streamed: a selection of any size as record
+ * batches of a few rows of its first dimension each, in bounded memory. The plan is cut along the
+ * first dimension ({@link ReadPlan#splitFirst}): each block (whole chunk runs, so no chunk is
+ * decoded twice, unless one run alone is more than {@link #BLOCK_BYTES}) is read when the previous
+ * one has been consumed, and sent as zero-copy slices of at most {@code batchBytes} (at least one
+ * row). Memory held at once: one block, at most about {@code max(BLOCK_BYTES, batchBytes)} plus one
+ * chunk run of the first dimension.
  *
  * <p>Every batch fits Arrow's int-indexed vectors: its rows times the values of one row stay under
  * 2^31. A selection whose single row (one index of the first dimension, every trailing dimension)
@@ -71,7 +71,7 @@ public final class TensorReader extends ArrowReader {
       String what,
       BufferAllocator allocator) {
     // buffers are built here, never read from compressed IPC: Arrow's default factory would look
-    // for codec providers on the class path first (README, "Start-up")
+    // for codec providers on the class path first (docs/startup.md, "Start-up")
     super(allocator, NoCompressionCodec.Factory.INSTANCE);
     if (batchBytes < 1) {
       throw new ZaroException(

@@ -303,8 +303,8 @@ class FixtureReadTest extends AllocatorTest {
   }
 
   /**
-   * The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape (README,
-   * "Arrow shapes").
+   * The Arrow column shares the slab's buffer (no copy) and has the tensor layout's shape
+   * (docs/formats.md, "Arrow shapes").
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("reads")

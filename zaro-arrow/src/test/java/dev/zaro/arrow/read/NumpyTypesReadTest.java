@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 3.1 writes them, scale factors, NaT), fixed-length bytes (v2 {@code |S}/{@code |V}, v3 {@code
  * null_terminated_bytes}/{@code raw_bytes} with base64 fill values) and zarr-python 3.0.x's
  * numcodecs configurations carrying their own {@code "id"}: the tensor and table layouts hold
- * numpy's values converted to the Arrow mapping (README, "Arrow shapes"), NaT as null.
+ * numpy's values converted to the Arrow mapping (docs/formats.md, "Arrow shapes"), NaT as null.
  */
 class NumpyTypesReadTest extends AllocatorTest {
 

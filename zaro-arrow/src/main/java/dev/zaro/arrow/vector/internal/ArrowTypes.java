@@ -5,7 +5,7 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
 /**
- * The Zarr to Arrow type mapping (README, "Arrow shapes"): bool to Bool, intN/uintN to Int
+ * The Zarr to Arrow type mapping (docs/formats.md, "Arrow shapes"): bool to Bool, intN/uintN to Int
  * (signedness kept), float16 to HalfFloat, float32/64 to FloatingPoint, complex to its float
  * component type (with a trailing dimension of 2), r&lt;N&gt; to FixedSizeBinary,
  * int2/int4/uint2/uint4 to Int(8), struct to Struct (its children: {@code
