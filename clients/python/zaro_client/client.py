@@ -259,7 +259,7 @@ class Client:
         parts of about `part_bytes` or more, as slice texts; None to keep it one stream. The parts
         go as parallel streams on the one connection: each stream has a flow-control window of
         its own, so a far server keeps the link full (at 20 ms round trips, four streams took
-        62 MB in a fifth of one stream's time; benchmarks/README.md, "xarray through zaro")."""
+        62 MB in a fifth of one stream's time; benchmarks/README.md, "xarray open_zarr")."""
         if not selection.dims:
             return None
         start, step, count, dropped = selection.dims[0]
