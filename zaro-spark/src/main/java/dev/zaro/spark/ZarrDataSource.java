@@ -21,6 +21,7 @@ import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.MetadataBuilder;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -49,10 +50,13 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
     return new ZarrTable(ZarrOptions.parse(properties), schema);
   }
 
+  /** The Spark field metadata key that marks a dimension column (true), which filters can prune. */
+  static final String DIMENSION = "zaro.dimension";
+
   /**
-   * The table's schema: the dimension columns, the non-dimension coordinate columns, then one value
-   * column per array. Arrays of a multi-array table must share shape, dimension and coordinate
-   * columns.
+   * The table's schema: the dimension columns (marked {@link #DIMENSION} in their metadata), the
+   * non-dimension coordinate columns, then one value column per array. Arrays of a multi-array
+   * table must share shape, dimension and coordinate columns.
    *
    * @throws IllegalArgumentException naming the option at fault
    */
@@ -129,7 +133,19 @@ public final class ZarrDataSource implements TableProvider, DataSourceRegister {
                 + "'");
       }
       try {
-        fields.add(SparkColumns.field(f));
+        StructField field = SparkColumns.field(f);
+        if (fields.size() < shape.length) { // the dimension columns come first
+          field =
+              field.copy(
+                  field.name(),
+                  field.dataType(),
+                  field.nullable(),
+                  new MetadataBuilder()
+                      .withMetadata(field.metadata())
+                      .putBoolean(DIMENSION, true)
+                      .build());
+        }
+        fields.add(field);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("zarr: option '" + option + "': " + e.getMessage(), e);
       }

@@ -17,6 +17,7 @@ import org.apache.spark.sql.sources.GreaterThanOrEqual;
 import org.apache.spark.sql.sources.In;
 import org.apache.spark.sql.sources.LessThan;
 import org.apache.spark.sql.sources.LessThanOrEqual;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -38,9 +39,14 @@ final class ZarrScanBuilder
     this.options = options;
     this.schema = schema;
     this.required = schema;
+    // the dimension columns: coordinate columns over some dimensions do not narrow index ranges
     this.dimensions =
-        Arrays.stream(schema.fieldNames())
-            .limit(schema.size() - options.arrays().size())
+        Arrays.stream(schema.fields())
+            .filter(
+                f ->
+                    f.metadata().contains(ZarrDataSource.DIMENSION)
+                        && f.metadata().getBoolean(ZarrDataSource.DIMENSION))
+            .map(StructField::name)
             .collect(Collectors.toSet());
   }
 

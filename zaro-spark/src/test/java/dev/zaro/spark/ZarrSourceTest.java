@@ -22,6 +22,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -43,6 +44,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.sources.EqualTo;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.sources.GreaterThanOrEqual;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DecimalType;
 import org.junit.jupiter.api.AfterAll;
@@ -483,6 +487,28 @@ class ZarrSourceTest {
     }
     // a coordinate column alone, and filtered on
     assertEquals(600L, df.filter("expver = '0005'").select("expver").count());
+  }
+
+  /**
+   * Only filters on dimension columns are reported as pushed (they narrow index ranges); one on a
+   * non-dimension coordinate column is Spark's alone, and every filter stays with Spark.
+   */
+  @Test
+  void onlyDimensionFiltersArePushed() {
+    ZarrOptions options =
+        ZarrOptions.parse(
+            Map.of(
+                "path",
+                Fixtures.testdata().resolve("xarray_client/era5.zarr").toString(),
+                "array",
+                "t2m"));
+    ZarrScanBuilder builder = new ZarrScanBuilder(options, ZarrDataSource.schema(options));
+    Filter time = new GreaterThanOrEqual("time", Timestamp.valueOf("2020-01-02 00:00:00"));
+    Filter expver = new EqualTo("expver", "0005");
+    Filter land = new EqualTo("land", 1);
+    Filter[] all = {time, expver, land};
+    assertArrayEquals(all, builder.pushFilters(all));
+    assertArrayEquals(new Filter[] {time}, builder.pushedFilters());
   }
 
   /** Rows keyed by their first {@code dims} values (the dimension columns). */
