@@ -514,13 +514,13 @@ public final class ZarrArray {
                     policy.requestsInFlight(),
                     maxBytesInFlight)
                 : null;
-        Prefetch<ShardReader.Fetched> shards =
+        Prefetch<FetchedShard> shards =
             ahead && sharded != null
                 ? new Prefetch<>(
                     tasks,
                     t -> fetchShard(target, t, allocator, landed),
-                    ShardReader.Fetched::heldBytes,
-                    ShardReader.Fetched::settled,
+                    FetchedShard::heldBytes,
+                    FetchedShard::settled,
                     firstGuess,
                     policy.requestsInFlight(),
                     maxBytesInFlight)
@@ -693,7 +693,7 @@ public final class ZarrArray {
   }
 
   /** The fetch step of task {@code t}'s shard read (its view planned, not written). */
-  private CompletableFuture<ShardReader.Fetched> fetchShard(
+  private CompletableFuture<FetchedShard> fetchShard(
       Target target, int t, BufferAllocator allocator, LandedChunks landed) {
     TaskView tv = taskView(target, t);
     ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
@@ -800,7 +800,7 @@ public final class ZarrArray {
       BufferAllocator allocator,
       Scratch scratch,
       Prefetch<ArrowBuf> chunks,
-      Prefetch<ShardReader.Fetched> shards) {
+      Prefetch<FetchedShard> shards) {
     TaskView tv = taskView(target, task);
     decodeChunk(target, task, tv, allocator, scratch, chunks, shards);
     if (target.lists() != null) {
@@ -816,7 +816,7 @@ public final class ZarrArray {
       BufferAllocator allocator,
       Scratch scratch,
       Prefetch<ArrowBuf> chunks,
-      Prefetch<ShardReader.Fetched> shards) {
+      Prefetch<FetchedShard> shards) {
     long[] chunkIndex = tv.chunkIndex();
     SlabView view = tv.view();
     ChunkDecoder.Resolved r = decoder.resolve(tv.chunkShape());
@@ -824,7 +824,7 @@ public final class ZarrArray {
     String key = chunkKey(chunkIndex);
     if (r.shardReader() != null) {
       boolean present;
-      try (ShardReader.Fetched fetched =
+      try (FetchedShard fetched =
           shards != null ? takeShard(shards, task, key, chunkIndex) : null) {
         // null: fetched on this thread (nested sharding)
         present =
@@ -891,8 +891,8 @@ public final class ZarrArray {
   }
 
   /** A shard fetched ahead, its fetch failure naming the array, chunk and key. */
-  private ShardReader.Fetched takeShard(
-      Prefetch<ShardReader.Fetched> shards, int task, String key, long[] chunkIndex) {
+  private FetchedShard takeShard(
+      Prefetch<FetchedShard> shards, int task, String key, long[] chunkIndex) {
     try {
       return shards.take(task);
     } catch (CodecException | IllegalArgumentException | IndexOutOfBoundsException e) {
