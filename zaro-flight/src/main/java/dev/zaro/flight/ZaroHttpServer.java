@@ -264,20 +264,23 @@ public final class ZaroHttpServer implements AutoCloseable {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
       if (path.equals("/")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.hierarchyJson()), keepAlive);
+        respond(ctx, json(HttpResponseStatus.OK, producer.documents().hierarchyJson()), keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
         respond(
             ctx,
-            json(HttpResponseStatus.OK, producer.describeJson(describeRequest(group, uri))),
+            json(
+                HttpResponseStatus.OK,
+                producer.documents().describeJson(describeRequest(group, uri))),
             keepAlive);
       } else if (path.equals("/stats")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.statsJson()), keepAlive);
+        respond(ctx, json(HttpResponseStatus.OK, producer.documents().statsJson()), keepAlive);
       } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
         String node = path.length() <= "/arrays/".length() ? "" : path.substring(8);
         if (node.equals("metadata") || node.endsWith("/metadata")) {
           String p = node.substring(0, node.length() - "metadata".length());
-          respond(ctx, json(HttpResponseStatus.OK, producer.metadataJson(p)), keepAlive);
+          respond(
+              ctx, json(HttpResponseStatus.OK, producer.documents().metadataJson(p)), keepAlive);
         } else {
           ReadRequest read = readRequest(node, uri.parameters());
           ctx.channel().config().setAutoRead(false); // the next request waits for this stream
@@ -393,7 +396,7 @@ public final class ZaroHttpServer implements AutoCloseable {
    * ArrowBufs; the batch is closed (its buffers released to the read's lease) when Netty has
    * written it.
    */
-  private final class HttpSink implements ZaroFlightProducer.Sink {
+  private final class HttpSink implements ReadSink {
     private final Channel ch;
     private final boolean keepAlive;
     private final String what;
