@@ -1,14 +1,11 @@
 package dev.zaro.arrow;
 
-import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
 import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SlabTooLargeException;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
-import dev.zaro.arrow.json.Json;
-import dev.zaro.arrow.memory.HugePages;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.NodeMetadata;
@@ -99,27 +96,6 @@ public final class Zaro implements AutoCloseable {
         new ThreadPoolExecutor(
             poolSize, poolSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
     ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
-  }
-
-  /**
-   * Builds now, on the calling thread, the static state that opening a hierarchy builds on first
-   * use in a new JVM: zaro's JSON parser (Jackson's mapper, about 40 ms before it is compiled) and
-   * the registry of built-in codecs. Optional: a process that calls it on a spare thread while it
-   * does other start-up work overlaps the two (the command line does, while it parses its
-   * arguments); later calls return at once. Safe to call from any thread.
-   */
-  public static void warmUp() {
-    Json.nodeFactory();
-    CodecRegistry.defaults();
-  }
-
-  /**
-   * Builds now, on the calling thread, what a process's first read of chunks into Arrow builds on
-   * first use beyond {@link #warmUp}: the native binding through which large buffers are advised
-   * huge pages (JNA's start, about 15 ms). Optional, as {@link #warmUp}.
-   */
-  public static void warmUpReads() {
-    HugePages.available();
   }
 
   /** Opens a hierarchy at any STORE location (see {@link Stores#open}). */

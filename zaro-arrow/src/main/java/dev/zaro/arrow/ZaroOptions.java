@@ -4,9 +4,15 @@ import dev.zaro.arrow.codec.CodecRegistry;
 import dev.zaro.arrow.read.MissingChunks;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.RemoteLimits;
+import java.util.Objects;
 
 /**
- * Options of an open hierarchy.
+ * Options of an open hierarchy, made with {@link #builder()} (or {@link #defaults()}) and changed
+ * with the {@code with...} methods; immutable.
+ *
+ * <pre>{@code
+ * ZaroOptions options = ZaroOptions.builder().threads(8).cacheMemory(1L << 30).build();
+ * }</pre>
  *
  * @param threads chunks decoded in parallel by one read (about the core count)
  * @param codecs where codec names are looked up
@@ -43,7 +49,10 @@ public record ZaroOptions(
   /**
    * Checks the components: positive threads, I/O concurrency and bytes in flight, a cache size not
    * negative, a missing-chunk policy.
+   *
+   * @deprecated eight positional components, two of them look-alike longs: use {@link #builder()}
    */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions {
     if (cacheMemory < 0) {
       throw new IllegalArgumentException("cacheMemory must not be negative, not " + cacheMemory);
@@ -66,7 +75,12 @@ public record ZaroOptions(
     }
   }
 
-  /** Options with the default remote limits ({@link RemoteLimits#DEFAULT}). */
+  /**
+   * Options with the default remote limits ({@link RemoteLimits#DEFAULT}).
+   *
+   * @deprecated positional booleans and longs: use {@link #builder()}
+   */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions(
       int threads,
       CodecRegistry codecs,
@@ -86,7 +100,12 @@ public record ZaroOptions(
         RemoteLimits.DEFAULT);
   }
 
-  /** Options without a decoded-chunk cache. */
+  /**
+   * Options without a decoded-chunk cache.
+   *
+   * @deprecated positional booleans and longs: use {@link #builder()}
+   */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions(
       int threads,
       CodecRegistry codecs,
@@ -100,7 +119,10 @@ public record ZaroOptions(
   /**
    * Options holding {@link dev.zaro.arrow.read.ZarrArray#DEFAULT_MAX_BYTES_IN_FLIGHT} ahead of the
    * decoders, without a cache.
+   *
+   * @deprecated a positional boolean: use {@link #builder()}
    */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions(
       int threads,
       CodecRegistry codecs,
@@ -116,42 +138,62 @@ public record ZaroOptions(
         ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT);
   }
 
-  /** {@code threads} decoding threads and these codecs; the other options at their defaults. */
+  /**
+   * {@code threads} decoding threads and these codecs; the other options at their defaults.
+   *
+   * @deprecated use {@code builder().threads(threads).codecs(codecs).build()}
+   */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions(int threads, CodecRegistry codecs) {
     this(threads, codecs, DEFAULT_IO_CONCURRENCY, false);
   }
 
-  /** Options that fill missing chunks with the fill value. */
+  /**
+   * Options that fill missing chunks with the fill value.
+   *
+   * @deprecated a positional boolean: use {@link #builder()}
+   */
+  @Deprecated(since = "0.1.0")
   public ZaroOptions(int threads, CodecRegistry codecs, int ioConcurrency, boolean fallbackTypes) {
     this(threads, codecs, ioConcurrency, fallbackTypes, MissingChunks.FILL);
   }
 
   /** The defaults: one decoding thread per core, the built-in and ServiceLoader codecs. */
   public static ZaroOptions defaults() {
-    return new ZaroOptions(
-        Runtime.getRuntime().availableProcessors(),
-        CodecRegistry.defaults(),
-        DEFAULT_IO_CONCURRENCY,
-        false);
+    return builder().build();
+  }
+
+  /**
+   * A builder holding the defaults: one decoding thread per core, the built-in and ServiceLoader
+   * codecs, {@value #DEFAULT_IO_CONCURRENCY} requests in flight, ML floats read as float32 values,
+   * missing chunks read as the fill value, {@link ZarrArray#DEFAULT_MAX_BYTES_IN_FLIGHT} bytes in
+   * flight, no cache and the default remote limits.
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these options, to change some of them. */
+  public Builder toBuilder() {
+    return new Builder()
+        .threads(threads)
+        .codecs(codecs)
+        .ioConcurrency(ioConcurrency)
+        .fallbackTypes(fallbackTypes)
+        .missingChunks(missingChunks)
+        .maxBytesInFlight(maxBytesInFlight)
+        .cacheMemory(cacheMemory)
+        .remote(remote);
   }
 
   /** These options with {@code n} decoding threads. */
   public ZaroOptions withThreads(int n) {
-    return new ZaroOptions(
-        n,
-        codecs,
-        ioConcurrency,
-        fallbackTypes,
-        missingChunks,
-        maxBytesInFlight,
-        cacheMemory,
-        remote);
+    return toBuilder().threads(n).build();
   }
 
   /** These options with up to {@code n} chunk requests in flight on remote stores. */
   public ZaroOptions withIoConcurrency(int n) {
-    return new ZaroOptions(
-        threads, codecs, n, fallbackTypes, missingChunks, maxBytesInFlight, cacheMemory, remote);
+    return toBuilder().ioConcurrency(n).build();
   }
 
   /**
@@ -159,34 +201,17 @@ public record ZaroOptions(
    * values; see {@link #fallbackTypes()}.
    */
   public ZaroOptions withFallbackTypes(boolean allow) {
-    return new ZaroOptions(
-        threads,
-        codecs,
-        ioConcurrency,
-        allow,
-        missingChunks,
-        maxBytesInFlight,
-        cacheMemory,
-        remote);
+    return toBuilder().fallbackTypes(allow).build();
   }
 
   /** Chooses what reads do with chunks absent from the store; see {@link MissingChunks}. */
   public ZaroOptions withMissingChunks(MissingChunks policy) {
-    return new ZaroOptions(
-        threads,
-        codecs,
-        ioConcurrency,
-        fallbackTypes,
-        policy,
-        maxBytesInFlight,
-        cacheMemory,
-        remote);
+    return toBuilder().missingChunks(policy).build();
   }
 
   /** Sets {@link #maxBytesInFlight()}: fetched bytes a remote read holds ahead of its decoders. */
   public ZaroOptions withMaxBytesInFlight(long bytes) {
-    return new ZaroOptions(
-        threads, codecs, ioConcurrency, fallbackTypes, missingChunks, bytes, cacheMemory, remote);
+    return toBuilder().maxBytesInFlight(bytes).build();
   }
 
   /**
@@ -194,15 +219,7 @@ public record ZaroOptions(
    * location, and the cap on metadata documents.
    */
   public ZaroOptions withRemote(RemoteLimits limits) {
-    return new ZaroOptions(
-        threads,
-        codecs,
-        ioConcurrency,
-        fallbackTypes,
-        missingChunks,
-        maxBytesInFlight,
-        cacheMemory,
-        limits);
+    return toBuilder().remote(limits).build();
   }
 
   /**
@@ -211,14 +228,92 @@ public record ZaroOptions(
    * none.
    */
   public ZaroOptions withCacheMemory(long bytes) {
-    return new ZaroOptions(
-        threads,
-        codecs,
-        ioConcurrency,
-        fallbackTypes,
-        missingChunks,
-        maxBytesInFlight,
-        bytes,
-        remote);
+    return toBuilder().cacheMemory(bytes).build();
+  }
+
+  /**
+   * Builds {@link ZaroOptions}, each setter naming its option; starts from the defaults ({@link
+   * ZaroOptions#builder()}). Not thread-safe; {@link #build} checks the values and may be called
+   * again after further changes.
+   */
+  public static final class Builder {
+    private int threads = Runtime.getRuntime().availableProcessors();
+    private CodecRegistry codecs; // null: CodecRegistry.defaults(), looked up by build()
+    private int ioConcurrency = DEFAULT_IO_CONCURRENCY;
+    private boolean fallbackTypes;
+    private MissingChunks missingChunks = MissingChunks.FILL;
+    private long maxBytesInFlight = ZarrArray.DEFAULT_MAX_BYTES_IN_FLIGHT;
+    private long cacheMemory;
+    private RemoteLimits remote = RemoteLimits.DEFAULT;
+
+    private Builder() {}
+
+    /** Chunks decoded in parallel by one read (default: the core count). */
+    public Builder threads(int n) {
+      this.threads = n;
+      return this;
+    }
+
+    /** Where codec names are looked up (default: the built-in and ServiceLoader codecs). */
+    public Builder codecs(CodecRegistry registry) {
+      this.codecs = Objects.requireNonNull(registry, "codecs");
+      return this;
+    }
+
+    /** Chunk requests one read keeps in flight on remote stores. */
+    public Builder ioConcurrency(int n) {
+      this.ioConcurrency = n;
+      return this;
+    }
+
+    /**
+     * Whether the ML float types read as their bit patterns; see {@link
+     * ZaroOptions#fallbackTypes()}.
+     */
+    public Builder fallbackTypes(boolean allow) {
+      this.fallbackTypes = allow;
+      return this;
+    }
+
+    /** What a read does with a chunk absent from the store. */
+    public Builder missingChunks(MissingChunks policy) {
+      this.missingChunks = policy;
+      return this;
+    }
+
+    /** Fetched bytes a remote read holds ahead of its decoders. */
+    public Builder maxBytesInFlight(long bytes) {
+      this.maxBytesInFlight = bytes;
+      return this;
+    }
+
+    /** Bytes of decoded chunks kept for later reads (0: none). */
+    public Builder cacheMemory(long bytes) {
+      this.cacheMemory = bytes;
+      return this;
+    }
+
+    /** The limits of remote stores opened by location, and the cap on metadata documents. */
+    public Builder remote(RemoteLimits limits) {
+      this.remote = limits;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws IllegalArgumentException for a value out of range (see {@link ZaroOptions})
+     */
+    public ZaroOptions build() {
+      return new ZaroOptions(
+          threads,
+          codecs != null ? codecs : CodecRegistry.defaults(),
+          ioConcurrency,
+          fallbackTypes,
+          missingChunks,
+          maxBytesInFlight,
+          cacheMemory,
+          remote);
+    }
   }
 }

@@ -1,6 +1,5 @@
 package dev.zaro.cli;
 
-import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.sql.SqlEngine;
 import java.io.IOException;
@@ -143,10 +142,11 @@ public final class Main implements Runnable {
   /**
    * Begins, on daemon threads, start-up work that the command {@code args} names needs whatever its
    * other arguments, so that it overlaps picocli's parse (about 60 ms of the main thread): for the
-   * commands that open a store, zaro's JSON parser ({@link Zaro#warmUp}) and, for those that read
-   * into Arrow, Arrow's schema reader; for {@code sql} also DuckDB ({@link SqlEngine#openAhead})
-   * and Arrow's C Data library, which hands DuckDB its tables (benchmarks/README.md, "One query").
-   * A failure there is dropped: the command meets it again itself, where it is reported.
+   * commands that open a store, zaro's JSON parser ({@link WarmUp#opening}) and, for those that
+   * read into Arrow, Arrow's schema reader; for {@code sql} also DuckDB ({@link
+   * SqlEngine#openAhead}) and Arrow's C Data library, which hands DuckDB its tables
+   * (benchmarks/README.md, "One query"). A failure there is dropped: the command meets it again
+   * itself, where it is reported.
    *
    * @return the thread started, or null for a command that opens no store
    */
@@ -165,7 +165,7 @@ public final class Main implements Runnable {
             () -> {
               try {
                 // in the order the command meets them
-                Zaro.warmUp();
+                WarmUp.opening();
                 if (arrow) {
                   new RootAllocator().close(); // Arrow's allocator configuration
                   new Schema(List.of()); // its class initializer builds a Jackson deserializer
@@ -174,7 +174,7 @@ public final class Main implements Runnable {
                   JniLoader.get().ensureLoaded();
                 }
                 if (arrow) {
-                  Zaro.warmUpReads();
+                  WarmUp.reads();
                 }
               } catch (RuntimeException | LinkageError e) {
                 // met again, and reported, by the command itself

@@ -1,21 +1,16 @@
 package dev.zaro.flight;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
-import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
-import dev.zaro.arrow.read.internal.NodeJson;
 import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
@@ -26,9 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,7 +31,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
-import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -49,14 +41,9 @@ import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -73,12 +60,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class ZaroFlightProducer extends NoOpFlightProducer implements AutoCloseable {
   private final Zaro zaro;
-  private final BufferAllocator allocator;
   private final FlightOptions options;
   private final MemoryBudget budget;
   private final ExecutorService streams = Executors.newCachedThreadPool(daemons("zaro-stream-"));
   private final ExecutorService prefetch = Executors.newCachedThreadPool(daemons("zaro-prefetch-"));
-  private final Set<Sink> running = ConcurrentHashMap.newKeySet();
+  private final Set<ReadSink> running = ConcurrentHashMap.newKeySet();
   private final LongAdder wireBytes = new LongAdder();
 
   /** Chunks decoded (and found missing) by every read since start, for the stats action. */
@@ -86,6 +72,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   private final ReadOptions readOptions = ReadOptions.DEFAULT.withStats(reads);
   private final SharedMemoryDelivery sharedMemory;
+  private final TensorStream tensors;
+  private final ServerDocuments documents;
   private volatile boolean stopping;
 
   /** Serving limits. */
@@ -99,13 +87,16 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    */
   public ZaroFlightProducer(Zaro zaro, BufferAllocator allocator, ServerOptions options) {
     this.zaro = zaro;
-    this.allocator = allocator;
     this.options = options.limits();
     this.budget =
         new MemoryBudget(
             allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
     this.sharedMemory =
         new SharedMemoryDelivery(zaro, budget, this.options, readOptions, this::schema);
+    this.tensors = new TensorStream(zaro, this.options, readOptions, prefetch);
+    this.documents =
+        new ServerDocuments(
+            zaro, allocator, budget, this.options, readOptions, reads, wireBytes, sharedMemory);
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -275,7 +266,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       return;
     }
     listener.setUseZeroCopy(true);
-    submit(request, new FlightSink(listener, "do_get " + describe(request)));
+    submit(request, new FlightSink(listener, "do_get " + describe(request), wireBytes, budget));
   }
 
   /**
@@ -291,7 +282,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
    * Runs a read on a stream thread of its own, into {@code sink} (a do_get's listener or an HTTP
    * response); a server that is shutting down fails it UNAVAILABLE.
    */
-  void submit(ReadRequest request, Sink sink) {
+  void submit(ReadRequest request, ReadSink sink) {
     try {
       streams.execute(() -> serve(request, sink));
     } catch (RejectedExecutionException e) {
@@ -302,134 +293,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
-  /**
-   * Where a read's batches go: a Flight do_get or an HTTP response. The producer loads each batch
-   * into the root it gave {@link #start}, waits for {@link #awaitReady}, then calls {@link
-   * #putNext}; memory stays in the read's lease until the sink lets go of it.
-   */
-  interface Sink {
-    /** Sends the schema; from now on batches are unloaded from {@code root}. */
-    void start(VectorSchemaRoot root, WireCompression compression);
-
-    /** Whether {@link #start} was called (something may be on its way to the client). */
-    boolean started();
-
-    /** Sends what {@code root} holds now. */
-    void putNext();
-
-    /** Ends the stream successfully. */
-    void completed();
-
-    /** Ends the stream with a Flight status (the HTTP sink maps it to a status code). */
-    void error(FlightRuntimeException status);
-
-    /** Whether the client went away. */
-    boolean cancelled();
-
-    /** What the stream sends, for the log line when its client leaves early. */
-    String what();
-
-    /** Waits until the client can take a batch; false when it left or {@link #stop} was called. */
-    boolean awaitReady();
-
-    /** Whether shutdown asked the stream to stop. */
-    boolean stopped();
-
-    /** Asks the stream to stop before its next batch, waking a wait for the client. */
-    void stop();
-
-    /** Called when the client leaves, so a request waiting for memory stops waiting. */
-    default boolean gone() {
-      return stopped() || cancelled();
-    }
-  }
-
   /** The request as log lines name it: {@code '/t2m' [0:24]}. */
   static String describe(ReadRequest request) {
     return "'/" + StoreKeys.stripSlashes(request.array()) + "' [" + request.slice() + "]";
   }
 
-  /** One do_get: its listener, its backpressure wait, and whether shutdown asked it to stop. */
-  private final class FlightSink extends BackpressureStrategy.CallbackBackpressureStrategy
-      implements Sink {
-    final ServerStreamListener listener;
-    private final String what;
-    volatile boolean stopped;
-    private volatile boolean started;
-
-    FlightSink(ServerStreamListener listener, String what) {
-      this.listener = listener;
-      this.what = what;
-      register(listener);
-    }
-
-    @Override
-    public void start(VectorSchemaRoot root, WireCompression compression) {
-      started = true;
-      listener.start(root);
-      compression.install(listener, root, wireBytes);
-    }
-
-    @Override
-    public boolean started() {
-      return started;
-    }
-
-    @Override
-    public void putNext() {
-      listener.putNext();
-    }
-
-    @Override
-    public void completed() {
-      listener.completed();
-    }
-
-    @Override
-    public void error(FlightRuntimeException status) {
-      listener.error(onWire(status));
-    }
-
-    @Override
-    public boolean cancelled() {
-      return listener.isCancelled();
-    }
-
-    @Override
-    public String what() {
-      return what;
-    }
-
-    @Override
-    public boolean stopped() {
-      return stopped;
-    }
-
-    /** Waits (woken by gRPC's ready and cancel callbacks) until the client can take a batch. */
-    @Override
-    public boolean awaitReady() {
-      return !stopped && waitForListener(0) == WaitResult.READY && !stopped;
-    }
-
-    @Override
-    protected boolean shouldContinueWaiting(ServerStreamListener l, long remaining) {
-      return !stopped;
-    }
-
-    @Override
-    protected void cancelCallback() {
-      budget.wake();
-    }
-
-    @Override
-    public void stop() {
-      stopped = true;
-      interruptWait();
-      budget.wake();
-    }
-  }
-
-  private void serve(ReadRequest request, Sink stream) {
+  private void serve(ReadRequest request, ReadSink stream) {
     running.add(stream);
     try {
       if (stopping) {
@@ -440,19 +309,25 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       ZarrArray array = zaro.array(request.array());
       Selection selection = Selection.parse(request.slice(), array.metadata().shape());
       boolean table = request.layout().equals("table");
-      List<Selection> blocks = table ? List.of() : readBlocks(array, selection);
+      List<Selection> blocks = table ? List.of() : tensors.blocks(array, selection);
       RuntimeException beforeStart = null;
       try (MemoryBudget.Lease lease =
           budget.acquire(
               "do_get " + request.array(),
-              table ? tableReservation(selection) : tensorReservation(array, blocks),
+              table ? tableReservation(selection) : TensorStream.reservation(array, blocks),
               options.requestBytes(),
               stream::gone)) {
         try {
           if (table) {
             streamTable(request, lease.allocator(), stream);
           } else {
-            streamTensor(request, array, selection, blocks, lease.allocator(), stream);
+            tensors.stream(
+                request,
+                schema(request, array, selection),
+                array,
+                blocks,
+                lease.allocator(),
+                stream);
           }
         } catch (RuntimeException e) {
           if (stream.started()) {
@@ -475,27 +350,10 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
-  private static void fail(Sink stream, RuntimeException e) {
+  private static void fail(ReadSink stream, RuntimeException e) {
     if (!stream.cancelled()) {
       stream.error(translate(e));
     }
-  }
-
-  /**
-   * The memory a tensor stream expects to hold at once: the block being sent, the next one being
-   * decoded, one more pinned by gRPC until written, and two chunks' worth of input.
-   */
-  private static long tensorReservation(ZarrArray array, List<Selection> blocks) {
-    long elementBytes = array.metadata().dataType().byteSize();
-    long block = 0;
-    for (Selection b : blocks) {
-      block = Math.max(block, b.size() * elementBytes);
-    }
-    double chunk = (double) elementBytes; // the largest chunk (grids may be rectilinear)
-    for (int d = 0; d < array.metadata().chunkGrid().rank(); d++) {
-      chunk *= array.metadata().chunkGrid().dim(d).maxLength();
-    }
-    return 3 * block + 2 * (long) Math.min(chunk, (double) block);
   }
 
   /** A table batch (at most 8 bytes a column, index columns plus the value) twice over. */
@@ -507,213 +365,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return Math.max(1024, options.batchBytes() / 16);
   }
 
-  private void streamTensor(
-      ReadRequest request,
-      ZarrArray array,
-      Selection selection,
-      List<Selection> blocks,
-      BufferAllocator child,
-      Sink stream) {
-    Schema schema = schema(request, array, selection);
-    CompletableFuture<List<Slab>> next = null;
-    // the block being sent, the next one being read, and the two that gRPC may still hold when that
-    // read starts: Flight lets a do_get queue up to its backpressure threshold (10 MiB) before it
-    // stops being ready, so after a block's last 8 MiB batch the queue can reach back into the two
-    // 16 MiB blocks before it; with three buffers a cached stream's reads kept missing the pool and
-    // paid the kernel for zeroing fresh pages (perf: clear_page_erms on the prefetch threads, gone
-    // with four). With a cache only: an uncached server's 64 MiB blocks reused in three buffers
-    // measured both cheaper (direct pairs) and dearer (flight_throughput.py) than fresh ones
-    try (BlockBuffers buffers = new BlockBuffers(zaro.cache() == null ? 0 : 4);
-        VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
-      stream.start(root, request.compression());
-      VectorLoader loader = new VectorLoader(root);
-      next = readAsync(array, blocks.get(0), child, buffers);
-      for (int i = 0; i < blocks.size(); i++) {
-        List<Slab> current = await(next);
-        next =
-            i + 1 < blocks.size() && !stream.gone()
-                ? readAsync(array, blocks.get(i + 1), child, buffers)
-                : null;
-        try {
-          for (Slab slab : current) {
-            if (!send(slab, loader, stream)) {
-              return;
-            }
-          }
-        } finally {
-          current.forEach(Slab::close);
-        }
-      }
-      stream.completed();
-    } finally {
-      discard(next);
-    }
-  }
-
-  /** Sends one decoded block as batches of about batchBytes; false if the stream must end. */
-  private boolean send(Slab slab, VectorLoader loader, Sink stream) {
-    long rows = SlabVectors.rows(slab);
-    long rowBytes = Math.max(1, rows == 0 ? 1 : slab.byteSize() / rows);
-    long perBatch = Math.max(1, options.batchBytes() / rowBytes);
-    for (long from = 0; from < rows || (rows == 0 && from == 0); from += perBatch) {
-      long n = Math.min(perBatch, rows - from);
-      try (FieldVector vector = SlabVectors.tensor(slab, from, n);
-          VectorSchemaRoot batch =
-              new VectorSchemaRoot(
-                  List.of(vector.getField()), List.of(vector), vector.getValueCount());
-          ArrowRecordBatch record = new VectorUnloader(batch).getRecordBatch()) {
-        loader.load(record);
-      }
-      if (!ready(stream)) {
-        return false;
-      }
-      stream.putNext();
-      if (rows == 0) {
-        break;
-      }
-    }
-    return true;
-  }
-
-  /** Waits for the client; false when it left or shutdown stopped the stream (then says so). */
-  private static boolean ready(Sink stream) {
-    if (stream.awaitReady()) {
-      return true;
-    }
-    if (stream.cancelled()) {
-      TransportLogs.clientLeft(stream.what());
-    }
-    if (stream.stopped() && !stream.cancelled()) {
-      stream.error(
-          CallStatus.UNAVAILABLE
-              .withDescription(
-                  "the server is shutting down and its grace period for running streams is over")
-              .toRuntimeException());
-    }
-    return false;
-  }
-
-  private CompletableFuture<List<Slab>> readAsync(
-      ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          List<Slab> cached = readCached(array, block, child);
-          if (cached != null) {
-            return cached;
-          }
-          Slab assembled =
-              zaro.cache() == null ? null : array.readAssembled(block, child, readOptions);
-          return List.of(assembled != null ? assembled : read(array, block, child, buffers));
-        },
-        prefetch);
-  }
-
-  /** Reads a block into a free buffer of the stream's pool, or into a fresh one. */
-  private Slab read(ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
-    ArrayMetadata metadata = array.metadata();
-    ArrowBuf into =
-        metadata.dataType().isVariableLength() || block.size() == 0
-            ? null
-            : buffers.acquire(block.size() * metadata.dataType().byteSize());
-    if (into == null) {
-      Slab slab = array.read(block, child, readOptions);
-      if (slab.heap() == null) {
-        buffers.adopt(slab.data());
-      }
-      return slab;
-    }
-    try (into) {
-      return array.readInto(block, into, child, readOptions);
-    }
-  }
-
-  /**
-   * The block as slabs over cached chunks' memory, one a chunk along its first dimension, when each
-   * of them is a cached chunk's contiguous region (chunks spanning the trailing dimensions): they
-   * are then sent by reference, not decoded or copied ({@link ZarrArray#readCached}). Null
-   * otherwise (without a cache, or a chunk not cached or not contiguous): the block is read, and
-   * its chunks are counted then, each once.
-   */
-  private List<Slab> readCached(ZarrArray array, Selection block, BufferAllocator child) {
-    if (zaro.cache() == null) {
-      return null;
-    }
-    return array.readCached(
-        ReadPlan.of(array.metadata(), block).splitFirst(1, Long.MAX_VALUE), child);
-  }
-
-  private static List<Slab> await(CompletableFuture<List<Slab>> future) {
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new IllegalStateException(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw CallStatus.UNAVAILABLE
-          .withDescription("the server is shutting down")
-          .toRuntimeException();
-    }
-  }
-
-  /** Waits for a read nobody will send and frees what it made. */
-  private static void discard(CompletableFuture<List<Slab>> future) {
-    if (future == null) {
-      return;
-    }
-    try {
-      future.join().forEach(Slab::close);
-    } catch (RuntimeException e) {
-      // the read failed; it freed its own buffers
-    }
-  }
-
-  /**
-   * Splits a selection into reads along the first dimension that follow chunk boundaries (so no
-   * chunk is decoded twice), each holding at most a quarter of the request memory limit. With a
-   * cache that holds a run of the first dimension's chunks twice over, and chunks that are copied
-   * into blocks (not sent by reference), blocks hold two batches and may cut a chunk: the chunk
-   * decoded for the first block that touches it is a cache hit for the next, and the stream reuses
-   * its three block buffers over many more blocks ({@link BlockBuffers}).
-   */
-  private List<Selection> readBlocks(ZarrArray array, Selection selection) {
-    long rows = SlabVectors.rows(selection.resultShape()); // the first kept dimension's
-    long rowBytes =
-        rows == 0
-            ? 1
-            : Math.max(1, selection.size() / rows * array.metadata().dataType().byteSize());
-    long maxRows = Math.max(1, options.requestBytes() / 4 / rowBytes);
-    ReadPlan plan = ReadPlan.of(array.metadata(), selection);
-    List<Selection> blocks = plan.splitFirst(options.batchBytes() * 4, maxRows);
-    if (zaro.cache() == null
-        || rows == 0
-        || selection.size() == 0
-        || sentByReference(array, blocks)) {
-      return blocks;
-    }
-    int first = 0; // the first kept dimension
-    while (first < selection.dims().size() - 1 && selection.dims().get(first).dropped()) {
-      first++;
-    }
-    double chunkRows = (double) rowBytes * array.metadata().chunkGrid().dim(first).maxLength();
-    long small = Math.max(1, 2 * options.batchBytes() / rowBytes);
-    return 2 * chunkRows <= zaro.cache().stats().capacity() && small < maxRows
-        ? plan.splitFirst(options.batchBytes() * 4, small)
-        : blocks;
-  }
-
-  /**
-   * Whether cached chunks of these blocks are sent by reference (the first block's first piece is a
-   * contiguous region of one chunk): no block buffers to reuse then, and blocks keep whole chunks.
-   */
-  private static boolean sentByReference(ZarrArray array, List<Selection> blocks) {
-    List<Selection> pieces =
-        ReadPlan.of(array.metadata(), blocks.get(0)).splitFirst(1, Long.MAX_VALUE);
-    return !pieces.isEmpty() && array.contiguousInChunk(pieces.get(0)) != null;
-  }
-
-  private void streamTable(ReadRequest request, BufferAllocator child, Sink stream) {
+  private void streamTable(ReadRequest request, BufferAllocator child, ReadSink stream) {
     try (TableReader reader =
         zaro.readTable(
             request.array(),
@@ -727,7 +379,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       VectorSchemaRoot root = reader.getVectorSchemaRoot();
       stream.start(root, request.compression());
       while (reader.loadNextBatch()) {
-        if (!ready(stream)) {
+        if (!stream.readyForNext()) {
           return;
         }
         stream.putNext();
@@ -761,7 +413,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   /** Ends every running do_get: each stops before its next batch and fails UNAVAILABLE. */
   public void cancelStreams() {
-    for (Sink s : running) {
+    for (ReadSink s : running) {
       s.stop();
     }
   }
@@ -770,12 +422,12 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try {
       if (action.getType().equals("stats")) {
-        listener.onNext(new Result(statsJson().getBytes(StandardCharsets.UTF_8)));
+        listener.onNext(new Result(documents.statsJson().getBytes(StandardCharsets.UTF_8)));
         listener.onCompleted();
         return;
       }
       if (action.getType().equals("describe")) {
-        describe(GroupDescription.Request.parse(action.getBody()), listener);
+        documents.describe(GroupDescription.Request.parse(action.getBody()), listener);
         return;
       }
       if (!action.getType().equals("metadata")) {
@@ -788,7 +440,8 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       }
       listener.onNext(
           new Result(
-              metadataJson(new String(action.getBody(), StandardCharsets.UTF_8))
+              documents
+                  .metadataJson(new String(action.getBody(), StandardCharsets.UTF_8))
                   .getBytes(StandardCharsets.UTF_8)));
       listener.onCompleted();
     } catch (RuntimeException e) {
@@ -796,74 +449,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     }
   }
 
-  /**
-   * The describe action: a group's JSON, then each array's tensor-layout IPC stream (schema, and
-   * the values of small arrays), read inside the memory budget.
-   */
-  private void describe(GroupDescription.Request request, StreamListener<Result> listener) {
-    GroupDescription description = new GroupDescription(zaro, request);
-    List<byte[]> streams;
-    try (BufferAllocator child =
-        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
-      streams = description.streams(child, readOptions);
-    }
-    listener.onNext(new Result(description.json().toString().getBytes(StandardCharsets.UTF_8)));
-    for (byte[] stream : streams) {
-      listener.onNext(new Result(stream));
-    }
-    listener.onCompleted();
-  }
-
-  /** GET /describe/{path}: a group's JSON with the values of its small arrays inline. */
-  String describeJson(GroupDescription.Request request) {
-    try (BufferAllocator child =
-        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
-      return new GroupDescription(zaro, request).jsonWithValues(child, readOptions).toString();
-    }
-  }
-
-  /** The stats action's JSON: memory, the budget, streams, and body bytes sent. */
-  String statsJson() {
-    return "{\"allocated_bytes\":"
-        + allocator.getAllocatedMemory()
-        + ",\"peak_allocated_bytes\":"
-        + allocator.getPeakMemoryAllocation()
-        + ",\"stream_body_bytes\":"
-        + wireBytes.sum()
-        + ",\"shared_memory_bytes\":"
-        + sharedMemory.bytesWritten()
-        + (zaro.cache() == null
-            ? ""
-            : ",\"cache_allocated_bytes\":"
-                + zaro.cache().allocatedBytes()
-                + ","
-                + zaro.cache().stats().jsonFields())
-        + ","
-        + budget.statsJson()
-        + ",\"chunks_decoded\":"
-        + reads.chunksDecoded()
-        + ",\"chunks_missing\":"
-        + reads.chunksMissing()
-        + "}";
-  }
-
-  /** The metadata action's JSON: the normalized metadata of the node at {@code path}. */
-  String metadataJson(String path) {
-    String p = StoreKeys.stripSlashes(path);
-    Node node = new Node(p, zaro.node(p));
-    var children = node.isArray() ? null : zaro.hierarchy().children(p);
-    return NodeJson.of(node, children).toString();
-  }
-
-  /** Every node of the hierarchy as {@code {"nodes": [metadata JSON of each]}}. */
-  String hierarchyJson() {
-    ArrayNode nodes = Json.nodeFactory().arrayNode();
-    for (Node node : zaro.list()) {
-      nodes.add(NodeJson.of(node, node.isArray() ? null : zaro.hierarchy().children(node.path())));
-    }
-    ObjectNode out = Json.createObjectNode();
-    out.set("nodes", nodes);
-    return out.toString();
+  /** The JSON documents the actions and the HTTP server answer with. */
+  ServerDocuments documents() {
+    return documents;
   }
 
   /** Wakes requests waiting for memory, so one whose client left stops waiting. */

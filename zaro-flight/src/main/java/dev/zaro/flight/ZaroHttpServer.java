@@ -8,7 +8,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -21,20 +20,16 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
@@ -52,12 +47,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowStreamWriter;
-import org.apache.arrow.vector.ipc.WriteChannel;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
-import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 
 /**
@@ -197,7 +186,7 @@ public final class ZaroHttpServer implements AutoCloseable {
     return r;
   }
 
-  private static FullHttpResponse errorResponse(FlightRuntimeException e) {
+  static FullHttpResponse errorResponse(FlightRuntimeException e) {
     ObjectNode body = Json.createObjectNode();
     body.put("error", e.status().code().name());
     body.put("message", e.status().description());
@@ -264,24 +253,32 @@ public final class ZaroHttpServer implements AutoCloseable {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
       if (path.equals("/")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.hierarchyJson()), keepAlive);
+        respond(ctx, json(HttpResponseStatus.OK, producer.documents().hierarchyJson()), keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
         respond(
             ctx,
-            json(HttpResponseStatus.OK, producer.describeJson(describeRequest(group, uri))),
+            json(
+                HttpResponseStatus.OK,
+                producer.documents().describeJson(describeRequest(group, uri))),
             keepAlive);
       } else if (path.equals("/stats")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.statsJson()), keepAlive);
+        respond(ctx, json(HttpResponseStatus.OK, producer.documents().statsJson()), keepAlive);
       } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
         String node = path.length() <= "/arrays/".length() ? "" : path.substring(8);
         if (node.equals("metadata") || node.endsWith("/metadata")) {
           String p = node.substring(0, node.length() - "metadata".length());
-          respond(ctx, json(HttpResponseStatus.OK, producer.metadataJson(p)), keepAlive);
+          respond(
+              ctx, json(HttpResponseStatus.OK, producer.documents().metadataJson(p)), keepAlive);
         } else {
           ReadRequest read = readRequest(node, uri.parameters());
           ctx.channel().config().setAutoRead(false); // the next request waits for this stream
-          sink = new HttpSink(ctx.channel(), keepAlive, "GET " + ZaroFlightProducer.describe(read));
+          sink =
+              new HttpSink(
+                  ctx.channel(),
+                  keepAlive,
+                  "GET " + ZaroFlightProducer.describe(read),
+                  producer.wireBytes());
           producer.submit(read, sink);
         }
       } else {
@@ -385,152 +382,6 @@ public final class ZaroHttpServer implements AutoCloseable {
     var f = ch.writeAndFlush(r);
     if (!keepAlive) {
       f.addListener(ChannelFutureListener.CLOSE);
-    }
-  }
-
-  /**
-   * One GET of an array as an Arrow IPC stream. Batches go out as Netty buffers over the batch's
-   * ArrowBufs; the batch is closed (its buffers released to the read's lease) when Netty has
-   * written it.
-   */
-  private final class HttpSink implements ZaroFlightProducer.Sink {
-    private final Channel ch;
-    private final boolean keepAlive;
-    private final String what;
-    private final Object lock = new Object();
-    private volatile boolean stopped;
-    private volatile boolean started;
-    private VectorUnloader unloader;
-
-    HttpSink(Channel ch, boolean keepAlive, String what) {
-      this.ch = ch;
-      this.keepAlive = keepAlive;
-      this.what = what;
-    }
-
-    @Override
-    public String what() {
-      return what;
-    }
-
-    void wake() {
-      synchronized (lock) {
-        lock.notifyAll();
-      }
-    }
-
-    @Override
-    public void start(VectorSchemaRoot root, WireCompression compression) {
-      unloader = compression.unloader(root, producer.wireBytes());
-      HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-      r.headers()
-          .set(
-              HttpHeaderNames.CONTENT_TYPE,
-              compression == WireCompression.NONE
-                  ? ARROW_STREAM
-                  : ARROW_STREAM + "; codecs=" + compression.option())
-          .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-      HttpUtil.setKeepAlive(r, keepAlive);
-      started = true;
-      ch.write(r).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      Buffers out = new Buffers(ch.alloc());
-      try {
-        MessageSerializer.serialize(new WriteChannel(out), root.getSchema());
-      } catch (IOException e) {
-        out.release();
-        throw new IllegalStateException(e);
-      }
-      ch.writeAndFlush(new DefaultHttpContent(out.composite))
-          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-    }
-
-    @Override
-    public boolean started() {
-      return started;
-    }
-
-    @Override
-    public void putNext() {
-      ArrowRecordBatch batch = unloader.getRecordBatch();
-      Buffers out = new Buffers(ch.alloc());
-      try {
-        MessageSerializer.serialize(new WriteChannel(out), batch, IpcOption.DEFAULT);
-      } catch (IOException | RuntimeException e) {
-        out.release();
-        batch.close();
-        throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
-      }
-      ch.writeAndFlush(new DefaultHttpContent(out.composite)).addListener(f -> batch.close());
-    }
-
-    @Override
-    public void completed() {
-      Buffers out = new Buffers(ch.alloc());
-      try {
-        ArrowStreamWriter.writeEndOfStream(new WriteChannel(out), IpcOption.DEFAULT);
-      } catch (IOException e) {
-        out.release();
-        throw new IllegalStateException(e);
-      }
-      ch.write(new DefaultHttpContent(out.composite))
-          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      var f = ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-      finish(f, keepAlive);
-    }
-
-    private void finish(ChannelFuture f, boolean open) {
-      if (open) {
-        f.addListener(
-            x -> {
-              ch.config().setAutoRead(true);
-              ch.read();
-            });
-      } else {
-        f.addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    @Override
-    public void error(FlightRuntimeException status) {
-      if (started) {
-        var unused =
-            ch.close(); // mid-stream: no end-of-stream marker, the client sees the stream cut
-        return;
-      }
-      FullHttpResponse r = errorResponse(status);
-      HttpUtil.setKeepAlive(r, keepAlive);
-      finish(ch.writeAndFlush(r), keepAlive);
-    }
-
-    @Override
-    public boolean cancelled() {
-      return !ch.isActive();
-    }
-
-    @Override
-    public boolean awaitReady() {
-      synchronized (lock) {
-        while (!stopped && ch.isActive() && !ch.isWritable()) {
-          try {
-            lock.wait(100); // woken by writability and close events; the timeout is a safety net
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-          }
-        }
-      }
-      return !stopped && ch.isActive();
-    }
-
-    @Override
-    public boolean stopped() {
-      return stopped;
-    }
-
-    @Override
-    public void stop() {
-      stopped = true;
-      wake();
     }
   }
 

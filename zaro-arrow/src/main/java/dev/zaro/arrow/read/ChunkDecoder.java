@@ -288,7 +288,7 @@ final class ChunkDecoder {
    */
   boolean decodeShard(
       Resolved r,
-      ShardReader.Fetched fetched,
+      FetchedShard fetched,
       SlabView view,
       BufferAllocator allocator,
       Scratch scratch,

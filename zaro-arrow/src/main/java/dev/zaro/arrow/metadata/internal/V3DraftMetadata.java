@@ -135,7 +135,7 @@ public final class V3DraftMetadata {
         chunks,
         new ChunkKeyEncoding.DraftEncoding(separator),
         fill,
-        V2Metadata.chain(doc, dtype, shape.length, layout.equals("F"), compressor(doc)),
+        V2Codecs.chain(doc, dtype, shape.length, layout.equals("F"), compressor(doc)),
         V2Metadata.dimensionNames(attributes, shape.length),
         attributes);
   }
