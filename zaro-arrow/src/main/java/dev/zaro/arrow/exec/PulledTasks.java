@@ -23,7 +23,8 @@ final class PulledTasks {
   private final IntConsumer task;
   private final Finished finished;
   private final AtomicInteger next = new AtomicInteger();
-  private final AtomicInteger done = new AtomicInteger();
+  private final AtomicInteger ended = new AtomicInteger(); // tasks run (or skipped) to their end
+  private final AtomicInteger done = new AtomicInteger(); // ... and reported: await waits for n
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
   /**
@@ -58,7 +59,9 @@ final class PulledTasks {
       } catch (Throwable t) {
         failure.compareAndSet(null, t);
       }
-      int finishedNow = done.incrementAndGet();
+      // counted as ended before its report, as done (what await waits for) only after it: the
+      // owner must not return while the report of the last task still runs (or misses its failure)
+      int finishedNow = ended.incrementAndGet();
       if (ran && finished != null) {
         try {
           finished.done(finishedNow, n);
@@ -66,7 +69,7 @@ final class PulledTasks {
           failure.compareAndSet(null, t);
         }
       }
-      if (finishedNow == n) {
+      if (done.incrementAndGet() == n) {
         synchronized (this) {
           notifyAll();
         }
