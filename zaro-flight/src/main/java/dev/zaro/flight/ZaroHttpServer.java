@@ -36,9 +36,13 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -48,7 +52,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
@@ -88,13 +96,33 @@ public final class ZaroHttpServer implements AutoCloseable {
   private static final Set<String> READ_PARAMS =
       Set.of("slice", "layout", "columns", "compression", "raw");
 
+  /** Threads making JSON answers. */
+  static final int JSON_THREADS = 4;
+
+  /** The longest request line and the most bytes of request header fields (Netty's defaults). */
+  static final int MAX_LINE_BYTES = 4096;
+
+  static final int MAX_HEADER_BYTES = 8192;
+
   /** Below this, bytes a batch writes (IPC headers, padding) are copied rather than wrapped. */
   private static final int WRAP_BYTES = 4096;
 
   private final ZaroFlightProducer producer;
   private final BearerTokens tokens;
-  private final EventLoopGroup boss = new NioEventLoopGroup(1);
-  private final EventLoopGroup workers = new NioEventLoopGroup(2);
+  private final EventLoopGroup boss =
+      new NioEventLoopGroup(1, new DefaultThreadFactory("zaro-http-boss", true));
+  private final EventLoopGroup workers =
+      new NioEventLoopGroup(2, new DefaultThreadFactory("zaro-http-io", true));
+
+  /**
+   * Where the JSON answers are made ({@code /}, {@code /describe}, {@code /arrays/{path}/metadata},
+   * {@code /stats}): they may read the store (a describe reads small arrays' values), which must
+   * not block the event loops that serve every other connection. A few threads, whatever the number
+   * of connections (each waits for its answer before its next request is read).
+   */
+  private final ExecutorService answers =
+      Executors.newFixedThreadPool(JSON_THREADS, new DefaultThreadFactory("zaro-http-json", true));
+
   private final Channel server;
 
   private ZaroHttpServer(ZaroFlightProducer producer, ServerOptions options, int port)
@@ -118,7 +146,11 @@ public final class ZaroHttpServer implements AutoCloseable {
                     if (ssl != null) {
                       p.addLast(ssl.newHandler(ch.alloc()));
                     }
-                    p.addLast(new HttpServerCodec());
+                    p.addLast(new HttpServerCodec(MAX_LINE_BYTES, MAX_HEADER_BYTES, 8192));
+                    // requests reach the handler one at a time: the next (pipelined) one waits
+                    // here while reading is paused for the current one's reply
+                    p.addLast(new FlowControlHandler());
+                    p.addLast(new HttpConnectionGuard(options.clientTimeout()));
                     p.addLast(new Handler());
                   }
                 });
@@ -169,6 +201,12 @@ public final class ZaroHttpServer implements AutoCloseable {
     }
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    answers.shutdownNow();
+    try {
+      answers.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The HTTP status of a Flight status. */
@@ -223,9 +261,11 @@ public final class ZaroHttpServer implements AutoCloseable {
       }
       boolean keepAlive = HttpUtil.isKeepAlive(request);
       if (!request.decoderResult().isSuccess()) {
-        respond(ctx, errorResponse(invalid("malformed HTTP request")), false);
+        refuse(ctx, request.decoderResult().cause());
         return;
       }
+      // nothing more is read until this request's reply is written (see reply)
+      ctx.channel().config().setAutoRead(false);
       try {
         authenticate(request);
         if (!request.method().equals(HttpMethod.GET)) {
@@ -241,6 +281,31 @@ public final class ZaroHttpServer implements AutoCloseable {
       } catch (RuntimeException e) {
         respond(ctx, errorResponse(ZaroFlightProducer.translate(e)), keepAlive);
       }
+    }
+
+    /**
+     * Answers a request the codec could not read (431 for header fields over {@link
+     * #MAX_HEADER_BYTES}, 414 for a request line over {@link #MAX_LINE_BYTES}, else 400) and closes
+     * the connection: the codec discards the rest of what the client sends.
+     */
+    private void refuse(ChannelHandlerContext ctx, Throwable cause) {
+      HttpResponseStatus status;
+      String message;
+      if (cause instanceof TooLongHttpHeaderException) {
+        status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        message = "the request's header fields exceed " + MAX_HEADER_BYTES + " bytes";
+      } else if (cause instanceof TooLongHttpLineException) {
+        status = HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        message = "the request line exceeds " + MAX_LINE_BYTES + " bytes";
+      } else {
+        status = HttpResponseStatus.BAD_REQUEST;
+        message = "malformed HTTP request";
+      }
+      TransportLogs.connectionClosed(ctx.channel().remoteAddress() + ": " + message);
+      ObjectNode body = Json.createObjectNode();
+      body.put("error", "INVALID_ARGUMENT");
+      body.put("message", message);
+      respond(ctx, json(status, body.toString()), false);
     }
 
     private void authenticate(HttpRequest request) {
@@ -264,23 +329,20 @@ public final class ZaroHttpServer implements AutoCloseable {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
       if (path.equals("/")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.hierarchyJson()), keepAlive);
+        answer(ctx, producer::hierarchyJson, keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
-        respond(
-            ctx,
-            json(HttpResponseStatus.OK, producer.describeJson(describeRequest(group, uri))),
-            keepAlive);
+        GroupDescription.Request describe = describeRequest(group, uri);
+        answer(ctx, () -> producer.describeJson(describe), keepAlive);
       } else if (path.equals("/stats")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.statsJson()), keepAlive);
+        answer(ctx, producer::statsJson, keepAlive);
       } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
         String node = path.length() <= "/arrays/".length() ? "" : path.substring(8);
         if (node.equals("metadata") || node.endsWith("/metadata")) {
           String p = node.substring(0, node.length() - "metadata".length());
-          respond(ctx, json(HttpResponseStatus.OK, producer.metadataJson(p)), keepAlive);
+          answer(ctx, () -> producer.metadataJson(p), keepAlive);
         } else {
           ReadRequest read = readRequest(node, uri.parameters());
-          ctx.channel().config().setAutoRead(false); // the next request waits for this stream
           sink = new HttpSink(ctx.channel(), keepAlive, "GET " + ZaroFlightProducer.describe(read));
           producer.submit(read, sink);
         }
@@ -292,6 +354,34 @@ public final class ZaroHttpServer implements AutoCloseable {
                     + "' (zaro serves GET /, /stats, /describe/{path}, /arrays/{path} and"
                     + " /arrays/{path}/metadata)")
             .toRuntimeException();
+      }
+    }
+
+    /**
+     * Makes a JSON answer on the answer threads (it may read the store), then sends it from there:
+     * the event loop goes on serving other connections meanwhile.
+     */
+    private void answer(ChannelHandlerContext ctx, Supplier<String> body, boolean keepAlive) {
+      Channel ch = ctx.channel();
+      try {
+        answers.execute(
+            () -> {
+              FullHttpResponse r;
+              try {
+                r = json(HttpResponseStatus.OK, body.get());
+              } catch (RuntimeException e) {
+                r = errorResponse(ZaroFlightProducer.translate(e));
+              }
+              respond(ch, r, keepAlive);
+            });
+      } catch (RejectedExecutionException e) {
+        respond(
+            ch,
+            errorResponse(
+                CallStatus.UNAVAILABLE
+                    .withDescription("the server is shutting down")
+                    .toRuntimeException()),
+            false);
       }
     }
 
@@ -380,10 +470,29 @@ public final class ZaroHttpServer implements AutoCloseable {
     respond(ctx.channel(), r, keepAlive);
   }
 
+  /**
+   * Sends a whole reply; on a kept-alive connection the next request is read once it is written (so
+   * a client that never reads its replies has at most one waiting in the server's memory).
+   */
   private static void respond(Channel ch, FullHttpResponse r, boolean keepAlive) {
     HttpUtil.setKeepAlive(r, keepAlive);
-    var f = ch.writeAndFlush(r);
-    if (!keepAlive) {
+    resumeOrClose(ch.writeAndFlush(r), keepAlive);
+  }
+
+  /** Once {@code f}'s reply is written: reads the next request, or closes the connection. */
+  private static void resumeOrClose(ChannelFuture f, boolean keepAlive) {
+    if (keepAlive) {
+      f.addListener(
+          x -> {
+            Channel ch = f.channel();
+            if (x.isSuccess()) {
+              ch.config().setAutoRead(true);
+              ch.read();
+            } else {
+              var unused = ch.close();
+            }
+          });
+    } else {
       f.addListener(ChannelFutureListener.CLOSE);
     }
   }
@@ -474,20 +583,7 @@ public final class ZaroHttpServer implements AutoCloseable {
       }
       ch.write(new DefaultHttpContent(out.composite))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      var f = ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-      finish(f, keepAlive);
-    }
-
-    private void finish(ChannelFuture f, boolean open) {
-      if (open) {
-        f.addListener(
-            x -> {
-              ch.config().setAutoRead(true);
-              ch.read();
-            });
-      } else {
-        f.addListener(ChannelFutureListener.CLOSE);
-      }
+      resumeOrClose(ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
     }
 
     @Override
@@ -497,9 +593,7 @@ public final class ZaroHttpServer implements AutoCloseable {
             ch.close(); // mid-stream: no end-of-stream marker, the client sees the stream cut
         return;
       }
-      FullHttpResponse r = errorResponse(status);
-      HttpUtil.setKeepAlive(r, keepAlive);
-      finish(ch.writeAndFlush(r), keepAlive);
+      respond(ch, errorResponse(status), keepAlive);
     }
 
     @Override
