@@ -77,7 +77,7 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
  *   <li>{@code GET /} the hierarchy as JSON; {@code GET /stats} the stats action's JSON;
  *   <li>{@code GET /arrays/{path}/metadata} one node's metadata;
  *   <li>{@code GET
- *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true}
+ *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true&timeout=S}
  *       ({@code /arrays/} for a root array): {@code application/vnd.apache.arrow.stream}, chunked.
  * </ul>
  *
@@ -94,7 +94,7 @@ public final class ZaroHttpServer implements AutoCloseable {
   public static final String ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
   private static final Set<String> READ_PARAMS =
-      Set.of("slice", "layout", "columns", "compression", "raw");
+      Set.of("slice", "layout", "columns", "compression", "raw", "timeout");
 
   /** Threads making JSON answers. */
   static final int JSON_THREADS = 4;
@@ -418,7 +418,7 @@ public final class ZaroHttpServer implements AutoCloseable {
           throw invalid(
               "unknown query parameter '"
                   + e.getKey()
-                  + "' (zaro reads: slice, layout, columns, compression, raw)");
+                  + "' (zaro reads: slice, layout, columns, compression, raw, timeout)");
         }
         if (e.getValue().size() != 1) {
           throw invalid("query parameter '" + e.getKey() + "' is given more than once");
@@ -429,13 +429,15 @@ public final class ZaroHttpServer implements AutoCloseable {
         throw invalid("raw must be true or false, not '" + raw + "'");
       }
       String columns = one(params, "columns");
+      String timeout = one(params, "timeout");
       return new ReadRequest(
           node,
           one(params, "slice"),
           one(params, "layout"),
           "true".equals(raw),
           WireCompression.parse(one(params, "compression")),
-          columns == null ? null : Arrays.asList(columns.split(",", -1)));
+          columns == null ? null : Arrays.asList(columns.split(",", -1)),
+          timeout == null ? null : ReadRequest.seconds(timeout, null));
     }
 
     private static String one(Map<String, List<String>> params, String name) {
