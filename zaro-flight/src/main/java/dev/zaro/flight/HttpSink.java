@@ -1,11 +1,9 @@
 package dev.zaro.flight;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
@@ -118,20 +116,7 @@ final class HttpSink implements ReadSink {
     }
     ch.write(new DefaultHttpContent(out.composite))
         .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-    var f = ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-    finish(f, keepAlive);
-  }
-
-  private void finish(ChannelFuture f, boolean open) {
-    if (open) {
-      f.addListener(
-          x -> {
-            ch.config().setAutoRead(true);
-            ch.read();
-          });
-    } else {
-      f.addListener(ChannelFutureListener.CLOSE);
-    }
+    ZaroHttpServer.resumeOrClose(ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive);
   }
 
   @Override
@@ -141,9 +126,7 @@ final class HttpSink implements ReadSink {
           ch.close(); // mid-stream: no end-of-stream marker, the client sees the stream cut
       return;
     }
-    FullHttpResponse r = ZaroHttpServer.errorResponse(status);
-    HttpUtil.setKeepAlive(r, keepAlive);
-    finish(ch.writeAndFlush(r), keepAlive);
+    ZaroHttpServer.respond(ch, ZaroHttpServer.errorResponse(status), keepAlive);
   }
 
   @Override

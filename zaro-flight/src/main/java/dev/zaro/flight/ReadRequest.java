@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.json.Json;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.flight.CallStatus;
@@ -13,7 +14,9 @@ import org.apache.arrow.flight.CallStatus;
  * "tensor"|"table"}} (the Flight contract: docs/serving.md, "Arrow Flight"), plus {@code "raw"} to
  * turn off CF conventions in the table layout and {@code "compression": "zstd"|"lz4"} for IPC
  * buffer compression of the stream and {@code "columns": [NAME...]} for some table-layout columns
- * only.
+ * only, and {@code "timeout": S}, the most seconds the whole read may take ({@link ReadDeadline}).
+ * The store's own limits ({@code --request-timeout}, {@code --retries}) are the server's settings:
+ * a request naming them is refused rather than ignored.
  */
 record ReadRequest(
     String array,
@@ -21,13 +24,33 @@ record ReadRequest(
     String layout,
     boolean raw,
     WireCompression compression,
-    List<String> columns) {
+    List<String> columns,
+    Duration timeout) {
+
+  /** The request fields that are the server's remote limits, not a request's. */
+  private static final List<String> SERVER_LIMITS =
+      List.of("request_timeout", "requestTimeout", "retries");
 
   ReadRequest(String array, String slice, String layout, boolean raw) {
-    this(array, slice, layout, raw, WireCompression.NONE, null);
+    this(array, slice, layout, raw, WireCompression.NONE, null, null);
+  }
+
+  ReadRequest(
+      String array,
+      String slice,
+      String layout,
+      boolean raw,
+      WireCompression compression,
+      List<String> columns) {
+    this(array, slice, layout, raw, compression, columns, null);
   }
 
   ReadRequest {
+    if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription("\"timeout\" must be a positive number of seconds, not " + timeout)
+          .toRuntimeException();
+    }
     columns = columns == null ? null : List.copyOf(columns);
     if (columns != null && !"table".equals(layout)) {
       throw CallStatus.INVALID_ARGUMENT
@@ -66,6 +89,17 @@ record ReadRequest(
             .toRuntimeException();
       }
     }
+    for (String f : SERVER_LIMITS) {
+      if (node.has(f)) {
+        throw CallStatus.INVALID_ARGUMENT
+            .withDescription(
+                "\""
+                    + f
+                    + "\" is the server's setting (zaro serve --request-timeout, --retries);"
+                    + " a request bounds its whole read with \"timeout\": seconds")
+            .toRuntimeException();
+      }
+    }
     List<String> columns = null;
     if (node.has("columns") && !node.get("columns").isNull()) {
       if (!node.get("columns").isArray()) {
@@ -90,12 +124,39 @@ record ReadRequest(
         node.path("layout").asText("tensor"),
         node.path("raw").asBoolean(false),
         WireCompression.parse(node.path("compression").asText("")),
-        columns);
+        columns,
+        node.has("timeout") && !node.get("timeout").isNull()
+            ? seconds(
+                node.get("timeout").isTextual() ? node.get("timeout").textValue() : null,
+                node.get("timeout"))
+            : null);
+  }
+
+  /** A timeout in seconds (a JSON number, or its text as an HTTP query gives it). */
+  static Duration seconds(String text, JsonNode number) {
+    double s;
+    if (text != null) {
+      try {
+        s = Double.parseDouble(text.trim());
+      } catch (NumberFormatException e) {
+        s = Double.NaN;
+      }
+    } else {
+      s = number != null && number.isNumber() ? number.doubleValue() : Double.NaN;
+    }
+    if (!(s > 0) || s > 1e9) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription(
+              "\"timeout\" must be a positive number of seconds, not "
+                  + (text != null ? "'" + text + "'" : String.valueOf(number)))
+          .toRuntimeException();
+    }
+    return Duration.ofNanos(Math.round(s * 1e9));
   }
 
   /** The same request for another slice. */
   ReadRequest withSlice(String s) {
-    return new ReadRequest(array, s, layout, raw, compression, columns);
+    return new ReadRequest(array, s, layout, raw, compression, columns, timeout);
   }
 
   byte[] toJson() {
@@ -109,6 +170,9 @@ record ReadRequest(
     }
     if (columns != null) {
       columns.forEach(node.putArray("columns")::add);
+    }
+    if (timeout != null) {
+      node.put("timeout", timeout.toNanos() / 1e9);
     }
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }

@@ -20,6 +20,11 @@ import java.time.Duration;
  * @param shutdownGrace how long running streams may take to finish once shutdown begins, before
  *     they are cancelled
  * @param limits per-request limits (endpoint, batch and request bytes)
+ * @param clientTimeout the HTTP port's patience with a client (see {@link ZaroHttpServer}): the
+ *     most time a connection may take to send a complete request head, counted from when it opened
+ *     or its previous reply was written (a slowloris client, an idle keep-alive connection), and
+ *     the most time a reply may go without any of its bytes leaving for a client that does not
+ *     read; past either the server closes the connection
  */
 public record ServerOptions(
     String host,
@@ -30,7 +35,8 @@ public record ServerOptions(
     int maxStreams,
     Duration admissionWait,
     Duration shutdownGrace,
-    ZaroFlightProducer.FlightOptions limits) {
+    ZaroFlightProducer.FlightOptions limits,
+    Duration clientTimeout) {
 
   /** PEM files: the server's certificate chain and private key, and the client CA or null. */
   public record Tls(Path certChain, Path privateKey, Path clientCa) {}
@@ -42,10 +48,15 @@ public record ServerOptions(
     if (maxStreams < 1) {
       throw new IllegalArgumentException("max streams must be at least 1, not " + maxStreams);
     }
+    if (clientTimeout == null || clientTimeout.isNegative() || clientTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "the client timeout must be positive, not " + clientTimeout);
+    }
   }
 
   /**
-   * Loopback, plaintext, no tokens, a 2 GiB budget, 64 streams, 60 s admission wait, 30 s grace.
+   * Loopback, plaintext, no tokens, a 2 GiB budget, 64 streams, 60 s admission wait, 30 s grace, a
+   * 30 s client timeout.
    */
   public static ServerOptions defaults() {
     return new ServerOptions(
@@ -57,46 +68,97 @@ public record ServerOptions(
         64,
         Duration.ofSeconds(60),
         Duration.ofSeconds(30),
-        ZaroFlightProducer.FlightOptions.DEFAULT);
+        ZaroFlightProducer.FlightOptions.DEFAULT,
+        Duration.ofSeconds(30));
   }
 
   public ServerOptions withAddress(String h, int p) {
     return new ServerOptions(
-        h, p, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+        h,
+        p,
+        tls,
+        tokens,
+        maxMemory,
+        maxStreams,
+        admissionWait,
+        shutdownGrace,
+        limits,
+        clientTimeout);
   }
 
   public ServerOptions withTls(Tls t) {
     return new ServerOptions(
-        host, port, t, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+        host,
+        port,
+        t,
+        tokens,
+        maxMemory,
+        maxStreams,
+        admissionWait,
+        shutdownGrace,
+        limits,
+        clientTimeout);
   }
 
   public ServerOptions withTokens(BearerTokens t) {
     return new ServerOptions(
-        host, port, tls, t, maxMemory, maxStreams, admissionWait, shutdownGrace, limits);
+        host,
+        port,
+        tls,
+        t,
+        maxMemory,
+        maxStreams,
+        admissionWait,
+        shutdownGrace,
+        limits,
+        clientTimeout);
   }
 
   public ServerOptions withMaxMemory(long bytes) {
     return new ServerOptions(
-        host, port, tls, tokens, bytes, maxStreams, admissionWait, shutdownGrace, limits);
+        host,
+        port,
+        tls,
+        tokens,
+        bytes,
+        maxStreams,
+        admissionWait,
+        shutdownGrace,
+        limits,
+        clientTimeout);
   }
 
   public ServerOptions withMaxStreams(int n) {
     return new ServerOptions(
-        host, port, tls, tokens, maxMemory, n, admissionWait, shutdownGrace, limits);
+        host, port, tls, tokens, maxMemory, n, admissionWait, shutdownGrace, limits, clientTimeout);
   }
 
   public ServerOptions withAdmissionWait(Duration d) {
     return new ServerOptions(
-        host, port, tls, tokens, maxMemory, maxStreams, d, shutdownGrace, limits);
+        host, port, tls, tokens, maxMemory, maxStreams, d, shutdownGrace, limits, clientTimeout);
   }
 
   public ServerOptions withShutdownGrace(Duration d) {
     return new ServerOptions(
-        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, d, limits);
+        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, d, limits, clientTimeout);
   }
 
   public ServerOptions withLimits(ZaroFlightProducer.FlightOptions l) {
     return new ServerOptions(
-        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, l);
+        host,
+        port,
+        tls,
+        tokens,
+        maxMemory,
+        maxStreams,
+        admissionWait,
+        shutdownGrace,
+        l,
+        clientTimeout);
+  }
+
+  public ServerOptions withClientTimeout(Duration d) {
+    return new ServerOptions(
+        host, port, tls, tokens, maxMemory, maxStreams, admissionWait, shutdownGrace, limits, d);
   }
 }

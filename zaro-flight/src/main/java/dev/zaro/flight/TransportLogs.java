@@ -33,6 +33,7 @@ public final class TransportLogs {
 
   private static final RateLimit LEFT = new RateLimit("client stream endings");
   private static final RateLimit FAILED = new RateLimit("transport failures");
+  private static final RateLimit CLOSED = new RateLimit("HTTP connections closed by the server");
   private static boolean installed;
 
   private TransportLogs() {}
@@ -80,6 +81,26 @@ public final class TransportLogs {
     if (text != null) {
       QUIET.log(Level.INFO, text);
     }
+  }
+
+  /**
+   * Logs that the HTTP port closed a client's connection (a request head too slow in coming, a
+   * reply its client stopped reading, a head too large): one INFO line, rate-limited, so many bad
+   * connections at once cost a few lines.
+   */
+  public static void connectionClosed(String why) {
+    String text = CLOSED.admit("closed an HTTP connection: " + why);
+    if (text != null) {
+      QUIET.log(Level.INFO, text);
+    }
+  }
+
+  /**
+   * Whether {@code record} reaches the log as it is (it is not transport noise, which becomes one
+   * rate-limited line on the {@code dev.zaro.flight.transport} logger, or nothing).
+   */
+  static boolean passesUnchanged(LogRecord record) {
+    return classify(record) == null;
   }
 
   /** What a gRPC/Netty record is about, or null for one to pass unchanged. */

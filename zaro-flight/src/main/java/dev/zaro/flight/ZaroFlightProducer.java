@@ -279,10 +279,13 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
   }
 
   /**
-   * Runs a read on a stream thread of its own, into {@code sink} (a do_get's listener or an HTTP
-   * response); a server that is shutting down fails it UNAVAILABLE.
+   * Runs a read on a stream thread of its own, into {@code client} (a do_get's listener or an HTTP
+   * response), within the request's timeout if it has one; a server that is shutting down fails it
+   * UNAVAILABLE.
    */
-  void submit(ReadRequest request, ReadSink sink) {
+  void submit(ReadRequest request, ReadSink client) {
+    ReadSink sink =
+        ReadDeadline.of(client, request, zaro.store().describe()); // its "timeout", if any
     try {
       streams.execute(() -> serve(request, sink));
     } catch (RejectedExecutionException e) {

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -31,9 +32,13 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -43,7 +48,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
@@ -58,7 +67,7 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
  *   <li>{@code GET /} the hierarchy as JSON; {@code GET /stats} the stats action's JSON;
  *   <li>{@code GET /arrays/{path}/metadata} one node's metadata;
  *   <li>{@code GET
- *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true}
+ *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true&timeout=S}
  *       ({@code /arrays/} for a root array): {@code application/vnd.apache.arrow.stream}, chunked.
  * </ul>
  *
@@ -75,15 +84,35 @@ public final class ZaroHttpServer implements AutoCloseable {
   public static final String ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
   private static final Set<String> READ_PARAMS =
-      Set.of("slice", "layout", "columns", "compression", "raw");
+      Set.of("slice", "layout", "columns", "compression", "raw", "timeout");
+
+  /** Threads making JSON answers. */
+  static final int JSON_THREADS = 4;
+
+  /** The longest request line and the most bytes of request header fields (Netty's defaults). */
+  static final int MAX_LINE_BYTES = 4096;
+
+  static final int MAX_HEADER_BYTES = 8192;
 
   /** Below this, bytes a batch writes (IPC headers, padding) are copied rather than wrapped. */
   private static final int WRAP_BYTES = 4096;
 
   private final ZaroFlightProducer producer;
   private final BearerTokens tokens;
-  private final EventLoopGroup boss = new NioEventLoopGroup(1);
-  private final EventLoopGroup workers = new NioEventLoopGroup(2);
+  private final EventLoopGroup boss =
+      new NioEventLoopGroup(1, new DefaultThreadFactory("zaro-http-boss", true));
+  private final EventLoopGroup workers =
+      new NioEventLoopGroup(2, new DefaultThreadFactory("zaro-http-io", true));
+
+  /**
+   * Where the JSON answers are made ({@code /}, {@code /describe}, {@code /arrays/{path}/metadata},
+   * {@code /stats}): they may read the store (a describe reads small arrays' values), which must
+   * not block the event loops that serve every other connection. A few threads, whatever the number
+   * of connections (each waits for its answer before its next request is read).
+   */
+  private final ExecutorService answers =
+      Executors.newFixedThreadPool(JSON_THREADS, new DefaultThreadFactory("zaro-http-json", true));
+
   private final Channel server;
 
   private ZaroHttpServer(ZaroFlightProducer producer, ServerOptions options, int port)
@@ -107,7 +136,11 @@ public final class ZaroHttpServer implements AutoCloseable {
                     if (ssl != null) {
                       p.addLast(ssl.newHandler(ch.alloc()));
                     }
-                    p.addLast(new HttpServerCodec());
+                    p.addLast(new HttpServerCodec(MAX_LINE_BYTES, MAX_HEADER_BYTES, 8192));
+                    // requests reach the handler one at a time: the next (pipelined) one waits
+                    // here while reading is paused for the current one's reply
+                    p.addLast(new FlowControlHandler());
+                    p.addLast(new HttpConnectionGuard(options.clientTimeout()));
                     p.addLast(new Handler());
                   }
                 });
@@ -158,6 +191,12 @@ public final class ZaroHttpServer implements AutoCloseable {
     }
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    answers.shutdownNow();
+    try {
+      answers.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The HTTP status of a Flight status. */
@@ -212,9 +251,11 @@ public final class ZaroHttpServer implements AutoCloseable {
       }
       boolean keepAlive = HttpUtil.isKeepAlive(request);
       if (!request.decoderResult().isSuccess()) {
-        respond(ctx, errorResponse(invalid("malformed HTTP request")), false);
+        refuse(ctx, request.decoderResult().cause());
         return;
       }
+      // nothing more is read until this request's reply is written (see reply)
+      ctx.channel().config().setAutoRead(false);
       try {
         authenticate(request);
         if (!request.method().equals(HttpMethod.GET)) {
@@ -230,6 +271,31 @@ public final class ZaroHttpServer implements AutoCloseable {
       } catch (RuntimeException e) {
         respond(ctx, errorResponse(ZaroFlightProducer.translate(e)), keepAlive);
       }
+    }
+
+    /**
+     * Answers a request the codec could not read (431 for header fields over {@link
+     * #MAX_HEADER_BYTES}, 414 for a request line over {@link #MAX_LINE_BYTES}, else 400) and closes
+     * the connection: the codec discards the rest of what the client sends.
+     */
+    private void refuse(ChannelHandlerContext ctx, Throwable cause) {
+      HttpResponseStatus status;
+      String message;
+      if (cause instanceof TooLongHttpHeaderException) {
+        status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        message = "the request's header fields exceed " + MAX_HEADER_BYTES + " bytes";
+      } else if (cause instanceof TooLongHttpLineException) {
+        status = HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        message = "the request line exceeds " + MAX_LINE_BYTES + " bytes";
+      } else {
+        status = HttpResponseStatus.BAD_REQUEST;
+        message = "malformed HTTP request";
+      }
+      TransportLogs.connectionClosed(ctx.channel().remoteAddress() + ": " + message);
+      ObjectNode body = Json.createObjectNode();
+      body.put("error", "INVALID_ARGUMENT");
+      body.put("message", message);
+      respond(ctx, json(status, body.toString()), false);
     }
 
     private void authenticate(HttpRequest request) {
@@ -253,26 +319,20 @@ public final class ZaroHttpServer implements AutoCloseable {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
       if (path.equals("/")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.documents().hierarchyJson()), keepAlive);
+        answer(ctx, producer.documents()::hierarchyJson, keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
-        respond(
-            ctx,
-            json(
-                HttpResponseStatus.OK,
-                producer.documents().describeJson(describeRequest(group, uri))),
-            keepAlive);
+        GroupDescription.Request describe = describeRequest(group, uri);
+        answer(ctx, () -> producer.documents().describeJson(describe), keepAlive);
       } else if (path.equals("/stats")) {
-        respond(ctx, json(HttpResponseStatus.OK, producer.documents().statsJson()), keepAlive);
+        answer(ctx, producer.documents()::statsJson, keepAlive);
       } else if (path.equals("/arrays") || path.startsWith("/arrays/")) {
         String node = path.length() <= "/arrays/".length() ? "" : path.substring(8);
         if (node.equals("metadata") || node.endsWith("/metadata")) {
           String p = node.substring(0, node.length() - "metadata".length());
-          respond(
-              ctx, json(HttpResponseStatus.OK, producer.documents().metadataJson(p)), keepAlive);
+          answer(ctx, () -> producer.documents().metadataJson(p), keepAlive);
         } else {
           ReadRequest read = readRequest(node, uri.parameters());
-          ctx.channel().config().setAutoRead(false); // the next request waits for this stream
           sink =
               new HttpSink(
                   ctx.channel(),
@@ -289,6 +349,34 @@ public final class ZaroHttpServer implements AutoCloseable {
                     + "' (zaro serves GET /, /stats, /describe/{path}, /arrays/{path} and"
                     + " /arrays/{path}/metadata)")
             .toRuntimeException();
+      }
+    }
+
+    /**
+     * Makes a JSON answer on the answer threads (it may read the store), then sends it from there:
+     * the event loop goes on serving other connections meanwhile.
+     */
+    private void answer(ChannelHandlerContext ctx, Supplier<String> body, boolean keepAlive) {
+      Channel ch = ctx.channel();
+      try {
+        answers.execute(
+            () -> {
+              FullHttpResponse r;
+              try {
+                r = json(HttpResponseStatus.OK, body.get());
+              } catch (RuntimeException e) {
+                r = errorResponse(ZaroFlightProducer.translate(e));
+              }
+              respond(ch, r, keepAlive);
+            });
+      } catch (RejectedExecutionException e) {
+        respond(
+            ch,
+            errorResponse(
+                CallStatus.UNAVAILABLE
+                    .withDescription("the server is shutting down")
+                    .toRuntimeException()),
+            false);
       }
     }
 
@@ -325,7 +413,7 @@ public final class ZaroHttpServer implements AutoCloseable {
           throw invalid(
               "unknown query parameter '"
                   + e.getKey()
-                  + "' (zaro reads: slice, layout, columns, compression, raw)");
+                  + "' (zaro reads: slice, layout, columns, compression, raw, timeout)");
         }
         if (e.getValue().size() != 1) {
           throw invalid("query parameter '" + e.getKey() + "' is given more than once");
@@ -336,13 +424,15 @@ public final class ZaroHttpServer implements AutoCloseable {
         throw invalid("raw must be true or false, not '" + raw + "'");
       }
       String columns = one(params, "columns");
+      String timeout = one(params, "timeout");
       return new ReadRequest(
           node,
           one(params, "slice"),
           one(params, "layout"),
           "true".equals(raw),
           WireCompression.parse(one(params, "compression")),
-          columns == null ? null : Arrays.asList(columns.split(",", -1)));
+          columns == null ? null : Arrays.asList(columns.split(",", -1)),
+          timeout == null ? null : ReadRequest.seconds(timeout, null));
     }
 
     private static String one(Map<String, List<String>> params, String name) {
@@ -377,10 +467,29 @@ public final class ZaroHttpServer implements AutoCloseable {
     respond(ctx.channel(), r, keepAlive);
   }
 
-  private static void respond(Channel ch, FullHttpResponse r, boolean keepAlive) {
+  /**
+   * Sends a whole reply; on a kept-alive connection the next request is read once it is written (so
+   * a client that never reads its replies has at most one waiting in the server's memory).
+   */
+  static void respond(Channel ch, FullHttpResponse r, boolean keepAlive) {
     HttpUtil.setKeepAlive(r, keepAlive);
-    var f = ch.writeAndFlush(r);
-    if (!keepAlive) {
+    resumeOrClose(ch.writeAndFlush(r), keepAlive);
+  }
+
+  /** Once {@code f}'s reply is written: reads the next request, or closes the connection. */
+  static void resumeOrClose(ChannelFuture f, boolean keepAlive) {
+    if (keepAlive) {
+      f.addListener(
+          x -> {
+            Channel ch = f.channel();
+            if (x.isSuccess()) {
+              ch.config().setAutoRead(true);
+              ch.read();
+            } else {
+              var unused = ch.close();
+            }
+          });
+    } else {
       f.addListener(ChannelFutureListener.CLOSE);
     }
   }
