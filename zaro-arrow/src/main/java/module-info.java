@@ -11,10 +11,15 @@
  * codec}, {@code read} and {@code vector} (helpers the layers above share, and the built-in store
  * provider) stay inside.
  *
- * <p>Other zaro modules and the CLI run on the class path, where this descriptor does not apply.
+ * <p>Some of those are exported to zaro's own modules only (qualified exports, see
+ * docs/ARCHITECTURE.md, "Modules"): the JSON parser, the node documents of {@code read.internal}
+ * and what the S3 store shares with the built-in remote stores. Those modules run on the class
+ * path, where this descriptor does not apply; each checks in its tests (ArchUnit, {@code
+ * ModuleBoundary}) that it uses only what this descriptor exports to it.
  */
-// JNA ships no module descriptor, only an Automatic-Module-Name
-@SuppressWarnings("requires-automatic")
+// JNA ships no module descriptor, only an Automatic-Module-Name; the targets of the qualified
+// exports are zaro's own modules, not on this module's path when it is compiled
+@SuppressWarnings({"requires-automatic", "module"})
 module dev.zaro.arrow {
   requires transitive org.apache.arrow.memory.core;
   requires transitive org.apache.arrow.vector;
@@ -38,6 +43,22 @@ module dev.zaro.arrow {
   exports dev.zaro.arrow.plan;
   exports dev.zaro.arrow.read;
   exports dev.zaro.arrow.store;
+  exports dev.zaro.arrow.json to
+      dev.zaro.flight,
+      dev.zaro.sql,
+      dev.zaro.cli,
+      dev.zaro.parquet;
+  exports dev.zaro.arrow.read.internal to
+      dev.zaro.flight,
+      dev.zaro.cli;
+  exports dev.zaro.arrow.exec to
+      dev.zaro.s3;
+  exports dev.zaro.arrow.memory to
+      dev.zaro.s3;
+  exports dev.zaro.arrow.store.internal to
+      dev.zaro.s3;
+  exports dev.zaro.arrow.store.remote to
+      dev.zaro.s3;
 
   uses dev.zaro.arrow.store.StoreProvider;
   uses dev.zaro.arrow.codec.CodecProvider;

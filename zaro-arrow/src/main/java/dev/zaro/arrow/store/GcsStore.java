@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.internal.Listing;
-import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

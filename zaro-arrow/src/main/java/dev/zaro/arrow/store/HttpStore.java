@@ -4,7 +4,6 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
 import dev.zaro.arrow.store.internal.ContentRange;
-import dev.zaro.arrow.store.internal.StoreKeys;
 import dev.zaro.arrow.store.internal.StreamRelay;
 import dev.zaro.arrow.store.remote.RequestPolicy;
 import java.net.URI;

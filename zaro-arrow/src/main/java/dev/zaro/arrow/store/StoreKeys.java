@@ -1,10 +1,12 @@
-package dev.zaro.arrow.store.internal;
+package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
-import dev.zaro.arrow.store.Store;
 
-/** Checks and joins store keys. */
+/**
+ * Checks and joins store keys: what every {@link Store} implementation, here or in another module,
+ * does with the keys it is given.
+ */
 public final class StoreKeys {
   private StoreKeys() {}
 
