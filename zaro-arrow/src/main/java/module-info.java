@@ -6,16 +6,15 @@
  * modules' stores, found with {@link java.util.ServiceLoader}) and the codec extension interfaces
  * (built-in codecs and other jars' register through {@link dev.zaro.arrow.codec.CodecProvider}).
  * The scheduler ({@code exec}), memory helpers ({@code memory}), the built-in codec implementations
- * (core, blosc, lz, numcodecs, zfp, ext), Icechunk's internals, the remote stores' request policy
- * ({@code store.remote}) and the {@code internal} halves of {@code store}, {@code metadata}, {@code
- * codec}, {@code read} and {@code vector} (helpers the layers above share, and the built-in store
- * provider) stay inside.
+ * (core, blosc, lz, numcodecs, zfp, ext), Icechunk's internals and the {@code internal} halves of
+ * {@code store}, {@code metadata}, {@code codec}, {@code read} and {@code vector} (helpers the
+ * layers above share, and the built-in store provider) stay inside.
  *
  * <p>Some of those are exported to zaro's own modules only (qualified exports, see
  * docs/ARCHITECTURE.md, "Modules"): the JSON parser, the node documents of {@code read.internal}
- * and what the S3 store shares with the built-in remote stores. Those modules run on the class
- * path, where this descriptor does not apply; each checks in its tests (ArchUnit, {@code
- * ModuleBoundary}) that it uses only what this descriptor exports to it.
+ * and the scheduler's future helpers for the remote stores (zaro-remote, zaro-s3). Those modules
+ * run on the class path, where this descriptor does not apply; each checks in its tests (ArchUnit,
+ * {@code ModuleBoundary}) that it uses only what this descriptor exports to it.
  */
 // JNA ships no module descriptor, only an Automatic-Module-Name; the targets of the qualified
 // exports are zaro's own modules, not on this module's path when it is compiled
@@ -29,11 +28,6 @@ module dev.zaro.arrow {
   requires com.sun.jna;
   requires org.apache.commons.compress;
   requires org.tukaani.xz;
-  requires java.net.http;
-  // optional: https through BoringSSL where Netty's tcnative is present (store.OpenSslEngines)
-  requires static io.netty.handler;
-  requires static io.netty.buffer;
-  requires static io.netty.common;
 
   exports dev.zaro.arrow;
   exports dev.zaro.arrow.vector;
@@ -52,12 +46,7 @@ module dev.zaro.arrow {
       dev.zaro.flight,
       dev.zaro.cli;
   exports dev.zaro.arrow.exec to
-      dev.zaro.s3;
-  exports dev.zaro.arrow.memory to
-      dev.zaro.s3;
-  exports dev.zaro.arrow.store.internal to
-      dev.zaro.s3;
-  exports dev.zaro.arrow.store.remote to
+      dev.zaro.remote,
       dev.zaro.s3;
 
   uses dev.zaro.arrow.store.StoreProvider;

@@ -81,8 +81,7 @@ class ModuleDescriptorTest {
                 "dev.zaro.arrow.codec.numcodecs",
                 "dev.zaro.arrow.codec.zfp",
                 "dev.zaro.arrow.codec.ext",
-                "dev.zaro.arrow.store.icechunk",
-                "dev.zaro.arrow.store.remote")),
+                "dev.zaro.arrow.store.icechunk")),
         internal);
     // the rest only to zaro's own modules (docs/ARCHITECTURE.md, "Modules")
     for (ModuleDescriptor.Exports e : d.exports()) {

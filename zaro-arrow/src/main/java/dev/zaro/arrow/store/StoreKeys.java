@@ -2,6 +2,7 @@ package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.StoreException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Checks and joins store keys: what every {@link Store} implementation, here or in another module,
@@ -60,5 +61,27 @@ public final class StoreKeys {
       end--;
     }
     return path.substring(start, end);
+  }
+
+  /**
+   * Percent-encodes each segment of a key (keeping {@code /}), for a URL's path: the one encoding
+   * of keys in URLs (http stores, references relative to an http location).
+   */
+  public static String encodePath(String key) {
+    StringBuilder sb = new StringBuilder(key.length() + 8);
+    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || "-._~/!$&'()*+,;=:@".indexOf(c) >= 0) {
+        sb.append((char) c);
+      } else {
+        sb.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+      }
+    }
+    return sb.toString();
   }
 }
