@@ -40,14 +40,15 @@ def test_class_path_is_one_jar_of_every_jar():
                             and not n.startswith("META-INF/versions/"):
                         # each jar's classes, byte for byte (the jars hold no class twice)
                         assert merged.getinfo(n).CRC == info.CRC, (n, jar.name)
-        # every jar's providers, in class-path order: the store types of zaro-arrow, zaro-parquet
-        # and zaro-s3 among them
+        # every jar's providers, in class-path order: the store types of zaro-arrow, zaro-remote,
+        # zaro-parquet and zaro-s3 among them
         for name, providers in services.items():
             lines = [line.strip() for line in merged.read(name).decode().splitlines()
                      if line.strip() and not line.startswith("#")]
             assert lines == list(dict.fromkeys(providers)), name
         stores = merged.read("META-INF/services/dev.zaro.arrow.store.StoreProvider").decode()
         assert "s3" in stores.lower() and "parquet" in stores.lower()
+        assert "dev.zaro.remote.RemoteStores" in stores
 
 
 def test_sql_prints_only_its_result():

@@ -7,7 +7,7 @@ import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.internal.NodeJson;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

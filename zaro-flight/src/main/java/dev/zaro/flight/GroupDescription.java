@@ -13,7 +13,7 @@ import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.read.internal.NodeJson;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.vector.TensorReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import dev.zaro.arrow.read.Node;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.internal.NodeJson;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;

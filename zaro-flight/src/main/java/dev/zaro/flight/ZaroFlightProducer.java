@@ -11,7 +11,7 @@ import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.TableOptions;
 import dev.zaro.arrow.read.ZarrArray;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
 import io.grpc.Status;

@@ -1,7 +1,7 @@
 package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
-import dev.zaro.arrow.store.internal.Listing;
+import dev.zaro.remote.spi.Listing;
 import java.io.ByteArrayInputStream;
 import java.util.ArrayList;
 import java.util.List;

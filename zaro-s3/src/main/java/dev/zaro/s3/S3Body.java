@@ -1,7 +1,7 @@
 package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
-import dev.zaro.arrow.memory.BodyBuffer;
+import dev.zaro.remote.spi.BodyBuffer;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

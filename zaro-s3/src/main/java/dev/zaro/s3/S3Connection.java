@@ -1,8 +1,8 @@
 package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
-import dev.zaro.arrow.store.RetryOptions;
-import dev.zaro.arrow.store.remote.RequestPolicy;
+import dev.zaro.remote.RetryOptions;
+import dev.zaro.remote.spi.RequestPolicy;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;

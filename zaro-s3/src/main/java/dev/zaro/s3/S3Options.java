@@ -3,8 +3,8 @@ package dev.zaro.s3;
 import dev.zaro.arrow.ZaroOptions;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.store.RemoteLimits;
-import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.StoreLocation;
+import dev.zaro.remote.RetryOptions;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -26,15 +26,15 @@ import java.util.Objects;
  *     for one. A read keeps at most its {@code ZaroOptions.ioConcurrency} requests in flight, so
  *     connections follow that up to this cap (the default is four times its default)
  * @param retry timeouts and retries: the same record, with the same defaults, as {@link
- *     dev.zaro.arrow.store.HttpOptions#retry}
+ *     dev.zaro.remote.HttpOptions#retry}
  * @param hedging a GET still unanswered after three times the recent 95th percentile latency (at
  *     least 100 ms) is sent again and the first reply wins, for at most 5% extra requests (as
- *     {@link dev.zaro.arrow.store.HttpOptions#hedging})
+ *     {@link dev.zaro.remote.HttpOptions#hedging})
  * @param sdkGets whether object GETs to a plain {@code http} endpoint go through the SDK's client
  *     too; by default they go through zaro's own HTTP/1.1 client, signed by the SDK's signer (see
  *     {@link S3Store})
  * @param maxObjectSize the most bytes of a reply that is not a range of known length (as {@link
- *     dev.zaro.arrow.store.HttpOptions#maxObjectSize}); a reply announcing more is refused before
+ *     dev.zaro.remote.HttpOptions#maxObjectSize}); a reply announcing more is refused before
  *     anything is allocated for it
  */
 public record S3Options(

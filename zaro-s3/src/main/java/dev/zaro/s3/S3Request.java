@@ -2,7 +2,7 @@ package dev.zaro.s3;
 
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
-import dev.zaro.arrow.store.remote.RequestPolicy;
+import dev.zaro.remote.spi.RequestPolicy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,15 @@
 package dev.zaro.s3;
 
-import dev.zaro.arrow.store.HttpStore;
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.remote.HttpStore;
 import java.net.URI;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -91,10 +94,22 @@ final class S3Signer implements HttpStore.Signer {
     return out;
   }
 
-  /** A reply naming another region: where the bucket is, and how to read it there. */
+  /**
+   * A reply naming the region its bucket is in (S3's {@code x-amz-bucket-region} header, as on a
+   * {@code 301 PermanentRedirect} from another region's endpoint, or a {@code 400} for a request
+   * signed for another region): a {@link BucketElsewhere}, saying how to read it there.
+   */
   @Override
-  public String elsewhere(String bucketRegion) {
-    return elsewhere(bucketRegion, region);
+  public StoreException unexpected(
+      int status, Function<String, Optional<String>> headers, String message) {
+    Optional<String> bucketRegion =
+        headers.apply("x-amz-bucket-region").map(String::strip).filter(x -> !x.isEmpty());
+    if (bucketRegion.isEmpty()) {
+      return null;
+    }
+    String advice = elsewhere(bucketRegion.get(), region);
+    return new BucketElsewhere(
+        message + (advice == null ? "" : "; " + advice), status, bucketRegion.get());
   }
 
   /**

@@ -5,17 +5,17 @@ import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.exec.Futures;
 import dev.zaro.arrow.store.ByteRange;
-import dev.zaro.arrow.store.HttpOptions;
-import dev.zaro.arrow.store.HttpStore;
-import dev.zaro.arrow.store.RetryOptions;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
+import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.StoreLocation;
-import dev.zaro.arrow.store.internal.ContentRange;
-import dev.zaro.arrow.store.internal.Listing;
-import dev.zaro.arrow.store.internal.StoreKeys;
-import dev.zaro.arrow.store.internal.StreamRelay;
-import dev.zaro.arrow.store.remote.RequestPolicy;
+import dev.zaro.remote.HttpOptions;
+import dev.zaro.remote.HttpStore;
+import dev.zaro.remote.RetryOptions;
+import dev.zaro.remote.spi.ContentRange;
+import dev.zaro.remote.spi.Listing;
+import dev.zaro.remote.spi.RequestPolicy;
+import dev.zaro.remote.spi.StreamRelay;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
@@ -419,9 +419,9 @@ public final class S3Store implements Store {
 
   /**
    * A request through zaro's client ({@code call} on the current {@link #gets}); when S3 answers
-   * that the bucket is in another region ({@link HttpStore.BucketElsewhere}), the store moves its
-   * GETs there ({@link #moved}) and the request is sent again, once. Cancelling the returned future
-   * cancels the request under way.
+   * that the bucket is in another region ({@link BucketElsewhere}), the store moves its GETs there
+   * ({@link #moved}) and the request is sent again, once. Cancelling the returned future cancels
+   * the request under way.
    */
   // completion callbacks: each reports its outcome into the future it completes
   @SuppressWarnings("FutureReturnValueIgnored")
@@ -437,7 +437,7 @@ public final class S3Store implements Store {
             (v, e) -> {
               Throwable cause = e == null ? null : Futures.unwrap(e);
               HttpStore there =
-                  cause instanceof HttpStore.BucketElsewhere b && !out.isDone()
+                  cause instanceof BucketElsewhere b && !out.isDone()
                       ? moved(first, b.region())
                       : null;
               if (there == null) {
@@ -634,7 +634,7 @@ public final class S3Store implements Store {
       Optional<byte[]> got;
       try {
         got = maxBytes == Long.MAX_VALUE ? first.getBytes(key) : first.getBytes(key, maxBytes);
-      } catch (HttpStore.BucketElsewhere e) {
+      } catch (BucketElsewhere e) {
         HttpStore there = moved(first, e.region());
         if (there == null) {
           throw e;

@@ -1,6 +1,6 @@
 package dev.zaro.spark;
 
-import dev.zaro.arrow.metadata.internal.HalfFloat;
+import dev.zaro.arrow.metadata.MiniFloat;
 import java.math.BigInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -131,7 +131,7 @@ final class WideningColumnVector extends ColumnVector {
   /** float16. */
   @Override
   public float getFloat(int rowId) {
-    return HalfFloat.toFloat(data.getShort((long) rowId * 2));
+    return MiniFloat.BINARY16.toFloat(data.getShort((long) rowId * 2));
   }
 
   @Override

@@ -22,15 +22,18 @@ public final class Budget {
   private final int parallelism;
   private final AtomicInteger running = new AtomicInteger();
 
+  /** A budget of {@code parallelism} threads (at least one) of {@code executor}. */
   public Budget(Executor executor, int parallelism) {
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
   }
 
+  /** The executor the budget's tasks run on. */
   public Executor executor() {
     return executor;
   }
 
+  /** The most tasks of this budget that run at once. */
   public int parallelism() {
     return parallelism;
   }

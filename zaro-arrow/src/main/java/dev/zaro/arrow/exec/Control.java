@@ -14,13 +14,16 @@ import java.util.function.BooleanSupplier;
  * @param progress told {@code (done, total)} after each task, from worker threads
  */
 public record Control(BooleanSupplier cancelled, long deadlineNanos, Progress progress) {
+  /** No cancellation, no deadline, no progress reports. */
   public static final Control NONE = new Control(() -> false, Long.MAX_VALUE, Progress.NONE);
 
   /** Progress of a run of tasks; must be thread-safe. */
   @FunctionalInterface
   public interface Progress {
+    /** Reports nothing. */
     Progress NONE = (done, total) -> {};
 
+    /** {@code done} of {@code total} tasks have finished. */
     void done(long done, long total);
   }
 

@@ -13,7 +13,7 @@ import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.internal.ReadAccess;
 import dev.zaro.arrow.read.internal.ReadSetup;
 import dev.zaro.arrow.store.Store;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -2,7 +2,6 @@ package dev.zaro.arrow.store;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.memory.HugePages;
-import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,5 @@
 package dev.zaro.arrow.store;
 
-import dev.zaro.arrow.store.internal.StoreKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.NavigableMap;
 import java.util.Optional;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
-import dev.zaro.arrow.store.internal.StoreKeys;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

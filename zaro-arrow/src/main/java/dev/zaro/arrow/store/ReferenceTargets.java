@@ -127,7 +127,7 @@ public final class ReferenceTargets implements AutoCloseable {
       return base.localPath().resolve(url).normalize().toString();
     }
     if (base.scheme().equals("http") || base.scheme().equals("https")) {
-      URI resolved = URI.create(baseLocation).resolve(HttpStore.encodePath(url));
+      URI resolved = URI.create(baseLocation).resolve(StoreKeys.encodePath(url));
       String path = resolved.getRawPath();
       while (path.startsWith("/../")) {
         path = path.substring(3); // RFC 3986: '..' above the root is dropped

@@ -7,9 +7,9 @@ import java.time.Duration;
  * How long a remote read may take and how much it may receive: the settings a user gives every
  * remote store the same way (CLI {@code --timeout}, {@code --request-timeout}, {@code --retries},
  * {@code --max-object-size}, {@code --max-metadata-size}; {@code ZaroOptions.remote}; the Spark
- * options of the same names), which each store applies to its own options ({@link
- * HttpOptions#withLimits}, so {@link GcsStore}; the S3 store's in zaro-s3). A plain immutable
- * value, serializable (Spark sends it to its executors with a read's options).
+ * options of the same names), which each store applies to its own options ({@code
+ * HttpOptions.withLimits} in zaro-remote, for http(s) and GCS; the S3 store's in zaro-s3). A plain
+ * immutable value, serializable (Spark sends it to its executors with a read's options).
  *
  * <p>Timeouts, as the request policy enforces them:
  *

@@ -56,6 +56,7 @@ public final class Stores {
     }
     String module =
         switch (scheme) {
+          case "http", "https", "gs" -> "zaro-remote";
           case "s3" -> "zaro-s3";
           case "reference+parquet" -> "zaro-parquet";
           default -> null;

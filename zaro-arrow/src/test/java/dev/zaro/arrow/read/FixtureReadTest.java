@@ -15,7 +15,7 @@ import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.metadata.DataType;
 import dev.zaro.arrow.metadata.GroupMetadata;
 import dev.zaro.arrow.plan.Selection;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.vector.FixedShapeTensorVector;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TensorReader;

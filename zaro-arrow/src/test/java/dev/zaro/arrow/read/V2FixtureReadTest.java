@@ -23,7 +23,7 @@ import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.MemoryStore;
 import dev.zaro.arrow.store.Store;
-import dev.zaro.arrow.store.internal.StoreKeys;
+import dev.zaro.arrow.store.StoreKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,12 +3,12 @@ package dev.zaro.arrow.metadata.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.metadata.NodeMetadata;
-import dev.zaro.arrow.store.internal.StoreKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * The metadata of a whole hierarchy in one document: v2 {@code .zmetadata} ({@code
@@ -78,7 +78,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     }
     Map<String, Entry> entries = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String path = StoreKeys.stripSlashes(e.getKey());
+      String path = nodePath(e.getKey());
       if (!e.getValue().isObject()) {
         throw root.error(
             "consolidated_metadata",
@@ -94,6 +94,17 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
       entries.put(path, new Entry(3, JsonDocument.of(label, (ObjectNode) e.getValue()), null));
     }
     return Optional.of(new ConsolidatedMetadata(root.key(), entries));
+  }
+
+  /** Leading and trailing slashes of a document's name, which name no node. */
+  private static final Pattern EDGE_SLASHES = Pattern.compile("^/+|/+$");
+
+  /**
+   * A consolidated entry's name as a node path: {@code "/a/b/"} is node {@code a/b} (metadata's own
+   * reading of a name, so this layer needs nothing of the store's key helpers).
+   */
+  private static String nodePath(String name) {
+    return EDGE_SLASHES.matcher(name).replaceAll("");
   }
 
   /** Parses a v2 {@code .zmetadata} document stored at {@code key}. */
@@ -113,7 +124,7 @@ public record ConsolidatedMetadata(String key, Map<String, Entry> entries) {
     Map<String, ObjectNode> nodes = new TreeMap<>();
     Map<String, ObjectNode> attrs = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : metadata.properties()) {
-      String k = StoreKeys.stripSlashes(e.getKey());
+      String k = nodePath(e.getKey());
       String name = k.substring(k.lastIndexOf('/') + 1);
       if (!name.equals(V2Metadata.ZARRAY)
           && !name.equals(V2Metadata.ZGROUP)

@@ -25,6 +25,7 @@ import java.util.List;
 public final class NodeJson {
   private NodeJson() {}
 
+  /** {@code node}'s metadata, with {@code children} (null: none) listed by path and node type. */
   public static ObjectNode of(Node node, List<Node> children) {
     ObjectNode json = Json.createObjectNode();
     json.put("path", node.displayPath());

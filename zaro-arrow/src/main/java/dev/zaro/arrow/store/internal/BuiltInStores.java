@@ -1,9 +1,6 @@
 package dev.zaro.arrow.store.internal;
 
 import dev.zaro.arrow.store.FileStore;
-import dev.zaro.arrow.store.GcsStore;
-import dev.zaro.arrow.store.HttpOptions;
-import dev.zaro.arrow.store.HttpStore;
 import dev.zaro.arrow.store.ReferenceStore;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreLocation;
@@ -12,7 +9,8 @@ import java.util.Set;
 
 /**
  * The stores of zaro-arrow's own package, registered like any other {@link StoreProvider}: {@code
- * file://}, {@code http(s)://}, {@code gs://} and {@code reference+json://} (kerchunk JSON).
+ * file://} and {@code reference+json://} (kerchunk JSON). The remote schemes ({@code http(s)://},
+ * {@code gs://}) are the zaro-remote module's, found the same way.
  */
 public final class BuiltInStores implements StoreProvider {
   /** The provider {@link java.util.ServiceLoader} instantiates. */
@@ -20,16 +18,13 @@ public final class BuiltInStores implements StoreProvider {
 
   @Override
   public Set<String> schemes() {
-    return Set.of("file", "http", "https", "gs", "reference+json");
+    return Set.of("file", "reference+json");
   }
 
   @Override
   public Store open(StoreLocation location) {
     return switch (location.scheme()) {
       case "file" -> new FileStore(location.localPath());
-      case "http", "https" ->
-          new HttpStore(location.uri(), HttpOptions.DEFAULT.withLimits(location.limits()));
-      case "gs" -> GcsStore.open(location, HttpOptions.DEFAULT.withLimits(location.limits()));
       case "reference+json" -> ReferenceStore.open(location.inner(), location.limits());
       default -> throw location.error("not a built-in scheme");
     };

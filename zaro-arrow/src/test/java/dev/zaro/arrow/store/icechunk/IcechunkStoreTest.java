@@ -19,8 +19,6 @@ import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.Stores;
-import dev.zaro.arrow.store.TestHttpServer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -45,8 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * repository rather than arbitrary contents, which an Icechunk repository cannot hold: keys are
  * node metadata and chunks only), and its answers to bad input: unknown refs, ids that point
  * nowhere, truncated, damaged or foreign files, unsupported format versions, virtual chunks in
- * local files reached from a remote repository. Damaged files are Icechunk's own fixture files with
- * bytes changed here; nothing is written by zaro.
+ * local files reached from a remote repository (IcechunkVirtualChunkTest, in zaro-remote). Damaged
+ * files are Icechunk's own fixture files with bytes changed here; nothing is written by zaro.
  */
 class IcechunkStoreTest extends AllocatorTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -352,7 +350,7 @@ class IcechunkStoreTest extends AllocatorTest {
   }
 
   /** Rewrites an Icechunk file's decompressed body (the header is kept). */
-  private static void rewriteBody(Path file, Function<byte[], byte[]> change) throws Exception {
+  static void rewriteBody(Path file, Function<byte[], byte[]> change) throws Exception {
     byte[] f = Files.readAllBytes(file);
     byte[] header = Arrays.copyOf(f, IcechunkFile.HEADER_LENGTH);
     byte[] body = Zstd.decompress(Arrays.copyOfRange(f, header.length, f.length), 1 << 20);
@@ -567,60 +565,5 @@ class IcechunkStoreTest extends AllocatorTest {
       }
     }
     assertTrue(failures > 0, "no damage was noticed");
-  }
-
-  /**
-   * A virtual chunk may point at a local file when the repository is local, not when it came over
-   * the network (the kerchunk rule). The fixture's virtual location is replaced, in the manifest,
-   * by a file URL of the same length.
-   */
-  @Test
-  void virtualChunksInLocalFilesAreReadOnlyFromLocalRepositories() throws Exception {
-    Path r = copy("test-repo-v1");
-    Path target = Files.createTempFile(Path.of("/tmp"), "ic", ".c");
-    try {
-      Files.write(target, chunk);
-      String path = target.toString();
-      assertTrue(path.length() <= VIRTUAL.length() - "file://".length(), path);
-      String url =
-          "file:///tmp"
-              + "/".repeat(VIRTUAL.length() - "file://".length() - path.length())
-              + path.substring(4);
-      assertEquals(VIRTUAL.length(), url.length());
-      int[] replaced = {0};
-      try (var manifests = Files.list(r.resolve("manifests"))) {
-        for (Path m : manifests.toList()) {
-          rewriteBody(
-              m,
-              body -> {
-                int at = new String(body, StandardCharsets.ISO_8859_1).indexOf(VIRTUAL);
-                if (at >= 0) {
-                  System.arraycopy(
-                      url.getBytes(StandardCharsets.US_ASCII), 0, body, at, url.length());
-                  replaced[0]++;
-                }
-                return body;
-              });
-        }
-      }
-      assertTrue(replaced[0] > 0);
-      try (Zaro zaro = Zaro.open("icechunk://" + r);
-          Slab slab = zaro.read("group1/big_chunks", "", allocator)) {
-        for (int i = 0; i < 100; i++) {
-          assertEquals(42f, slab.data().getFloat(4L * i), "element " + i);
-        }
-      }
-      try (TestHttpServer server = new TestHttpServer(tmp);
-          IcechunkStore s = IcechunkStore.open("icechunk+" + server.url("test-repo-v1"))) {
-        StoreException e =
-            assertThrows(StoreException.class, () -> s.getBytes("group1/big_chunks/c/0/0"));
-        assertTrue(
-            e.getMessage().contains("may not read local files") && e.getMessage().contains(url),
-            e.getMessage());
-        assertArrayEquals(chunk, s.getBytes("group1/big_chunks/c/0/1").orElseThrow());
-      }
-    } finally {
-      Files.deleteIfExists(target);
-    }
   }
 }

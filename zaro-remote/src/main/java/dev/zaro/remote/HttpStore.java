@@ -1,0 +1,975 @@
+package dev.zaro.remote;
+
+import dev.zaro.arrow.error.StoreException;
+import dev.zaro.arrow.error.ZaroException;
+import dev.zaro.arrow.exec.Futures;
+import dev.zaro.arrow.store.ByteRange;
+import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreCapabilities;
+import dev.zaro.arrow.store.StoreKeys;
+import dev.zaro.remote.spi.ContentRange;
+import dev.zaro.remote.spi.RequestPolicy;
+import dev.zaro.remote.spi.StreamRelay;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * A read-only store over HTTP(S): key {@code a/b} is the URL {@code BASE/a/b} (a query string in
+ * the base URL, such as a signature, is kept on every request). Reads go through {@link
+ * Http1Client} (non-blocking sockets, one I/O thread, bodies read or decrypted straight into Arrow
+ * buffers; {@code https} trusts what the JVM's default TLS context trusts), and so do {@code HEAD}
+ * requests and whole replies of listing APIs ({@link #fetch}); {@code -Dzaro.http.client=jdk} sends
+ * every request through the JDK's {@link HttpClient}. Either way connections are shared across
+ * stores, and {@link #getAsync} keeps many requests in flight without a thread each.
+ *
+ * <ul>
+ *   <li>Ranges become {@code Range} headers (prefix {@code bytes=a-b}, suffix {@code bytes=-n}). A
+ *       {@code 206} reply must carry the {@code Content-Range} asked for; a server that ignores
+ *       {@code Range} and sends the whole value ({@code 200}) is sliced.
+ *   <li>{@code 404}/{@code 410} mean absent; {@code 401}/{@code 403} are errors naming the URL.
+ *   <li>{@code 5xx}, {@code 429}, timeouts and broken connections are retried with exponential
+ *       backoff and jitter, a bounded number of times ({@code Retry-After} is honoured up to the
+ *       longest backoff).
+ *   <li>Every attempt has a deadline covering the headers and the whole body, so a server that
+ *       hangs gives an error, never a hang.
+ * </ul>
+ *
+ * <p>HTTP cannot list a directory: {@link #capabilities()} says so and {@link #list} returns
+ * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by {@code
+ * read.Hierarchy} with {@code metadata.internal.ConsolidatedMetadata}), or its paths must be known.
+ */
+public final class HttpStore implements Store {
+  /**
+   * Signs each request: the headers that authenticate it (for example an S3 store's AWS Signature
+   * Version 4), computed once per request and sent with every attempt and hedge of it.
+   */
+  @FunctionalInterface
+  public interface Signer {
+    /**
+     * The headers to add to a request, never {@code Host} (which the client sets from the URL).
+     *
+     * @param method {@code GET} or {@code HEAD}
+     * @param url the request's URL, as sent
+     */
+    Map<String, String> sign(String method, URI url);
+
+    /** What a {@code 401}/{@code 403} reply means for requests signed this way (for messages). */
+    default String denied() {
+      return "the URL needs credentials or is not public";
+    }
+
+    /**
+     * The error for an unexpected reply (not a success, an absent key, a denial, a range past the
+     * end nor a retried failure) to a request signed this way: the signer's service may read more
+     * in it than its status (an S3 store: the region its bucket is in), or null for the plain
+     * {@link StoreException} with {@code message}.
+     *
+     * @param status the reply's HTTP status
+     * @param headers the first value of each of the reply's headers, by name (any case)
+     * @param message what the plain error says: the key, URL, status and what the server said
+     */
+    default StoreException unexpected(
+        int status, Function<String, Optional<String>> headers, String message) {
+      return null;
+    }
+  }
+
+  private static volatile HttpClient sharedClient;
+
+  private final URI base;
+  private final String query;
+  private final HttpOptions options;
+  private volatile HttpClient client; // made on first use: reads may never need it
+  private final String name;
+  private final Signer signer; // or null
+  private final RequestPolicy policy;
+
+  /** A store at {@code base} (an http or https URL) with {@link HttpOptions#DEFAULT}. */
+  public HttpStore(URI base) {
+    this(base, HttpOptions.DEFAULT);
+  }
+
+  /** The store whose keys resolve against {@code base}. */
+  public HttpStore(URI base, HttpOptions options) {
+    this(base, options, null);
+  }
+
+  /**
+   * @param name how {@link #describe} names the store (for example a gs:// URL), or null
+   */
+  public HttpStore(URI base, HttpOptions options, String name) {
+    this(base, options, name, null);
+  }
+
+  /**
+   * @param name how {@link #describe} names the store, or null
+   * @param signer signs every request (after {@link HttpOptions#headers}), or null
+   */
+  public HttpStore(URI base, HttpOptions options, String name, Signer signer) {
+    String scheme = base.getScheme();
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || base.getRawAuthority() == null) {
+      throw new StoreException("not an http(s) URL: '" + base + "'");
+    }
+    String path =
+        base.getRawPath() == null || base.getRawPath().isEmpty() ? "/" : base.getRawPath();
+    if (!path.endsWith("/")) {
+      path += "/";
+    }
+    this.base = URI.create(scheme.toLowerCase(Locale.ROOT) + "://" + base.getRawAuthority() + path);
+    this.query = base.getRawQuery();
+    this.options = options;
+    this.name = name != null ? name : this.base.toString();
+    this.signer = signer;
+    this.policy =
+        new RequestPolicy(
+            options.retry().requestTimeout(),
+            options.retry().timeout(),
+            options.retry().maxAttempts(),
+            options.retry().initialBackoff(),
+            options.retry().maxBackoff(),
+            options.hedging(),
+            this.base.getRawAuthority(),
+            options.maxRequests());
+  }
+
+  /**
+   * The {@code java.net.http} client (for {@code -Dzaro.http.client=jdk}), made on first use:
+   * making one loads and initializes about 500 classes, a cold read's cost that reads through
+   * {@link Http1Client} do not pay.
+   */
+  private HttpClient client() {
+    HttpClient c = client;
+    if (c == null) {
+      synchronized (this) {
+        c = client;
+        if (c == null) {
+          c = sharedClient(options.retry().connectTimeout());
+          client = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  /** Whether this store has made (or taken the shared) {@code java.net.http} client. */
+  boolean jdkClientMade() {
+    return client != null;
+  }
+
+  private static HttpClient sharedClient(Duration connectTimeout) {
+    if (!connectTimeout.equals(RetryOptions.DEFAULT.connectTimeout())) {
+      return newClient(connectTimeout);
+    }
+    HttpClient c = sharedClient;
+    if (c == null) {
+      synchronized (HttpStore.class) {
+        c = sharedClient;
+        if (c == null) {
+          c = newClient(connectTimeout);
+          sharedClient = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  private static HttpClient newClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .connectTimeout(connectTimeout)
+        .followRedirects(HttpClient.Redirect.NORMAL)
+        .version(HttpClient.Version.HTTP_2)
+        .build();
+  }
+
+  /** The base URL, ending with {@code /}. */
+  public URI base() {
+    return base;
+  }
+
+  /** The URL of {@code key}. */
+  public URI url(String key) {
+    StoreKeys.checked(key, this);
+    return URI.create(base + StoreKeys.encodePath(key) + (query == null ? "" : "?" + query));
+  }
+
+  @Override
+  public Optional<ArrowBuf> get(String key, ByteRange range, BufferAllocator allocator) {
+    return Futures.await(getAsync(key, range, allocator, Runnable::run), key);
+  }
+
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key, ByteRange range, BufferAllocator allocator, Executor executor) {
+    URI url;
+    try {
+      url = url(key);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (ContentRange.isEmpty(range)) { // a HEAD: through zaro's client as GETs go, unless jdk
+      HttpRequest head = request(url, null, true);
+      return useHttp1()
+          ? send(head, key, url, () -> body(allocator, key, url, range))
+              .thenCompose(r -> emptyRange(key, url, range, r, allocator))
+          : send(head, key, url, HttpResponse.BodyHandlers::ofByteArray)
+              .thenCompose(r -> emptyRange(key, url, range, r, allocator));
+    }
+    return delivered(
+        key,
+        url,
+        range,
+        allocator,
+        null,
+        send(
+            request(url, ContentRange.requestHeader(range), false),
+            key,
+            url,
+            () -> body(allocator, key, url, range)));
+  }
+
+  /**
+   * The caller's future of a body GET sent through the policy: the reply as the caller's buffer
+   * (through {@code relay}, when it streams). Cancelling it cancels {@code sent}, whose attempt in
+   * flight stops and frees its body; a body that arrives after the caller gave up is freed.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Optional<ArrowBuf>> delivered(
+      String key,
+      URI url,
+      ByteRange range,
+      BufferAllocator allocator,
+      StreamRelay relay,
+      CompletableFuture<HttpResponse<ArrowBuf>> sent) {
+    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
+    sent.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(e);
+            return;
+          }
+          Optional<ArrowBuf> body;
+          try {
+            body = toBuffer(key, url, range, r, allocator);
+            if (relay != null) {
+              body = relay.finish(body);
+            }
+          } catch (RuntimeException bad) { // the reply's body is freed
+            out.completeExceptionally(bad);
+            return;
+          }
+          if (!out.complete(body)) {
+            body.ifPresent(ArrowBuf::close); // cancelled meanwhile
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            sent.cancel(true); // the attempt in flight stops and frees its body
+          }
+        });
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Through {@link Http1Client} ({@code http} and {@code https}), a {@code Content-Length} body
+   * is told of as the socket writes it into the buffer the future completes with. Only one attempt
+   * streams: a streamed request is not hedged, a failure before its first body byte is retried as
+   * usual, and once bytes have been told of a failure is final (a {@link StoreException} naming the
+   * key and how many bytes had arrived), since a retry's body would be another buffer. Other bodies
+   * ({@code -Dzaro.http.client=jdk}, chunked, a server that ignored {@code Range}) are told of
+   * whole once they have arrived. Cancelling the returned future stops the request and frees its
+   * body.
+   */
+  @Override
+  public CompletableFuture<Optional<ArrowBuf>> getAsync(
+      String key,
+      ByteRange range,
+      BufferAllocator allocator,
+      Executor executor,
+      Arrivals arrivals) {
+    URI url;
+    try {
+      url = url(key);
+    } catch (ZaroException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (ContentRange.isEmpty(range) || !useHttp1()) {
+      return Store.super.getAsync(key, range, allocator, executor, arrivals);
+    }
+    HttpRequest request = request(url, ContentRange.requestHeader(range), false);
+    StreamRelay relay = new StreamRelay(arrivals, range instanceof ByteRange.All, where(key, url));
+    CompletableFuture<HttpResponse<ArrowBuf>> sent =
+        policy.send(
+            where(key, url),
+            () -> new StreamedAttempt(request, body(allocator, key, url, range), relay),
+            new Replies<>());
+    return delivered(key, url, range, allocator, relay, sent);
+  }
+
+  /**
+   * One attempt of a streamed request through {@link Http1Client}: its body's bytes go to the
+   * {@link StreamRelay}; never hedged; fails at once, finally, after an earlier attempt streamed.
+   */
+  private final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
+    private final HttpRequest request;
+    private final ArrowBody body;
+    private final StreamRelay relay;
+
+    StreamedAttempt(HttpRequest request, ArrowBody body, StreamRelay relay) {
+      this.request = request;
+      this.body = body;
+      this.relay = relay;
+    }
+
+    @Override
+    public CompletableFuture<HttpResponse<ArrowBuf>> start() {
+      return relay.start(
+          this,
+          () ->
+              sendHttp1(
+                  request,
+                  body,
+                  (status, buf, offset, length) ->
+                      relay.arrived(this, status, buf, offset, length)));
+    }
+
+    @Override
+    public void abandon() {
+      body.abandon();
+    }
+
+    @Override
+    public long lastActivityNanos() {
+      return body.limit().lastActivityNanos();
+    }
+  }
+
+  @Override
+  public Optional<byte[]> getBytes(String key) {
+    return whole(
+        key, Math.min(options.maxObjectSize(), Integer.MAX_VALUE - 8), "--max-object-size");
+  }
+
+  /**
+   * {@inheritDoc} A reply announcing more (or whose chunked body grows past it) is refused before
+   * its body is allocated.
+   */
+  @Override
+  public Optional<byte[]> getBytes(String key, long maxBytes) {
+    return whole(key, maxBytes, "--max-metadata-size");
+  }
+
+  /** {@code key}'s whole value, at most {@code max} bytes ({@code cap} names who said so). */
+  private Optional<byte[]> whole(String key, long max, String cap) {
+    URI url = url(key);
+    Optional<ArrowBuf> body =
+        Futures.await(
+            delivered(
+                key,
+                url,
+                ByteRange.ALL,
+                COPIES,
+                null,
+                send(
+                    request(url, null, false),
+                    key,
+                    url,
+                    () -> new ArrowBody(COPIES, key, url, new ReplyLimit(-1, max, cap)))),
+            key);
+    if (body.isEmpty()) {
+      return Optional.empty();
+    }
+    try (ArrowBuf buf = body.get()) {
+      byte[] out = new byte[Math.toIntExact(buf.writerIndex())];
+      buf.getBytes(0, out);
+      return Optional.of(out);
+    }
+  }
+
+  /**
+   * A whole reply to {@link #fetch} or {@link #headAsync}: its status, headers and body (empty for
+   * a {@code HEAD}; for an error reply through zaro's client, the start of its text, see {@link
+   * Http1Client#ERROR_TEXT_BYTES}), and what the server said in an error reply, for messages (empty
+   * or {@code "; the server says: ..."}).
+   */
+  public static final class Fetched {
+    private final int status;
+    private final Map<String, List<String>> headers;
+    private final byte[] body;
+    private final String serverSays;
+
+    Fetched(int status, Map<String, List<String>> headers, byte[] body, String serverSays) {
+      this.status = status;
+      this.headers = headers;
+      this.body = body;
+      this.serverSays = serverSays;
+    }
+
+    /** The reply's HTTP status. */
+    public int status() {
+      return status;
+    }
+
+    /** The first value of header {@code name} (any case). */
+    public Optional<String> header(String name) {
+      for (Map.Entry<String, List<String>> h : headers.entrySet()) {
+        if (h.getKey().equalsIgnoreCase(name) && !h.getValue().isEmpty()) {
+          return Optional.of(h.getValue().get(0));
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** The body's bytes (the caller's: not copied). */
+    public byte[] body() {
+      return body;
+    }
+
+    /** Empty, or {@code "; the server says: ..."} (an error reply's code and message). */
+    public String serverSays() {
+      return serverSays;
+    }
+
+    /** An S3-style error reply's {@code <Code>} ({@code NoSuchBucket}...), if the body has one. */
+    public Optional<String> errorCode() {
+      return Optional.ofNullable(xmlElement(new String(body, StandardCharsets.UTF_8), "Code"));
+    }
+  }
+
+  /**
+   * GETs a whole URL on this store's host (a listing API's page, not a key) with this store's
+   * retries, deadline, headers and signer, through zaro's HTTP/1.1 client (unless {@code
+   * -Dzaro.http.client=jdk}), and returns the last reply whatever its status.
+   *
+   * @param what the request, for messages ({@code "the listing of 'a/'"})
+   */
+  public Fetched fetch(URI url, String what) {
+    return whole(request(url, null, false), url, what);
+  }
+
+  /**
+   * {@link #fetch} with a {@code HEAD} request (whether a bucket exists, say), without waiting:
+   * completes with the last reply whatever its status (its body empty), or fails as a request does.
+   */
+  public CompletableFuture<Fetched> headAsync(URI url, String what) {
+    HttpRequest request = request(url, null, true);
+    String where = what + " (" + url + ")";
+    if (!useHttp1()) {
+      return send(request, where, HttpResponse.BodyHandlers::discarding)
+          .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], ""));
+    }
+    return send(request, where, () -> body(COPIES, where)) // a HEAD reply has no body
+        .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
+  }
+
+  private Fetched whole(HttpRequest request, URI url, String what) {
+    String where = what + " (" + url + ")";
+    if (!useHttp1()) {
+      HttpResponse<byte[]> r =
+          Futures.await(send(request, where, HttpResponse.BodyHandlers::ofByteArray), what);
+      return new Fetched(
+          r.statusCode(),
+          r.headers().map(),
+          r.body() == null ? new byte[0] : r.body(),
+          serverSays(r));
+    }
+    HttpResponse<ArrowBuf> r = Futures.await(send(request, where, () -> body(COPIES, where)), what);
+    byte[] body;
+    try (ArrowBuf buf = r.body()) {
+      if (buf != null) {
+        body = new byte[Math.toIntExact(buf.writerIndex())];
+        buf.getBytes(0, body);
+      } else {
+        String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
+        body = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+      }
+    }
+    return new Fetched(r.statusCode(), r.headers().map(), body, serverSays(r));
+  }
+
+  /**
+   * Memory for replies copied out whole to the heap ({@link #getBytes}, {@link #fetch}): one
+   * allocator for the process, never closed. A hedged copy that lost its race, or an attempt that
+   * timed out, frees its partial body when the I/O thread gets to it, which can be after the caller
+   * has its bytes: an allocator of the call's own, closed at once, took that for a leak and failed
+   * the call that had its reply.
+   */
+  private static final BufferAllocator COPIES = new RootAllocator();
+
+  private HttpRequest request(URI url, String range, boolean head) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(options.retry().requestTimeout());
+    if (head) {
+      b.method("HEAD", HttpRequest.BodyPublishers.noBody());
+    } else {
+      b.GET();
+    }
+    if ("http".equals(url.getScheme())) {
+      b.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade dance with plain-HTTP servers
+    }
+    if (range != null) {
+      b.header("Range", range);
+    }
+    options.headers().forEach(b::header);
+    if (signer != null) {
+      signer.sign(head ? "HEAD" : "GET", url).forEach(b::header);
+    }
+    return b.build();
+  }
+
+  /** Hedged requests sent so far (see {@link HttpOptions#hedging}). */
+  public long hedges() {
+    return policy.hedges();
+  }
+
+  /**
+   * Sends a request through the store's {@link RequestPolicy} (retries, deadline, hedging, the
+   * host's limit); completes with the last response. {@code bodies} makes each attempt's body
+   * handler; an {@link ArrowBody} of an attempt that ends without a response is abandoned (its
+   * buffer freed).
+   */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String key, URI url, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return send(request, where(key, url), bodies);
+  }
+
+  /** {@link #send} of a request for no key, named {@code where} in messages. */
+  private <T> CompletableFuture<HttpResponse<T>> send(
+      HttpRequest request, String where, Supplier<HttpResponse.BodyHandler<T>> bodies) {
+    return policy.send(where, () -> new Attempt<>(request, bodies.get()), new Replies<>());
+  }
+
+  /** A body handler for one attempt of a read of {@code range} of {@code key}. */
+  private ArrowBody body(BufferAllocator allocator, String key, URI url, ByteRange range) {
+    return new ArrowBody(allocator, key, url, ReplyLimit.of(range, options.maxObjectSize()));
+  }
+
+  /** A body handler for one attempt of a request for no key (a listing page, a HEAD). */
+  private ArrowBody body(BufferAllocator allocator, String where) {
+    return new ArrowBody(
+        allocator, where, new ReplyLimit(-1, options.maxObjectSize(), "--max-object-size"));
+  }
+
+  /** How messages name a request: {@code key 'a/b' (URL)}. */
+  private static String where(String key, URI url) {
+    return "key '" + key + "' (" + url + ")";
+  }
+
+  /**
+   * Whether body GETs go through {@link Http1Client} (every URL of a store is http or https: the
+   * constructor checks its base): yes, unless the system property {@code zaro.http.client} is
+   * {@code jdk} (then every request uses {@code java.net.http}).
+   */
+  private static boolean useHttp1() {
+    return !"jdk".equals(System.getProperty("zaro.http.client"));
+  }
+
+  /** The most redirects one request follows (as browsers and curl's default, fewer). */
+  static final int MAX_REDIRECTS = 5;
+
+  /**
+   * Sends a body GET through {@link Http1Client}, its reply adopted by {@code body} (so that the
+   * race, the retries and the deadline free it as they free a streamed body). Redirects are
+   * followed as {@code java.net.http}'s {@code Redirect.NORMAL} follows them ({@code 301}, {@code
+   * 302}, {@code 303}, {@code 307}, {@code 308} with a {@code Location}; never from https to http),
+   * up to {@link #MAX_REDIRECTS}, within the attempt and its deadline; the {@code Authorization}
+   * header is not sent to another host. Cancelling the returned future cancels the request.
+   */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private <T> CompletableFuture<HttpResponse<T>> sendHttp1(
+      HttpRequest request, ArrowBody body, Http1Client.Progress progress) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
+    CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
+    AtomicReference<CompletableFuture<Http1Client.Response>> current = new AtomicReference<>();
+    sendHop(request, request.uri(), headers, body, progress, mapped, current, 0);
+    mapped.whenComplete(
+        (r, e) -> {
+          if (mapped.isCancelled()) {
+            current.get().cancel(true);
+          }
+        });
+    return mapped;
+  }
+
+  /** One request of {@link #sendHttp1}'s chain of redirects, to {@code url}. */
+  // completion callbacks: each reports its outcome into the future it completes
+  @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
+  private <T> void sendHop(
+      HttpRequest request,
+      URI url,
+      Map<String, String> headers,
+      ArrowBody body,
+      Http1Client.Progress progress,
+      CompletableFuture<HttpResponse<T>> mapped,
+      AtomicReference<CompletableFuture<Http1Client.Response>> current,
+      int hops) {
+    CompletableFuture<Http1Client.Response> raw =
+        Http1Client.shared()
+            .send(
+                request.method(),
+                url,
+                headers,
+                body.allocator(),
+                body.where(),
+                progress,
+                options.retry().connectTimeout(),
+                body.limit());
+    current.set(raw);
+    if (mapped.isCancelled()) {
+      raw.cancel(true); // cancelled between two hops
+      return;
+    }
+    raw.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            mapped.completeExceptionally(e);
+            return;
+          }
+          URI next;
+          try {
+            next = redirectTarget(url, r, hops, body.where());
+          } catch (RuntimeException bad) {
+            mapped.completeExceptionally(bad); // a 3xx reply: it has no body to free
+            return;
+          }
+          if (next != null) { // a 3xx reply: it has no body to free
+            Map<String, String> nextHeaders = headers;
+            if (!next.getRawAuthority().equalsIgnoreCase(url.getRawAuthority())) {
+              nextHeaders = new LinkedHashMap<>(headers);
+              nextHeaders.keySet().removeIf(k -> k.equalsIgnoreCase("Authorization"));
+            }
+            sendHop(request, next, nextHeaders, body, progress, mapped, current, hops + 1);
+            return;
+          }
+          HttpResponse<T> response;
+          try {
+            response = (HttpResponse<T>) body.adopt(r, request);
+          } catch (RuntimeException bad) { // a body longer or shorter than announced (freed)
+            mapped.completeExceptionally(bad);
+            return;
+          }
+          if (!mapped.complete(response)) {
+            body.abandon(); // cancelled meanwhile
+          }
+        });
+  }
+
+  /**
+   * Where reply {@code r} to {@code url} redirects, or null if it is not a redirect to follow.
+   *
+   * @throws StoreException after {@link #MAX_REDIRECTS} redirects, for a {@code Location} that is
+   *     not an http(s) URL, and for one from https to http
+   */
+  private static URI redirectTarget(URI url, Http1Client.Response r, int hops, String where) {
+    int status = r.status();
+    if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
+      return null;
+    }
+    Optional<String> location = r.header("location");
+    if (location.isEmpty()) {
+      return null; // nothing to follow: the status stands
+    }
+    if (hops >= MAX_REDIRECTS) {
+      throw new StoreException(
+          where
+              + ": more than "
+              + MAX_REDIRECTS
+              + " redirects (the last to "
+              + location.get()
+              + ")");
+    }
+    URI next;
+    try {
+      next = url.resolve(location.get().strip());
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(
+          where + ": HTTP " + status + " to a malformed Location '" + location.get() + "'", e);
+    }
+    String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || next.getRawAuthority() == null) {
+      throw new StoreException(
+          where + ": HTTP " + status + " to '" + next + "', which is not an http(s) URL");
+    }
+    if (url.getScheme().equalsIgnoreCase("https") && scheme.equals("http")) {
+      throw new StoreException(
+          where + ": HTTP " + status + " from https to plain http (" + next + "): not followed");
+    }
+    return next;
+  }
+
+  /** One attempt of a request through the shared client. */
+  private final class Attempt<T> implements RequestPolicy.Call<HttpResponse<T>> {
+    private final HttpRequest request;
+    private final HttpResponse.BodyHandler<T> handler;
+
+    Attempt(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      this.request = request;
+      this.handler = handler;
+    }
+
+    // the cancellation callback reports into the future it watches
+    @SuppressWarnings("FutureReturnValueIgnored")
+    @Override
+    public CompletableFuture<HttpResponse<T>> start() {
+      if (!(handler instanceof ArrowBody body)) {
+        return client().sendAsync(request, handler);
+      }
+      if (useHttp1()) {
+        return sendHttp1(request, body, null);
+      }
+      CompletableFuture<HttpResponse<T>> sent = client().sendAsync(request, handler);
+      CompletableFuture<HttpResponse<T>> quoted = sent.thenApply(body::withErrorText);
+      quoted.whenComplete(
+          (r, e) -> {
+            if (quoted.isCancelled()) {
+              sent.cancel(true); // as a cancel of the JDK's own future did
+            }
+          });
+      return quoted;
+    }
+
+    @Override
+    public void abandon() {
+      if (handler instanceof ArrowBody body) {
+        body.abandon();
+      }
+    }
+
+    @Override
+    public long lastActivityNanos() {
+      return handler instanceof ArrowBody body
+          ? body.limit().lastActivityNanos()
+          : RequestPolicy.Call.super.lastActivityNanos();
+    }
+
+    @Override
+    public boolean hedgeable() {
+      return handler instanceof ArrowBody;
+    }
+  }
+
+  /** Status and {@code Retry-After} of an HTTP response. */
+  private static final class Replies<T> implements RequestPolicy.Replies<HttpResponse<T>> {
+    @Override
+    public int status(HttpResponse<T> reply) {
+      return reply.statusCode();
+    }
+
+    @Override
+    public Optional<String> retryAfter(HttpResponse<T> reply) {
+      return reply.headers().firstValue("Retry-After");
+    }
+
+    @Override
+    public void discard(HttpResponse<T> reply) {
+      if (reply.body() instanceof ArrowBuf body) {
+        body.close();
+      }
+    }
+  }
+
+  private static boolean absent(HttpResponse<?> r) {
+    return r.statusCode() == 404 || r.statusCode() == 410;
+  }
+
+  private void checkStatus(String key, URI url, HttpResponse<?> r) {
+    int status = r.statusCode();
+    if (status == 200 || status == 206) {
+      return;
+    }
+    if (status == 401 || status == 403) {
+      throw new StoreException(
+          "access denied (HTTP "
+              + status
+              + ") to "
+              + url
+              + " (key '"
+              + key
+              + "' in "
+              + name
+              + "): "
+              + (signer == null ? "the URL needs credentials or is not public" : signer.denied())
+              + serverSays(r));
+    }
+    if (status == 416) {
+      throw new StoreException(
+          "cannot read key '"
+              + key
+              + "' ("
+              + url
+              + "): the range lies past the end of the value (HTTP 416)");
+    }
+    if (status == 429 || status >= 500) {
+      throw new StoreException(
+          "cannot read key '"
+              + key
+              + "' ("
+              + url
+              + "): HTTP "
+              + status
+              + " after "
+              + options.retry().maxAttempts()
+              + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts")
+              + serverSays(r));
+    }
+    String message =
+        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status + serverSays(r);
+    StoreException special =
+        signer == null ? null : signer.unexpected(status, r.headers()::firstValue, message);
+    throw special != null ? special : new StoreException(message);
+  }
+
+  /** The most characters of a server's error text a message quotes. */
+  private static final int SERVER_SAYS_CHARS = 200;
+
+  /**
+   * What the server said in an error reply's body, for messages ({@code "; the server says: ..."}):
+   * an S3-style error's {@code Code} and {@code Message} (why a signed request was refused: {@code
+   * SignatureDoesNotMatch}, {@code ExpiredToken}, {@code SlowDown}...), else the start of a text,
+   * XML or JSON body on one line. Empty when the reply kept no text ({@code java.net.http} replies,
+   * bodiless or binary ones).
+   */
+  static String serverSays(HttpResponse<?> r) {
+    String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
+    if (text == null || text.isBlank()) {
+      return "";
+    }
+    String type = r.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
+    if (!(type.isEmpty()
+        || type.startsWith("text/plain")
+        || type.contains("xml")
+        || type.contains("json"))) {
+      return "";
+    }
+    String code = xmlElement(text, "Code");
+    String message = xmlElement(text, "Message");
+    String said = code == null ? text : message == null ? code : code + ": " + message;
+    StringBuilder out = new StringBuilder(Math.min(said.length(), SERVER_SAYS_CHARS + 3));
+    boolean space = false;
+    for (int i = 0; i < said.length() && out.length() < SERVER_SAYS_CHARS; i++) {
+      char c = said.charAt(i);
+      if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+        space = out.length() > 0;
+      } else {
+        if (space) {
+          out.append(' ');
+          space = false;
+        }
+        out.append(c);
+      }
+    }
+    if (out.length() >= SERVER_SAYS_CHARS) {
+      out.append("...");
+    }
+    return out.length() == 0 ? "" : "; the server says: " + out;
+  }
+
+  /** The text of the first {@code <name>...</name>} element in {@code xml}, or null. */
+  private static String xmlElement(String xml, String name) {
+    int start = xml.indexOf("<" + name + ">");
+    int end = start < 0 ? -1 : xml.indexOf("</" + name + ">", start);
+    return end < 0 ? null : xml.substring(start + name.length() + 2, end).strip();
+  }
+
+  /** The reply as the caller's buffer: owns {@code r}'s body, which it frees if it throws. */
+  private Optional<ArrowBuf> toBuffer(
+      String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r, BufferAllocator allocator) {
+    ArrowBuf body = r.body();
+    try {
+      if (absent(r)) {
+        return Optional.empty();
+      }
+      long[] slice = slice(key, url, range, r);
+      if (slice[0] == 0 && slice[1] == body.writerIndex()) {
+        ArrowBuf out = body;
+        body = null;
+        return Optional.of(out);
+      }
+      // a server that ignored Range sent the whole value: keep the part asked for
+      ArrowBuf out = allocator.buffer(slice[1]);
+      out.setBytes(0, body, slice[0], slice[1]);
+      out.writerIndex(slice[1]);
+      return Optional.of(out);
+    } finally {
+      if (body != null) {
+        body.close();
+      }
+    }
+  }
+
+  /**
+   * Where the asked-for bytes lie in the reply's body: {offset, length}. A partial reply is checked
+   * by {@link ContentRange#check}; its body's length already matches what the headers announce
+   * ({@link ArrowBody} checks it).
+   */
+  private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
+    checkStatus(key, url, r);
+    if (r.statusCode() == 200) {
+      return ContentRange.resolve(range, r.body().writerIndex(), where(key, url));
+    }
+    String header = r.headers().firstValue("Content-Range").orElse(null);
+    long got =
+        ContentRange.check(
+            range, header, r.body().writerIndex(), "key '" + key + "' (" + url + ")");
+    return new long[] {0, got};
+  }
+
+  /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
+  private CompletableFuture<Optional<ArrowBuf>> emptyRange(
+      String key, URI url, ByteRange range, HttpResponse<?> head, BufferAllocator allocator) {
+    if (absent(head)) {
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+    checkStatus(key, url, head);
+    OptionalLong length = head.headers().firstValueAsLong("Content-Length");
+    if (length.isEmpty()) {
+      return send(
+              request(url, null, false), key, url, () -> body(allocator, key, url, ByteRange.ALL))
+          .thenApply(r -> toBuffer(key, url, range, r, allocator));
+    }
+    return CompletableFuture.completedFuture(
+        Optional.of(
+            ContentRange.emptyRange(range, length.getAsLong(), where(key, url), allocator)));
+  }
+
+  @Override
+  public StoreCapabilities capabilities() {
+    return StoreCapabilities.REMOTE.unlisted();
+  }
+
+  /** Plain HTTP cannot list: none (hierarchies here are found through consolidated metadata). */
+  @Override
+  public Stream<String> list(String prefix) {
+    return Stream.empty();
+  }
+
+  @Override
+  public String describe() {
+    return name;
+  }
+}
