@@ -69,6 +69,28 @@ def garbage(port, kind, rng):
     return None
 
 
+def open_bad_connections(open_one, port):
+    """400 bad connections from 8 threads at once, open_one(port, kind, rng) making each (kinds
+    0-3); returns the descriptors of those it left open, for the caller to close."""
+    held = []
+    lock = threading.Lock()
+
+    def worker(k):
+        r = np.random.default_rng(k)
+        for i in range(k, 400, 8):
+            fd = open_one(port, i % 4, r)
+            if fd is not None:
+                with lock:
+                    held.append(fd)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return held
+
+
 def test_garbage_connections_keep_the_log_bounded_and_the_server_serving(big):
     path, values = big
     with Server(path) as s:
@@ -77,22 +99,7 @@ def test_garbage_connections_keep_the_log_bounded_and_the_server_serving(big):
         np.testing.assert_array_equal(want, values[0:32])
         before = log_lines(s)
         rng = np.random.default_rng(26)
-        held = []
-        lock = threading.Lock()
-
-        def worker(k):
-            r = np.random.default_rng(k)
-            for i in range(k, 400, 8):
-                fd = garbage(s.port, i % 4, r)
-                if fd is not None:
-                    with lock:
-                        held.append(fd)
-
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        held = open_bad_connections(garbage, s.port)
         np.testing.assert_array_equal(read_slice(client, "0:32"), values[0:32])
         for fd in held:
             os.close(fd)
@@ -138,22 +145,7 @@ def test_http_garbage_connections_keep_the_log_bounded_and_the_server_serving(bi
         np.testing.assert_array_equal(http_values(), values[0:32])
         before = log_lines(s)
         port = int(s.http.rsplit(":", 1)[1])
-        held = []
-        lock = threading.Lock()
-
-        def worker(k):
-            r = np.random.default_rng(k)
-            for i in range(k, 400, 8):
-                fd = http_garbage(port, i % 4, r)
-                if fd is not None:
-                    with lock:
-                        held.append(fd)
-
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        held = open_bad_connections(http_garbage, port)
         np.testing.assert_array_equal(http_values(), values[0:32])  # while 100 are held open
         for fd in held:
             os.close(fd)
