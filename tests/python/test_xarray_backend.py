@@ -7,6 +7,9 @@ Expected values: xr.open_zarr run by Debian's xarray and zarr-python 2.13 on the
 of those arrays. Nothing expected here is produced by zaro.
 """
 import json
+import os
+import shutil
+import time
 from urllib.request import urlopen
 
 import numpy as np
@@ -167,3 +170,38 @@ def test_describe_over_http(server):
     assert arrays["/sector"]["values"] == raw.sector.values.tolist()
     assert not arrays["/t2m"]["inline"] and "values" not in arrays["/t2m"]
     assert arrays["/t2m"]["attributes"]["units"] == "K"
+
+
+def test_describe_answers_are_kept_until_a_coordinate_chunk_changes(tmp_path):
+    """A second open is answered from the server's describe cache; a coordinate chunk touched or
+    deleted since makes the answer be made anew, never the kept values."""
+    store = tmp_path / "era5.zarr"
+    shutil.copytree(STORE, store)
+    past = time.time() - 3600  # files written in the last seconds have no version: not kept
+    for f in store.rglob("*"):
+        os.utime(f, (past, past))
+    _, doc = expected_dataset("era5")
+    raw, _ = expected_dataset("era5.raw")
+    with Server(store, "--http-port", "0") as s, zaro_client.connect(s.uri) as c:
+        for _ in range(2):  # as test_open_dataset_equals_open_zarr checks it
+            assert_like_open_zarr(xr.open_dataset(c, engine="zaro").load(), xr.decode_cf(raw), doc)
+        assert c.stats()["describe_cache_hits"] == 1
+        for _ in range(2):
+            doc_http = json.loads(urlopen(s.http + "/describe/").read())
+        assert c.stats()["describe_cache_hits"] == 2
+        assert {a["path"]: a for a in doc_http["arrays"]}["/latitude"]["values"] == raw.latitude.values.tolist()
+
+        os.utime(store / "latitude" / "0", (past + 1, past + 1))  # touched: made anew, same values
+        _, tables = c.describe()
+        assert c.stats()["describe_cache_hits"] == 2
+        np.testing.assert_array_equal(tables["latitude"].column(0).to_numpy(), raw.latitude.values)
+        c.describe()
+        assert c.stats()["describe_cache_hits"] == 3
+
+        (store / "latitude" / "0").unlink()  # deleted: the fill value (NaN), not the kept values
+        fill = json.loads((store / "latitude" / ".zarray").read_text())["fill_value"]
+        assert fill == "NaN"
+        for _ in range(2):
+            _, tables = c.describe()
+            assert np.isnan(tables["latitude"].column(0).to_numpy()).all()
+        assert c.stats()["describe_cache_hits"] == 3  # a missing chunk has no version: not kept

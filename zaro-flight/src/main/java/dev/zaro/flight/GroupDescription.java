@@ -127,6 +127,17 @@ final class GroupDescription {
     return elements <= bound / Math.max(1, each);
   }
 
+  /** The arrays whose values the answer carries (inline), in the order of {@link #json()}. */
+  List<Node> inlineArrays() {
+    List<Node> out = new ArrayList<>();
+    for (int i = 0; i < arrays.size(); i++) {
+      if (inline.get(i)) {
+        out.add(arrays.get(i));
+      }
+    }
+    return out;
+  }
+
   /** The JSON part: the groups and the arrays, each array marked inline or not. */
   ObjectNode json() {
     return json;

@@ -10,6 +10,7 @@ import dev.zaro.arrow.read.ReadStats;
 import dev.zaro.arrow.read.internal.NodeJson;
 import dev.zaro.arrow.store.StoreKeys;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.flight.FlightProducer.StreamListener;
@@ -36,6 +37,8 @@ final class ServerDocuments {
 
   private final SharedMemoryDelivery sharedMemory;
 
+  private final DescribeCache describeCache;
+
   ServerDocuments(
       Zaro zaro,
       BufferAllocator allocator,
@@ -53,32 +56,49 @@ final class ServerDocuments {
     this.reads = reads;
     this.wireBytes = wireBytes;
     this.sharedMemory = sharedMemory;
+    this.describeCache = new DescribeCache(zaro);
   }
 
   /**
    * The describe action: a group's JSON, then each array's tensor-layout IPC stream (schema, and
-   * the values of small arrays), read inside the memory budget.
+   * the values of small arrays), read inside the memory budget, or kept from an earlier answer
+   * ({@link DescribeCache}).
    */
   void describe(GroupDescription.Request request, StreamListener<Result> listener) {
-    GroupDescription description = new GroupDescription(zaro, request);
-    List<byte[]> streams;
-    try (BufferAllocator child =
-        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
-      streams = description.streams(child, readOptions);
-    }
-    listener.onNext(new Result(description.json().toString().getBytes(StandardCharsets.UTF_8)));
-    for (byte[] stream : streams) {
-      listener.onNext(new Result(stream));
+    List<byte[]> answer =
+        describeCache.answer(
+            new DescribeCache.Key(request, false),
+            description -> {
+              List<byte[]> parts = new ArrayList<>();
+              parts.add(description.json().toString().getBytes(StandardCharsets.UTF_8));
+              try (BufferAllocator child =
+                  budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
+                parts.addAll(description.streams(child, readOptions));
+              }
+              return parts;
+            });
+    for (byte[] part : answer) {
+      listener.onNext(new Result(part));
     }
     listener.onCompleted();
   }
 
   /** GET /describe/{path}: a group's JSON with the values of its small arrays inline. */
   String describeJson(GroupDescription.Request request) {
-    try (BufferAllocator child =
-        budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
-      return new GroupDescription(zaro, request).jsonWithValues(child, readOptions).toString();
-    }
+    List<byte[]> answer =
+        describeCache.answer(
+            new DescribeCache.Key(request, true),
+            description -> {
+              try (BufferAllocator child =
+                  budget.allocator().newChildAllocator("describe", 0, options.requestBytes())) {
+                return List.of(
+                    description
+                        .jsonWithValues(child, readOptions)
+                        .toString()
+                        .getBytes(StandardCharsets.UTF_8));
+              }
+            });
+    return new String(answer.get(0), StandardCharsets.UTF_8);
   }
 
   /** The stats action's JSON: memory, the budget, streams, and body bytes sent. */
@@ -91,6 +111,8 @@ final class ServerDocuments {
         + wireBytes.sum()
         + ",\"shared_memory_bytes\":"
         + sharedMemory.bytesWritten()
+        + ",\"describe_cache_hits\":"
+        + describeCache.hits()
         + (zaro.cache() == null
             ? ""
             : ",\"cache_allocated_bytes\":"
