@@ -7,12 +7,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.json.Json;
 import dev.zaro.arrow.metadata.ArrayMetadata;
-import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
 import dev.zaro.arrow.read.ReadOptions;
 import dev.zaro.arrow.read.Slab;
 import dev.zaro.arrow.read.ZarrArray;
-import dev.zaro.arrow.vector.SlabVectors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -87,6 +85,7 @@ final class SharedMemoryDelivery {
   private final ZaroFlightProducer.FlightOptions options;
   private final ReadOptions readOptions;
   private final Schemas schemas;
+  private final TensorStream tensors;
   private final Path directory;
   private final LongAdder written = new LongAdder();
 
@@ -95,8 +94,9 @@ final class SharedMemoryDelivery {
       MemoryBudget budget,
       ZaroFlightProducer.FlightOptions options,
       ReadOptions readOptions,
-      Schemas schemas) {
-    this(zaro, budget, options, readOptions, schemas, DIRECTORY);
+      Schemas schemas,
+      TensorStream tensors) {
+    this(zaro, budget, options, readOptions, schemas, tensors, DIRECTORY);
   }
 
   SharedMemoryDelivery(
@@ -105,12 +105,14 @@ final class SharedMemoryDelivery {
       ZaroFlightProducer.FlightOptions options,
       ReadOptions readOptions,
       Schemas schemas,
+      TensorStream tensors,
       Path directory) {
     this.zaro = zaro;
     this.budget = budget;
     this.options = options;
     this.readOptions = readOptions;
     this.schemas = schemas;
+    this.tensors = tensors;
     this.directory = directory;
   }
 
@@ -256,10 +258,7 @@ final class SharedMemoryDelivery {
       long bytes,
       ServerStreamListener listener)
       throws IOException {
-    long rows = SlabVectors.rows(selection.resultShape());
-    long rowBytes = rows == 0 ? 1 : Math.max(1, bytes / rows); // the first kept dimension's rows
     long blockBytes = options.batchBytes() * 4;
-    long maxRows = Math.max(1, Math.min(options.requestBytes() / 4, blockBytes) / rowBytes);
     long position = 0;
     try (MemoryBudget.Lease lease =
         budget.acquire(
@@ -268,8 +267,7 @@ final class SharedMemoryDelivery {
             options.requestBytes(),
             listener::isCancelled)) {
       BufferAllocator child = lease.allocator();
-      for (Selection block :
-          ReadPlan.of(array.metadata(), selection).splitFirst(blockBytes, maxRows)) {
+      for (Selection block : tensors.blocks(array, selection)) { // as do_get cuts them
         if (listener.isCancelled()) {
           return;
         }

@@ -91,9 +91,9 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     this.budget =
         new MemoryBudget(
             allocator, options.maxMemory(), options.maxStreams(), options.admissionWait());
-    this.sharedMemory =
-        new SharedMemoryDelivery(zaro, budget, this.options, readOptions, this::schema);
     this.tensors = new TensorStream(zaro, this.options, readOptions, prefetch);
+    this.sharedMemory =
+        new SharedMemoryDelivery(zaro, budget, this.options, readOptions, this::schema, tensors);
     this.documents =
         new ServerDocuments(
             zaro, allocator, budget, this.options, readOptions, reads, wireBytes, sharedMemory);
