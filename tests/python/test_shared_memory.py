@@ -49,6 +49,7 @@ def server():
 def client(server):
     with zaro_client.connect(server.uri) as c:
         assert c.shared_memory  # a loopback URL
+        c.shared_min_bytes = 0  # the fixture's arrays are small: every read goes through a file
         yield c
     assert leftovers() == set(), "a shared-memory file was left behind"
 
@@ -91,6 +92,18 @@ def test_values_equal_open_zarr(client, exchanges, name, text, index):
     assert got.shape == want.shape
     np.testing.assert_array_equal(got, want)
     assert exchanges == {"shared": 1, "declined": 0}
+
+
+def test_small_reads_go_by_do_get(server, exchanges):
+    with zaro_client.connect(server.uri) as c:
+        assert c.shared_min_bytes == 256 << 10  # the default
+        np.testing.assert_array_equal(c.read("t2m"), raw("t2m"))  # 23,040 bytes
+        assert exchanges == {"shared": 0, "declined": 0}
+        c.shared_min_bytes = 23_040
+        np.testing.assert_array_equal(c.read("t2m", "47"), raw("t2m")[47])  # 480 bytes
+        assert exchanges == {"shared": 0, "declined": 0}
+        np.testing.assert_array_equal(c.read("t2m"), raw("t2m"))
+        assert exchanges == {"shared": 1, "declined": 0}
 
 
 def test_the_result_is_writable_and_private(client):

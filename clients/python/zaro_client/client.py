@@ -22,8 +22,8 @@ def connect(url, token=None, tls_root_certs=None, threads=8, shared_memory=None)
     or the path of a file) that sign the server's certificate, for grpc+tls:// with a private CA.
     threads: how many endpoints of one read are fetched at once. shared_memory: whether reads
     (of numbers, up to `direct_bytes`) are handed over in a shared-memory file when the server is
-    on this machine; None (the default) tries it for a loopback URL, and a read falls back to
-    do_get when the file cannot be used."""
+    on this machine; None (the default) tries it for a loopback URL, for reads of at least
+    `shared_min_bytes` (256 KiB), and a read falls back to do_get when the file cannot be used."""
     return Client(url, token=token, tls_root_certs=tls_root_certs, threads=threads,
                   shared_memory=shared_memory)
 
@@ -108,8 +108,11 @@ class Client:
         self.direct_bytes = 256 << 20
         # a read over the wire of at least twice this many bytes goes as parallel streams
         self.part_bytes = 8 << 20
-        # a server on this machine hands such reads over in a shared-memory file (do_exchange)
+        # a server on this machine hands such reads over in a shared-memory file (do_exchange),
+        # from this many bytes: below it the exchange's extra messages cost more than the copy
+        # through the socket saves (benchmarks/README.md, "xarray open_zarr")
         self.shared_memory = _is_loopback(url) if shared_memory is None else bool(shared_memory)
+        self.shared_min_bytes = 256 << 10
 
     def close(self):
         self._flight.close()
@@ -238,8 +241,10 @@ class Client:
         logical = tuple(selection.result_shape())
         command = {"array": path, "slice": slice_text, "layout": "tensor"}
         item = int(meta.get("length_bytes") or 0) or 8
-        if int(np.prod(logical, dtype=np.int64)) * item <= self.direct_bytes:
-            if self.shared_memory and meta["data_type"] not in _NOT_SHARED:
+        nbytes = int(np.prod(logical, dtype=np.int64)) * item
+        if nbytes <= self.direct_bytes:
+            if self.shared_memory and nbytes >= self.shared_min_bytes \
+                    and meta["data_type"] not in _NOT_SHARED:
                 out = self._read_shared(path, meta, logical, command)
                 if out is not None:
                     return self._decode(path, meta, selection, out) if decode else out
