@@ -96,7 +96,7 @@ def test_values_equal_open_zarr(client, exchanges, name, text, index):
 
 def test_small_reads_go_by_do_get(server, exchanges):
     with zaro_client.connect(server.uri) as c:
-        assert c.shared_min_bytes == 256 << 10  # the default
+        assert c.shared_min_bytes == 512 << 10  # the default
         np.testing.assert_array_equal(c.read("t2m"), raw("t2m"))  # 23,040 bytes
         assert exchanges == {"shared": 0, "declined": 0}
         c.shared_min_bytes = 23_040

@@ -23,7 +23,7 @@ def connect(url, token=None, tls_root_certs=None, threads=8, shared_memory=None)
     threads: how many endpoints of one read are fetched at once. shared_memory: whether reads
     (of numbers, up to `direct_bytes`) are handed over in a shared-memory file when the server is
     on this machine; None (the default) tries it for a loopback URL, for reads of at least
-    `shared_min_bytes` (256 KiB), and a read falls back to do_get when the file cannot be used."""
+    `shared_min_bytes` (512 KiB), and a read falls back to do_get when the file cannot be used."""
     return Client(url, token=token, tls_root_certs=tls_root_certs, threads=threads,
                   shared_memory=shared_memory)
 
@@ -112,7 +112,7 @@ class Client:
         # from this many bytes: below it the exchange's extra messages cost more than the copy
         # through the socket saves (benchmarks/README.md, "xarray open_zarr")
         self.shared_memory = _is_loopback(url) if shared_memory is None else bool(shared_memory)
-        self.shared_min_bytes = 256 << 10
+        self.shared_min_bytes = 512 << 10
 
     def close(self):
         self._flight.close()
