@@ -53,7 +53,7 @@ final class FlightSink extends BackpressureStrategy.CallbackBackpressureStrategy
 
   @Override
   public void error(FlightRuntimeException status) {
-    listener.error(ZaroFlightProducer.onWire(status));
+    listener.error(FlightErrors.onWire(status));
   }
 
   @Override

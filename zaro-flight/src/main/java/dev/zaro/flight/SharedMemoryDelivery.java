@@ -169,12 +169,12 @@ final class SharedMemoryDelivery {
       }
     } catch (IOException e) {
       listener.error(
-          ZaroFlightProducer.onWire(
+          FlightErrors.onWire(
               CallStatus.UNAVAILABLE
                   .withDescription("writing the shared-memory file failed: " + e)
                   .toRuntimeException()));
     } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(ZaroFlightProducer.translate(e)));
+      listener.error(FlightErrors.onWire(FlightErrors.translate(e)));
     } finally {
       if (file != null) {
         deleteQuietly(file);

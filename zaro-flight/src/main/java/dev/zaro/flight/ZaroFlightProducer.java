@@ -1,7 +1,6 @@
 package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.ReadPlan;
@@ -14,7 +13,6 @@ import dev.zaro.arrow.read.ZarrArray;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.vector.SlabVectors;
 import dev.zaro.arrow.vector.TableReader;
-import io.grpc.Status;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,7 +40,6 @@ import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -108,60 +105,18 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     };
   }
 
-  /**
-   * The Flight status of a zaro error, by its {@link dev.zaro.arrow.error.ErrorKind}: NOT_FOUND,
-   * INVALID_ARGUMENT, UNIMPLEMENTED (unsupported), UNAVAILABLE (a store failure), else INTERNAL.
-   * Corrupt data is INTERNAL here, Arrow Flight's vocabulary having no DATA_LOSS; {@link #onWire}
-   * sends it as gRPC's DATA_LOSS. The zaro error is the status's cause.
-   */
+  /** The Flight status of a zaro error, by its kind: {@link FlightErrors#status}. */
   public static FlightRuntimeException status(ZaroException e) {
-    CallStatus status =
-        switch (e.kind()) {
-          case NOT_FOUND -> CallStatus.NOT_FOUND;
-          case INVALID_ARGUMENT -> CallStatus.INVALID_ARGUMENT;
-          case UNSUPPORTED -> CallStatus.UNIMPLEMENTED;
-          case IO -> CallStatus.UNAVAILABLE;
-          case CORRUPT, MISSING_CHUNK, INTERNAL -> CallStatus.INTERNAL;
-        };
-    return status.withDescription(e.getMessage()).withCause(e).toRuntimeException();
+    return FlightErrors.status(e);
   }
 
-  /**
-   * What a gRPC call sends for {@code status}: the status itself, except corrupt data (a zaro error
-   * of kind CORRUPT as its cause), which goes out as gRPC's DATA_LOSS with the same message, as
-   * docs/contracts.md states ("Flight contract"). Flight's clients read DATA_LOSS as INTERNAL
-   * (Java) or an internal/IO error (C++, pyarrow); the message names the chunk key either way.
-   * Arrow's transport passes a gRPC status exception through unchanged.
-   */
+  /** What a gRPC call sends for {@code status}: {@link FlightErrors#onWire}. */
   public static RuntimeException onWire(FlightRuntimeException status) {
-    if (status.status().cause() instanceof ZaroException z && z.kind() == ErrorKind.CORRUPT) {
-      return Status.DATA_LOSS
-          .withDescription(status.status().description())
-          .withCause(z)
-          .asRuntimeException();
-    }
-    return status;
+    return FlightErrors.onWire(status);
   }
 
-  /**
-   * The Flight status of any failure of a call (zaro errors by kind, memory, the rest INTERNAL).
-   */
   static FlightRuntimeException translate(RuntimeException e) {
-    if (e instanceof FlightRuntimeException f) {
-      return f;
-    }
-    if (e instanceof ZaroException z) {
-      return status(z);
-    }
-    if (e instanceof OutOfMemoryException) {
-      return CallStatus.RESOURCE_EXHAUSTED
-          .withDescription(
-              "the request ran out of memory: "
-                  + e.getMessage()
-                  + " (its limit is --max-request-bytes, all requests together share --max-memory)")
-          .toRuntimeException();
-    }
-    return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
+    return FlightErrors.translate(e);
   }
 
   @Override
@@ -178,7 +133,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       }
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(onWire(translate(e)));
+      listener.onError(FlightErrors.onWire(FlightErrors.translate(e)));
     }
   }
 
@@ -191,7 +146,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
               : new ReadRequest(String.join("/", descriptor.getPath()), "", "tensor", false);
       return info(descriptor, request);
     } catch (RuntimeException e) {
-      throw onWire(translate(e));
+      throw FlightErrors.onWire(FlightErrors.translate(e));
     }
   }
 
@@ -262,7 +217,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     try {
       request = ReadRequest.parse(ticket.getBytes());
     } catch (RuntimeException e) {
-      listener.error(onWire(translate(e)));
+      listener.error(FlightErrors.onWire(FlightErrors.translate(e)));
       return;
     }
     listener.setUseZeroCopy(true);
@@ -355,7 +310,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
 
   private static void fail(ReadSink stream, RuntimeException e) {
     if (!stream.cancelled()) {
-      stream.error(translate(e));
+      stream.error(FlightErrors.translate(e));
     }
   }
 
@@ -448,7 +403,7 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
                   .getBytes(StandardCharsets.UTF_8)));
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(onWire(translate(e)));
+      listener.onError(FlightErrors.onWire(FlightErrors.translate(e)));
     }
   }
 
