@@ -3,7 +3,6 @@ package dev.zaro.arrow;
 import dev.zaro.arrow.codec.internal.ScratchPool;
 import dev.zaro.arrow.error.ErrorKind;
 import dev.zaro.arrow.error.MetadataException;
-import dev.zaro.arrow.error.NodeNotFoundException;
 import dev.zaro.arrow.error.SlabTooLargeException;
 import dev.zaro.arrow.exec.ConcurrencyPolicy;
 import dev.zaro.arrow.metadata.ArrayMetadata;
@@ -28,13 +27,11 @@ import dev.zaro.arrow.vector.CoordinateColumns;
 import dev.zaro.arrow.vector.DimensionColumn;
 import dev.zaro.arrow.vector.TableReader;
 import dev.zaro.arrow.vector.TensorReader;
-import dev.zaro.arrow.vector.internal.ArrowTypes;
-import java.util.ArrayList;
-import java.util.HashSet;
+import dev.zaro.arrow.vector.internal.SlabLimits;
+import dev.zaro.arrow.vector.internal.TableColumns;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -44,7 +41,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -69,6 +65,7 @@ public final class Zaro implements AutoCloseable {
   private final ScratchPool scratch;
   private final ChunkCache cache;
   private final boolean ownsCache;
+  private final TableColumns tables;
 
   private Zaro(Store store, ZaroOptions options, ChunkCache shared) {
     this.store = store;
@@ -96,6 +93,8 @@ public final class Zaro implements AutoCloseable {
         new ThreadPoolExecutor(
             poolSize, poolSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
     ((ThreadPoolExecutor) workers).allowCoreThreadTimeOut(true);
+    this.tables =
+        new TableColumns(hierarchy, this::array, (p, a) -> read(p, "", a), options.fallbackTypes());
   }
 
   /** Opens a hierarchy at any STORE location (see {@link Stores#open}). */
@@ -237,58 +236,8 @@ public final class Zaro implements AutoCloseable {
       String path, String selection, BufferAllocator allocator, ReadOptions readOptions) {
     ZarrArray array = array(path);
     Selection parsed = Selection.parse(selection, array.metadata().shape());
-    checkSlab(array, parsed, allocator);
+    SlabLimits.check(array, parsed, allocator);
     return array.read(parsed, allocator, readOptions);
-  }
-
-  /** Refuses a one-slab read that cannot fit its allocator or one Arrow vector. */
-  private static void checkSlab(ZarrArray array, Selection selection, BufferAllocator allocator) {
-    DataType type = array.metadata().dataType();
-    long elements = selection.size();
-    long values = saturatingMultiply(elements, ArrowTypes.valuesPerElement(type));
-    long bytes = saturatingMultiply(elements, type.byteSize());
-    long room = allocator.getHeadroom();
-    String what = "selection '" + selection + "' of array '/" + array.path() + "'";
-    String stream =
-        "; read it in parts, or stream it: Zaro.readTensor (tensor layout) or Zaro.readTable"
-            + " (table layout), or `zaro read --out` on the command line, which write record"
-            + " batches of bounded size";
-    if (bytes > room) {
-      throw new SlabTooLargeException(
-          what
-              + " is a slab of "
-              + bytes
-              + " bytes; its allocator '"
-              + allocator.getName()
-              + "' may allocate "
-              + room
-              + " more (its limit is "
-              + allocator.getLimit()
-              + " bytes)"
-              + stream,
-          bytes,
-          room);
-    }
-    if (values > TensorReader.MAX_VECTOR_VALUES) {
-      throw new SlabTooLargeException(
-          what
-              + " is a slab of "
-              + bytes
-              + " bytes, "
-              + values
-              + " values: more than one Arrow vector can hold ("
-              + TensorReader.MAX_VECTOR_VALUES
-              + " values)"
-              + stream,
-          bytes,
-          TensorReader.MAX_VECTOR_VALUES);
-    }
-  }
-
-  private static long saturatingMultiply(long a, long b) {
-    long hi = Math.multiplyHigh(a, b);
-    long lo = a * b;
-    return hi != 0 || lo < 0 ? Long.MAX_VALUE : lo;
   }
 
   /**
@@ -374,19 +323,7 @@ public final class Zaro implements AutoCloseable {
    * some of its dimensions. Nothing is read but metadata.
    */
   public CoordinateColumns coordinateColumns(String path) {
-    ZarrArray array = array(path);
-    String parent =
-        array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
-    return CoordinateColumns.of(
-        array,
-        name -> {
-          String p = StoreKeys.join(parent, name);
-          try {
-            return hierarchy.node(p) instanceof ArrayMetadata ? array(p) : null;
-          } catch (NodeNotFoundException e) {
-            return null;
-          }
-        });
+    return tables.coordinateColumns(path);
   }
 
   /**
@@ -399,19 +336,7 @@ public final class Zaro implements AutoCloseable {
    */
   public List<DimensionColumn> dimensionColumns(
       String path, TableOptions options, BufferAllocator allocator) {
-    List<DimensionColumn> columns = new ArrayList<>();
-    forEachDimension(
-        path,
-        (d, name, coordPath, coord) -> {
-          if (coord == null) {
-            columns.add(DimensionColumn.index(d, name));
-          } else {
-            try (Slab values = read(coordPath, "", allocator)) {
-              columns.add(DimensionColumn.of(d, name, values, coord, options.cf()));
-            }
-          }
-        });
-    return columns;
+    return tables.dimensionColumns(path, options, allocator);
   }
 
   /**
@@ -422,20 +347,7 @@ public final class Zaro implements AutoCloseable {
    * the heap; nothing is read here but metadata.
    */
   public List<DimensionColumn> dimensionColumns(String path, TableOptions options) {
-    List<DimensionColumn> columns = new ArrayList<>();
-    forEachDimension(
-        path,
-        (d, name, coordPath, coord) ->
-            columns.add(
-                coord == null
-                    ? DimensionColumn.index(d, name)
-                    : DimensionColumn.lazy(
-                        d,
-                        name,
-                        coord,
-                        options.cf(),
-                        allocator -> read(coordPath, "", allocator))));
-    return columns;
+    return tables.dimensionColumns(path, options);
   }
 
   /**
@@ -454,66 +366,7 @@ public final class Zaro implements AutoCloseable {
    * produces.
    */
   public Schema tableSchema(String path, Selection selection, TableOptions options) {
-    List<Field> fields = new ArrayList<>();
-    forEachDimension(
-        path,
-        (d, name, coordPath, coord) -> {
-          if (selection.dims().get(d).dropped()) {
-            return;
-          }
-          Field f = coord == null ? null : DimensionColumn.field(name, coord, options.cf());
-          fields.add(f != null ? f : DimensionColumn.index(d, name).field());
-        });
-    fields.addAll(coordinateColumns(path).fields(options));
-    fields.addAll(TableReader.valueFields(array(path), options));
-    return new Schema(fields);
-  }
-
-  /** What each dimension column of an array is made from. */
-  private interface DimensionSource {
-    void accept(int dim, String name, String coordPath, ArrayMetadata coord);
-  }
-
-  /**
-   * Walks the dimensions of the array at {@code path}: each column's name (from the dimension
-   * names, {@code dim_0}... where unnamed; a name equal to the array's own gets a {@code _dim}
-   * suffix) and its coordinate array, a 1-D array named like the dimension in the array's group
-   * (null when there is none).
-   */
-  private void forEachDimension(String path, DimensionSource source) {
-    ZarrArray array = array(path);
-    ArrayMetadata meta = array.metadata();
-    String parent =
-        array.path().contains("/") ? array.path().substring(0, array.path().lastIndexOf('/')) : "";
-    Set<String> names = new HashSet<>();
-    names.add(array.name());
-    for (int d = 0; d < meta.rank(); d++) {
-      String name = meta.dimensionName(d);
-      if (!names.add(name)) {
-        name = name + "_dim";
-        names.add(name);
-      }
-      String dimension = meta.dimensionNames().get(d);
-      String coordPath = dimension == null ? null : StoreKeys.join(parent, dimension);
-      ArrayMetadata coord =
-          coordPath == null || coordPath.equals(array.path())
-              ? null
-              : coordinate(coordPath, meta.shape()[d]);
-      source.accept(d, name, coordPath, coord);
-    }
-  }
-
-  /** The 1-D array of {@code length} at {@code path}, or null. */
-  private ArrayMetadata coordinate(String path, long length) {
-    try {
-      return hierarchy.node(path) instanceof ArrayMetadata a
-              && a.rank() == 1
-              && a.shape()[0] == length
-          ? (options.fallbackTypes() ? a : a.withMlFloatsWidened())
-          : null;
-    } catch (NodeNotFoundException e) {
-      return null;
-    }
+    return tables.tableSchema(path, selection, options);
   }
 
   /** Stores whose reads wait on a network: fetched by many workers at once. */

@@ -6,11 +6,9 @@ import com.google.protobuf.Message;
 import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.flight.ZaroFlightProducer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -27,8 +25,6 @@ import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -59,6 +55,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   private final BufferAllocator allocator;
   private final SqlInfoBuilder sqlInfo;
   private final long batchRows;
+  private final SqlCatalog catalog;
 
   /**
    * Serves {@code engine} (owned: closed with this producer); buffers from children of {@code
@@ -79,6 +76,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
     this.newEngine = newEngine;
     this.allocator = allocator;
     this.batchRows = 64 * 1024;
+    this.catalog = new SqlCatalog(this::engine, allocator);
     this.sqlInfo =
         new SqlInfoBuilder()
             .withFlightSqlServerName("zaro")
@@ -346,20 +344,10 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
 
   // --- browsing ---
 
-  private static FlightInfo metadataInfo(
-      Schema schema, FlightDescriptor descriptor, Message command) {
-    return new FlightInfo(
-        schema,
-        descriptor,
-        List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
-        -1,
-        -1);
-  }
-
   @Override
   public FlightInfo getFlightInfoSqlInfo(
       FlightSql.CommandGetSqlInfo request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_SQL_INFO_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_SQL_INFO_SCHEMA, descriptor, request);
   }
 
   @Override
@@ -371,38 +359,30 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoCatalogs(
       FlightSql.CommandGetCatalogs request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_CATALOGS_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_CATALOGS_SCHEMA, descriptor, request);
   }
 
   @Override
   public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
-    sendRows(Schemas.GET_CATALOGS_SCHEMA, List.of(), listener); // tables live in no catalog
+    catalog.sendRows(Schemas.GET_CATALOGS_SCHEMA, List.of(), listener); // tables live in no catalog
   }
 
   @Override
   public FlightInfo getFlightInfoSchemas(
       FlightSql.CommandGetDbSchemas request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_SCHEMAS_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_SCHEMAS_SCHEMA, descriptor, request);
   }
 
   @Override
   public void getStreamSchemas(
       FlightSql.CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    List<Object[]> rows = new ArrayList<>();
-    if (inNoCatalog(command.hasCatalog(), command.getCatalog())
-        && (!command.hasDbSchemaFilterPattern()
-            || like(command.getDbSchemaFilterPattern(), SCHEMA))) {
-      rows.add(new Object[] {null, SCHEMA});
-    }
-    sendRows(Schemas.GET_SCHEMAS_SCHEMA, rows, listener);
+    catalog.schemas(command, listener);
   }
-
-  private static final String SCHEMA = "main";
 
   @Override
   public FlightInfo getFlightInfoTables(
       FlightSql.CommandGetTables request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(
+    return SqlCatalog.info(
         request.getIncludeSchema()
             ? Schemas.GET_TABLES_SCHEMA
             : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
@@ -413,69 +393,37 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamTables(
       FlightSql.CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    try {
-      List<Object[]> rows = new ArrayList<>();
-      boolean schemaMatches =
-          !command.hasDbSchemaFilterPattern() || like(command.getDbSchemaFilterPattern(), SCHEMA);
-      boolean typeMatches =
-          command.getTableTypesCount() == 0 || command.getTableTypesList().contains("TABLE");
-      if (inNoCatalog(command.hasCatalog(), command.getCatalog()) && schemaMatches && typeMatches) {
-        for (String table : engine().tables()) {
-          if (command.hasTableNameFilterPattern()
-              && !like(command.getTableNameFilterPattern(), table)) {
-            continue;
-          }
-          if (command.getIncludeSchema()) {
-            byte[] schema;
-            try {
-              schema = UtcTimes.schema(engine().schema(table)).serializeAsMessage();
-            } catch (ZaroException e) {
-              continue; // an array the table layout cannot show (complex values, ...)
-            }
-            rows.add(new Object[] {null, SCHEMA, table, "TABLE", schema});
-          } else {
-            rows.add(new Object[] {null, SCHEMA, table, "TABLE"});
-          }
-        }
-      }
-      sendRows(
-          command.getIncludeSchema()
-              ? Schemas.GET_TABLES_SCHEMA
-              : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
-          rows,
-          listener);
-    } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(status(e)));
-    }
+    catalog.tables(command, listener);
   }
 
   @Override
   public FlightInfo getFlightInfoTableTypes(
       FlightSql.CommandGetTableTypes request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_TABLE_TYPES_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_TABLE_TYPES_SCHEMA, descriptor, request);
   }
 
   @Override
   public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
-    sendRows(Schemas.GET_TABLE_TYPES_SCHEMA, List.<Object[]>of(new Object[] {"TABLE"}), listener);
+    catalog.sendRows(
+        Schemas.GET_TABLE_TYPES_SCHEMA, List.<Object[]>of(new Object[] {"TABLE"}), listener);
   }
 
   @Override
   public FlightInfo getFlightInfoPrimaryKeys(
       FlightSql.CommandGetPrimaryKeys request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_PRIMARY_KEYS_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_PRIMARY_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
   public void getStreamPrimaryKeys(
       FlightSql.CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    sendRows(Schemas.GET_PRIMARY_KEYS_SCHEMA, List.of(), listener);
+    catalog.sendRows(Schemas.GET_PRIMARY_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
   public FlightInfo getFlightInfoExportedKeys(
       FlightSql.CommandGetExportedKeys request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_EXPORTED_KEYS_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_EXPORTED_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
@@ -483,13 +431,13 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandGetExportedKeys command,
       CallContext context,
       ServerStreamListener listener) {
-    sendRows(Schemas.GET_EXPORTED_KEYS_SCHEMA, List.of(), listener);
+    catalog.sendRows(Schemas.GET_EXPORTED_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
   public FlightInfo getFlightInfoImportedKeys(
       FlightSql.CommandGetImportedKeys request, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_IMPORTED_KEYS_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_IMPORTED_KEYS_SCHEMA, descriptor, request);
   }
 
   @Override
@@ -497,7 +445,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandGetImportedKeys command,
       CallContext context,
       ServerStreamListener listener) {
-    sendRows(Schemas.GET_IMPORTED_KEYS_SCHEMA, List.of(), listener);
+    catalog.sendRows(Schemas.GET_IMPORTED_KEYS_SCHEMA, List.of(), listener);
   }
 
   @Override
@@ -505,7 +453,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandGetCrossReference request,
       CallContext context,
       FlightDescriptor descriptor) {
-    return metadataInfo(Schemas.GET_CROSS_REFERENCE_SCHEMA, descriptor, request);
+    return SqlCatalog.info(Schemas.GET_CROSS_REFERENCE_SCHEMA, descriptor, request);
   }
 
   @Override
@@ -513,59 +461,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandGetCrossReference command,
       CallContext context,
       ServerStreamListener listener) {
-    sendRows(Schemas.GET_CROSS_REFERENCE_SCHEMA, List.of(), listener);
-  }
-
-  /** True when a request's catalog filter admits tables that live in no catalog. */
-  private static boolean inNoCatalog(boolean hasCatalog, String catalog) {
-    return !hasCatalog || catalog.isEmpty();
-  }
-
-  /** SQL LIKE: {@code %} any run, {@code _} one character, {@code \} escapes. */
-  static boolean like(String pattern, String value) {
-    StringBuilder regex = new StringBuilder();
-    for (int i = 0; i < pattern.length(); i++) {
-      char c = pattern.charAt(i);
-      if (c == '\\' && i + 1 < pattern.length()) {
-        regex.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
-      } else if (c == '%') {
-        regex.append(".*");
-      } else if (c == '_') {
-        regex.append('.');
-      } else {
-        regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(value).matches();
-  }
-
-  /** Streams rows of strings (and byte arrays) of a metadata schema as one batch. */
-  private void sendRows(Schema schema, List<Object[]> rows, ServerStreamListener listener) {
-    try (BufferAllocator child = allocator.newChildAllocator("sql metadata", 0, Long.MAX_VALUE);
-        VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
-      root.allocateNew();
-      for (int r = 0; r < rows.size(); r++) {
-        Object[] row = rows.get(r);
-        for (int c = 0; c < row.length; c++) {
-          Object v = row[c];
-          if (v == null) {
-            continue;
-          }
-          var vector = root.getVector(c);
-          if (vector instanceof VarCharVector s) {
-            s.setSafe(r, ((String) v).getBytes(StandardCharsets.UTF_8));
-          } else if (vector instanceof VarBinaryVector b) {
-            b.setSafe(r, (byte[]) v);
-          }
-        }
-      }
-      root.setRowCount(rows.size());
-      listener.start(root);
-      listener.putNext();
-      listener.completed();
-    } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(status(e)));
-    }
+    catalog.sendRows(Schemas.GET_CROSS_REFERENCE_SCHEMA, List.of(), listener);
   }
 
   @Override

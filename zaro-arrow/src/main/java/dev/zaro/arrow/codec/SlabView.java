@@ -204,7 +204,7 @@ public record SlabView(
     long dst = target.memoryAddress() + offset;
     int r = rank();
     if (r == 0) {
-      copyRun(src, itemSize, dst, itemSize, 1, swapUnit);
+      ElementCopy.run(itemSize, src, itemSize, dst, itemSize, 1, swapUnit);
       return;
     }
     long[] srcStride = new long[r];
@@ -227,7 +227,7 @@ public record SlabView(
     long so = srcBase;
     long dO = dst;
     while (true) {
-      copyRun(so, srcStep, dO, stride[last], count[last], swapUnit);
+      ElementCopy.run(itemSize, so, srcStep, dO, stride[last], count[last], swapUnit);
       int d = last - 1;
       while (d >= 0) {
         idx[d]++;
@@ -283,7 +283,7 @@ public record SlabView(
     long base = target.memoryAddress() + offset;
     if (r == 0) {
       if (first == 0 && elements >= 1) {
-        copyRun(src, itemSize, base, itemSize, 1, swapUnit);
+        ElementCopy.run(itemSize, src, itemSize, base, itemSize, 1, swapUnit);
       }
       return;
     }
@@ -313,7 +313,8 @@ public record SlabView(
         long hi = Math.min(count[last] - 1, Math.floorDiv(colEnd - 1 - start[last], step[last]));
         if (hi >= lo) {
           long firstCol = start[last] + lo * step[last];
-          copyRun(
+          ElementCopy.run(
+              itemSize,
               src + (row * rowLength + firstCol - first) * itemSize,
               step[last] * itemSize,
               dst + lo * stride[last],
@@ -332,10 +333,10 @@ public record SlabView(
    * block in both are copied as one run (a whole chunk into a target of the same shape: a single
    * copy), and the runs are walked by a plain loop over the dimension above them inside the
    * odometer over the rest (a row loop with no per-row index arithmetic: the scatter of a 64^3
-   * uint16 chunk is 4,096 copies of 128 bytes). The row loop is a method of its own: compiled so,
-   * it scattered 64^3 and 32^3 chunks into a 512^3 output 17% and 28% faster than the general loop
-   * (benchmarks/jmh SlabViewBenchmarks); 8-byte loads and stores instead of the copy call were not
-   * faster for these 64- and 128-byte rows.
+   * uint16 chunk is 4,096 copies of 128 bytes). The row loop is a method of its own ({@link
+   * ElementCopy#rows}): compiled so, it scattered 64^3 and 32^3 chunks into a 512^3 output 17% and
+   * 28% faster than the general loop (benchmarks/jmh SlabViewBenchmarks); 8-byte loads and stores
+   * instead of the copy call were not faster for these 64- and 128-byte rows.
    */
   private void copyRuns(long srcBase, long dst, long[] srcStride) {
     int inner = rank() - 1;
@@ -359,7 +360,7 @@ public record SlabView(
     long so = srcBase;
     long dO = dst;
     while (true) {
-      copyRows(so, srcStep, dO, dstStep, n, run);
+      ElementCopy.rows(so, srcStep, dO, dstStep, n, run);
       int k = outer - 1;
       while (k >= 0) {
         idx[k]++;
@@ -379,71 +380,8 @@ public record SlabView(
     }
   }
 
-  /** Copies {@code n} runs of {@code run} bytes, {@code srcStep} and {@code dstStep} apart. */
-  private static void copyRows(long src, long srcStep, long dst, long dstStep, int n, long run) {
-    for (int i = 0; i < n; i++) {
-      MemoryUtil.copyMemory(src + i * srcStep, dst + i * dstStep, run);
-    }
-  }
-
   private static long ceilDiv(long a, long b) {
     return -Math.floorDiv(-a, b);
-  }
-
-  private void copyRun(long src, long srcStep, long dst, long dstStep, long n, int swapUnit) {
-    if (swapUnit <= 1 && srcStep == itemSize && dstStep == itemSize) {
-      MemoryUtil.copyMemory(src, dst, n * itemSize);
-      return;
-    }
-    if (swapUnit <= 1) {
-      switch (itemSize) {
-        case 1 -> {
-          for (long i = 0; i < n; i++) {
-            MemoryUtil.putByte(dst + i * dstStep, MemoryUtil.getByte(src + i * srcStep));
-          }
-        }
-        case 2 -> {
-          for (long i = 0; i < n; i++) {
-            MemoryUtil.putShort(dst + i * dstStep, MemoryUtil.getShort(src + i * srcStep));
-          }
-        }
-        case 4 -> {
-          for (long i = 0; i < n; i++) {
-            MemoryUtil.putInt(dst + i * dstStep, MemoryUtil.getInt(src + i * srcStep));
-          }
-        }
-        case 8 -> {
-          for (long i = 0; i < n; i++) {
-            MemoryUtil.putLong(dst + i * dstStep, MemoryUtil.getLong(src + i * srcStep));
-          }
-        }
-        default -> {
-          for (long i = 0; i < n; i++) {
-            MemoryUtil.copyMemory(src + i * srcStep, dst + i * dstStep, itemSize);
-          }
-        }
-      }
-      return;
-    }
-    int units = itemSize / swapUnit;
-    for (long i = 0; i < n; i++) {
-      long se = src + i * srcStep;
-      long de = dst + i * dstStep;
-      for (int u = 0; u < units; u++) {
-        long su = se + (long) u * swapUnit;
-        long du = de + (long) u * swapUnit;
-        switch (swapUnit) {
-          case 2 -> MemoryUtil.putShort(du, Short.reverseBytes(MemoryUtil.getShort(su)));
-          case 4 -> MemoryUtil.putInt(du, Integer.reverseBytes(MemoryUtil.getInt(su)));
-          case 8 -> MemoryUtil.putLong(du, Long.reverseBytes(MemoryUtil.getLong(su)));
-          default -> {
-            for (int b = 0; b < swapUnit; b++) {
-              MemoryUtil.putByte(du + b, MemoryUtil.getByte(su + swapUnit - 1 - b));
-            }
-          }
-        }
-      }
-    }
   }
 
   /** Writes {@code element} (one element's bytes) into every viewed position of the target. */
@@ -459,7 +397,7 @@ public record SlabView(
     long dst = target.memoryAddress() + offset;
     int r = rank();
     if (r == 0) {
-      putElement(dst, element);
+      ElementCopy.put(dst, element);
       return;
     }
     int last = r - 1;
@@ -470,7 +408,7 @@ public record SlabView(
         MemoryUtil.setMemory(dO, count[last] * itemSize, (byte) 0);
       } else {
         for (long i = 0; i < count[last]; i++) {
-          putElement(dO + i * stride[last], element);
+          ElementCopy.put(dO + i * stride[last], element);
         }
       }
       int d = last - 1;
@@ -487,12 +425,6 @@ public record SlabView(
       if (d < 0) {
         return;
       }
-    }
-  }
-
-  private static void putElement(long address, byte[] element) {
-    for (int b = 0; b < element.length; b++) {
-      MemoryUtil.putByte(address + b, element[b]);
     }
   }
 

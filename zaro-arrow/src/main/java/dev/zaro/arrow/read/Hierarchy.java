@@ -41,7 +41,7 @@ public final class Hierarchy {
   static final String V3_METADATA = "zarr.json";
 
   private final Store store;
-  private final long maxDocument;
+  private final NodeDocuments documents;
   private final Map<String, NodeMetadata> cache = new ConcurrentHashMap<>();
   private final Map<String, String> unreadable = new ConcurrentHashMap<>();
   private final Object rootLock = new Object();
@@ -78,12 +78,7 @@ public final class Hierarchy {
    */
   public Hierarchy(Store store, long maxDocument) {
     this.store = store;
-    this.maxDocument = maxDocument;
-  }
-
-  /** A metadata document, at most {@link #maxDocument} bytes; empty if absent. */
-  private Optional<byte[]> document(String key) {
-    return store.getBytes(key, maxDocument);
+    this.documents = new NodeDocuments(store, maxDocument);
   }
 
   /** The store the nodes are read from. */
@@ -135,7 +130,7 @@ public final class Hierarchy {
         return;
       }
       try {
-        Optional<byte[]> v3 = document(V3_METADATA);
+        Optional<byte[]> v3 = documents.get(V3_METADATA);
         if (v3.isPresent()) {
           format = 3;
           JsonDocument doc = JsonDocument.parse(V3_METADATA, v3.get());
@@ -149,7 +144,7 @@ public final class Hierarchy {
             consolidated = ConsolidatedMetadata.v3Inline(doc).orElse(null);
           }
         } else {
-          Optional<byte[]> zmetadata = document(V2Metadata.ZMETADATA);
+          Optional<byte[]> zmetadata = documents.get(V2Metadata.ZMETADATA);
           if (zmetadata.isPresent()) {
             format = 2;
             consolidated = ConsolidatedMetadata.v2(V2Metadata.ZMETADATA, zmetadata.get());
@@ -158,7 +153,8 @@ public final class Hierarchy {
               cache.put("", root.parse());
             }
           } else {
-            loadV2("")
+            documents
+                .v2("")
                 .ifPresent(
                     root -> {
                       format = 2;
@@ -341,34 +337,13 @@ public final class Hierarchy {
     if (draft != null) {
       return draft.load(path);
     }
-    return format == 2 ? loadV2(path).or(() -> loadV3(path)) : loadV3(path).or(() -> loadV2(path));
+    return format == 2
+        ? documents.v2(path).or(() -> documents.v3(path))
+        : documents.v3(path).or(() -> documents.v2(path));
   }
 
   private GroupMetadata implicitGroup() {
     return format == 2 ? new GroupMetadata(2, null, true) : GroupMetadata.implicitGroup();
-  }
-
-  private Optional<NodeMetadata> loadV3(String path) {
-    String key = StoreKeys.join(path, V3_METADATA);
-    return document(key).map(doc -> V3Metadata.parse(key, doc));
-  }
-
-  /** A v2 array or group at {@code path}, with its {@code .zattrs}. */
-  private Optional<NodeMetadata> loadV2(String path) {
-    String attrsKey = StoreKeys.join(path, V2Metadata.ZATTRS);
-    String arrayKey = StoreKeys.join(path, V2Metadata.ZARRAY);
-    Optional<byte[]> array = document(arrayKey);
-    if (array.isPresent()) {
-      return Optional.of(
-          V2Metadata.parseArray(arrayKey, array.get(), attrsKey, document(attrsKey).orElse(null)));
-    }
-    String groupKey = StoreKeys.join(path, V2Metadata.ZGROUP);
-    Optional<byte[]> group = document(groupKey);
-    if (group.isPresent()) {
-      return Optional.of(
-          V2Metadata.parseGroup(groupKey, group.get(), attrsKey, document(attrsKey).orElse(null)));
-    }
-    return Optional.empty();
   }
 
   /**
