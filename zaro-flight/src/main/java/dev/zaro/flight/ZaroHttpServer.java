@@ -115,9 +115,14 @@ public final class ZaroHttpServer implements AutoCloseable {
 
   private final Channel server;
 
-  private ZaroHttpServer(ZaroFlightProducer producer, ServerOptions options, int port)
+  /** The browser explorer's page and answers (docs/explorer.md). */
+  private final ExplorerRoutes explorer;
+
+  private ZaroHttpServer(
+      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
       throws IOException {
     this.producer = producer;
+    this.explorer = new ExplorerRoutes(producer, answers, sql);
     this.tokens = options.tokens();
     SslContext ssl = options.tls() == null ? null : sslContext(options.tls());
     long batch = options.limits().batchBytes();
@@ -163,7 +168,14 @@ public final class ZaroHttpServer implements AutoCloseable {
    */
   static ZaroHttpServer start(ZaroFlightProducer producer, ServerOptions options, int port)
       throws IOException {
-    return new ZaroHttpServer(producer, options, port);
+    return start(producer, options, port, null);
+  }
+
+  /** As {@link #start(ZaroFlightProducer, ServerOptions, int)}, with the explorer's SQL console. */
+  static ZaroHttpServer start(
+      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
+      throws IOException {
+    return new ZaroHttpServer(producer, options, port, sql);
   }
 
   private static SslContext sslContext(ServerOptions.Tls tls) throws IOException {
@@ -197,6 +209,7 @@ public final class ZaroHttpServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    explorer.close();
   }
 
   /** The HTTP status of a Flight status. */
@@ -257,7 +270,9 @@ public final class ZaroHttpServer implements AutoCloseable {
       // nothing more is read until this request's reply is written (see reply)
       ctx.channel().config().setAutoRead(false);
       try {
-        authenticate(request);
+        if (!ExplorerRoutes.isPage(request)) {
+          authenticate(request); // the page's files hold no data; everything else needs a token
+        }
         if (!request.method().equals(HttpMethod.GET)) {
           FullHttpResponse r =
               json(
@@ -318,7 +333,9 @@ public final class ZaroHttpServer implements AutoCloseable {
     private void route(ChannelHandlerContext ctx, HttpRequest request, boolean keepAlive) {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
-      if (path.equals("/")) {
+      if (explorer.route(ctx.channel(), request, uri, keepAlive)) {
+        return;
+      } else if (path.equals("/")) {
         answer(ctx, producer.documents()::hierarchyJson, keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
