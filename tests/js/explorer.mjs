@@ -64,6 +64,11 @@ try {
   await page.waitForFunction(() => document.getElementById("hover").dataset.index === "7,20,100");
   result.hover = { value: await page.getAttribute("#hover", "data-value"), text: await page.textContent("#hover") };
   await page.screenshot({ path: out + "/explorer-picture.png" });
+  // a click: that pixel's series along time, as a line plot
+  await page.mouse.click(box.x + (100.5 / 144) * box.width, box.y + (20.5 / 73) * box.height);
+  await page.waitForSelector("#plot:not([hidden]) polyline");
+  result.series = { title: await page.textContent("#plot-title"),
+    points: (await page.getAttribute("#line polyline", "points")).trim().split(" ").length };
 
   await page.fill("#dl-slice", "7, 0:3, 0:4");
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dl-arrow")]);

@@ -2,7 +2,7 @@
 playwright-core (tests/js/explorer.mjs) against a server started here. It walks the tree, opens an
 array, reads the picture's pixels as the browser decoded them (equal to numpy's rendering of the
 slice), moves the time slider (the picture changes to the next slice's), hovers a pixel (the value
-shown is the array's), downloads a selection as Arrow IPC (read back by pyarrow), runs a SQL query
+shown is the array's), clicks it (its time series plotted), downloads a selection as Arrow IPC (read back by pyarrow), runs a SQL query
 (the table shows DuckDB's answer) and sees DuckDB's error for a bad one. With tokens, the page asks
 for one and sends it as a header, never in a URL.
 
@@ -65,6 +65,7 @@ def test_walk_picture_slider_hover_download_sql(store, tmp_path):
     assert dict(got["info"])["units"] == "K" and got["colorbar"][1] == "K"
     assert float(got["hover"]["value"]) == float(np.float32(t2m[7, 20, 100]))
     assert "lat=40 degrees_north" in got["hover"]["text"]
+    assert got["series"] == {"title": "time series at 20, 100 (t2m)", "points": 48}
     with pa.ipc.open_stream(tmp_path / "download.arrows") as r:
         table = r.read_all()
     assert got["download"] == "t2m.arrows"

@@ -102,7 +102,9 @@ final class SliceImage {
       throw invalid("slice '" + selection + "' is empty: nothing to draw");
     }
     int pixels = height * width;
-    long batchRows = Math.min(pixels, 1 << 16);
+    // the whole picture in one batch: smaller batches cut the plan into more blocks, and a block
+    // boundary inside a chunk row decodes that row's chunks twice (twice the time on a big array)
+    long batchRows = pixels;
     ZaroFlightProducer.FlightOptions limits = producer.limits();
     try (MemoryBudget.Lease lease =
             producer
@@ -111,7 +113,7 @@ final class SliceImage {
                     "image "
                         + ZaroFlightProducer.describe(
                             new ReadRequest(node, drawn.canonical(), null, false)),
-                    8L * pixels + 6 * 8 * batchRows,
+                    8L * pixels + 2 * 9 * batchRows, // the doubles, the batch and its block
                     limits.requestBytes(),
                     () -> false);
         ArrowBuf values = lease.allocator().buffer(8L * pixels)) {

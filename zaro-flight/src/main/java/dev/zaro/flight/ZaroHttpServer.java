@@ -69,6 +69,9 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
  *   <li>{@code GET
  *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true&timeout=S}
  *       ({@code /arrays/} for a root array): {@code application/vnd.apache.arrow.stream}, chunked.
+ *   <li>the browser explorer ({@link ExplorerRoutes}): its page at {@code /} for a request
+ *       accepting {@code text/html}, {@code image.png}, {@code values.json}, {@code values.csv},
+ *       {@code /sql}.
  * </ul>
  *
  * <p>Record batch bodies go to the socket as Netty buffers wrapping the ArrowBufs' memory (only the
