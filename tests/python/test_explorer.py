@@ -8,6 +8,7 @@ import io
 import json
 import pathlib
 import shutil
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -20,7 +21,7 @@ import tensorstore as ts
 from PIL import Image
 
 from test_flight_serving import TOKEN, tokens  # noqa: F401 - fixture
-from zaro_server import Server
+from zaro_server import ZARO, Server
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "testdata" / "sample" / "climate.zarr"
@@ -234,3 +235,23 @@ def test_tokens_page_free_data_not(store, tokens):  # noqa: F811 - the fixture
         assert code == 401
         with get(s.http + "/arrays/t2m/image.png?slice=0,:,:", token=TOKEN) as r:
             assert r.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_zaro_ui_prints_the_page_url(store):
+    """`zaro ui STORE` serves on loopback with the SQL console and prints the page's URL."""
+    proc = subprocess.Popen([ZARO, "ui", str(store), "--no-browser"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for line in proc.stdout:
+            if line.startswith("zaro explorer: "):
+                url = line.split(": ", 1)[1].strip()
+                break
+        assert url and url.startswith("http://127.0.0.1:") and url.endswith("/"), url
+        with get(url, accept="text/html") as r:
+            assert "<title>zaro explorer</title>" in r.read().decode()
+        with get(url + "sql") as r:
+            assert json.load(r) == {"sql": True}
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
