@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
 
@@ -151,28 +150,8 @@ final class ExplorerRoutes {
     }
   }
 
-  /** Makes an answer on the answer threads, then sends it from there. */
   private void answer(Channel ch, boolean keepAlive, Supplier<FullHttpResponse> body) {
-    try {
-      answers.execute(
-          () -> {
-            FullHttpResponse r;
-            try {
-              r = body.get();
-            } catch (RuntimeException e) {
-              r = ZaroHttpServer.errorResponse(ZaroFlightProducer.translate(e));
-            }
-            ZaroHttpServer.respond(ch, r, keepAlive);
-          });
-    } catch (RejectedExecutionException e) {
-      ZaroHttpServer.respond(
-          ch,
-          ZaroHttpServer.errorResponse(
-              CallStatus.UNAVAILABLE
-                  .withDescription("the server is shutting down")
-                  .toRuntimeException()),
-          false);
-    }
+    HttpAnswers.answer(answers, ch, body, keepAlive);
   }
 
   static FullHttpResponse bytes(String type, String body) {

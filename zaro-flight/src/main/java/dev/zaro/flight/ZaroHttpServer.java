@@ -50,7 +50,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
@@ -377,27 +376,8 @@ public final class ZaroHttpServer implements AutoCloseable {
      * the event loop goes on serving other connections meanwhile.
      */
     private void answer(ChannelHandlerContext ctx, Supplier<String> body, boolean keepAlive) {
-      Channel ch = ctx.channel();
-      try {
-        answers.execute(
-            () -> {
-              FullHttpResponse r;
-              try {
-                r = json(HttpResponseStatus.OK, body.get());
-              } catch (RuntimeException e) {
-                r = errorResponse(ZaroFlightProducer.translate(e));
-              }
-              respond(ch, r, keepAlive);
-            });
-      } catch (RejectedExecutionException e) {
-        respond(
-            ch,
-            errorResponse(
-                CallStatus.UNAVAILABLE
-                    .withDescription("the server is shutting down")
-                    .toRuntimeException()),
-            false);
-      }
+      HttpAnswers.answer(
+          answers, ctx.channel(), () -> json(HttpResponseStatus.OK, body.get()), keepAlive);
     }
 
     private GroupDescription.Request describeRequest(String group, QueryStringDecoder uri) {
