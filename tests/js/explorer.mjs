@@ -4,7 +4,8 @@
 //   node explorer.mjs BASE_URL CHROMIUM OUT_DIR [TOKEN]
 // walks the tree, opens t2m, reads the picture's pixels, moves the time slider and reads them
 // again, hovers one pixel, runs a SQL query, downloads a selection as Arrow IPC into OUT_DIR, and
-// takes screenshots there. With TOKEN, the page asks for it first (a server with tokens).
+// takes screenshots there. With TOKEN (a server with tokens), the token is typed into the page's
+// form when it asks for it.
 import { chromium } from "playwright-core";
 
 const [base, executablePath, out, token] = process.argv.slice(2);
@@ -46,13 +47,6 @@ try {
   result.first = await pixels();
   result.info = await page.$$eval("#array-info tr", (rows) => rows.map((r) => [r.cells[0].textContent, r.cells[1].textContent]));
   result.colorbar = [await page.textContent("#cb-min"), await page.textContent("#cb-units"), await page.textContent("#cb-max")];
-  if (token) {
-    await browser.close(); // a server with tokens: the tree and a picture are enough
-    // written out in full before exiting (a pipe takes 64 KiB at a time)
-    await new Promise((done) => process.stdout.write(JSON.stringify(result) + "\n", done));
-    process.exit(0);
-  }
-
   await page.locator("#slider-0").fill("7");
   await page.waitForFunction(() => document.getElementById("image").dataset.selection === "7, 0:73:1, 0:144:1");
   result.sliderLabel = await page.textContent("#slider-label-0");
@@ -90,6 +84,7 @@ try {
   await page.click("#sql-run");
   await page.waitForSelector("#sql-error:not([hidden])");
   result.sqlError = await page.textContent("#sql-error");
+  result.tokenAskedAgain = await page.isVisible("#token-form");
 } finally {
   if (browser.isConnected()) await browser.close();
 }

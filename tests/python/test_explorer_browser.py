@@ -50,10 +50,15 @@ def pixels(shot):
     return np.array(shot["rgba"], dtype=np.uint8).reshape(shot["height"], shot["width"], 4)
 
 
-def test_walk_picture_slider_hover_download_sql(store, tmp_path):
-    with Server(store, "--http-port", "0", "--sql") as s:
-        got = drive(s.http, tmp_path)
+def test_walk_picture_slider_hover_download_sql(store, tokens, tmp_path):  # noqa: F811 - fixture
+    """One server with tokens and --sql, one browser: the token is asked for once and every data
+    request carries it as a header, never in a URL."""
+    with Server(store, "--http-port", "0", "--sql", "--auth-token-file", tokens) as s:
+        got = drive(s.http, tmp_path, TOKEN.decode())
     assert not got.get("pageErrors"), got.get("pageErrors")
+    data = [r for r in got["requests"] if "/arrays/" in r["url"] or "/sql" in r["url"]]
+    assert len(data) > 5 and all(r["auth"] == "Bearer " + TOKEN.decode() for r in data)
+    assert not any(TOKEN.decode() in r["url"] for r in got["requests"]) and not got["tokenAskedAgain"]
     assert {"t2m", "precip", "holes", "time", "lat", "lon"} <= set(got["tree"])
     assert got["sqlButton"]
     t2m = stored(store, "t2m").astype(np.float64)
@@ -80,11 +85,3 @@ def test_walk_picture_slider_hover_download_sql(store, tmp_path):
     assert sql["time"].startswith("Run Time (s): real ")
     assert got["sqlError"] == 'INVALID_ARGUMENT: syntax error at or near "SELEC"'
 
-
-def test_token_asked_once_and_sent_as_a_header(store, tokens, tmp_path):  # noqa: F811 - fixture
-    with Server(store, "--http-port", "0", "--auth-token-file", tokens) as s:
-        got = drive(s.http, tmp_path, TOKEN.decode())
-    assert "t2m" in got["tree"]
-    data = [r for r in got["requests"] if "/arrays/" in r["url"]]
-    assert data and all(r["auth"] == "Bearer " + TOKEN.decode() for r in data)
-    assert not any(TOKEN.decode() in r["url"] for r in got["requests"])
