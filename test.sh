@@ -25,10 +25,11 @@ if ! mvn -B -Dstyle.color=never verify; then
 fi
 touch zaro-cli/target/.zaro-built
 
-# Arrow JS (tests/js, pinned by package-lock.json) for the browser/Node client test; without npm
-# or the registry that one test skips and says why
-if command -v npm >/dev/null && [ ! -d tests/js/node_modules/apache-arrow ]; then
-  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) || echo "== npm ci failed: the Arrow JS test will skip"
+# Arrow JS and playwright-core (tests/js, pinned by package-lock.json) for the Node client and
+# browser explorer tests; without npm or the registry those tests skip and say why
+if command -v npm >/dev/null && { [ ! -d tests/js/node_modules/apache-arrow ] \
+    || [ ! -d tests/js/node_modules/playwright-core ]; }; then
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) || echo "== npm ci failed: the Arrow JS and browser tests will skip"
 fi
 
 echo "== client tests (pytest)"

@@ -30,7 +30,7 @@ public final class Main implements Runnable {
    * that one ({@link #command} makes them, so that no other command's class is even loaded).
    */
   private static final List<String> COMMANDS =
-      List.of("ls", "info", "read", "serve", "sql", "bench", "help");
+      List.of("ls", "info", "read", "serve", "ui", "sql", "bench", "help");
 
   /** What every command's STORE may be (docs/cli.md, "Commands"). */
   static final String STORE_HELP =
@@ -206,6 +206,7 @@ public final class Main implements Runnable {
       case "info" -> new InfoCommand();
       case "read" -> new ReadCommand();
       case "serve" -> new ServeCommand();
+      case "ui" -> new UiCommand();
       case "sql" -> new SqlCommand();
       case "bench" -> new BenchCommand();
       case "help" -> new CommandLine.HelpCommand();

@@ -146,6 +146,13 @@ final class ServeBanner {
               + ":"
               + http
               + "/arrays/{path} (Arrow IPC stream)");
+      out.println(
+          "  Explorer: "
+              + (tls ? "https://" : "http://")
+              + connectHost()
+              + ":"
+              + http
+              + "/ (open it in a browser: docs/explorer.md)");
     }
     out.flush();
   }

@@ -8,6 +8,7 @@ import dev.zaro.flight.Sizes;
 import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
 import dev.zaro.sql.FlightSqlRouter;
+import dev.zaro.sql.SqlConsole;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.ZaroFlightSqlProducer;
 import java.io.IOException;
@@ -25,6 +26,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -281,9 +283,15 @@ final class ServeCommand implements Callable<Integer> {
         };
     onSignals(stop);
     printBanner(server);
+    if (onReady != null) {
+      onReady.accept(http);
+    }
     stopped.await();
     return 0;
   }
+
+  /** Told the HTTP port once the banner is out ({@code zaro ui}), or null. */
+  IntConsumer onReady;
 
   /** The options and store {@link #start} used. */
   private ServerOptions serverOptions;
@@ -313,7 +321,14 @@ final class ServeCommand implements Callable<Integer> {
     }
     if (httpPort != null) {
       try {
-        http = server.startHttp(httpPort);
+        http =
+            sql
+                ? server.startHttp(
+                    httpPort,
+                    new SqlConsole(
+                        () -> new SqlEngine(opened, SqlEngine.Options.DEFAULT.withReadOnly(true)),
+                        server.allocator()))
+                : server.startHttp(httpPort);
       } catch (IOException | RuntimeException e) {
         server.close();
         if (e instanceof IOException io) {

@@ -389,7 +389,7 @@ class CliTest extends AllocatorTest {
    */
   @Test
   void topLevelHelpListsEveryCommand() {
-    String[] commands = {"ls", "info", "read", "serve", "sql", "bench", "help"};
+    String[] commands = {"ls", "info", "read", "serve", "ui", "sql", "bench", "help"};
     for (String[] args : new String[][] {{"--help"}, {"-h"}, {"help"}, {}}) {
       Result r = run(args);
       String out = r.out() + r.err();

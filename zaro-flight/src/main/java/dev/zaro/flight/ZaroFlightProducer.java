@@ -412,6 +412,26 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
     return documents;
   }
 
+  /** The hierarchy served (the HTTP explorer's reads); owned by whoever made this producer. */
+  Zaro zaro() {
+    return zaro;
+  }
+
+  /** The memory budget every request is admitted by. */
+  MemoryBudget budget() {
+    return budget;
+  }
+
+  /** The read options of every read (they count chunks for the stats action). */
+  ReadOptions readOptions() {
+    return readOptions;
+  }
+
+  /** The serving limits. */
+  FlightOptions limits() {
+    return options;
+  }
+
   /** Wakes requests waiting for memory, so one whose client left stops waiting. */
   void wakeBudget() {
     budget.wake();

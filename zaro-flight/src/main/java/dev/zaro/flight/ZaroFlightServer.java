@@ -166,10 +166,18 @@ public final class ZaroFlightServer implements AutoCloseable {
    * the bound port.
    */
   public synchronized int startHttp(int port) throws IOException {
+    return startHttp(port, null);
+  }
+
+  /**
+   * As {@link #startHttp(int)}, with {@code sql} (or null: none) answering the explorer page's SQL
+   * console (docs/explorer.md).
+   */
+  public synchronized int startHttp(int port, ExplorerSql sql) throws IOException {
     if (http != null) {
       throw new IllegalStateException("HTTP is served already, on port " + http.port());
     }
-    http = ZaroHttpServer.start(producer, options, port);
+    http = ZaroHttpServer.start(producer, options, port, sql);
     return http.port();
   }
 

@@ -50,7 +50,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
@@ -69,6 +68,9 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
  *   <li>{@code GET
  *       /arrays/{path}?slice=S&layout=tensor|table&columns=a,b&compression=zstd|lz4&raw=true&timeout=S}
  *       ({@code /arrays/} for a root array): {@code application/vnd.apache.arrow.stream}, chunked.
+ *   <li>the browser explorer ({@link ExplorerRoutes}): its page at {@code /} for a request
+ *       accepting {@code text/html}, {@code image.png}, {@code values.json}, {@code values.csv},
+ *       {@code /sql}.
  * </ul>
  *
  * <p>Record batch bodies go to the socket as Netty buffers wrapping the ArrowBufs' memory (only the
@@ -115,9 +117,14 @@ public final class ZaroHttpServer implements AutoCloseable {
 
   private final Channel server;
 
-  private ZaroHttpServer(ZaroFlightProducer producer, ServerOptions options, int port)
+  /** The browser explorer's page and answers (docs/explorer.md). */
+  private final ExplorerRoutes explorer;
+
+  private ZaroHttpServer(
+      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
       throws IOException {
     this.producer = producer;
+    this.explorer = new ExplorerRoutes(producer, answers, sql);
     this.tokens = options.tokens();
     SslContext ssl = options.tls() == null ? null : sslContext(options.tls());
     long batch = options.limits().batchBytes();
@@ -163,7 +170,14 @@ public final class ZaroHttpServer implements AutoCloseable {
    */
   static ZaroHttpServer start(ZaroFlightProducer producer, ServerOptions options, int port)
       throws IOException {
-    return new ZaroHttpServer(producer, options, port);
+    return start(producer, options, port, null);
+  }
+
+  /** As {@link #start(ZaroFlightProducer, ServerOptions, int)}, with the explorer's SQL console. */
+  static ZaroHttpServer start(
+      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
+      throws IOException {
+    return new ZaroHttpServer(producer, options, port, sql);
   }
 
   private static SslContext sslContext(ServerOptions.Tls tls) throws IOException {
@@ -197,6 +211,7 @@ public final class ZaroHttpServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    explorer.close();
   }
 
   /** The HTTP status of a Flight status. */
@@ -257,7 +272,9 @@ public final class ZaroHttpServer implements AutoCloseable {
       // nothing more is read until this request's reply is written (see reply)
       ctx.channel().config().setAutoRead(false);
       try {
-        authenticate(request);
+        if (!ExplorerRoutes.isPage(request)) {
+          authenticate(request); // the page's files hold no data; everything else needs a token
+        }
         if (!request.method().equals(HttpMethod.GET)) {
           FullHttpResponse r =
               json(
@@ -318,7 +335,9 @@ public final class ZaroHttpServer implements AutoCloseable {
     private void route(ChannelHandlerContext ctx, HttpRequest request, boolean keepAlive) {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
-      if (path.equals("/")) {
+      if (explorer.route(ctx.channel(), request, uri, keepAlive)) {
+        return;
+      } else if (path.equals("/")) {
         answer(ctx, producer.documents()::hierarchyJson, keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
@@ -357,27 +376,8 @@ public final class ZaroHttpServer implements AutoCloseable {
      * the event loop goes on serving other connections meanwhile.
      */
     private void answer(ChannelHandlerContext ctx, Supplier<String> body, boolean keepAlive) {
-      Channel ch = ctx.channel();
-      try {
-        answers.execute(
-            () -> {
-              FullHttpResponse r;
-              try {
-                r = json(HttpResponseStatus.OK, body.get());
-              } catch (RuntimeException e) {
-                r = errorResponse(ZaroFlightProducer.translate(e));
-              }
-              respond(ch, r, keepAlive);
-            });
-      } catch (RejectedExecutionException e) {
-        respond(
-            ch,
-            errorResponse(
-                CallStatus.UNAVAILABLE
-                    .withDescription("the server is shutting down")
-                    .toRuntimeException()),
-            false);
-      }
+      HttpAnswers.answer(
+          answers, ctx.channel(), () -> json(HttpResponseStatus.OK, body.get()), keepAlive);
     }
 
     private GroupDescription.Request describeRequest(String group, QueryStringDecoder uri) {
