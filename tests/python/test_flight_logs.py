@@ -59,7 +59,7 @@ def garbage(port, kind, rng):
         elif kind == 1:
             c.sendall(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" + rng.bytes(64))
         elif kind == 2:
-            c.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         elif kind == 3:
             return c.detach()  # held open, closed by the caller later
         try:
@@ -120,9 +120,9 @@ def http_garbage(port, kind, rng):
         elif kind == 1:
             c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + rng.bytes(64))
         elif kind == 2:
-            c.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (64 << 10) + b"\r\n\r\n")  # 431
+            c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * (64 << 10) + b"\r\n\r\n")  # 431
         elif kind == 3:
-            c.sendall(b"GET /arrays/ HTTP/1.1\r\nHost: x\r\nX-Slow: a")  # a head never finished
+            c.sendall(b"GET /arrays/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")  # a head never finished
             return c.detach()  # held open, closed by the caller later
         try:
             c.recv(1024)

@@ -44,10 +44,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -85,9 +81,6 @@ public final class ZaroHttpServer implements AutoCloseable {
   /** The IANA media type of the Arrow IPC stream format. */
   public static final String ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
-  private static final Set<String> READ_PARAMS =
-      Set.of("slice", "layout", "columns", "compression", "raw", "timeout");
-
   /** Threads making JSON answers. */
   static final int JSON_THREADS = 4;
 
@@ -100,7 +93,7 @@ public final class ZaroHttpServer implements AutoCloseable {
   private static final int WRAP_BYTES = 4096;
 
   private final ZaroFlightProducer producer;
-  private final BearerTokens tokens;
+  private final HttpAccess access;
   private final EventLoopGroup boss =
       new NioEventLoopGroup(1, new DefaultThreadFactory("zaro-http-boss", true));
   private final EventLoopGroup workers =
@@ -125,7 +118,7 @@ public final class ZaroHttpServer implements AutoCloseable {
       throws IOException {
     this.producer = producer;
     this.explorer = new ExplorerRoutes(producer, answers, sql);
-    this.tokens = options.tokens();
+    this.access = new HttpAccess(options.tokens(), options.host());
     SslContext ssl = options.tls() == null ? null : sslContext(options.tls());
     long batch = options.limits().batchBytes();
     int high = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(1L << 20, 2 * batch));
@@ -251,10 +244,6 @@ public final class ZaroHttpServer implements AutoCloseable {
     return r;
   }
 
-  private static FlightRuntimeException invalid(String message) {
-    return CallStatus.INVALID_ARGUMENT.withDescription(message).toRuntimeException();
-  }
-
   /** One connection's requests, one at a time (reading pauses while a stream is sent). */
   private final class Handler extends SimpleChannelInboundHandler<HttpObject> {
     private HttpSink sink;
@@ -272,8 +261,9 @@ public final class ZaroHttpServer implements AutoCloseable {
       // nothing more is read until this request's reply is written (see reply)
       ctx.channel().config().setAutoRead(false);
       try {
+        access.checkHost(request);
         if (!ExplorerRoutes.isPage(request)) {
-          authenticate(request); // the page's files hold no data; everything else needs a token
+          access.authenticate(request); // the page's files hold no data; the rest needs a token
         }
         if (!request.method().equals(HttpMethod.GET)) {
           FullHttpResponse r =
@@ -315,23 +305,6 @@ public final class ZaroHttpServer implements AutoCloseable {
       respond(ctx, json(status, body.toString()), false);
     }
 
-    private void authenticate(HttpRequest request) {
-      if (tokens == null) {
-        return;
-      }
-      String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-      if (header == null
-          || !header.regionMatches(true, 0, "Bearer ", 0, 7)
-          || !tokens.accepts(header.substring(7).trim().getBytes(StandardCharsets.UTF_8))) {
-        throw CallStatus.UNAUTHENTICATED
-            .withDescription(
-                header == null
-                    ? "this server needs an 'Authorization: Bearer TOKEN' header"
-                    : "the bearer token is not accepted")
-            .toRuntimeException();
-      }
-    }
-
     private void route(ChannelHandlerContext ctx, HttpRequest request, boolean keepAlive) {
       QueryStringDecoder uri = new QueryStringDecoder(request.uri());
       String path = uri.path();
@@ -341,7 +314,7 @@ public final class ZaroHttpServer implements AutoCloseable {
         answer(ctx, producer.documents()::hierarchyJson, keepAlive);
       } else if (path.equals("/describe") || path.startsWith("/describe/")) {
         String group = path.length() <= "/describe/".length() ? "" : path.substring(10);
-        GroupDescription.Request describe = describeRequest(group, uri);
+        GroupDescription.Request describe = HttpRequestParams.describe(group, uri.parameters());
         answer(ctx, () -> producer.documents().describeJson(describe), keepAlive);
       } else if (path.equals("/stats")) {
         answer(ctx, producer.documents()::statsJson, keepAlive);
@@ -351,7 +324,7 @@ public final class ZaroHttpServer implements AutoCloseable {
           String p = node.substring(0, node.length() - "metadata".length());
           answer(ctx, () -> producer.documents().metadataJson(p), keepAlive);
         } else {
-          ReadRequest read = readRequest(node, uri.parameters());
+          ReadRequest read = HttpRequestParams.read(node, uri.parameters());
           sink =
               new HttpSink(
                   ctx.channel(),
@@ -378,66 +351,6 @@ public final class ZaroHttpServer implements AutoCloseable {
     private void answer(ChannelHandlerContext ctx, Supplier<String> body, boolean keepAlive) {
       HttpAnswers.answer(
           answers, ctx.channel(), () -> json(HttpResponseStatus.OK, body.get()), keepAlive);
-    }
-
-    private GroupDescription.Request describeRequest(String group, QueryStringDecoder uri) {
-      Map<String, List<String>> params = uri.parameters();
-      for (String name : params.keySet()) {
-        if (!name.equals("inline_bytes") && !name.equals("recursive")) {
-          throw invalid(
-              "unknown query parameter '" + name + "' (describe takes: inline_bytes, recursive)");
-        }
-      }
-      String inline = one(params, "inline_bytes");
-      long bytes = GroupDescription.DEFAULT_INLINE_BYTES;
-      if (inline != null) {
-        try {
-          bytes = Long.parseLong(inline);
-        } catch (NumberFormatException e) {
-          bytes = -1;
-        }
-        if (bytes < 0) {
-          throw invalid("inline_bytes must be a non-negative integer, not '" + inline + "'");
-        }
-      }
-      String recursive = one(params, "recursive");
-      if (recursive != null && !recursive.equals("true") && !recursive.equals("false")) {
-        throw invalid("recursive must be true or false, not '" + recursive + "'");
-      }
-      return new GroupDescription.Request(group, bytes, "true".equals(recursive));
-    }
-
-    private ReadRequest readRequest(String node, Map<String, List<String>> params) {
-      for (Map.Entry<String, List<String>> e : params.entrySet()) {
-        if (!READ_PARAMS.contains(e.getKey())) {
-          throw invalid(
-              "unknown query parameter '"
-                  + e.getKey()
-                  + "' (zaro reads: slice, layout, columns, compression, raw, timeout)");
-        }
-        if (e.getValue().size() != 1) {
-          throw invalid("query parameter '" + e.getKey() + "' is given more than once");
-        }
-      }
-      String raw = one(params, "raw");
-      if (raw != null && !raw.equals("true") && !raw.equals("false")) {
-        throw invalid("raw must be true or false, not '" + raw + "'");
-      }
-      String columns = one(params, "columns");
-      String timeout = one(params, "timeout");
-      return new ReadRequest(
-          node,
-          one(params, "slice"),
-          one(params, "layout"),
-          "true".equals(raw),
-          WireCompression.parse(one(params, "compression")),
-          columns == null ? null : Arrays.asList(columns.split(",", -1)),
-          timeout == null ? null : ReadRequest.seconds(timeout, null));
-    }
-
-    private static String one(Map<String, List<String>> params, String name) {
-      List<String> v = params.get(name);
-      return v == null ? null : v.get(0);
     }
 
     @Override

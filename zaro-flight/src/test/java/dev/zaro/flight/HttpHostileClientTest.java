@@ -132,11 +132,12 @@ class HttpHostileClientTest extends AllocatorTest {
               }
               out.write(garbage);
             }
-            case 1 -> out.write(ascii("GET /arrays/small HTTP/1.1\r\nHost: x\r\nX-Slow: ab"));
+            case 1 ->
+                out.write(ascii("GET /arrays/small HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ab"));
             case 2 -> {} // connected, silent
             case 3 -> { // pipelined JSON requests, replies never read
               for (int j = 0; j < 50; j++) {
-                out.write(ascii("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+                out.write(ascii("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
               }
             }
             default -> { // answered 431 and closed, perhaps before the client has sent it all
@@ -211,7 +212,7 @@ class HttpHostileClientTest extends AllocatorTest {
         SocketChannel c = SocketChannel.open();
         c.socket().setReceiveBufferSize(4096);
         c.connect(new InetSocketAddress(LOOPBACK, port));
-        c.write(ByteBuffer.wrap(ascii("GET /arrays/big HTTP/1.1\r\nHost: x\r\n\r\n")));
+        c.write(ByteBuffer.wrap(ascii("GET /arrays/big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")));
         nonReading.add(c);
       }
       // slowloris: 50 connections sending a head that never ends, a byte each per round
@@ -230,7 +231,7 @@ class HttpHostileClientTest extends AllocatorTest {
         c.configureBlocking(false);
         waiting.add(c);
       }
-      byte[] head = ascii("GET /arrays/small HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+      byte[] head = ascii("GET /arrays/small HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
       long sent = 0;
       for (int round = 0; !dripping.isEmpty() || !waiting.isEmpty(); round++) {
         byte b = round < head.length ? head[round] : (byte) 'a';
@@ -396,7 +397,7 @@ class HttpHostileClientTest extends AllocatorTest {
   }
 
   private static byte[] hugeHeader() {
-    return ascii("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(1 << 20) + "\r\n\r\n");
+    return ascii("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + "a".repeat(1 << 20) + "\r\n\r\n");
   }
 
   private static byte[] ascii(String s) {
