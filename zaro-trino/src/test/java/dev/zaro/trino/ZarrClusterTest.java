@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.s3.MotoServer;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.SqlQuery;
 import dev.zaro.trino.server.LocalCluster;
@@ -50,6 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The connector on a real multi-node Trino (a coordinator that schedules no splits and two workers,
@@ -260,6 +263,53 @@ class ZarrClusterTest {
     assertTrue(
         property.getMessage().contains("unknown catalog property 'zarr.sotre'"),
         property.getMessage());
+  }
+
+  /**
+   * An S3 store (moto_server, a real local S3): the grid uploaded as it is on disk answers as the
+   * local catalog does, with the same pruning; once the endpoint goes away, a query fails with a
+   * read error naming the array (no hang: no retries, a 10 s limit) and worker memory returns to
+   * zero.
+   */
+  @Test
+  @SuppressWarnings("try") // MotoServer.close() waits for moto_server to exit: interruptible
+  void s3StoreThroughMotoThenTheStoreVanishes() throws Exception {
+    String query = "select count(*), sum(cast(v as double)), min(z), max(y) from {v} where y > 70";
+    // the admin client on the SDK's Apache 4 client: Trino's Hive jars (the benchmark's, on this
+    // test class path) bring an Apache 5 one that needs a newer httpclient5 than zaro's
+    System.setProperty(
+        "software.amazon.awssdk.http.service.impl",
+        "software.amazon.awssdk.http.apache.ApacheSdkHttpService");
+    try (MotoServer moto = MotoServer.start();
+        S3Client admin = moto.admin()) {
+      admin.createBucket(b -> b.bucket("grid"));
+      Path grid = Fixtures.testdata().resolve("sql/grid.zarr");
+      try (Stream<Path> files = Files.walk(grid)) {
+        for (Path f : files.filter(Files::isRegularFile).toList()) {
+          String key = "data/grid.zarr/" + grid.relativize(f).toString().replace('\\', '/');
+          admin.putObject(b -> b.bucket("grid").key(key), RequestBody.fromFile(f));
+        }
+      }
+      cluster.createCatalog(
+          "s3grid",
+          "zarr",
+          Map.of(
+              "zarr.store", "s3://grid/data/grid.zarr",
+              "zarr.s3.endpoint", moto.endpoint().toString(),
+              "zarr.s3.region", "us-east-1",
+              "zarr.split-size", "480b",
+              "zarr.retries", "0",
+              "zarr.timeout", "10"));
+      assertRowsEqual(trino("grid", query), trino("s3grid", query), query);
+      assertEquals(4, scan("select sum(v) from s3grid.\"default\".v where z < 0.35").drivers());
+    }
+    // moto_server stopped: metadata is cached, the chunks are not
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () -> cluster.execute("select sum(v) from s3grid.\"default\".v where x = 9"));
+    assertTrue(e.getMessage().contains("zarr: reading array 'v'"), e.getMessage());
+    assertWorkerMemoryReturnsToZero();
   }
 
   /** A chunk whose bytes are not zstd: the query fails naming the array and the chunk. */
