@@ -12,4 +12,4 @@ mvn -B -q -o -pl zaro-trino -am package dependency:build-classpath -DskipTests \
 cp="zaro-trino/target/zaro-trino-0.1.0-SNAPSHOT.jar:$(cat zaro-trino/target/bench.cp)"
 flags=$(sed -n '/<trino.jvm.flags>/,/<\/trino.jvm.flags>/p' zaro-trino/pom.xml | sed 's/<[^>]*>//g' | tr '\n' ' ')
 exec "$jhome/bin/java" -Xmx8g $flags -Duser.timezone=UTC -cp "$cp" benchmarks/trino/TrinoBenchmark.java \
-  benchmarks/data/spark "${1:-5}" "${2:-64MB}"
+  benchmarks/data/spark "${1:-5}" "${2:-128MB}"

@@ -21,7 +21,7 @@ public final class TrinoBenchmark {
   public static void main(String[] args) throws Exception {
     Path data = Path.of(args[0]).toAbsolutePath();
     int repeat = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    String splitSize = args.length > 2 ? args[2] : "64MB"; // the connector's default
+    String splitSize = args.length > 2 ? args[2] : "128MB"; // the connector's default
     Path hive = data.resolve("hive");
     Path parquet = hive.resolve("parquet");
     Files.createDirectories(parquet);

@@ -28,8 +28,11 @@ import java.util.TreeSet;
 public record ZarrConfig(
     String store, long splitBytes, boolean raw, int threads, RemoteLimits remote) {
 
-  /** Decoded bytes per split unless {@code zarr.split-size} says otherwise. */
-  public static final long DEFAULT_SPLIT_BYTES = 64L << 20;
+  /**
+   * Decoded bytes per split unless {@code zarr.split-size} says otherwise: as zaro-spark's
+   * partitions (benchmarks/README.md, "Trino: zaro-trino beside Hive on Parquet").
+   */
+  public static final long DEFAULT_SPLIT_BYTES = 128L << 20;
 
   private static final Set<String> KNOWN =
       Set.of(
