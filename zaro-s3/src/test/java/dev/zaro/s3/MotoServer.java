@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * stopped by {@link #close}. Tests are skipped (not failed) where moto is not installed.
  */
 @SuppressWarnings("try") // close() waits for moto_server to exit, so it is interruptible
-final class MotoServer implements AutoCloseable {
+public final class MotoServer implements AutoCloseable {
   private final Process process;
   private final URI endpoint;
   private final Path log;
@@ -34,7 +34,7 @@ final class MotoServer implements AutoCloseable {
     this.log = log;
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return endpoint;
   }
 
@@ -42,7 +42,7 @@ final class MotoServer implements AutoCloseable {
    * A client with full rights, to set up buckets; also sets the credentials the default chain finds
    * (moto accepts any), so stores opened by URL sign their requests. The caller closes it.
    */
-  S3Client admin() {
+  public S3Client admin() {
     System.setProperty("aws.accessKeyId", "testing");
     System.setProperty("aws.secretAccessKey", "testing");
     return S3Client.builder()
@@ -54,7 +54,7 @@ final class MotoServer implements AutoCloseable {
         .build();
   }
 
-  static MotoServer start() throws Exception {
+  public static MotoServer start() throws Exception {
     return start(Map.of());
   }
 

@@ -198,6 +198,17 @@ public final class DimensionFilter {
     return this;
   }
 
+  /**
+   * Whether a comparison ({@code =, <, <=, >, >=} and BETWEEN, each against one value) on {@code
+   * column} narrows to exactly the indices whose values match, not to a superset: the column is
+   * monotone (values or CF times, no NaN), not labels. An engine may then drop such a predicate
+   * after narrowing by it; IN narrows to the hull of its values and stays a superset.
+   */
+  public boolean isExact(String column) {
+    CoordinateValues c = column(column);
+    return c != null && !c.isLabels() && monotone(c);
+  }
+
   /** True when no index can match. */
   public boolean isEmpty() {
     for (int d = 0; d < shape.length; d++) {

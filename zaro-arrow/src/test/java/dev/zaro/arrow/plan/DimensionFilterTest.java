@@ -1,6 +1,7 @@
 package dev.zaro.arrow.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.AllocatorTest;
@@ -50,6 +51,30 @@ class DimensionFilterTest extends AllocatorTest {
               match, i >= range[0] && i < range[1], c.name() + " " + op + " " + v + " at " + i);
         }
       }
+    }
+  }
+
+  /**
+   * Exact columns: the sample's monotone coordinates (CF times, lat, lon) and sql/grid's index
+   * dimension; not exact: grid's non-monotone {@code s} coordinate, a string-label coordinate
+   * (xarray's stations) and a column that is not there.
+   */
+  @Test
+  void exactOnMonotoneNumbersAndTimesOnly() {
+    try (Zaro zaro = Zaro.open(SAMPLE)) {
+      DimensionFilter filter = zaro.dimensionFilter("t2m", TableOptions.DEFAULT);
+      assertTrue(filter.isExact("time"));
+      assertTrue(filter.isExact("lat"));
+      assertTrue(filter.isExact("lon"));
+      assertFalse(filter.isExact("t2m"));
+    }
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("sql/grid.zarr").toString())) {
+      assertTrue(zaro.dimensionFilter("v", TableOptions.DEFAULT).isExact("x"));
+      assertTrue(zaro.dimensionFilter("v", TableOptions.DEFAULT).isExact("y"));
+      assertFalse(zaro.dimensionFilter("w", TableOptions.DEFAULT).isExact("s"));
+    }
+    try (Zaro zaro = Zaro.open(Fixtures.testdata().resolve("xarray/stations.zarr").toString())) {
+      assertFalse(zaro.dimensionFilter("temperature", TableOptions.DEFAULT).isExact("station"));
     }
   }
 

@@ -1,0 +1,210 @@
+package dev.zaro.trino;
+
+import dev.zaro.arrow.Zaro;
+import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.RemoteLimits;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A {@code zarr} catalog's properties ({@code etc/catalog/zarr.properties}), checked when the
+ * catalog is made: an unknown property or a bad value fails it with a message naming the property.
+ *
+ * @param store the STORE location (any form zaro reads), with the Icechunk reference and S3 options
+ *     of the properties folded into its query
+ * @param splitBytes about this many decoded bytes per split (chunk- or shard-aligned pieces of the
+ *     read plan; a chunk larger than this is a split of its own)
+ * @param raw stored values instead of CF decoding
+ * @param threads chunks one split decodes in parallel
+ * @param remote remote stores' timeouts, retries and size caps
+ */
+public record ZarrConfig(
+    String store, long splitBytes, boolean raw, int threads, RemoteLimits remote) {
+
+  /**
+   * Decoded bytes per split unless {@code zarr.split-size} says otherwise: as zaro-spark's
+   * partitions (benchmarks/README.md, "Trino: zaro-trino beside Hive on Parquet").
+   */
+  public static final long DEFAULT_SPLIT_BYTES = 128L << 20;
+
+  private static final Set<String> KNOWN =
+      Set.of(
+          "zarr.store",
+          "zarr.icechunk.branch",
+          "zarr.icechunk.tag",
+          "zarr.icechunk.snapshot",
+          "zarr.s3.endpoint",
+          "zarr.s3.region",
+          "zarr.s3.path-style",
+          "zarr.s3.anonymous",
+          "zarr.split-size",
+          "zarr.raw",
+          "zarr.threads",
+          "zarr.timeout",
+          "zarr.request-timeout",
+          "zarr.retries",
+          "zarr.max-object-size",
+          "zarr.max-metadata-size");
+
+  /**
+   * Checks and parses a catalog's properties.
+   *
+   * @throws IllegalArgumentException naming the property when one is unknown, missing or malformed
+   */
+  public static ZarrConfig parse(Map<String, String> properties) {
+    for (String key : properties.keySet()) {
+      if (!KNOWN.contains(key)) {
+        throw new IllegalArgumentException(
+            "zarr: unknown catalog property '"
+                + key
+                + "'; the properties are "
+                + String.join(", ", new TreeSet<>(KNOWN)));
+      }
+    }
+    String store = properties.get("zarr.store");
+    if (store == null || store.isBlank()) {
+      throw new IllegalArgumentException(
+          "zarr: catalog property 'zarr.store' is required (a STORE: a path, s3://..., icechunk://...)");
+    }
+    List<String> query = new ArrayList<>();
+    List<String> refs = new ArrayList<>();
+    for (String ref : List.of("branch", "tag", "snapshot")) {
+      String value = properties.get("zarr.icechunk." + ref);
+      if (value != null) {
+        refs.add(ref);
+        query.add(ref + "=" + encode(value));
+      }
+    }
+    if (refs.size() > 1) {
+      throw new IllegalArgumentException(
+          "zarr: give one of zarr.icechunk.branch, zarr.icechunk.tag, zarr.icechunk.snapshot, not "
+              + String.join(" and ", refs));
+    }
+    if (!refs.isEmpty() && !store.startsWith("icechunk")) {
+      throw new IllegalArgumentException(
+          "zarr: zarr.icechunk."
+              + refs.get(0)
+              + " needs an icechunk:// store, not '"
+              + store
+              + "'");
+    }
+    for (String option : List.of("endpoint", "region", "path-style", "anonymous")) {
+      String value = properties.get("zarr.s3." + option);
+      if (value != null) {
+        if (!store.contains("s3://")) {
+          throw new IllegalArgumentException(
+              "zarr: zarr.s3." + option + " needs an s3:// store, not '" + store + "'");
+        }
+        query.add(option.replace('-', '_') + "=" + encode(value));
+      }
+    }
+    if (!query.isEmpty()) {
+      store = store + (store.contains("?") ? "&" : "?") + String.join("&", query);
+    }
+    return new ZarrConfig(
+        store,
+        size(properties, "zarr.split-size", DEFAULT_SPLIT_BYTES),
+        bool(properties, "zarr.raw"),
+        (int) Math.min(64, size(properties, "zarr.threads", 1)),
+        remote(properties));
+  }
+
+  /** The zaro options a store of this catalog is opened with. */
+  public ZaroOptions zaroOptions() {
+    return ZaroOptions.defaults().withThreads(threads).withRemote(remote);
+  }
+
+  /** Opens the store; the caller closes it. */
+  public Zaro open() {
+    return Zaro.open(store, zaroOptions());
+  }
+
+  private static String encode(String value) {
+    // percent-encoded, a space too ('+' is a plus in a store location's query)
+    return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  private static RemoteLimits remote(Map<String, String> properties) {
+    RemoteLimits limits = RemoteLimits.DEFAULT;
+    if (properties.containsKey("zarr.timeout")) {
+      limits = limits.withTimeout(seconds(properties, "zarr.timeout"));
+    }
+    if (properties.containsKey("zarr.request-timeout")) {
+      limits = limits.withRequestTimeout(seconds(properties, "zarr.request-timeout"));
+    }
+    if (properties.containsKey("zarr.retries")) {
+      String value = properties.get("zarr.retries");
+      try {
+        limits = limits.withRetries(Integer.parseInt(value.trim()));
+      } catch (IllegalArgumentException e) { // NumberFormatException too
+        throw new IllegalArgumentException(
+            "zarr: zarr.retries is '" + value + "'; expected a whole number, 0 or more", e);
+      }
+    }
+    if (properties.containsKey("zarr.max-object-size")) {
+      limits = limits.withMaxObjectSize(size(properties, "zarr.max-object-size", 0));
+    }
+    if (properties.containsKey("zarr.max-metadata-size")) {
+      limits = limits.withMaxMetadataSize(size(properties, "zarr.max-metadata-size", 0));
+    }
+    return limits;
+  }
+
+  private static Duration seconds(Map<String, String> properties, String key) {
+    String value = properties.get(key);
+    try {
+      double s = Double.parseDouble(value.trim());
+      if (s > 0 && s <= 1e9) {
+        return Duration.ofNanos(Math.round(s * 1e9));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "zarr: " + key + " is '" + value + "'; expected a positive number of seconds");
+  }
+
+  private static boolean bool(Map<String, String> properties, String key) {
+    String value = properties.get(key);
+    if (value == null) {
+      return false;
+    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "zarr: " + key + " is '" + value + "'; expected true or false");
+    };
+  }
+
+  /** A positive integer, with an optional k/m/g suffix (powers of 1024). */
+  private static long size(Map<String, String> properties, String key, long fallback) {
+    String value = properties.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    if (v.endsWith("b")) {
+      v = v.substring(0, v.length() - 1); // 64MB as Trino's data sizes spell it
+    }
+    int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
+    try {
+      long n = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1).trim());
+      if (n >= 1 && n <= (Long.MAX_VALUE >> shift)) {
+        return n << shift;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "zarr: " + key + " is '" + value + "'; expected a positive integer (k, m, g suffixes)");
+  }
+}
