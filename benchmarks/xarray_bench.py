@@ -1,6 +1,6 @@
 """xarray through zaro beside xarray reading the store itself, near and far (issue 42).
 
-  .venv/bin/python benchmarks/xarray_bench.py [--rtt-ms 0 20 100] [--repeat 7]
+  .venv/bin/python benchmarks/xarray_bench.py [--rtt-ms 0 20 100] [--repeat 7] [--warmup 10]
 
 The store: benchmarks/data/era5_client.zarr, ERA5-like, written by xarray (240 hourly steps x 181
 x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 181, 360)):
@@ -17,7 +17,7 @@ At rtt > 0 each client reaches its server through a TCP proxy here that holds ev
 rtt/2 in each direction (the kernel has no netem: latency is shaped in user space), so a
 request and its reply pay one round trip, as across a network; the servers sit by the store.
 
-Operations (median seconds of --repeat passes, each in a fresh open): open (the dataset's
+Operations (median seconds of --repeat passes after --warmup untimed ones, each in a fresh open): open (the dataset's
 metadata and index coordinates), open + load t2m (62 MB), open + a small selection (6 x 31 x 41
 of t2m), and list indexing: isel(time=[0, 239], latitude=[0, 90, 180]) of t2m, with the bytes
 that crossed the link (the proxy counts them; at rtt 0 the zaro server's stream_body_bytes).
@@ -42,7 +42,7 @@ WORKER = r'''
 import json, sys, time, statistics
 import numpy as np
 import xarray as xr
-kind, url, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+kind, url, repeat, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5])
 if kind == "zaro":
     import zaro_client
     # behind the shaped link the server is on this machine all the same: keep the values on the
@@ -62,9 +62,10 @@ ops = {
     "open_list": lambda: open_().t2m.isel(time=[0, 239], latitude=[0, 90, 180]).values,
 }
 failed = {}
-for name, fn in ops.items():  # one warm-up pass each: imports, JIT of the server
+for name, fn in ops.items():  # warm-up passes: imports, caches, and the server's JIT
     try:
-        fn()
+        for _ in range(warmup):
+            fn()
     except Exception as e:  # an operation this reader cannot do is reported, not timed
         failed[name] = f"{type(e).__name__}: {e}"[:200]
 for line in sys.stdin:  # one pass a line, so the two readers alternate
@@ -151,8 +152,8 @@ def start_line(cmd, pattern, **kwargs):
     raise RuntimeError(f"{cmd[0]} ended before printing {pattern!r}")
 
 
-def worker(python, kind, url, repeat, where, env=None):
-    return subprocess.Popen([python, "-c", WORKER, kind, url, str(repeat), where], stdin=subprocess.PIPE,
+def worker(python, kind, url, repeat, where, warmup, env=None):
+    return subprocess.Popen([python, "-c", WORKER, kind, url, str(repeat), where, str(warmup)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, env=env)
 
 
@@ -173,7 +174,7 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
-def run(rtt, repeat, zaro_port, http_port):
+def run(rtt, repeat, warmup, zaro_port, http_port):
     stats_client = None
     if rtt:
         zproxy, hproxy = DelayProxy(zaro_port, rtt), DelayProxy(http_port, rtt)
@@ -186,8 +187,8 @@ def run(rtt, repeat, zaro_port, http_port):
         import zaro_client
         stats_client = zaro_client.connect(zaro_url)
     where = "far" if rtt else "near"
-    procs = {"zaro": worker(sys.executable, "zaro", zaro_url, repeat, where),
-             "xarray": worker(DEBIAN_PYTHON, "xarray", direct_url, repeat, where)}
+    procs = {"zaro": worker(sys.executable, "zaro", zaro_url, repeat, where, warmup),
+             "xarray": worker(DEBIAN_PYTHON, "xarray", direct_url, repeat, where, warmup)}
     out = {}
     for op in ["open", "open_load", "open_small", "open_list"]:
         times = {k: [] for k in procs}
@@ -214,6 +215,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rtt-ms", type=int, nargs="+", default=[0, 20, 100])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--warmup", type=int, default=10,
+                        help="untimed passes of each operation by each reader first (a served store "
+                             "is a long-running process: 1 measures the server's first requests)")
     args = parser.parse_args()
     if not STORE.exists():
         sys.exit(f"no {STORE}: run /usr/bin/python3 testdata/xarray_client/generate_era5.py --full {STORE}")
@@ -224,7 +228,7 @@ def main():
         http_port = int(line.split()[1])
         rows = {}
         for rtt in args.rtt_ms:
-            rows[rtt] = run(rtt, args.repeat, zaro_port, http_port)
+            rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port)
             print(json.dumps({"rtt_ms": rtt, **rows[rtt]}), flush=True)
         print("\n| rtt | operation | xarray (s) | zaro (s) | xarray / zaro |\n|---|---|---|---|---|")
         for rtt, ops in rows.items():
