@@ -3,6 +3,7 @@ package dev.zaro.remote.spi;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Futures;
 import java.io.IOException;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Optional;
@@ -29,6 +30,9 @@ import java.util.function.Supplier;
  *   <li>Status {@code 5xx} and {@code 429}, timeouts and broken connections ({@link IOException})
  *       are retried, at most {@code maxAttempts} attempts in all; the last reply (passed through
  *       {@link Replies#exhausted}, or a {@link StoreException} naming the attempts) is the result.
+ *   <li>A request whose attempts are used up by timeouts or broken connections fails with one line
+ *       naming the request, the host, what the last attempt met and how long the request waited in
+ *       all.
  *   <li>Every request has a total deadline ({@code timeout}) from the moment it is sent here: its
  *       time waiting for the host's limit, every attempt and the backoff between them. Past it the
  *       request fails with one line naming the host, the request and how long it waited, and the
@@ -225,12 +229,15 @@ public final class RequestPolicy {
                 int status = replies.status(r);
                 retriable = status == 429 || status >= 500;
                 problem = "HTTP " + status;
+              } else if (!timedOut.get() && cause instanceof HttpConnectTimeoutException) {
+                retriable = true; // java.net.http's connect timeout, which names no host
+                problem = "cannot connect to " + host + " (" + cause.getMessage() + ")";
               } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
                 retriable = true;
                 problem = "no bytes from " + host + " for " + timeoutMillis + " ms";
               } else if (cause instanceof IOException) {
                 retriable = true;
-                problem = String.valueOf(cause);
+                problem = unnamed(what, cause);
               } else if (cause instanceof StoreException e) {
                 return CompletableFuture.<R>failedFuture(e); // a malformed body
               } else if (cause instanceof CancellationException) {
@@ -256,7 +263,10 @@ public final class RequestPolicy {
                             + problem
                             + " ("
                             + n
-                            + (n == 1 ? " attempt)" : " attempts)"),
+                            + (n == 1 ? " attempt" : " attempts")
+                            + "; waited "
+                            + Tally.seconds(System.nanoTime() - tally.sentNanos)
+                            + " s in all)",
                         cause));
               }
               long delay = backoffMillis(n, r == null ? Optional.empty() : replies.retryAfter(r));
@@ -293,6 +303,19 @@ public final class RequestPolicy {
             });
     cancelling(out, response);
     return out;
+  }
+
+  /**
+   * A broken connection's or a connect timeout's message for the request's error: without the
+   * request's name where the client already put it first ({@code key 'a/b' (URL): cannot connect to
+   * HOST within 10000 ms}), which the error names once; else the exception after the host (the
+   * SDK's {@code Read timed out} names none).
+   */
+  private String unnamed(String what, Throwable cause) {
+    String message = cause.getMessage();
+    return message != null && message.startsWith(what + ": ")
+        ? message.substring(what.length() + 2)
+        : "the connection to " + host + " failed: " + cause;
   }
 
   private long backoffMillis(int attempt, Optional<String> retryAfter) {
