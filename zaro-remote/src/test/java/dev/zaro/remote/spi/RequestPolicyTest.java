@@ -194,6 +194,14 @@ class RequestPolicyTest {
         4);
   }
 
+  /** The message of request {@code what} whose every attempt fails with {@code cause}. */
+  private static String failing(String host, int attempts, String what, Throwable cause) {
+    return failure(
+            retrying(host, Duration.ofSeconds(30), attempts)
+                .send(what, () -> () -> CompletableFuture.failedFuture(cause), STATUS))
+        .getMessage();
+  }
+
   /** How many seconds "waited N s in all" in {@code message} says, after checking it is there. */
   private static double waitedInAll(String message) {
     Matcher m = Pattern.compile("; waited (\\d+(?:\\.\\d)?) s in all\\)$").matcher(message);
@@ -221,17 +229,7 @@ class RequestPolicyTest {
     String host = host();
     String what = "key 'k' (http://" + host + "/k)";
     String timedOut = "cannot connect to http://" + host + " within 200 ms";
-    StoreException e =
-        failure(
-            retrying(host, Duration.ofSeconds(30), 2)
-                .send(
-                    what,
-                    () ->
-                        () ->
-                            CompletableFuture.failedFuture(
-                                new SocketTimeoutException(what + ": " + timedOut)),
-                    STATUS));
-    String m = e.getMessage();
+    String m = failing(host, 2, what, new SocketTimeoutException(what + ": " + timedOut));
     assertTrue(m.startsWith("cannot read " + what + ": " + timedOut + " (2 attempts; "), m);
     assertEquals(m.indexOf("key 'k'"), m.lastIndexOf("key 'k'"), m);
     assertFalse(m.contains("Exception"), m);
@@ -241,14 +239,7 @@ class RequestPolicyTest {
   @Test
   void anUnnamedConnectionFailureIsNamedWithTheHost() {
     String host = host();
-    StoreException e =
-        failure(
-            retrying(host, Duration.ofSeconds(30), 2)
-                .send(
-                    "key 'k'",
-                    () -> () -> CompletableFuture.failedFuture(new IOException("Read timed out")),
-                    STATUS));
-    String m = e.getMessage();
+    String m = failing(host, 2, "key 'k'", new IOException("Read timed out"));
     assertTrue(m.startsWith("cannot read key 'k': the connection to " + host + " failed: "), m);
     assertTrue(m.contains("Read timed out (2 attempts; waited "), m);
   }
@@ -256,17 +247,8 @@ class RequestPolicyTest {
   @Test
   void theJdkClientsConnectTimeoutNamesTheHostNotSilence() {
     String host = host();
-    StoreException e =
-        failure(
-            retrying(host, Duration.ofSeconds(30), 1)
-                .send(
-                    "key 'k'",
-                    () ->
-                        () ->
-                            CompletableFuture.failedFuture(
-                                new HttpConnectTimeoutException("HTTP connect timed out")),
-                    STATUS));
-    String m = e.getMessage();
+    String m =
+        failing(host, 1, "key 'k'", new HttpConnectTimeoutException("HTTP connect timed out"));
     assertTrue(
         m.startsWith(
             "cannot read key 'k': cannot connect to "
