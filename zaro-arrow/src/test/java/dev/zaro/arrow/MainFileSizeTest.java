@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,18 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MainFileSizeTest {
   static final int MAX_LINES = 600;
 
-  /**
-   * Files over the limit still to be split (issue 45): the remote stack's HTTP client, HTTP and S3
-   * stores and request policy, moved whole into zaro-remote and zaro-s3. An entry no longer over
-   * the limit, or no longer there, is not an error; remove it when it is split.
-   */
-  private static final Set<String> BEING_SPLIT =
-      Set.of(
-          "zaro-remote/src/main/java/dev/zaro/remote/Http1Client.java",
-          "zaro-remote/src/main/java/dev/zaro/remote/HttpStore.java",
-          "zaro-remote/src/main/java/dev/zaro/remote/spi/RequestPolicy.java",
-          "zaro-s3/src/main/java/dev/zaro/s3/S3Store.java");
-
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
   @Test
@@ -42,15 +29,9 @@ class MainFileSizeTest {
     assertTrue(
         sources.stream().anyMatch(p -> p.startsWith(ROOT.resolve("zaro-arrow"))),
         "found no src/main/java under " + ROOT + ": " + sources);
-    List<String> offenders = new ArrayList<>();
-    for (String offender : oversized(ROOT, sources, MAX_LINES)) {
-      if (!BEING_SPLIT.contains(offender.substring(0, offender.indexOf(' ')))) {
-        offenders.add(offender);
-      }
-    }
     assertEquals(
         List.of(),
-        offenders,
+        oversized(ROOT, sources, MAX_LINES),
         "main-code files over " + MAX_LINES + " lines: split them along their concerns");
   }
 

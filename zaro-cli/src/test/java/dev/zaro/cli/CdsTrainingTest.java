@@ -28,14 +28,14 @@ class CdsTrainingTest {
   @Test
   void remoteTrainingLoadsTheHttpClientAndItsTls(@TempDir Path dir) throws Exception {
     List<String> remote = train(dir, "remote");
-    assertTrue(remote.contains("dev/zaro/remote/Http1Client$Conn$Tls"), "TLS connection");
+    assertTrue(remote.contains("dev/zaro/remote/Http1Tls"), "TLS connection");
     assertTrue(remote.contains("dev/zaro/remote/HttpStore"), "HTTP store");
     assertTrue(remote.contains("sun/security/validator/PKIXValidator"), "certificate check");
     assertTrue(remote.contains("dev/zaro/s3/S3Store"), "S3 store");
     assertTrue(
         remote.contains("software/amazon/awssdk/services/s3/S3Utilities"), "S3 endpoint rules");
     List<String> local = train(dir, "commands");
-    assertFalse(local.contains("dev/zaro/remote/Http1Client$Conn$Tls"));
+    assertFalse(local.contains("dev/zaro/remote/Http1Tls"));
     assertFalse(local.contains("dev/zaro/s3/S3Store"));
     assertTrue(local.contains("dev/zaro/cli/ReadCommand"));
   }

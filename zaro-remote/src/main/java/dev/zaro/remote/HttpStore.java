@@ -15,8 +15,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,7 +22,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -52,6 +49,10 @@ import org.apache.arrow.memory.RootAllocator;
  *   <li>Every attempt has a deadline covering the headers and the whole body, so a server that
  *       hangs gives an error, never a hang.
  * </ul>
+ *
+ * <p>The parts: this class maps keys to URLs and replies to values; every request goes through the
+ * store's {@link RequestPolicy} as attempts from {@link HttpTransport} (zaro's client with {@link
+ * Http1Redirects}, or {@code java.net.http}); {@link HttpReplyCheck} reads the last reply.
  *
  * <p>HTTP cannot list a directory: {@link #capabilities()} says so and {@link #list} returns
  * nothing. A hierarchy over plain HTTP is listed through its consolidated metadata (read by {@code
@@ -93,15 +94,14 @@ public final class HttpStore implements Store {
     }
   }
 
-  private static volatile HttpClient sharedClient;
-
   private final URI base;
   private final String query;
   private final HttpOptions options;
-  private volatile HttpClient client; // made on first use: reads may never need it
   private final String name;
   private final Signer signer; // or null
   private final RequestPolicy policy;
+  private final HttpTransport transport;
+  private final HttpReplyCheck replies;
 
   /** A store at {@code base} (an http or https URL) with {@link HttpOptions#DEFAULT}. */
   public HttpStore(URI base) {
@@ -151,55 +151,13 @@ public final class HttpStore implements Store {
             options.hedging(),
             this.base.getRawAuthority(),
             options.maxRequests());
-  }
-
-  /**
-   * The {@code java.net.http} client (for {@code -Dzaro.http.client=jdk}), made on first use:
-   * making one loads and initializes about 500 classes, a cold read's cost that reads through
-   * {@link Http1Client} do not pay.
-   */
-  private HttpClient client() {
-    HttpClient c = client;
-    if (c == null) {
-      synchronized (this) {
-        c = client;
-        if (c == null) {
-          c = sharedClient(options.retry().connectTimeout());
-          client = c;
-        }
-      }
-    }
-    return c;
+    this.transport = new HttpTransport(options.retry().connectTimeout());
+    this.replies = new HttpReplyCheck(this.name, signer, options.retry().maxAttempts());
   }
 
   /** Whether this store has made (or taken the shared) {@code java.net.http} client. */
   boolean jdkClientMade() {
-    return client != null;
-  }
-
-  private static HttpClient sharedClient(Duration connectTimeout) {
-    if (!connectTimeout.equals(RetryOptions.DEFAULT.connectTimeout())) {
-      return newClient(connectTimeout);
-    }
-    HttpClient c = sharedClient;
-    if (c == null) {
-      synchronized (HttpStore.class) {
-        c = sharedClient;
-        if (c == null) {
-          c = newClient(connectTimeout);
-          sharedClient = c;
-        }
-      }
-    }
-    return c;
-  }
-
-  private static HttpClient newClient(Duration connectTimeout) {
-    return HttpClient.newBuilder()
-        .connectTimeout(connectTimeout)
-        .followRedirects(HttpClient.Redirect.NORMAL)
-        .version(HttpClient.Version.HTTP_2)
-        .build();
+    return transport.jdkClientMade();
   }
 
   /** The base URL, ending with {@code /}. */
@@ -229,7 +187,7 @@ public final class HttpStore implements Store {
     }
     if (ContentRange.isEmpty(range)) { // a HEAD: through zaro's client as GETs go, unless jdk
       HttpRequest head = request(url, null, true);
-      return useHttp1()
+      return HttpTransport.useHttp1()
           ? send(head, key, url, () -> body(allocator, key, url, range))
               .thenCompose(r -> emptyRange(key, url, range, r, allocator))
           : send(head, key, url, HttpResponse.BodyHandlers::ofByteArray)
@@ -271,7 +229,7 @@ public final class HttpStore implements Store {
           }
           Optional<ArrowBuf> body;
           try {
-            body = toBuffer(key, url, range, r, allocator);
+            body = replies.toBuffer(key, url, range, r, allocator);
             if (relay != null) {
               body = relay.finish(body);
             }
@@ -317,7 +275,7 @@ public final class HttpStore implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (ContentRange.isEmpty(range) || !useHttp1()) {
+    if (ContentRange.isEmpty(range) || !HttpTransport.useHttp1()) {
       return Store.super.getAsync(key, range, allocator, executor, arrivals);
     }
     HttpRequest request = request(url, ContentRange.requestHeader(range), false);
@@ -325,47 +283,9 @@ public final class HttpStore implements Store {
     CompletableFuture<HttpResponse<ArrowBuf>> sent =
         policy.send(
             where(key, url),
-            () -> new StreamedAttempt(request, body(allocator, key, url, range), relay),
-            new Replies<>());
+            () -> transport.streamed(request, body(allocator, key, url, range), relay),
+            new HttpTransport.Replies<>());
     return delivered(key, url, range, allocator, relay, sent);
-  }
-
-  /**
-   * One attempt of a streamed request through {@link Http1Client}: its body's bytes go to the
-   * {@link StreamRelay}; never hedged; fails at once, finally, after an earlier attempt streamed.
-   */
-  private final class StreamedAttempt implements RequestPolicy.Call<HttpResponse<ArrowBuf>> {
-    private final HttpRequest request;
-    private final ArrowBody body;
-    private final StreamRelay relay;
-
-    StreamedAttempt(HttpRequest request, ArrowBody body, StreamRelay relay) {
-      this.request = request;
-      this.body = body;
-      this.relay = relay;
-    }
-
-    @Override
-    public CompletableFuture<HttpResponse<ArrowBuf>> start() {
-      return relay.start(
-          this,
-          () ->
-              sendHttp1(
-                  request,
-                  body,
-                  (status, buf, offset, length) ->
-                      relay.arrived(this, status, buf, offset, length)));
-    }
-
-    @Override
-    public void abandon() {
-      body.abandon();
-    }
-
-    @Override
-    public long lastActivityNanos() {
-      return body.limit().lastActivityNanos();
-    }
   }
 
   @Override
@@ -456,7 +376,8 @@ public final class HttpStore implements Store {
 
     /** An S3-style error reply's {@code <Code>} ({@code NoSuchBucket}...), if the body has one. */
     public Optional<String> errorCode() {
-      return Optional.ofNullable(xmlElement(new String(body, StandardCharsets.UTF_8), "Code"));
+      return Optional.ofNullable(
+          HttpReplyCheck.xmlElement(new String(body, StandardCharsets.UTF_8), "Code"));
     }
   }
 
@@ -478,24 +399,27 @@ public final class HttpStore implements Store {
   public CompletableFuture<Fetched> headAsync(URI url, String what) {
     HttpRequest request = request(url, null, true);
     String where = what + " (" + url + ")";
-    if (!useHttp1()) {
+    if (!HttpTransport.useHttp1()) {
       return send(request, where, HttpResponse.BodyHandlers::discarding)
           .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], ""));
     }
     return send(request, where, () -> body(COPIES, where)) // a HEAD reply has no body
-        .thenApply(r -> new Fetched(r.statusCode(), r.headers().map(), new byte[0], serverSays(r)));
+        .thenApply(
+            r ->
+                new Fetched(
+                    r.statusCode(), r.headers().map(), new byte[0], HttpReplyCheck.serverSays(r)));
   }
 
   private Fetched whole(HttpRequest request, URI url, String what) {
     String where = what + " (" + url + ")";
-    if (!useHttp1()) {
+    if (!HttpTransport.useHttp1()) {
       HttpResponse<byte[]> r =
           Futures.await(send(request, where, HttpResponse.BodyHandlers::ofByteArray), what);
       return new Fetched(
           r.statusCode(),
           r.headers().map(),
           r.body() == null ? new byte[0] : r.body(),
-          serverSays(r));
+          HttpReplyCheck.serverSays(r));
     }
     HttpResponse<ArrowBuf> r = Futures.await(send(request, where, () -> body(COPIES, where)), what);
     byte[] body;
@@ -508,7 +432,7 @@ public final class HttpStore implements Store {
         body = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
       }
     }
-    return new Fetched(r.statusCode(), r.headers().map(), body, serverSays(r));
+    return new Fetched(r.statusCode(), r.headers().map(), body, HttpReplyCheck.serverSays(r));
   }
 
   /**
@@ -559,7 +483,8 @@ public final class HttpStore implements Store {
   /** {@link #send} of a request for no key, named {@code where} in messages. */
   private <T> CompletableFuture<HttpResponse<T>> send(
       HttpRequest request, String where, Supplier<HttpResponse.BodyHandler<T>> bodies) {
-    return policy.send(where, () -> new Attempt<>(request, bodies.get()), new Replies<>());
+    return policy.send(
+        where, () -> transport.attempt(request, bodies.get()), new HttpTransport.Replies<>());
   }
 
   /** A body handler for one attempt of a read of {@code range} of {@code key}. */
@@ -574,383 +499,22 @@ public final class HttpStore implements Store {
   }
 
   /** How messages name a request: {@code key 'a/b' (URL)}. */
-  private static String where(String key, URI url) {
+  static String where(String key, URI url) {
     return "key '" + key + "' (" + url + ")";
-  }
-
-  /**
-   * Whether body GETs go through {@link Http1Client} (every URL of a store is http or https: the
-   * constructor checks its base): yes, unless the system property {@code zaro.http.client} is
-   * {@code jdk} (then every request uses {@code java.net.http}).
-   */
-  private static boolean useHttp1() {
-    return !"jdk".equals(System.getProperty("zaro.http.client"));
-  }
-
-  /** The most redirects one request follows (as browsers and curl's default, fewer). */
-  static final int MAX_REDIRECTS = 5;
-
-  /**
-   * Sends a body GET through {@link Http1Client}, its reply adopted by {@code body} (so that the
-   * race, the retries and the deadline free it as they free a streamed body). Redirects are
-   * followed as {@code java.net.http}'s {@code Redirect.NORMAL} follows them ({@code 301}, {@code
-   * 302}, {@code 303}, {@code 307}, {@code 308} with a {@code Location}; never from https to http),
-   * up to {@link #MAX_REDIRECTS}, within the attempt and its deadline; the {@code Authorization}
-   * header is not sent to another host. Cancelling the returned future cancels the request.
-   */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private <T> CompletableFuture<HttpResponse<T>> sendHttp1(
-      HttpRequest request, ArrowBody body, Http1Client.Progress progress) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    request.headers().map().forEach((k, v) -> headers.put(k, String.join(", ", v)));
-    CompletableFuture<HttpResponse<T>> mapped = new CompletableFuture<>();
-    AtomicReference<CompletableFuture<Http1Client.Response>> current = new AtomicReference<>();
-    sendHop(request, request.uri(), headers, body, progress, mapped, current, 0);
-    mapped.whenComplete(
-        (r, e) -> {
-          if (mapped.isCancelled()) {
-            current.get().cancel(true);
-          }
-        });
-    return mapped;
-  }
-
-  /** One request of {@link #sendHttp1}'s chain of redirects, to {@code url}. */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings({"FutureReturnValueIgnored", "unchecked"})
-  private <T> void sendHop(
-      HttpRequest request,
-      URI url,
-      Map<String, String> headers,
-      ArrowBody body,
-      Http1Client.Progress progress,
-      CompletableFuture<HttpResponse<T>> mapped,
-      AtomicReference<CompletableFuture<Http1Client.Response>> current,
-      int hops) {
-    CompletableFuture<Http1Client.Response> raw =
-        Http1Client.shared()
-            .send(
-                request.method(),
-                url,
-                headers,
-                body.allocator(),
-                body.where(),
-                progress,
-                options.retry().connectTimeout(),
-                body.limit());
-    current.set(raw);
-    if (mapped.isCancelled()) {
-      raw.cancel(true); // cancelled between two hops
-      return;
-    }
-    raw.whenComplete(
-        (r, e) -> {
-          if (e != null) {
-            mapped.completeExceptionally(e);
-            return;
-          }
-          URI next;
-          try {
-            next = redirectTarget(url, r, hops, body.where());
-          } catch (RuntimeException bad) {
-            mapped.completeExceptionally(bad); // a 3xx reply: it has no body to free
-            return;
-          }
-          if (next != null) { // a 3xx reply: it has no body to free
-            Map<String, String> nextHeaders = headers;
-            if (!next.getRawAuthority().equalsIgnoreCase(url.getRawAuthority())) {
-              nextHeaders = new LinkedHashMap<>(headers);
-              nextHeaders.keySet().removeIf(k -> k.equalsIgnoreCase("Authorization"));
-            }
-            sendHop(request, next, nextHeaders, body, progress, mapped, current, hops + 1);
-            return;
-          }
-          HttpResponse<T> response;
-          try {
-            response = (HttpResponse<T>) body.adopt(r, request);
-          } catch (RuntimeException bad) { // a body longer or shorter than announced (freed)
-            mapped.completeExceptionally(bad);
-            return;
-          }
-          if (!mapped.complete(response)) {
-            body.abandon(); // cancelled meanwhile
-          }
-        });
-  }
-
-  /**
-   * Where reply {@code r} to {@code url} redirects, or null if it is not a redirect to follow.
-   *
-   * @throws StoreException after {@link #MAX_REDIRECTS} redirects, for a {@code Location} that is
-   *     not an http(s) URL, and for one from https to http
-   */
-  private static URI redirectTarget(URI url, Http1Client.Response r, int hops, String where) {
-    int status = r.status();
-    if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
-      return null;
-    }
-    Optional<String> location = r.header("location");
-    if (location.isEmpty()) {
-      return null; // nothing to follow: the status stands
-    }
-    if (hops >= MAX_REDIRECTS) {
-      throw new StoreException(
-          where
-              + ": more than "
-              + MAX_REDIRECTS
-              + " redirects (the last to "
-              + location.get()
-              + ")");
-    }
-    URI next;
-    try {
-      next = url.resolve(location.get().strip());
-    } catch (IllegalArgumentException e) {
-      throw new StoreException(
-          where + ": HTTP " + status + " to a malformed Location '" + location.get() + "'", e);
-    }
-    String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
-    if (!(scheme.equals("http") || scheme.equals("https")) || next.getRawAuthority() == null) {
-      throw new StoreException(
-          where + ": HTTP " + status + " to '" + next + "', which is not an http(s) URL");
-    }
-    if (url.getScheme().equalsIgnoreCase("https") && scheme.equals("http")) {
-      throw new StoreException(
-          where + ": HTTP " + status + " from https to plain http (" + next + "): not followed");
-    }
-    return next;
-  }
-
-  /** One attempt of a request through the shared client. */
-  private final class Attempt<T> implements RequestPolicy.Call<HttpResponse<T>> {
-    private final HttpRequest request;
-    private final HttpResponse.BodyHandler<T> handler;
-
-    Attempt(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-      this.request = request;
-      this.handler = handler;
-    }
-
-    // the cancellation callback reports into the future it watches
-    @SuppressWarnings("FutureReturnValueIgnored")
-    @Override
-    public CompletableFuture<HttpResponse<T>> start() {
-      if (!(handler instanceof ArrowBody body)) {
-        return client().sendAsync(request, handler);
-      }
-      if (useHttp1()) {
-        return sendHttp1(request, body, null);
-      }
-      CompletableFuture<HttpResponse<T>> sent = client().sendAsync(request, handler);
-      CompletableFuture<HttpResponse<T>> quoted = sent.thenApply(body::withErrorText);
-      quoted.whenComplete(
-          (r, e) -> {
-            if (quoted.isCancelled()) {
-              sent.cancel(true); // as a cancel of the JDK's own future did
-            }
-          });
-      return quoted;
-    }
-
-    @Override
-    public void abandon() {
-      if (handler instanceof ArrowBody body) {
-        body.abandon();
-      }
-    }
-
-    @Override
-    public long lastActivityNanos() {
-      return handler instanceof ArrowBody body
-          ? body.limit().lastActivityNanos()
-          : RequestPolicy.Call.super.lastActivityNanos();
-    }
-
-    @Override
-    public boolean hedgeable() {
-      return handler instanceof ArrowBody;
-    }
-  }
-
-  /** Status and {@code Retry-After} of an HTTP response. */
-  private static final class Replies<T> implements RequestPolicy.Replies<HttpResponse<T>> {
-    @Override
-    public int status(HttpResponse<T> reply) {
-      return reply.statusCode();
-    }
-
-    @Override
-    public Optional<String> retryAfter(HttpResponse<T> reply) {
-      return reply.headers().firstValue("Retry-After");
-    }
-
-    @Override
-    public void discard(HttpResponse<T> reply) {
-      if (reply.body() instanceof ArrowBuf body) {
-        body.close();
-      }
-    }
-  }
-
-  private static boolean absent(HttpResponse<?> r) {
-    return r.statusCode() == 404 || r.statusCode() == 410;
-  }
-
-  private void checkStatus(String key, URI url, HttpResponse<?> r) {
-    int status = r.statusCode();
-    if (status == 200 || status == 206) {
-      return;
-    }
-    if (status == 401 || status == 403) {
-      throw new StoreException(
-          "access denied (HTTP "
-              + status
-              + ") to "
-              + url
-              + " (key '"
-              + key
-              + "' in "
-              + name
-              + "): "
-              + (signer == null ? "the URL needs credentials or is not public" : signer.denied())
-              + serverSays(r));
-    }
-    if (status == 416) {
-      throw new StoreException(
-          "cannot read key '"
-              + key
-              + "' ("
-              + url
-              + "): the range lies past the end of the value (HTTP 416)");
-    }
-    if (status == 429 || status >= 500) {
-      throw new StoreException(
-          "cannot read key '"
-              + key
-              + "' ("
-              + url
-              + "): HTTP "
-              + status
-              + " after "
-              + options.retry().maxAttempts()
-              + (options.retry().maxAttempts() == 1 ? " attempt" : " attempts")
-              + serverSays(r));
-    }
-    String message =
-        "cannot read key '" + key + "' (" + url + "): unexpected HTTP " + status + serverSays(r);
-    StoreException special =
-        signer == null ? null : signer.unexpected(status, r.headers()::firstValue, message);
-    throw special != null ? special : new StoreException(message);
-  }
-
-  /** The most characters of a server's error text a message quotes. */
-  private static final int SERVER_SAYS_CHARS = 200;
-
-  /**
-   * What the server said in an error reply's body, for messages ({@code "; the server says: ..."}):
-   * an S3-style error's {@code Code} and {@code Message} (why a signed request was refused: {@code
-   * SignatureDoesNotMatch}, {@code ExpiredToken}, {@code SlowDown}...), else the start of a text,
-   * XML or JSON body on one line. Empty when the reply kept no text ({@code java.net.http} replies,
-   * bodiless or binary ones).
-   */
-  static String serverSays(HttpResponse<?> r) {
-    String text = r instanceof ArrowBody.ErrorText e ? e.errorText() : null;
-    if (text == null || text.isBlank()) {
-      return "";
-    }
-    String type = r.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
-    if (!(type.isEmpty()
-        || type.startsWith("text/plain")
-        || type.contains("xml")
-        || type.contains("json"))) {
-      return "";
-    }
-    String code = xmlElement(text, "Code");
-    String message = xmlElement(text, "Message");
-    String said = code == null ? text : message == null ? code : code + ": " + message;
-    StringBuilder out = new StringBuilder(Math.min(said.length(), SERVER_SAYS_CHARS + 3));
-    boolean space = false;
-    for (int i = 0; i < said.length() && out.length() < SERVER_SAYS_CHARS; i++) {
-      char c = said.charAt(i);
-      if (Character.isWhitespace(c) || Character.isISOControl(c)) {
-        space = out.length() > 0;
-      } else {
-        if (space) {
-          out.append(' ');
-          space = false;
-        }
-        out.append(c);
-      }
-    }
-    if (out.length() >= SERVER_SAYS_CHARS) {
-      out.append("...");
-    }
-    return out.length() == 0 ? "" : "; the server says: " + out;
-  }
-
-  /** The text of the first {@code <name>...</name>} element in {@code xml}, or null. */
-  private static String xmlElement(String xml, String name) {
-    int start = xml.indexOf("<" + name + ">");
-    int end = start < 0 ? -1 : xml.indexOf("</" + name + ">", start);
-    return end < 0 ? null : xml.substring(start + name.length() + 2, end).strip();
-  }
-
-  /** The reply as the caller's buffer: owns {@code r}'s body, which it frees if it throws. */
-  private Optional<ArrowBuf> toBuffer(
-      String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r, BufferAllocator allocator) {
-    ArrowBuf body = r.body();
-    try {
-      if (absent(r)) {
-        return Optional.empty();
-      }
-      long[] slice = slice(key, url, range, r);
-      if (slice[0] == 0 && slice[1] == body.writerIndex()) {
-        ArrowBuf out = body;
-        body = null;
-        return Optional.of(out);
-      }
-      // a server that ignored Range sent the whole value: keep the part asked for
-      ArrowBuf out = allocator.buffer(slice[1]);
-      out.setBytes(0, body, slice[0], slice[1]);
-      out.writerIndex(slice[1]);
-      return Optional.of(out);
-    } finally {
-      if (body != null) {
-        body.close();
-      }
-    }
-  }
-
-  /**
-   * Where the asked-for bytes lie in the reply's body: {offset, length}. A partial reply is checked
-   * by {@link ContentRange#check}; its body's length already matches what the headers announce
-   * ({@link ArrowBody} checks it).
-   */
-  private long[] slice(String key, URI url, ByteRange range, HttpResponse<ArrowBuf> r) {
-    checkStatus(key, url, r);
-    if (r.statusCode() == 200) {
-      return ContentRange.resolve(range, r.body().writerIndex(), where(key, url));
-    }
-    String header = r.headers().firstValue("Content-Range").orElse(null);
-    long got =
-        ContentRange.check(
-            range, header, r.body().writerIndex(), "key '" + key + "' (" + url + ")");
-    return new long[] {0, got};
   }
 
   /** Zero-length ranges: a HEAD request tells whether the key exists and how long it is. */
   private CompletableFuture<Optional<ArrowBuf>> emptyRange(
       String key, URI url, ByteRange range, HttpResponse<?> head, BufferAllocator allocator) {
-    if (absent(head)) {
+    if (HttpReplyCheck.absent(head)) {
       return CompletableFuture.completedFuture(Optional.empty());
     }
-    checkStatus(key, url, head);
+    replies.checkStatus(key, url, head);
     OptionalLong length = head.headers().firstValueAsLong("Content-Length");
     if (length.isEmpty()) {
       return send(
               request(url, null, false), key, url, () -> body(allocator, key, url, ByteRange.ALL))
-          .thenApply(r -> toBuffer(key, url, range, r, allocator));
+          .thenApply(r -> replies.toBuffer(key, url, range, r, allocator));
     }
     return CompletableFuture.completedFuture(
         Optional.of(

@@ -240,9 +240,10 @@ class HttpStoreTest extends AbstractStoreTest {
     try (HttpStore s = new HttpStore(server.url("loop/data"), FAST)) {
       StoreException e =
           assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.ALL, allocator));
-      assertMentions(e, "key 'a/c/0/0'", "more than " + HttpStore.MAX_REDIRECTS + " redirects");
+      assertMentions(
+          e, "key 'a/c/0/0'", "more than " + Http1Redirects.MAX_REDIRECTS + " redirects");
     }
-    assertEquals(HttpStore.MAX_REDIRECTS + 1, server.requests.get()); // and not retried
+    assertEquals(Http1Redirects.MAX_REDIRECTS + 1, server.requests.get()); // and not retried
   }
 
   @Test

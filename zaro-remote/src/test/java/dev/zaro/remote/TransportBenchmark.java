@@ -23,12 +23,15 @@ import org.apache.arrow.memory.RootAllocator;
  * The server is benchmarks/latency_server.py serving the directory's parent.
  *
  * <pre>
- * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp ... dev.zaro.arrow.store.TransportBenchmark \
- *   http://127.0.0.1:PORT/zstd_64_512.zarr benchmarks/data/zstd_64_512.zarr [inFlight=256] [passes=20]
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp ... dev.zaro.remote.TransportBenchmark \
+ *   http://127.0.0.1:PORT/zstd_64_512.zarr benchmarks/data/zstd_64_512.zarr [inFlight=256] [passes=20] \
+ *   [transports=jdk,http1,netty]
  * </pre>
  *
  * Transports: {@code jdk} = {@link HttpStore#getAsync} on java.net.http (ArrowBody), {@code http1}
- * = {@link Http1Client}. Passes alternate between them so load changes hit both.
+ * = {@link Http1Client}, {@code netty} = {@link NettyFetch} (Netty's HTTP codec, issue 46's
+ * candidate to replace zaro's client). Passes alternate between them so load changes hit all. An
+ * https URL goes over TLS (trusting what the JVM trusts: {@code -Djavax.net.ssl.trustStore}).
  */
 public final class TransportBenchmark {
   private TransportBenchmark() {}
@@ -50,14 +53,15 @@ public final class TransportBenchmark {
           .sorted()
           .forEach(p -> keys.add(dir.relativize(p).toString().replace('\\', '/')));
     }
+    String[] names = (args.length > 4 ? args[4] : "jdk,http1,netty").split(",", -1);
     HttpStore jdk = new HttpStore(base, HttpOptions.DEFAULT.withHedging(false));
     Http1Client http1 = Http1Client.shared();
-    String[] names = {"jdk", "http1"};
-    double[][] wall = new double[2][passes];
-    double[][] cpu = new double[2][passes];
-    try (BufferAllocator allocator = new RootAllocator()) {
+    double[][] wall = new double[names.length][passes];
+    double[][] cpu = new double[names.length][passes];
+    try (BufferAllocator allocator = new RootAllocator();
+        NettyFetch netty = new NettyFetch(base)) {
       for (int pass = -3; pass < passes; pass++) {
-        for (int t = 0; t < 2; t++) {
+        for (int t = 0; t < names.length; t++) {
           long t0 = System.nanoTime();
           long c0 = processCpuNanos();
           Semaphore window = new Semaphore(inFlight);
@@ -65,7 +69,17 @@ public final class TransportBenchmark {
           for (String key : keys) {
             window.acquire();
             CompletableFuture<Long> f;
-            if (t == 0) {
+            if (names[t].equals("netty")) {
+              f =
+                  netty
+                      .get(base.resolve(key), allocator)
+                      .thenApply(
+                          b -> {
+                            try (ArrowBuf buf = b) {
+                              return buf.writerIndex();
+                            }
+                          });
+            } else if (names[t].equals("jdk")) {
               f =
                   jdk.getAsync(key, ByteRange.ALL, allocator, Runnable::run)
                       .thenApply(
@@ -102,7 +116,7 @@ public final class TransportBenchmark {
         }
       }
     }
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < names.length; t++) {
       System.out.printf(
           "%-6s wall median %.3f s, CPU median %.3f s per pass (%d passes, %d in flight)%n",
           names[t], median(wall[t]), median(cpu[t]), passes, inFlight);

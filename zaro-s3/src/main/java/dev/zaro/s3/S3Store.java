@@ -9,7 +9,6 @@ import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.StoreLocation;
-import dev.zaro.remote.HttpOptions;
 import dev.zaro.remote.HttpStore;
 import dev.zaro.remote.RetryOptions;
 import dev.zaro.remote.spi.ContentRange;
@@ -17,39 +16,14 @@ import dev.zaro.remote.spi.Listing;
 import dev.zaro.remote.spi.RequestPolicy;
 import dev.zaro.remote.spi.StreamRelay;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.OutOfMemoryException;
-import software.amazon.awssdk.core.ResponseBytes;
-import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Utilities;
-import software.amazon.awssdk.services.s3.model.CommonPrefix;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
-import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
-import software.amazon.awssdk.services.s3.model.S3Object;
-import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * An S3 (or S3-compatible) store: {@code s3://bucket/prefix}, key {@code a/b} is the object {@code
@@ -86,6 +60,11 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  *       endpoint follow its AIMD limit: throttling ({@code 503 SlowDown}, 429, timeouts) halves it.
  * </ul>
  *
+ * <p>The parts: this class holds the configuration, the dispatch of each read and the check that a
+ * missing key's bucket exists; {@link S3Gets} is the route through zaro's client and its moves
+ * between regions, {@link S3SdkReads} the reads through the SDK and what its failures mean, {@link
+ * S3Listing} the listing pages.
+ *
  * <p>Configuration, from the URL's query ({@code
  * s3://b/p?region=eu-west-1&endpoint=http://host:9000 &path_style=true&anonymous=true}), else
  * system properties {@code zaro.s3.endpoint}, {@code zaro.s3.anonymous}, else environment variables
@@ -115,10 +94,9 @@ public final class S3Store implements Store {
   private final S3Connection connection; // the SDK's client, built at its first use
   private final boolean unsigned;
   private final RequestPolicy policy;
-  private volatile HttpStore gets; // or null: object GETs through the SDK
-  private volatile String getsRegion; // the region gets signs for and addresses
-  private final List<HttpStore> retired =
-      new ArrayList<>(); // gets of other regions; guarded by this
+  private final S3Gets gets; // or null: object GETs through the SDK
+  private final S3SdkReads sdk;
+  private final S3Listing listing;
   private volatile boolean bucketSeen; // a GET through gets found the bucket there
 
   /** Opens {@code s3://bucket[/prefix][?options]} (see {@link S3Options#of}). */
@@ -155,82 +133,9 @@ public final class S3Store implements Store {
     this.connection = connection;
     this.unsigned = connection.unsigned();
     this.policy = connection.policy();
-    this.getsRegion = connection.region().id();
-    this.gets = gets(connection, connection.region());
-  }
-
-  /**
-   * The store object GETs go through when zaro's own HTTP/1.1 client can send them: to AWS itself
-   * and to any {@code http} or {@code https} endpoint, addressed path style or virtual-host style,
-   * unless {@link S3Options#sdkGets}; null otherwise. The objects' base URL is the one the SDK
-   * would send its own GETs to ({@link #objectBase}). Requests are signed by the SDK's signer with
-   * the client's credentials (unsigned when the client is anonymous) and share the endpoint's limit
-   * of requests in flight with the SDK's.
-   */
-  private HttpStore gets(S3Connection connection, Region region) {
-    URI endpoint = options.endpoint();
-    if (options.sdkGets()
-        || (endpoint != null
-            && (!("http".equalsIgnoreCase(endpoint.getScheme())
-                    || "https".equalsIgnoreCase(endpoint.getScheme()))
-                || endpoint.getRawAuthority() == null
-                || endpoint.getRawQuery() != null))) {
-      return null;
-    }
-    URI base = objectBase(connection.utilities(region));
-    if (base == null) {
-      return null;
-    }
-    HttpOptions http =
-        new HttpOptions(
-            options.retry(),
-            Map.of(),
-            options.maxConnections(),
-            options.hedging(),
-            options.maxObjectSize());
-    S3Signer signer =
-        new S3Signer(unsigned ? null : connection.credentials(), region.id(), Clock.systemUTC());
-    return new HttpStore(base, http, name, signer);
-  }
-
-  /**
-   * The URL under which the store's objects lie, ending in {@code /}: the SDK's own URL of an
-   * object under the prefix ({@code S3Utilities.getUrl}, the endpoint rules its GETs follow:
-   * region, endpoint, path or virtual-host style, buckets whose names no host can hold), less that
-   * object's name. Null for buckets named by an ARN (access points, Object Lambda, Outposts) and S3
-   * Express directory buckets, whose requests the SDK signs its own way, and when that URL is not
-   * one zaro's client can send to (not {@code http} or {@code https}, or with a query).
-   */
-  private URI objectBase(S3Utilities utilities) {
-    if (bucket.startsWith("arn:") || bucket.endsWith("--x-s3")) {
-      return null; // access points and directory buckets: signed and addressed the SDK's own way
-    }
-    return urlBefore(utilities, prefix.isEmpty() ? PROBE : prefix + "/" + PROBE);
-  }
-
-  /** The name of the object whose URL the SDK is asked for, to learn where its directory lies. */
-  private static final String PROBE = "z";
-
-  /**
-   * The SDK's URL of object {@code key} in this bucket ({@code S3Utilities.getUrl}) less its last
-   * name ({@link #PROBE}), so ending in {@code /}; null when the SDK cannot give one, or gives one
-   * zaro's client cannot send to (not {@code http} or {@code https}, or with a query).
-   */
-  private URI urlBefore(S3Utilities utilities, String key) {
-    URI url;
-    try {
-      url = utilities.getUrl(b -> b.bucket(bucket).key(key)).toURI();
-    } catch (URISyntaxException | SdkException e) {
-      return null;
-    }
-    String s = url.toString();
-    if (!(s.startsWith("http://") || s.startsWith("https://"))
-        || url.getRawQuery() != null
-        || url.getRawFragment() != null
-        || !s.endsWith("/" + PROBE)) {
-      return null;
-    }
-    return URI.create(s.substring(0, s.length() - PROBE.length()));
+    this.gets = S3Gets.open(bucket, this.prefix, name, options, connection);
+    this.sdk = new S3SdkReads(this, bucket, name, options, connection, policy);
+    this.listing = new S3Listing(this, bucket, name, connection, policy, gets, sdk);
   }
 
   public String bucket() {
@@ -252,14 +157,12 @@ public final class S3Store implements Store {
 
   /** Hedged requests sent so far (see {@link S3Options#hedging}). */
   long hedges() {
-    long n = policy.hedges();
-    synchronized (this) {
-      for (HttpStore g : retired) {
-        n += g.hedges();
-      }
-    }
-    HttpStore g = gets;
-    return n + (g == null ? 0 : g.hedges());
+    return policy.hedges() + (gets == null ? 0 : gets.hedges());
+  }
+
+  /** The region object GETs through zaro's client sign for and are addressed to (for tests). */
+  String getsRegion() {
+    return gets == null ? connection.region().id() : gets.region();
   }
 
   /** Whether the SDK's client has been built (it is at its first use). */
@@ -274,16 +177,17 @@ public final class S3Store implements Store {
 
   /** The URL object GETs through zaro's client resolve keys against, or null (the SDK's GETs). */
   URI objectsUrl() {
-    HttpStore g = gets;
-    return g == null ? null : g.base();
+    return gets == null ? null : gets.current().base();
   }
 
-  private String objectKey(String key) {
+  /** The object's name of {@code key} in the bucket. */
+  String objectKey(String key) {
     StoreKeys.checked(key, this);
     return prefix.isEmpty() ? key : prefix + "/" + key;
   }
 
-  private String where(String key) {
+  /** How messages name {@code key}: {@code key 'a/b' (s3://bucket/prefix/a/b)}. */
+  String where(String key) {
     return "key '" + key + "' (s3://" + bucket + "/" + objectKey(key) + ")";
   }
 
@@ -302,9 +206,9 @@ public final class S3Store implements Store {
   public CompletableFuture<Optional<ArrowBuf>> getAsync(
       String key, ByteRange range, BufferAllocator allocator, Executor executor) {
     if (gets != null) { // a zero-length range is a HEAD there
-      return bucketChecked(key, followed(g -> g.getAsync(key, range, allocator, executor)));
+      return bucketChecked(key, gets.followed(g -> g.getAsync(key, range, allocator, executor)));
     }
-    return fetch(key, range, allocator, null);
+    return sdk.fetch(key, range, allocator, null);
   }
 
   /**
@@ -330,7 +234,7 @@ public final class S3Store implements Store {
     }
     if (gets != null) {
       return bucketChecked(
-          key, followed(g -> g.getAsync(key, range, allocator, executor, arrivals)));
+          key, gets.followed(g -> g.getAsync(key, range, allocator, executor, arrivals)));
     }
     String where;
     try {
@@ -338,165 +242,8 @@ public final class S3Store implements Store {
     } catch (ZaroException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return fetch(
+    return sdk.fetch(
         key, range, allocator, new StreamRelay(arrivals, range instanceof ByteRange.All, where));
-  }
-
-  /** A GET through the policy; with a {@code relay}, its body streams and it is not hedged. */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private CompletableFuture<Optional<ArrowBuf>> fetch(
-      String key, ByteRange range, BufferAllocator allocator, StreamRelay relay) {
-    String object;
-    try {
-      object = objectKey(key);
-    } catch (ZaroException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    if (ContentRange.isEmpty(range)) {
-      return emptyRange(key, object, range, allocator);
-    }
-    GetObjectRequest.Builder builder = GetObjectRequest.builder().bucket(bucket).key(object);
-    String header = ContentRange.requestHeader(range);
-    if (header != null) {
-      builder.range(header);
-    }
-    GetObjectRequest req = builder.build();
-    String where = where(key) + " in " + name;
-    S3Request<Got> request =
-        new S3Request<>(
-            () -> {
-              S3Body body =
-                  new S3Body(
-                      allocator,
-                      where,
-                      relay == null ? null : relay::arrived,
-                      ContentRange.askedLength(range),
-                      options.maxObjectSize());
-              CompletableFuture<ArrowBuf> call =
-                  relay == null
-                      ? connection.client().getObject(req, body)
-                      : relay.start(body, () -> connection.client().getObject(req, body));
-              return new S3Request.Sent<>(
-                  call.thenApply(buf -> new Got(buf, body.response())),
-                  () -> {
-                    if (!body.abort()) {
-                      call.cancel(true);
-                    }
-                  });
-            },
-            got -> got.body().close(),
-            relay == null);
-    CompletableFuture<Optional<ArrowBuf>> result = new CompletableFuture<>();
-    request
-        .send(policy, where)
-        .whenComplete(
-            (reply, failure) -> {
-              Optional<ArrowBuf> out;
-              try {
-                out =
-                    answer(key, range, reply, failure)
-                        .map(got -> checked(key, range, got.body(), got.response(), allocator));
-                if (relay != null) {
-                  out = relay.finish(out);
-                }
-              } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-                return;
-              }
-              if (!result.complete(out)) {
-                out.ifPresent(ArrowBuf::close); // the caller cancelled meanwhile
-              }
-            });
-    result.whenComplete(
-        (v, e) -> {
-          if (e instanceof CancellationException) {
-            request.cancel();
-          }
-        });
-    return result;
-  }
-
-  /**
-   * A request through zaro's client ({@code call} on the current {@link #gets}); when S3 answers
-   * that the bucket is in another region ({@link BucketElsewhere}), the store moves its GETs there
-   * ({@link #moved}) and the request is sent again, once. Cancelling the returned future cancels
-   * the request under way.
-   */
-  // completion callbacks: each reports its outcome into the future it completes
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private CompletableFuture<Optional<ArrowBuf>> followed(
-      Function<HttpStore, CompletableFuture<Optional<ArrowBuf>>> call) {
-    HttpStore first = gets;
-    CompletableFuture<Optional<ArrowBuf>> out = new CompletableFuture<>();
-    AtomicReference<CompletableFuture<Optional<ArrowBuf>>> current =
-        new AtomicReference<>(call.apply(first));
-    current
-        .get()
-        .whenComplete(
-            (v, e) -> {
-              Throwable cause = e == null ? null : Futures.unwrap(e);
-              HttpStore there =
-                  cause instanceof BucketElsewhere b && !out.isDone()
-                      ? moved(first, b.region())
-                      : null;
-              if (there == null) {
-                settle(out, v, cause);
-                return;
-              }
-              CompletableFuture<Optional<ArrowBuf>> again = call.apply(there);
-              current.set(again);
-              if (out.isDone()) {
-                again.cancel(true); // cancelled meanwhile
-              }
-              again.whenComplete(
-                  (v2, e2) -> settle(out, v2, e2 == null ? null : Futures.unwrap(e2)));
-            });
-    out.whenComplete(
-        (v, e) -> {
-          if (out.isCancelled()) {
-            current.get().cancel(true);
-          }
-        });
-    return out;
-  }
-
-  /** Completes {@code out} with a value or a failure; frees a value nobody takes any more. */
-  private static void settle(
-      CompletableFuture<Optional<ArrowBuf>> out, Optional<ArrowBuf> v, Throwable failure) {
-    if (failure != null) {
-      out.completeExceptionally(failure);
-    } else if (!out.complete(v)) {
-      v.ifPresent(ArrowBuf::close);
-    }
-  }
-
-  /**
-   * The GETs' store for {@code region} (where a reply said the bucket is), replacing {@code from}
-   * (then retired, closed with this store): null when that is the region {@code from} already asks
-   * in, or zaro's client cannot address the bucket there. When another request has moved the GETs
-   * already, the current store.
-   */
-  private synchronized HttpStore moved(HttpStore from, String region) {
-    if (gets != from) {
-      return gets;
-    }
-    if (region.equals(getsRegion)) {
-      return null;
-    }
-    HttpStore there = gets(connection, Region.of(region));
-    if (there == null) {
-      return null;
-    }
-    retired.add(from);
-    getsRegion = region;
-    gets = there;
-    return there;
-  }
-
-  /** The region object GETs through zaro's client sign for and are addressed to (for tests). */
-  String getsRegion() {
-    return getsRegion;
   }
 
   /**
@@ -545,8 +292,8 @@ public final class S3Store implements Store {
    * bucket when it is missing.
    */
   private CompletableFuture<Void> bucketExists(String key) {
-    HttpStore g = gets;
-    URI url = g == null ? null : bucketUrl(getsRegion);
+    HttpStore g = gets == null ? null : gets.current();
+    URI url = g == null ? null : gets.bucketUrl(gets.region());
     if (url != null) { // a HEAD of the bucket through zaro's client
       return g.headAsync(url, "bucket '" + bucket + "' in " + name)
           .handle(
@@ -578,44 +325,9 @@ public final class S3Store implements Store {
             });
   }
 
-  private String noSuchBucket() {
+  /** What a missing bucket is called in messages. */
+  String noSuchBucket() {
     return "no such bucket '" + bucket + "'";
-  }
-
-  /** A GET's body and the reply's headers. */
-  private record Got(ArrowBuf body, GetObjectResponse response) {}
-
-  /**
-   * What a request through the policy ended with: empty for an absent key, else the reply's value;
-   * S3's other error replies and failures as the typed error naming the key.
-   */
-  private <T> Optional<T> answer(String key, ByteRange range, S3Reply<T> reply, Throwable failure) {
-    if (failure != null) {
-      throw error(key, range, Futures.unwrap(failure), 1);
-    }
-    if (reply.error() != null) {
-      if (absent(reply.error())) {
-        return Optional.empty();
-      }
-      throw error(key, range, reply.error(), reply.attempts());
-    }
-    return Optional.of(reply.value());
-  }
-
-  /** A zero-length range: the value's size decides whether it is valid (a HEAD request). */
-  private CompletableFuture<Optional<ArrowBuf>> emptyRange(
-      String key, String object, ByteRange range, BufferAllocator allocator) {
-    HeadObjectRequest req = HeadObjectRequest.builder().bucket(bucket).key(object).build();
-    String where = where(key) + " in " + name;
-    return S3Request.of(() -> connection.client().headObject(req))
-        .send(policy, where)
-        .handle(
-            (reply, failure) ->
-                answer(key, range, reply, failure)
-                    .map(
-                        head ->
-                            ContentRange.emptyRange(
-                                range, head.contentLength(), where, allocator)));
   }
 
   @Override
@@ -629,13 +341,13 @@ public final class S3Store implements Store {
    */
   @Override
   public Optional<byte[]> getBytes(String key, long maxBytes) {
-    HttpStore first = gets;
-    if (first != null) {
+    if (gets != null) {
+      HttpStore first = gets.current();
       Optional<byte[]> got;
       try {
         got = maxBytes == Long.MAX_VALUE ? first.getBytes(key) : first.getBytes(key, maxBytes);
       } catch (BucketElsewhere e) {
-        HttpStore there = moved(first, e.region());
+        HttpStore there = gets.moved(first, e.region());
         if (there == null) {
           throw e;
         }
@@ -646,132 +358,7 @@ public final class S3Store implements Store {
       }
       return got;
     }
-    GetObjectRequest req = GetObjectRequest.builder().bucket(bucket).key(objectKey(key)).build();
-    CompletableFuture<Optional<byte[]>> call =
-        S3Request.of(
-                () ->
-                    connection
-                        .client()
-                        .getObject(req, AsyncResponseTransformer.toBytes())
-                        .thenApply(ResponseBytes::asByteArray))
-            .send(policy, where(key) + " in " + name)
-            .handle((reply, failure) -> answer(key, ByteRange.ALL, reply, failure));
-    Optional<byte[]> got = Futures.await(call, key);
-    if (got.isPresent() && got.get().length > maxBytes) {
-      throw new StoreException(
-          "key '"
-              + key
-              + "' in "
-              + name
-              + " is "
-              + got.get().length
-              + " bytes, more than the cap of "
-              + maxBytes
-              + " bytes on metadata documents (--max-metadata-size)");
-    }
-    return got;
-  }
-
-  /**
-   * The asked-for bytes of a key, checked against the reply's Content-Range: {@code body} itself,
-   * or a slice of it copied into a new buffer when the server ignored the range. Closes {@code
-   * body} when it does not return it.
-   */
-  private ArrowBuf checked(
-      String key,
-      ByteRange range,
-      ArrowBuf body,
-      GetObjectResponse response,
-      BufferAllocator allocator) {
-    try {
-      long length = body.writerIndex();
-      String contentRange = response == null ? null : response.contentRange();
-      if (range instanceof ByteRange.All) {
-        return body;
-      }
-      if (contentRange == null) { // the whole value came back
-        long[] ol = ContentRange.resolve(range, length, where(key) + " in " + name);
-        ArrowBuf slice = allocator.buffer(ol[1]);
-        slice.setBytes(0, body, ol[0], ol[1]);
-        slice.writerIndex(ol[1]);
-        body.close();
-        return slice;
-      }
-      ContentRange.check(range, contentRange, length, where(key) + " in " + name);
-      return body;
-    } catch (RuntimeException e) {
-      body.close();
-      throw e;
-    }
-  }
-
-  /** Whether a failed request means the key is absent (the bucket being absent is an error). */
-  private static boolean absent(Throwable cause) {
-    return cause instanceof NoSuchKeyException
-        || (cause instanceof S3Exception s
-            && s.statusCode() == 404
-            && !(cause instanceof NoSuchBucketException));
-  }
-
-  /** A failed request as the typed error naming the key (the allocator's own errors pass). */
-  private RuntimeException error(String key, ByteRange range, Throwable cause, int attempts) {
-    if (cause instanceof ZaroException z) {
-      return z;
-    }
-    if (cause instanceof OutOfMemoryException o) {
-      return o;
-    }
-    if (cause instanceof CancellationException) {
-      return new StoreException(
-          "request for " + where(key) + " in " + name + " was cancelled", cause);
-    }
-    if (cause instanceof S3Exception s && s.statusCode() == 416) {
-      return new StoreException(
-          "cannot read "
-              + range
-              + " of "
-              + where(key)
-              + " in "
-              + name
-              + ": the range lies past the end of the value",
-          cause);
-    }
-    String detail = describe(cause);
-    if (attempts > 1) {
-      detail += " (" + attempts + " attempts)";
-    }
-    return new StoreException("cannot read " + where(key) + " in " + name + ": " + detail, cause);
-  }
-
-  /** What went wrong, for a message: access, a missing bucket, HTTP status and code, timeouts. */
-  private String describe(Throwable cause) {
-    if (cause instanceof NoSuchBucketException) {
-      return noSuchBucket();
-    }
-    if (cause instanceof S3Exception s) {
-      if (s.statusCode() == 403 || s.statusCode() == 401) {
-        return "access denied (HTTP "
-            + s.statusCode()
-            + ")"
-            + (unsigned
-                ? ": the request was anonymous (no credentials were found); set AWS credentials for private data"
-                : ": the credentials may not read it");
-      }
-      String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
-      String advice =
-          s.awsErrorDetails() == null || s.awsErrorDetails().sdkHttpResponse() == null
-              ? null
-              : s.awsErrorDetails()
-                  .sdkHttpResponse()
-                  .firstMatchingHeader("x-amz-bucket-region")
-                  .map(r -> S3Signer.elsewhere(r, connection.region().id()))
-                  .orElse(null);
-      return "HTTP "
-          + s.statusCode()
-          + (code == null ? "" : " " + code)
-          + (advice == null ? "" : "; " + advice);
-    }
-    return String.valueOf(cause.getMessage());
+    return sdk.getBytes(key, maxBytes);
   }
 
   /**
@@ -800,7 +387,8 @@ public final class S3Store implements Store {
     int strip = prefix.isEmpty() ? 0 : prefix.length() + 1;
     return Listing.keys(
         Listing.objects(
-            (under, byDirectory, token) -> page(keyPrefix, under, byDirectory, token),
+            (under, byDirectory, token) ->
+                listing.page(keyPrefix, under, byDirectory, token, listPageSize),
             objectPrefix,
             strip,
             skipBelow),
@@ -808,149 +396,8 @@ public final class S3Store implements Store {
         strip);
   }
 
-  /**
-   * One page of {@code ListObjectsV2} of the keys under {@code objectPrefix} from {@code token} on
-   * (null: the first), {@code byDirectory}: the keys directly under it and its subdirectories
-   * ({@code delimiter=/}), each ending in {@code /}. Through zaro's client where object GETs go,
-   * else through the SDK's.
-   */
-  private Listing.Page page(
-      String keyPrefix, String objectPrefix, boolean byDirectory, String token) {
-    if (gets != null) {
-      return pageThroughGets(keyPrefix, objectPrefix, byDirectory, token);
-    }
-    ListObjectsV2Request.Builder page =
-        ListObjectsV2Request.builder().bucket(bucket).prefix(objectPrefix);
-    if (byDirectory) {
-      page.delimiter("/");
-    }
-    if (listPageSize > 0) {
-      page.maxKeys(listPageSize);
-    }
-    if (token != null) {
-      page.continuationToken(token);
-    }
-    ListObjectsV2Request req = page.build();
-    S3Reply<ListObjectsV2Response> reply;
-    try {
-      reply =
-          Futures.await(
-              S3Request.of(() -> connection.client().listObjectsV2(req))
-                  .send(policy, "the listing of '" + keyPrefix + "' in " + name),
-              keyPrefix);
-    } catch (StoreException e) {
-      throw e.getCause() instanceof SdkException sdk ? listFailure(keyPrefix, sdk) : e;
-    }
-    if (reply.error() != null) {
-      throw listFailure(keyPrefix, reply.error());
-    }
-    ListObjectsV2Response r = reply.value();
-    return new Listing.Page(
-        r.contents().stream().map(S3Object::key).toList(),
-        r.commonPrefixes().stream().map(CommonPrefix::prefix).toList(),
-        Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null);
-  }
-
   /** Keys per listing page asked for (0: S3's default, 1,000); tests ask for fewer. */
   int listPageSize;
-
-  /**
-   * {@link #page} through zaro's client, signed as its GETs are, at the bucket's URL the SDK's
-   * endpoint rules give. A reply naming the bucket's region elsewhere moves the store's requests
-   * there (as a GET's does) and asks for the page again, once.
-   */
-  private Listing.Page pageThroughGets(
-      String keyPrefix, String objectPrefix, boolean byDirectory, String token) {
-    String what = "the listing of '" + keyPrefix + "' in " + name;
-    boolean moved = false;
-    while (true) {
-      HttpStore g = gets;
-      URI base = bucketUrl(getsRegion);
-      if (base == null) {
-        throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": no bucket URL");
-      }
-      URI url = URI.create(base + "?" + listQuery(objectPrefix, byDirectory, token));
-      HttpStore.Fetched reply = g.fetch(url, what);
-      if (reply.status() == 200) {
-        return ListPage.parse(reply.body(), what + " (" + url + ")");
-      }
-      Optional<String> region =
-          reply.header("x-amz-bucket-region").map(String::strip).filter(r -> !r.isEmpty());
-      if (region.isPresent()
-          && (reply.status() == 301 || reply.status() == 400)
-          && !moved
-          && moved(g, region.get()) != null) {
-        moved = true;
-        continue; // the same page, asked where the bucket is
-      }
-      throw listFailure(keyPrefix, reply, region);
-    }
-  }
-
-  /** A {@code ListObjectsV2} query: keys under {@code objectPrefix}, from {@code token} on. */
-  private String listQuery(String objectPrefix, boolean byDirectory, String token) {
-    StringBuilder q = new StringBuilder("list-type=2&encoding-type=url");
-    if (byDirectory) {
-      q.append("&delimiter=%2F");
-    }
-    if (!objectPrefix.isEmpty()) { // no empty parameter: servers differ on signing one
-      q.append("&prefix=").append(SdkHttpUtils.urlEncode(objectPrefix));
-    }
-    if (listPageSize > 0) {
-      q.append("&max-keys=").append(listPageSize);
-    }
-    if (token != null) {
-      q.append("&continuation-token=").append(SdkHttpUtils.urlEncode(token));
-    }
-    return q.toString();
-  }
-
-  /**
-   * The bucket's URL in {@code region} as zaro's client addresses it, the base of {@code
-   * ListObjectsV2} and {@code HEAD} of the bucket: the SDK's URL of an object at the bucket's root
-   * ({@code S3Utilities.getUrl}, as {@link #objectBase}) less the object's name, so {@code
-   * https://bucket.s3.region.amazonaws.com/} virtual-host style, {@code http://host:port/bucket}
-   * path style. Null where {@link #objectBase} is.
-   */
-  private URI bucketUrl(String region) {
-    URI url = urlBefore(connection.utilities(Region.of(region)), PROBE);
-    if (url == null || "/".equals(url.getRawPath())) {
-      return url; // virtual-host style: the host's root
-    }
-    String s = url.toString(); // path style: the bucket's path, without its last slash
-    return URI.create(s.substring(0, s.length() - 1));
-  }
-
-  /** A listing's error reply as the error naming the prefix and the store. */
-  private StoreException listFailure(
-      String keyPrefix, HttpStore.Fetched reply, Optional<String> region) {
-    int status = reply.status();
-    String detail;
-    if (status == 404 && reply.errorCode().orElse("NoSuchBucket").equals("NoSuchBucket")) {
-      // a listing names no key: its 404 is the bucket's (zaro's client keeps no 404's text)
-      detail = noSuchBucket();
-    } else if (status == 401 || status == 403) {
-      detail = "access denied (HTTP " + status + ")" + reply.serverSays();
-    } else {
-      detail =
-          "HTTP "
-              + status
-              + reply.serverSays()
-              + region
-                  .map(r -> S3Signer.elsewhere(r, getsRegion))
-                  .map(advice -> "; " + advice)
-                  .orElse("");
-    }
-    return new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail);
-  }
-
-  private StoreException listFailure(String keyPrefix, SdkException e) {
-    String detail =
-        e instanceof S3Exception s && (s.statusCode() == 403 || s.statusCode() == 401)
-            ? "access denied (HTTP " + s.statusCode() + ")"
-            : describe(e);
-    return new StoreException("cannot list '" + keyPrefix + "' in " + name + ": " + detail, e);
-  }
 
   /** Remote: readers keep many requests in flight ({@link #getAsync}). */
   @Override
@@ -965,12 +412,8 @@ public final class S3Store implements Store {
 
   @Override
   public void close() {
-    HttpStore g = gets;
-    if (g != null) {
-      g.close();
-    }
-    synchronized (this) {
-      retired.forEach(HttpStore::close);
+    if (gets != null) {
+      gets.close();
     }
     connection.close();
   }

@@ -3,10 +3,9 @@ package dev.zaro.remote.spi;
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Futures;
 import java.io.IOException;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +14,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -32,6 +30,9 @@ import java.util.function.Supplier;
  *   <li>Status {@code 5xx} and {@code 429}, timeouts and broken connections ({@link IOException})
  *       are retried, at most {@code maxAttempts} attempts in all; the last reply (passed through
  *       {@link Replies#exhausted}, or a {@link StoreException} naming the attempts) is the result.
+ *   <li>A request whose attempts are used up by timeouts or broken connections fails with one line
+ *       naming the request, the host, what the last attempt met and how long the request waited in
+ *       all.
  *   <li>Every request has a total deadline ({@code timeout}) from the moment it is sent here: its
  *       time waiting for the host's limit, every attempt and the backoff between them. Past it the
  *       request fails with one line naming the host, the request and how long it waited, and the
@@ -49,7 +50,9 @@ import java.util.function.Supplier;
  *   <li>Requests wait for a permit of the host's limit; 429, 503 and timeouts shrink it.
  * </ul>
  *
- * Holds no resources of its own (the timer thread is shared and a daemon).
+ * A request's copies race in a {@link Race}; {@link Latencies} keeps the recent latencies and the
+ * hedge budget; {@link Tally} counts a request's attempts for its deadline's message. Holds no
+ * resources of its own (the timer thread is shared and a daemon).
  */
 public final class RequestPolicy {
   /** Request deadlines and retry delays: light work only, never blocking. */
@@ -163,7 +166,7 @@ public final class RequestPolicy {
               if (out.isDone()) {
                 return;
               }
-              StoreException error = expired(what, tally);
+              StoreException error = tally.deadlineError(what, host, timeout, requestTimeout);
               tally.expired = true;
               // first the attempt in flight stops (its body freed) or the one waiting for the
               // host's limit is dropped, then the caller hears: nothing of it is sent after that
@@ -187,45 +190,6 @@ public final class RequestPolicy {
         });
     cancelling(out, inner);
     return out;
-  }
-
-  /** The error of a request past its total deadline: one line, naming the host and the wait. */
-  private StoreException expired(String what, Tally tally) {
-    long waited = System.nanoTime() - tally.sentNanos;
-    int attempts = tally.attempts.get();
-    int silent = tally.silent.get();
-    return new StoreException(
-        "cannot read "
-            + what
-            + ": no complete reply from "
-            + host
-            + " within the "
-            + seconds(timeout.toNanos())
-            + " s timeout (waited "
-            + seconds(waited)
-            + " s; "
-            + attempts
-            + (attempts == 1 ? " attempt" : " attempts")
-            + " sent"
-            + (silent > 0
-                ? ", " + silent + " of them silent for " + seconds(requestTimeout.toNanos()) + " s"
-                : "")
-            + (attempts == 0 ? ", all waiting for the host's request limit" : "")
-            + ")");
-  }
-
-  /** Nanoseconds as seconds with at most one decimal ({@code 2.5}, {@code 30}). */
-  private static String seconds(long nanos) {
-    long tenths = Math.round(nanos / 100_000_000.0);
-    return tenths % 10 == 0 ? String.valueOf(tenths / 10) : tenths / 10 + "." + tenths % 10;
-  }
-
-  /** What one request's attempts have done so far, for its deadline's message. */
-  private static final class Tally {
-    final long sentNanos = System.nanoTime();
-    final AtomicInteger attempts = new AtomicInteger(); // started (got a permit)
-    final AtomicInteger silent = new AtomicInteger(); // cancelled by the no-progress timeout
-    volatile boolean expired; // the total deadline passed
   }
 
   /** Cancels {@code source} when {@code derived} is cancelled. */
@@ -265,12 +229,15 @@ public final class RequestPolicy {
                 int status = replies.status(r);
                 retriable = status == 429 || status >= 500;
                 problem = "HTTP " + status;
+              } else if (!timedOut.get() && cause instanceof HttpConnectTimeoutException) {
+                retriable = true; // java.net.http's connect timeout, which names no host
+                problem = "cannot connect to " + host + " (" + cause.getMessage() + ")";
               } else if (timedOut.get() || cause instanceof HttpTimeoutException) {
                 retriable = true;
                 problem = "no bytes from " + host + " for " + timeoutMillis + " ms";
               } else if (cause instanceof IOException) {
                 retriable = true;
-                problem = String.valueOf(cause);
+                problem = unnamed(what, cause);
               } else if (cause instanceof StoreException e) {
                 return CompletableFuture.<R>failedFuture(e); // a malformed body
               } else if (cause instanceof CancellationException) {
@@ -296,7 +263,10 @@ public final class RequestPolicy {
                             + problem
                             + " ("
                             + n
-                            + (n == 1 ? " attempt)" : " attempts)"),
+                            + (n == 1 ? " attempt" : " attempts")
+                            + "; waited "
+                            + Tally.seconds(System.nanoTime() - tally.sentNanos)
+                            + " s in all)",
                         cause));
               }
               long delay = backoffMillis(n, r == null ? Optional.empty() : replies.retryAfter(r));
@@ -333,6 +303,19 @@ public final class RequestPolicy {
             });
     cancelling(out, response);
     return out;
+  }
+
+  /**
+   * A broken connection's or a connect timeout's message for the request's error: without the
+   * request's name where the client already put it first ({@code key 'a/b' (URL): cannot connect to
+   * HOST within 10000 ms}), which the error names once; else the exception after the host (the
+   * SDK's {@code Read timed out} names none).
+   */
+  private String unnamed(String what, Throwable cause) {
+    String message = cause.getMessage();
+    return message != null && message.startsWith(what + ": ")
+        ? message.substring(what.length() + 2)
+        : "the connection to " + host + " failed: " + cause;
   }
 
   private long backoffMillis(int attempt, Optional<String> retryAfter) {
@@ -507,125 +490,5 @@ public final class RequestPolicy {
             });
     timer.setRemoveOnCancelPolicy(true);
     return timer;
-  }
-
-  /**
-   * The latencies of recent good replies, and the hedge budget: at most {@code 2 + requests / 20}
-   * hedges (5%).
-   */
-  static final class Latencies {
-    static final long FLOOR_MILLIS = 100;
-    private static final int WINDOW = 64;
-    private static final int MIN_SAMPLES = 16;
-    private final long[] recent = new long[WINDOW];
-    private int count;
-    private long requests;
-    private long hedges;
-
-    synchronized void record(long nanos) {
-      recent[count++ % WINDOW] = nanos;
-    }
-
-    /** How long a request may wait before it is hedged, or -1 before there is enough history. */
-    synchronized long hedgeDelayMillis() {
-      requests++;
-      int n = Math.min(count, WINDOW);
-      if (n < MIN_SAMPLES) {
-        return -1;
-      }
-      return Math.max(FLOOR_MILLIS, 3 * percentile95(recent, n) / 1_000_000);
-    }
-
-    /**
-     * The 95th percentile of {@code values[0, n)} (n > 0), the value at index {@code ceil(0.95 n) -
-     * 1} of them sorted: the k-th largest for a small k (at most 4 of a window of 64), found in one
-     * pass instead of a sort per request.
-     */
-    static long percentile95(long[] values, int n) {
-      int k = n - (int) Math.ceil(0.95 * n) + 1;
-      long[] top = new long[k]; // the k largest so far, descending
-      int filled = 0;
-      for (int i = 0; i < n; i++) {
-        long v = values[i];
-        if (filled == k && v <= top[k - 1]) {
-          continue;
-        }
-        int j = filled < k ? filled++ : k - 1;
-        while (j > 0 && top[j - 1] < v) {
-          top[j] = top[j - 1];
-          j--;
-        }
-        top[j] = v;
-      }
-      return top[k - 1];
-    }
-
-    synchronized boolean tryHedge() {
-      if (hedges >= 2 + requests / 20) {
-        return false;
-      }
-      hedges++;
-      return true;
-    }
-
-    synchronized long hedges() {
-      return hedges;
-    }
-  }
-
-  /** Copies of one request racing: the first good reply wins, the others are cancelled. */
-  private static final class Race<R> {
-    final CompletableFuture<R> result = new CompletableFuture<>();
-    private final List<CompletableFuture<R>> runners = new ArrayList<>(2);
-    private int pending;
-    private boolean over;
-
-    /** Adds a runner; false if the race is already over (the caller cancels it). */
-    @SuppressWarnings("FutureReturnValueIgnored") // finished() settles the race
-    boolean join(CompletableFuture<R> runner, Call<R> call) {
-      synchronized (this) {
-        if (over) {
-          return false;
-        }
-        pending++;
-        runners.add(runner);
-      }
-      runner.whenComplete((r, e) -> finished(r, e, call));
-      return true;
-    }
-
-    /** Cancels every copy still running. */
-    void cancelRunners() {
-      List<CompletableFuture<R>> all;
-      synchronized (this) {
-        all = List.copyOf(runners);
-      }
-      all.forEach(runner -> runner.cancel(true));
-    }
-
-    private void finished(R r, Throwable e, Call<R> call) {
-      List<CompletableFuture<R>> losers;
-      synchronized (this) {
-        pending--;
-        if (over || (e != null && pending > 0)) {
-          // a loser, or a failure while another copy may still answer: free what it holds
-          call.abandon();
-          return;
-        }
-        over = true;
-        losers = List.copyOf(runners);
-      }
-      if (e != null) {
-        call.abandon();
-      }
-      for (CompletableFuture<R> loser : losers) {
-        loser.cancel(true); // no-op for the winner, already complete
-      }
-      if (e != null) {
-        result.completeExceptionally(e);
-      } else {
-        result.complete(r);
-      }
-    }
   }
 }

@@ -23,7 +23,7 @@ class LatenciesTest {
         Arrays.sort(sorted);
         assertEquals(
             sorted[(int) Math.ceil(0.95 * n) - 1],
-            RequestPolicy.Latencies.percentile95(values, n),
+            Latencies.percentile95(values, n),
             "n " + n + ": " + Arrays.toString(Arrays.copyOf(values, n)));
       }
     }

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.zaro.arrow.error.StoreException;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpConnectTimeoutException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +17,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -174,5 +179,82 @@ class RequestPolicyTest {
     assertTrue(e.getMessage().contains("no bytes from " + host + " for 200 ms"), e.getMessage());
     assertTrue(e.getMessage().contains("2 attempts"), e.getMessage());
     assertEquals(2, attempts.get());
+  }
+
+  /** A policy of {@code attempts} attempts to {@code host} that retries at once. */
+  private static RequestPolicy retrying(String host, Duration requestTimeout, int attempts) {
+    return new RequestPolicy(
+        requestTimeout,
+        Duration.ofSeconds(60),
+        attempts,
+        Duration.ofMillis(1),
+        Duration.ofMillis(1),
+        false,
+        host,
+        4);
+  }
+
+  /** The message of request {@code what} whose every attempt fails with {@code cause}. */
+  private static String failing(String host, int attempts, String what, Throwable cause) {
+    return failure(
+            retrying(host, Duration.ofSeconds(30), attempts)
+                .send(what, () -> () -> CompletableFuture.failedFuture(cause), STATUS))
+        .getMessage();
+  }
+
+  /** How many seconds "waited N s in all" in {@code message} says, after checking it is there. */
+  private static double waitedInAll(String message) {
+    Matcher m = Pattern.compile("; waited (\\d+(?:\\.\\d)?) s in all\\)$").matcher(message);
+    assertTrue(m.find(), message);
+    return Double.parseDouble(m.group(1));
+  }
+
+  @Test
+  void silentAttemptsUsedUpSayHowLongTheRequestWaitedInAll() {
+    String host = host();
+    StoreException e =
+        failure(
+            retrying(host, Duration.ofMillis(200), 2)
+                .send("key 'silent'", () -> () -> new CompletableFuture<>(), STATUS));
+    String m = e.getMessage();
+    assertTrue(
+        m.startsWith("cannot read key 'silent': no bytes from " + host + " for 200 ms (2 attempts"),
+        m);
+    assertTrue(waitedInAll(m) >= 0.4, m); // two silent attempts of 200 ms each
+    assertEquals(1, m.lines().count(), m);
+  }
+
+  @Test
+  void connectTimeoutsUsedUpNameTheRequestOnceTheHostAndTheWait() {
+    String host = host();
+    String what = "key 'k' (http://" + host + "/k)";
+    String timedOut = "cannot connect to http://" + host + " within 200 ms";
+    String m = failing(host, 2, what, new SocketTimeoutException(what + ": " + timedOut));
+    assertTrue(m.startsWith("cannot read " + what + ": " + timedOut + " (2 attempts; "), m);
+    assertEquals(m.indexOf("key 'k'"), m.lastIndexOf("key 'k'"), m);
+    assertFalse(m.contains("Exception"), m);
+    assertTrue(waitedInAll(m) >= 0, m);
+  }
+
+  @Test
+  void anUnnamedConnectionFailureIsNamedWithTheHost() {
+    String host = host();
+    String m = failing(host, 2, "key 'k'", new IOException("Read timed out"));
+    assertTrue(m.startsWith("cannot read key 'k': the connection to " + host + " failed: "), m);
+    assertTrue(m.contains("Read timed out (2 attempts; waited "), m);
+  }
+
+  @Test
+  void theJdkClientsConnectTimeoutNamesTheHostNotSilence() {
+    String host = host();
+    String m =
+        failing(host, 1, "key 'k'", new HttpConnectTimeoutException("HTTP connect timed out"));
+    assertTrue(
+        m.startsWith(
+            "cannot read key 'k': cannot connect to "
+                + host
+                + " (HTTP connect timed out) (1 attempt;"),
+        m);
+    assertFalse(m.contains("no bytes"), m);
   }
 }
