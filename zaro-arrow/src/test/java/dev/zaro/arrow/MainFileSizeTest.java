@@ -14,12 +14,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * No main-code Java file of any module is over {@value #MAX_LINES} lines (issue 45: a class holds
- * one concern; the aim is at most 500). Walks every module's {@code src/main/java} from the
+ * one concern, in at most 500 lines). Walks every module's {@code src/main/java} from the
  * repository root (the parent of this module's directory, where Maven runs the tests) and lists
  * each file over the limit with its line count.
  */
 class MainFileSizeTest {
-  static final int MAX_LINES = 600;
+  static final int MAX_LINES = 500;
 
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 

@@ -189,7 +189,7 @@ public final class GcsStore implements Store {
                 + (pageToken == null
                     ? ""
                     : "&pageToken=" + URLEncoder.encode(pageToken, StandardCharsets.UTF_8)));
-    HttpStore.Fetched r = http.fetch(url, "listing of '" + keyPrefix + "'");
+    Fetched r = http.fetch(url, "listing of '" + keyPrefix + "'");
     if (r.status() == 401 || r.status() == 403) {
       throw new ListingRefused();
     }

@@ -197,14 +197,14 @@ class HttpStoreTest extends AbstractStoreTest {
       }
       assertTrue(s.get("a/c/9/9", ByteRange.of(0, 0), allocator).isEmpty());
       assertThrows(StoreException.class, () -> s.get("a/c/0/0", ByteRange.of(1000, 0), allocator));
-      HttpStore.Fetched page = s.fetch(server.url("data/a/c/0/0"), "a page");
+      Fetched page = s.fetch(server.url("data/a/c/0/0"), "a page");
       assertEquals(200, page.status());
       assertArrayEquals(CONTENTS.get("a/c/0/0"), page.body());
       assertEquals(
           String.valueOf(CONTENTS.get("a/c/0/0").length), page.header("content-LENGTH").get());
       assertEquals(404, s.fetch(server.url("data/a/c/9/9"), "a page").status());
       server.fault(Fault.DENIED_XML);
-      HttpStore.Fetched denied = s.fetch(server.url("data/a/c/0/0"), "a page");
+      Fetched denied = s.fetch(server.url("data/a/c/0/0"), "a page");
       assertEquals(403, denied.status());
       assertTrue(
           new String(denied.body(), StandardCharsets.UTF_8).contains("SignatureDoesNotMatch"));

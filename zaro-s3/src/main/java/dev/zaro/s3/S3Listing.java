@@ -2,6 +2,7 @@ package dev.zaro.s3;
 
 import dev.zaro.arrow.error.StoreException;
 import dev.zaro.arrow.exec.Futures;
+import dev.zaro.remote.Fetched;
 import dev.zaro.remote.HttpStore;
 import dev.zaro.remote.spi.Listing;
 import dev.zaro.remote.spi.RequestPolicy;
@@ -111,7 +112,7 @@ final class S3Listing {
         throw new StoreException("cannot list '" + keyPrefix + "' in " + name + ": no bucket URL");
       }
       URI url = URI.create(base + "?" + listQuery(objectPrefix, byDirectory, token, pageSize));
-      HttpStore.Fetched reply = g.fetch(url, what);
+      Fetched reply = g.fetch(url, what);
       if (reply.status() == 200) {
         return ListPage.parse(reply.body(), what + " (" + url + ")");
       }
@@ -148,8 +149,7 @@ final class S3Listing {
   }
 
   /** A listing's error reply as the error naming the prefix and the store. */
-  private StoreException listFailure(
-      String keyPrefix, HttpStore.Fetched reply, Optional<String> region) {
+  private StoreException listFailure(String keyPrefix, Fetched reply, Optional<String> region) {
     int status = reply.status();
     String detail;
     if (status == 404 && reply.errorCode().orElse("NoSuchBucket").equals("NoSuchBucket")) {
