@@ -24,7 +24,7 @@ final class HttpAnswers {
             try {
               r = reply.get();
             } catch (RuntimeException e) {
-              r = ZaroHttpServer.errorResponse(ZaroFlightProducer.translate(e));
+              r = ZaroHttpServer.errorResponse(FlightErrors.translate(e));
             }
             ZaroHttpServer.respond(ch, r, keepAlive);
           });

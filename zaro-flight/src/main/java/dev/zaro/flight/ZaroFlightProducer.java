@@ -1,7 +1,6 @@
 package dev.zaro.flight;
 
 import dev.zaro.arrow.Zaro;
-import dev.zaro.arrow.error.ZaroException;
 import dev.zaro.arrow.metadata.ArrayMetadata;
 import dev.zaro.arrow.plan.ReadPlan;
 import dev.zaro.arrow.plan.Selection;
@@ -34,7 +33,6 @@ import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Result;
@@ -103,20 +101,6 @@ public final class ZaroFlightProducer extends NoOpFlightProducer implements Auto
       t.setDaemon(true);
       return t;
     };
-  }
-
-  /** The Flight status of a zaro error, by its kind: {@link FlightErrors#status}. */
-  public static FlightRuntimeException status(ZaroException e) {
-    return FlightErrors.status(e);
-  }
-
-  /** What a gRPC call sends for {@code status}: {@link FlightErrors#onWire}. */
-  public static RuntimeException onWire(FlightRuntimeException status) {
-    return FlightErrors.onWire(status);
-  }
-
-  static FlightRuntimeException translate(RuntimeException e) {
-    return FlightErrors.translate(e);
   }
 
   @Override

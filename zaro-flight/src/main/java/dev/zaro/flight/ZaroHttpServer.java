@@ -276,7 +276,7 @@ public final class ZaroHttpServer implements AutoCloseable {
         }
         route(ctx, request, keepAlive);
       } catch (RuntimeException e) {
-        respond(ctx, errorResponse(ZaroFlightProducer.translate(e)), keepAlive);
+        respond(ctx, errorResponse(FlightErrors.translate(e)), keepAlive);
       }
     }
 

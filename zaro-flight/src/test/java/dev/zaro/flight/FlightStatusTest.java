@@ -48,7 +48,7 @@ class FlightStatusTest extends AllocatorTest {
   })
   void mapsEveryKind(ErrorKind kind, FlightStatusCode code) {
     FlightRuntimeException e =
-        ZaroFlightProducer.status(new ZaroException(kind, "chunk key 'a/c/0' broke"));
+        FlightErrors.status(new ZaroException(kind, "chunk key 'a/c/0' broke"));
     assertEquals(code, e.status().code());
     assertEquals("chunk key 'a/c/0' broke", e.status().description());
   }

@@ -3,7 +3,7 @@ package dev.zaro.sql;
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.flight.ZaroFlightProducer;
+import dev.zaro.flight.FlightErrors;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +101,7 @@ final class SqlCatalog {
           rows,
           listener);
     } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(ZaroFlightSqlProducer.status(e)));
+      listener.error(FlightErrors.onWire(ZaroFlightSqlProducer.status(e)));
     }
   }
 
@@ -153,7 +153,7 @@ final class SqlCatalog {
       listener.putNext();
       listener.completed();
     } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(ZaroFlightSqlProducer.status(e)));
+      listener.error(FlightErrors.onWire(ZaroFlightSqlProducer.status(e)));
     }
   }
 }

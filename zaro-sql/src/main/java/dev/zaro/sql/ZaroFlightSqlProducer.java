@@ -4,7 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import dev.zaro.arrow.error.ZaroException;
-import dev.zaro.flight.ZaroFlightProducer;
+import dev.zaro.flight.FlightErrors;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,7 +103,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       return f;
     }
     if (e instanceof ZaroException z) {
-      return ZaroFlightProducer.status(z);
+      return FlightErrors.status(z);
     }
     return CallStatus.INTERNAL.withDescription(e.toString()).withCause(e).toRuntimeException();
   }
@@ -175,7 +175,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
       listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
       listener.onCompleted();
     } catch (RuntimeException e) {
-      listener.onError(ZaroFlightProducer.onWire(status(e)));
+      listener.onError(FlightErrors.onWire(status(e)));
     }
   }
 
@@ -276,7 +276,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
               .withCause(e)
               .toRuntimeException());
     } catch (RuntimeException e) {
-      listener.error(ZaroFlightProducer.onWire(status(e)));
+      listener.error(FlightErrors.onWire(status(e)));
     }
   }
 
@@ -323,7 +323,7 @@ public final class ZaroFlightSqlProducer extends NoOpFlightSqlProducer {
         }
         ackStream.onCompleted();
       } catch (RuntimeException e) {
-        ackStream.onError(ZaroFlightProducer.onWire(status(e)));
+        ackStream.onError(FlightErrors.onWire(status(e)));
       }
     };
   }
