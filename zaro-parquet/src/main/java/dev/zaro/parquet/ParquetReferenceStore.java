@@ -9,6 +9,7 @@ import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.ReferenceBackedStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
+import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreKeys;
 import dev.zaro.arrow.store.StoreLocation;
@@ -92,24 +93,33 @@ public final class ParquetReferenceStore implements ReferenceBackedStore {
 
   /** Opens the reference directory at {@code location}: a local path or a URL. */
   public static ParquetReferenceStore open(String location) {
+    return open(location, RemoteLimits.DEFAULT);
+  }
+
+  /**
+   * {@link #open(String)}, the directory and every target read with {@code limits} (the timeouts,
+   * retries and caps given for this store).
+   */
+  public static ParquetReferenceStore open(String location, RemoteLimits limits) {
     String name = "reference+parquet://" + location;
     Store dir;
     StoreLocation where;
     try {
-      where = StoreLocation.parse(location);
+      where = StoreLocation.parse(location).withLimits(limits);
       dir = Stores.open(where);
     } catch (ZaroException e) {
       throw new StoreException("store '" + name + "': " + e.getMessage(), e);
     }
     try {
-      return new ParquetReferenceStore(name, dir, where.parent(), !where.isLocal());
+      return new ParquetReferenceStore(name, dir, where.parent(), !where.isLocal(), limits);
     } catch (RuntimeException e) {
       dir.close();
       throw e;
     }
   }
 
-  private ParquetReferenceStore(String name, Store directory, String baseLocation, boolean remote) {
+  private ParquetReferenceStore(
+      String name, Store directory, String baseLocation, boolean remote, RemoteLimits limits) {
     this.name = name;
     this.directory = directory;
     this.localDirectory = directory instanceof FileStore f ? f.root() : null;
@@ -175,7 +185,7 @@ public final class ParquetReferenceStore implements ReferenceBackedStore {
     found.sort(Comparator.comparingInt((ArrayInfo a) -> a.path().length()).reversed());
     this.metadata = meta;
     this.arrays = List.copyOf(found);
-    this.targets = new ReferenceTargets(name, baseLocation, remote);
+    this.targets = new ReferenceTargets(name, baseLocation, remote, null, limits);
   }
 
   private String checkedKey(String key) {

@@ -16,6 +16,6 @@ public final class ParquetStoreProvider implements StoreProvider {
 
   @Override
   public Store open(StoreLocation location) {
-    return ParquetReferenceStore.open(location.inner());
+    return ParquetReferenceStore.open(location.inner(), location.limits());
   }
 }

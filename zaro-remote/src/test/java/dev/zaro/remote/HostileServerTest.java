@@ -12,9 +12,13 @@ import dev.zaro.arrow.store.ByteRange;
 import dev.zaro.arrow.store.LoopbackHttpServer;
 import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.Store;
+import dev.zaro.arrow.store.StoreLocation;
+import dev.zaro.arrow.store.Stores;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -32,6 +36,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link HttpStore} against a loopback server that answers as a broken or hostile one would: it
@@ -66,6 +71,9 @@ class HostileServerTest {
           @Override
           protected boolean answer(List<String> head, OutputStream out) throws Exception {
             Reply r = replies.get(path(head));
+            if (r == null && path(head).startsWith("/data/stalled-dir/")) {
+              r = (h, o) -> stall(); // a whole directory that never answers
+            }
             if (r == null) {
               good(head, out);
               return true;
@@ -173,6 +181,32 @@ class HostileServerTest {
       assertEquals(1, e.getMessage().lines().count(), e.getMessage());
       stillReads(s);
     }
+  }
+
+  /**
+   * A store opened inside another (a kerchunk reference's target, an Icechunk repository's storage)
+   * reads with the limits given for the outer store, not the defaults (30 s, 5 attempts).
+   */
+  @Test
+  void storesNestedInOthersReadWithTheLimitsGiven(@TempDir Path dir) throws IOException {
+    replies.put("/data/stalled", (head, out) -> stall());
+    RemoteLimits limits = limits(60, 0.5).withRetries(1);
+    Path refs = dir.resolve("refs.json");
+    Files.writeString(
+        refs,
+        "{\"version\": 1, \"refs\": {\"x\": [\"" + server.url("data/stalled") + "\", 0, 10]}}");
+    try (Store s =
+        Stores.open(StoreLocation.parse("reference+json://" + refs).withLimits(limits))) {
+      StoreException e =
+          assertThrows(StoreException.class, () -> s.get("x", ByteRange.ALL, allocator));
+      assertMentions(e, "no bytes from " + host() + " for 500 ms", "2 attempts");
+    }
+    String repo = "icechunk+" + server.url("data/stalled-dir/repo");
+    StoreException e =
+        assertThrows(
+            StoreException.class,
+            () -> Stores.open(StoreLocation.parse(repo).withLimits(limits)).close());
+    assertMentions(e, "no bytes from " + host() + " for 500 ms", "2 attempts");
   }
 
   @Test

@@ -47,10 +47,14 @@ public final class ReferenceStore implements ReferenceBackedStore {
   private final ReferenceTargets targets;
 
   private ReferenceStore(
-      String name, NavigableMap<String, Reference> refs, String baseLocation, boolean remote) {
+      String name,
+      NavigableMap<String, Reference> refs,
+      String baseLocation,
+      boolean remote,
+      RemoteLimits limits) {
     this.name = name;
     this.refs = refs;
-    this.targets = new ReferenceTargets(name, baseLocation, remote);
+    this.targets = new ReferenceTargets(name, baseLocation, remote, null, limits);
   }
 
   /**
@@ -95,7 +99,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
             "store '" + name + "': cannot read the reference file " + file + ": " + e, e);
       }
       Path dir = file.getParent();
-      return parse(doc, name, dir == null ? null : dir.toString() + "/", false);
+      return parse(doc, name, dir == null ? null : dir.toString() + "/", false, limits);
     }
     StoreLocation.FileIn file =
         where.fileIn("store '" + name + "': the reference file URL names no file");
@@ -113,7 +117,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
           : new StoreException(
               "store '" + name + "': cannot read the reference file: " + e.getMessage(), e);
     }
-    return parse(doc, name, where.parent(), true);
+    return parse(doc, name, where.parent(), true, limits);
   }
 
   /**
@@ -126,6 +130,12 @@ public final class ReferenceStore implements ReferenceBackedStore {
    */
   public static ReferenceStore parse(
       byte[] document, String name, String baseLocation, boolean remote) {
+    return parse(document, name, baseLocation, remote, RemoteLimits.DEFAULT);
+  }
+
+  /** {@link #parse(byte[], String, String, boolean)}, its targets opened with {@code limits}. */
+  public static ReferenceStore parse(
+      byte[] document, String name, String baseLocation, boolean remote, RemoteLimits limits) {
     JsonNode root;
     try {
       root = Json.readTree(maybeGunzip(document));
@@ -172,7 +182,7 @@ public final class ReferenceStore implements ReferenceBackedStore {
               + version
               + " (versions 0 and 1 are read)");
     }
-    return new ReferenceStore(name, refs, baseLocation, remote);
+    return new ReferenceStore(name, refs, baseLocation, remote, limits);
   }
 
   private static byte[] maybeGunzip(byte[] doc) throws IOException {

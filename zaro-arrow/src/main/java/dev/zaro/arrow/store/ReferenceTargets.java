@@ -67,6 +67,9 @@ public final class ReferenceTargets implements AutoCloseable {
 
   private final String name;
 
+  /** What the target directories' stores are opened with. */
+  private final RemoteLimits limits;
+
   /** Where relative urls resolve from: a directory path or URL ending with '/', or null. */
   private final String baseLocation;
 
@@ -92,6 +95,16 @@ public final class ReferenceTargets implements AutoCloseable {
    * @param home the store {@link Reference.Stored} keys are read from (not closed by this), or null
    */
   public ReferenceTargets(String name, String baseLocation, boolean remote, Store home) {
+    this(name, baseLocation, remote, home, RemoteLimits.DEFAULT);
+  }
+
+  /**
+   * @param limits what each target directory's store is opened with: the timeouts, retries and caps
+   *     the user gave the store these references belong to
+   */
+  public ReferenceTargets(
+      String name, String baseLocation, boolean remote, Store home, RemoteLimits limits) {
+    this.limits = limits;
     this.name = name;
     this.baseLocation = baseLocation;
     this.remote = remote;
@@ -201,7 +214,9 @@ public final class ReferenceTargets implements AutoCloseable {
               "key '" + key + "' in " + name + " refers to '" + abs + "', which names no file");
       Store store;
       try {
-        store = directories.computeIfAbsent(file.folder(), Stores::open);
+        store =
+            directories.computeIfAbsent(
+                file.folder(), f -> Stores.open(StoreLocation.parse(f).withLimits(limits)));
       } catch (ZaroException e) {
         throw new StoreException(
             "key '" + key + "' in " + name + " refers to '" + abs + "': " + e.getMessage(), e);

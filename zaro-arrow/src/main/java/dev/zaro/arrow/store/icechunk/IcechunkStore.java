@@ -7,6 +7,7 @@ import dev.zaro.arrow.store.FileStore;
 import dev.zaro.arrow.store.ReferenceBackedStore;
 import dev.zaro.arrow.store.ReferenceTargets;
 import dev.zaro.arrow.store.ReferenceTargets.Reference;
+import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.arrow.store.Store;
 import dev.zaro.arrow.store.StoreCapabilities;
 import dev.zaro.arrow.store.StoreKeys;
@@ -80,7 +81,8 @@ public final class IcechunkStore implements ReferenceBackedStore {
   private final Map<String, Manifest> manifests = new ConcurrentHashMap<>();
   private final ReferenceTargets targets;
 
-  private IcechunkStore(Store storage, String location, Version version, boolean remote) {
+  private IcechunkStore(
+      Store storage, String location, Version version, boolean remote, RemoteLimits limits) {
     this.storage = storage;
     this.repository = Repository.open(storage, location);
     String id = repository.resolve(version);
@@ -93,7 +95,7 @@ public final class IcechunkStore implements ReferenceBackedStore {
     for (Snapshot.Node n : snapshot.nodes) {
       nodes.put(n.path(), n);
     }
-    this.targets = new ReferenceTargets(name, null, remote, storage);
+    this.targets = new ReferenceTargets(name, null, remote, storage, limits);
   }
 
   /**
@@ -106,8 +108,17 @@ public final class IcechunkStore implements ReferenceBackedStore {
    */
   public static IcechunkStore open(
       Store storage, String location, Version version, boolean remote) {
+    return open(storage, location, version, remote, RemoteLimits.DEFAULT);
+  }
+
+  /**
+   * {@link #open(Store, String, Version, boolean)}, virtual chunks' targets opened with {@code
+   * limits} (the timeouts, retries and caps given for the repository).
+   */
+  public static IcechunkStore open(
+      Store storage, String location, Version version, boolean remote, RemoteLimits limits) {
     try {
-      return new IcechunkStore(storage, location, version, remote);
+      return new IcechunkStore(storage, location, version, remote, limits);
     } catch (RuntimeException e) {
       storage.close();
       throw e;
@@ -190,12 +201,12 @@ public final class IcechunkStore implements ReferenceBackedStore {
     } else {
       String inner = StoreLocation.of(scheme.substring("icechunk+".length()), rest, passed);
       try {
-        storage = Stores.open(inner);
+        storage = Stores.open(StoreLocation.parse(inner).withLimits(location.limits()));
       } catch (ZaroException e) {
         throw new StoreException("store '" + location + "': " + e.getMessage(), e);
       }
     }
-    return open(storage, where, version, remote);
+    return open(storage, where, version, remote, location.limits());
   }
 
   /** The id of the snapshot this store shows. */
