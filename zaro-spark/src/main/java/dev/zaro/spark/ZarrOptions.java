@@ -2,9 +2,9 @@ package dev.zaro.spark;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.OptionText;
 import dev.zaro.arrow.store.RemoteLimits;
 import java.io.Serializable;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -127,91 +127,27 @@ public record ZarrOptions(
         location,
         names,
         slice == null ? "" : slice,
-        bool(get.apply("raw"), "raw"),
-        bool(get.apply("rawBits"), "rawBits") || bool(get.apply("fallbackTypes"), "fallbackTypes"),
-        positive(get.apply("partitionBytes"), "partitionBytes", 0),
-        (int) Math.min(Integer.MAX_VALUE, positive(get.apply("threads"), "threads", 1)),
-        remote(get));
+        OptionText.bool(get.apply("raw"), label("raw")),
+        OptionText.bool(get.apply("rawBits"), label("rawBits"))
+            || OptionText.bool(get.apply("fallbackTypes"), label("fallbackTypes")),
+        OptionText.size(get.apply("partitionBytes"), label("partitionBytes"), 0),
+        (int)
+            Math.min(Integer.MAX_VALUE, OptionText.size(get.apply("threads"), label("threads"), 1)),
+        OptionText.remoteLimits(k -> get.apply(camel(k)), k -> label(camel(k))));
   }
 
-  /** The remote limits the options give, over {@link RemoteLimits#DEFAULT}. */
-  private static RemoteLimits remote(UnaryOperator<String> get) {
-    RemoteLimits limits = RemoteLimits.DEFAULT;
-    String timeout = get.apply("timeout");
-    if (timeout != null) {
-      limits = limits.withTimeout(seconds(timeout, "timeout"));
-    }
-    String requestTimeout = get.apply("requestTimeout");
-    if (requestTimeout != null) {
-      limits = limits.withRequestTimeout(seconds(requestTimeout, "requestTimeout"));
-    }
-    String retries = get.apply("retries");
-    if (retries != null) {
-      try {
-        limits = limits.withRetries(Integer.parseInt(retries.trim()));
-      } catch (IllegalArgumentException e) { // NumberFormatException too
-        throw new IllegalArgumentException(
-            "zarr: option 'retries' is '" + retries + "'; expected a whole number, 0 or more", e);
-      }
-    }
-    if (get.apply("maxObjectSize") != null) {
-      limits = limits.withMaxObjectSize(positive(get.apply("maxObjectSize"), "maxObjectSize", 0));
-    }
-    if (get.apply("maxMetadataSize") != null) {
-      limits =
-          limits.withMaxMetadataSize(positive(get.apply("maxMetadataSize"), "maxMetadataSize", 0));
-    }
-    return limits;
+  /** An option as messages name it. */
+  private static String label(String option) {
+    return "zarr: option '" + option + "'";
   }
 
-  private static Duration seconds(String value, String option) {
-    try {
-      double s = Double.parseDouble(value.trim());
-      if (s > 0 && s <= 1e9) {
-        return Duration.ofNanos(Math.round(s * 1e9));
-      }
-    } catch (NumberFormatException e) {
-      // reported below
+  /** The Spark name of a command-line name: request-timeout is requestTimeout. */
+  private static String camel(String name) {
+    StringBuilder b = new StringBuilder();
+    for (String part : name.split("-", -1)) {
+      b.append(b.length() == 0 ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
     }
-    throw new IllegalArgumentException(
-        "zarr: option '" + option + "' is '" + value + "'; expected a positive number of seconds");
-  }
-
-  private static boolean bool(String value, String option) {
-    if (value == null) {
-      return false;
-    }
-    return switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              "zarr: option '" + option + "' is '" + value + "'; expected true or false");
-    };
-  }
-
-  /** A positive integer, with an optional k/m/g suffix (powers of 1024). */
-  private static long positive(String value, String option, long fallback) {
-    if (value == null) {
-      return fallback;
-    }
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
-    try {
-      long n = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1).trim());
-      if (n >= 1 && n <= (Long.MAX_VALUE >> shift)) {
-        return n << shift;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "zarr: option '"
-            + option
-            + "' is '"
-            + value
-            + "'; expected a positive integer"
-            + (option.equals("threads") ? "" : " (k, m, g suffixes allowed)"));
+    return b.toString();
   }
 
   /** The zaro options an open of this read uses. */

@@ -2,13 +2,12 @@ package dev.zaro.trino;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.OptionText;
 import dev.zaro.arrow.store.RemoteLimits;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -110,10 +109,12 @@ public record ZarrConfig(
     }
     return new ZarrConfig(
         store,
-        size(properties, "zarr.split-size", DEFAULT_SPLIT_BYTES),
-        bool(properties, "zarr.raw"),
-        (int) Math.min(64, size(properties, "zarr.threads", 1)),
-        remote(properties));
+        OptionText.size(
+            properties.get("zarr.split-size"), "zarr: zarr.split-size", DEFAULT_SPLIT_BYTES),
+        OptionText.bool(properties.get("zarr.raw"), "zarr: zarr.raw"),
+        (int)
+            Math.min(64, OptionText.size(properties.get("zarr.threads"), "zarr: zarr.threads", 1)),
+        OptionText.remoteLimits(k -> properties.get("zarr." + k), k -> "zarr: zarr." + k));
   }
 
   /** The zaro options a store of this catalog is opened with. */
@@ -129,82 +130,5 @@ public record ZarrConfig(
   private static String encode(String value) {
     // percent-encoded, a space too ('+' is a plus in a store location's query)
     return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  private static RemoteLimits remote(Map<String, String> properties) {
-    RemoteLimits limits = RemoteLimits.DEFAULT;
-    if (properties.containsKey("zarr.timeout")) {
-      limits = limits.withTimeout(seconds(properties, "zarr.timeout"));
-    }
-    if (properties.containsKey("zarr.request-timeout")) {
-      limits = limits.withRequestTimeout(seconds(properties, "zarr.request-timeout"));
-    }
-    if (properties.containsKey("zarr.retries")) {
-      String value = properties.get("zarr.retries");
-      try {
-        limits = limits.withRetries(Integer.parseInt(value.trim()));
-      } catch (IllegalArgumentException e) { // NumberFormatException too
-        throw new IllegalArgumentException(
-            "zarr: zarr.retries is '" + value + "'; expected a whole number, 0 or more", e);
-      }
-    }
-    if (properties.containsKey("zarr.max-object-size")) {
-      limits = limits.withMaxObjectSize(size(properties, "zarr.max-object-size", 0));
-    }
-    if (properties.containsKey("zarr.max-metadata-size")) {
-      limits = limits.withMaxMetadataSize(size(properties, "zarr.max-metadata-size", 0));
-    }
-    return limits;
-  }
-
-  private static Duration seconds(Map<String, String> properties, String key) {
-    String value = properties.get(key);
-    try {
-      double s = Double.parseDouble(value.trim());
-      if (s > 0 && s <= 1e9) {
-        return Duration.ofNanos(Math.round(s * 1e9));
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "zarr: " + key + " is '" + value + "'; expected a positive number of seconds");
-  }
-
-  private static boolean bool(Map<String, String> properties, String key) {
-    String value = properties.get(key);
-    if (value == null) {
-      return false;
-    }
-    return switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              "zarr: " + key + " is '" + value + "'; expected true or false");
-    };
-  }
-
-  /** A positive integer, with an optional k/m/g suffix (powers of 1024). */
-  private static long size(Map<String, String> properties, String key, long fallback) {
-    String value = properties.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    if (v.endsWith("b")) {
-      v = v.substring(0, v.length() - 1); // 64MB as Trino's data sizes spell it
-    }
-    int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
-    try {
-      long n = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1).trim());
-      if (n >= 1 && n <= (Long.MAX_VALUE >> shift)) {
-        return n << shift;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "zarr: " + key + " is '" + value + "'; expected a positive integer (k, m, g suffixes)");
   }
 }
