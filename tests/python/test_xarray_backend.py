@@ -126,11 +126,15 @@ def test_opening_is_one_round_trip(server):
         assert ds.latitude.values[0] == 90.0 and ds.expver.values[-1] == "0005"
         assert c._flight.calls == ["do_action"]
         ds.t2m[0, 0, 0].values  # the data variables stay on the server until indexed
-        # a server on this machine hands the values over in shared memory (do_exchange)
-        assert c._flight.calls == ["do_action", "do_exchange"]
-        c.shared_memory = False
+        # a read this small goes by do_get (below client.shared_min_bytes) ...
+        assert c._flight.calls == ["do_action", "do_get"]
+        # ... a larger one from a server on this machine comes in shared memory (do_exchange)
+        c.shared_min_bytes = 0
         ds.t2m[0, 0, 1].values
-        assert c._flight.calls == ["do_action", "do_exchange", "do_get"]
+        assert c._flight.calls == ["do_action", "do_get", "do_exchange"]
+        c.shared_memory = False
+        ds.t2m[0, 0, 2].values
+        assert c._flight.calls == ["do_action", "do_get", "do_exchange", "do_get"]
 
 
 def test_datatree_is_one_round_trip(server):
