@@ -24,10 +24,11 @@ that crossed the link (the proxy counts them; at rtt 0 the zaro server's stream_
 Prints one JSON line per rtt and a markdown table at the end.
 """
 import argparse
-import asyncio
+import collections
 import json
 import pathlib
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -81,65 +82,77 @@ for line in sys.stdin:  # one pass a line, so the two readers alternate
 
 class DelayProxy:
     """A TCP proxy that forwards every byte rtt/2 after it arrived, in each direction, and counts
-    the bytes it forwards from the server to the client."""
+    the bytes it forwards from the server to the client. Two threads per direction on blocking
+    sockets, which let go of the GIL while they wait: an asyncio proxy here capped a 62 MB read at
+    about 250 MB/s even with no delay, so it measured itself rather than the latency."""
 
     def __init__(self, target_port, rtt_ms):
         self.target_port = target_port
         self.delay = rtt_ms / 2000.0
         self.down_bytes = 0
-        self.loop = asyncio.new_event_loop()
-        self.port = None
-        ready = threading.Event()
-        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
-        ready.wait()
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
 
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
+    def _accept(self):
+        while True:
+            client, _ = self._listener.accept()
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            for s in (client, upstream):
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._pipe(client, upstream, False)
+            self._pipe(upstream, client, True)
 
-        async def start():
-            server = await asyncio.start_server(self._client, "127.0.0.1", 0)
-            self.port = server.sockets[0].getsockname()[1]
-            ready.set()
-            await server.serve_forever()
+    def _pipe(self, src, dst, down):
+        pending = collections.deque()
+        ready = threading.Condition()
 
-        self.loop.run_until_complete(start())
+        def receive():
+            try:
+                while True:
+                    data = src.recv(4 << 20)
+                    with ready:
+                        pending.append((time.monotonic() + self.delay, data))
+                        ready.notify()
+                    if not data:
+                        return
+            except OSError:
+                with ready:
+                    pending.append((0, b""))
+                    ready.notify()
 
-    async def _client(self, reader, writer):
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        await asyncio.gather(self._pipe(reader, up_writer, False), self._pipe(up_reader, writer, True),
-                             return_exceptions=True)
+        def send():
+            try:
+                while True:
+                    with ready:
+                        while not pending:
+                            ready.wait()
+                        due, data = pending.popleft()
+                    wait = due - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                    if not data:
+                        dst.shutdown(socket.SHUT_WR)
+                        return
+                    dst.sendall(data)
+                    if down:
+                        with self._lock:
+                            self.down_bytes += len(data)
+            except OSError:
+                pass
+            finally:
+                try:
+                    src.close()
+                except OSError:
+                    pass
 
-    async def _pipe(self, reader, writer, down):
-        queue = asyncio.Queue()
-
-        async def send():
-            while True:
-                at, data = await queue.get()
-                if data is None:
-                    break
-                wait = at - self.loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                writer.write(data)
-                if down:
-                    self.down_bytes += len(data)
-                await writer.drain()
-            writer.close()
-
-        sender = asyncio.ensure_future(send())
-        try:
-            while True:
-                data = await reader.read(1 << 20)
-                if not data:
-                    break
-                queue.put_nowait((self.loop.time() + self.delay, data))
-        finally:
-            queue.put_nowait((0, None))
-            await sender
+        threading.Thread(target=receive, daemon=True).start()
+        threading.Thread(target=send, daemon=True).start()
 
 
 def start_line(cmd, pattern, **kwargs):
