@@ -3,6 +3,7 @@ package dev.zaro.flight;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zaro.arrow.json.Json;
+import dev.zaro.arrow.store.OptionText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,26 +133,22 @@ record ReadRequest(
             : null);
   }
 
-  /** A timeout in seconds (a JSON number, or its text as an HTTP query gives it). */
+  /**
+   * A timeout in seconds (a JSON number, or its text as an HTTP query gives it), by the rule every
+   * surface takes seconds by ({@link OptionText#seconds}); a bad value is the client's mistake.
+   */
   static Duration seconds(String text, JsonNode number) {
-    double s;
-    if (text != null) {
-      try {
-        s = Double.parseDouble(text.trim());
-      } catch (NumberFormatException e) {
-        s = Double.NaN;
-      }
-    } else {
-      s = number != null && number.isNumber() ? number.doubleValue() : Double.NaN;
-    }
-    if (!(s > 0) || s > 1e9) {
+    String value = text != null ? text : number != null && number.isNumber() ? number.asText() : "";
+    try {
+      return OptionText.seconds(value, "\"timeout\"");
+    } catch (IllegalArgumentException e) {
       throw CallStatus.INVALID_ARGUMENT
           .withDescription(
               "\"timeout\" must be a positive number of seconds, not "
                   + (text != null ? "'" + text + "'" : String.valueOf(number)))
+          .withCause(e)
           .toRuntimeException();
     }
-    return Duration.ofNanos(Math.round(s * 1e9));
   }
 
   /** The same request for another slice. */
