@@ -1,6 +1,7 @@
 package dev.zaro.cli;
 
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.store.OptionText;
 import dev.zaro.arrow.store.RemoteLimits;
 import dev.zaro.flight.Sizes;
 import java.time.Duration;
@@ -27,7 +28,7 @@ final class RemoteOptions {
           "Remote stores: the most seconds one key's read may take in all: waiting for the host's"
               + " request limit, every attempt and the backoff between them (default: 300). Past"
               + " it the read fails naming the host, the key and the wait.")
-  Double timeout;
+  String timeout;
 
   @Option(
       names = "--request-timeout",
@@ -35,7 +36,7 @@ final class RemoteOptions {
       description =
           "Remote stores: an attempt that receives no byte for S seconds fails and is retried"
               + " (default: 30); each byte restarts the clock.")
-  Double requestTimeout;
+  String requestTimeout;
 
   @Option(
       names = "--retries",
@@ -92,11 +93,15 @@ final class RemoteOptions {
     return options.withRemote(limits());
   }
 
-  private Duration seconds(String option, double s) {
-    if (!(s > 0) || s > 1e9) {
-      throw usage(option + " must be a positive number of seconds, not " + s);
+  /**
+   * {@code s} by the one rule for seconds ({@link OptionText#seconds}), refused as a usage error.
+   */
+  private Duration seconds(String option, String s) {
+    try {
+      return OptionText.seconds(s, option);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
     }
-    return Duration.ofNanos(Math.round(s * 1e9));
   }
 
   private <T extends Number> T atLeast(String option, T value, long min) {

@@ -115,7 +115,8 @@ class RemoteOptionsCliTest {
     assertTrue(r.err().contains("--retries must be at least 0"), r.err());
     r = CliTest.run("info", "http://127.0.0.1:1/x", "/", "--timeout", "0");
     assertEquals(2, r.code(), r.err());
-    assertTrue(r.err().contains("--timeout must be a positive number of seconds"), r.err());
+    assertTrue(
+        r.err().contains("--timeout is '0'; expected a positive number of seconds"), r.err());
     r = CliTest.run("read", "x", "/", "--out", "y", "--max-object-size", "lots");
     assertEquals(2, r.code(), r.err());
     assertTrue(r.err().contains("'lots' is not a size"), r.err());
