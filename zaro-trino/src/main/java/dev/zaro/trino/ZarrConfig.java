@@ -2,6 +2,7 @@ package dev.zaro.trino;
 
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
+import dev.zaro.arrow.read.MissingChunks;
 import dev.zaro.arrow.store.OptionText;
 import dev.zaro.arrow.store.RemoteLimits;
 import java.net.URLEncoder;
@@ -23,9 +24,16 @@ import java.util.TreeSet;
  * @param raw stored values instead of CF decoding
  * @param threads chunks one split decodes in parallel
  * @param remote remote stores' timeouts, retries and size caps
+ * @param missingChunks what a read does with a chunk absent from the store: the fill value (Zarr's
+ *     default, {@code zarr.missing-chunks=fill}) or an error naming it ({@code error})
  */
 public record ZarrConfig(
-    String store, long splitBytes, boolean raw, int threads, RemoteLimits remote) {
+    String store,
+    long splitBytes,
+    boolean raw,
+    int threads,
+    RemoteLimits remote,
+    MissingChunks missingChunks) {
 
   /**
    * Decoded bytes per split unless {@code zarr.split-size} says otherwise: as zaro-spark's
@@ -50,7 +58,8 @@ public record ZarrConfig(
           "zarr.request-timeout",
           "zarr.retries",
           "zarr.max-object-size",
-          "zarr.max-metadata-size");
+          "zarr.max-metadata-size",
+          "zarr.missing-chunks");
 
   /**
    * Checks and parses a catalog's properties.
@@ -114,12 +123,27 @@ public record ZarrConfig(
         OptionText.bool(properties.get("zarr.raw"), "zarr: zarr.raw"),
         (int)
             Math.min(64, OptionText.size(properties.get("zarr.threads"), "zarr: zarr.threads", 1)),
-        OptionText.remoteLimits(k -> properties.get("zarr." + k), k -> "zarr: zarr." + k));
+        OptionText.remoteLimits(k -> properties.get("zarr." + k), k -> "zarr: zarr." + k),
+        missingChunks(properties.get("zarr.missing-chunks")));
+  }
+
+  private static MissingChunks missingChunks(String value) {
+    if (value == null || value.equals("fill")) {
+      return MissingChunks.FILL;
+    }
+    if (value.equals("error")) {
+      return MissingChunks.ERROR;
+    }
+    throw new IllegalArgumentException(
+        "zarr: zarr.missing-chunks is 'fill' or 'error', not '" + value + "'");
   }
 
   /** The zaro options a store of this catalog is opened with. */
   public ZaroOptions zaroOptions() {
-    return ZaroOptions.defaults().withThreads(threads).withRemote(remote);
+    return ZaroOptions.defaults()
+        .withThreads(threads)
+        .withRemote(remote)
+        .withMissingChunks(missingChunks);
   }
 
   /** Opens the store; the caller closes it. */

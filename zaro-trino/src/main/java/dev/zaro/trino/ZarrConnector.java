@@ -60,18 +60,25 @@ final class ZarrConnector implements Connector {
       try {
         zaro = config.open();
       } catch (ZaroException e) {
-        throw new TrinoException(
-            ZarrErrorCode.ZARR_STORE_ERROR,
-            "zarr: catalog '"
-                + catalog
-                + "': cannot open store '"
-                + config.store()
-                + "': "
-                + e.getMessage(),
-            e);
+        throw storeError("open", e);
       }
     }
     return zaro;
+  }
+
+  /** The error of a store that cannot be opened or listed ({@code what}), naming the catalog. */
+  TrinoException storeError(String what, ZaroException e) {
+    return new TrinoException(
+        ZarrErrorCode.ZARR_STORE_ERROR,
+        "zarr: catalog '"
+            + catalog
+            + "': cannot "
+            + what
+            + " store '"
+            + config.store()
+            + "': "
+            + e.getMessage(),
+        e);
   }
 
   /** The dimension columns of the array at {@code path} (coordinates read lazily, once). */

@@ -45,7 +45,12 @@ final class ZarrTables {
     if (l == null) {
       synchronized (this) {
         if (listing == null) {
-          listing = list(connector.zaro());
+          Zaro zaro = connector.zaro();
+          try {
+            listing = list(zaro);
+          } catch (ZaroException e) {
+            throw connector.storeError("list", e);
+          }
         }
         l = listing;
       }

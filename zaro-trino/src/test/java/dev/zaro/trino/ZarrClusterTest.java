@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.google.inject.Key;
 import dev.zaro.arrow.Fixtures;
 import dev.zaro.arrow.Zaro;
 import dev.zaro.arrow.ZaroOptions;
@@ -12,15 +13,21 @@ import dev.zaro.s3.MotoServer;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.SqlQuery;
 import dev.zaro.trino.server.LocalCluster;
+import io.trino.connector.CatalogHandle;
+import io.trino.connector.ConnectorServicesProvider;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.StageInfo;
 import io.trino.execution.StagesInfo;
 import io.trino.execution.TaskInfo;
+import io.trino.metadata.CatalogManager;
 import io.trino.operator.OperatorStats;
 import io.trino.server.testing.TestingTrinoServer;
+import io.trino.spi.catalog.CatalogName;
+import io.trino.spi.catalog.CatalogProperties;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.MaterializedRow;
+import io.trino.testing.QueryFailedException;
 import io.trino.testing.QueryRunner;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -50,6 +57,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -338,6 +346,71 @@ class ZarrClusterTest {
             .execute(
                 "select count(v) + count(*) - count(v) from corrupt.\"default\".v where z < 0.35")
             .getOnlyValue());
+    assertWorkerMemoryReturnsToZero();
+  }
+
+  /**
+   * A store that vanishes in the middle of a query, at a fixed point: the catalog's splits are
+   * planned and every node has opened the store and read v's metadata and coordinates; then the
+   * fifth of the 16 chunk reads of v (one chunk per split) removes the store's directory, or every
+   * chunk file of v ({@link VanishingStore}). A removed directory is a read error whatever
+   * zarr.missing-chunks says (zaro's file store tells it from an absent chunk); removed chunk files
+   * are absent chunks, which are fill values unless zarr.missing-chunks=error, under which they are
+   * errors too. The query fails with the connector's read error naming the array and the chunk's
+   * key, and worker memory returns to zero.
+   */
+  @ParameterizedTest(name = "remove {0}, missing chunks {1}")
+  @CsvSource({"store, fill", "chunks, error"})
+  void aStoreThatVanishesMidQueryFailsNamingArrayAndChunk(String remove, String missing)
+      throws Exception {
+    Path copy =
+        Fixtures.copyTree(
+            Fixtures.testdata().resolve("sql/grid.zarr"),
+            copies.resolve("vanish-" + remove).resolve("grid.zarr"));
+    String catalog = "vanish_" + remove;
+    cluster.createCatalog(
+        catalog,
+        "zarr",
+        Map.of(
+            "zarr.store",
+            "vanishing://" + copy + "?array=v&after=5&remove=" + remove,
+            "zarr.split-size",
+            "480b",
+            "zarr.missing-chunks",
+            missing));
+    // every node opens the store and reads v's metadata and coordinates now (a worker loads the
+    // catalog as it does for its first task): the query then reads nothing of the store but v's
+    // chunks
+    CatalogManager catalogs = cluster.getCoordinator().getInstance(Key.get(CatalogManager.class));
+    CatalogHandle handle =
+        catalogs.getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
+    CatalogProperties properties = catalogs.getCatalogProperties(handle).orElseThrow();
+    for (TestingTrinoServer server : cluster.getServers()) {
+      ConnectorServicesProvider services =
+          server.getInstance(Key.get(ConnectorServicesProvider.class));
+      services.ensureCatalogsLoaded(List.of(properties));
+      ZarrConnector node = (ZarrConnector) services.getConnectorServices(handle).getConnector();
+      node.zaro().array("v");
+      node.dimensions("v");
+    }
+    assertEquals(0, VanishingStore.reads(copy), "no chunk of v read before the query");
+    QueryFailedException e =
+        assertThrows(
+            QueryFailedException.class,
+            () -> cluster.execute("select sum(v) from " + catalog + ".\"default\".v"));
+    assertTrue(VanishingStore.reads(copy) >= 5, "the store vanished during the query");
+    assertEquals(remove.equals("chunks"), Files.exists(copy), "only the chunks removed");
+    String message = e.getMessage();
+    assertTrue(message.contains("zarr: reading array 'v' ["), message);
+    assertTrue(Pattern.compile("key 'v/c/[0-9]+/[0-9]+/[0-9]+'").matcher(message).find(), message);
+    assertTrue(
+        message.contains(
+            remove.equals("store")
+                ? "the store's directory " + copy.toAbsolutePath() + " no longer exists"
+                : "the chunk is absent from the store"),
+        message);
+    QueryInfo info = cluster.getCoordinator().getQueryManager().getFullQueryInfo(e.getQueryId());
+    assertEquals(ZarrErrorCode.ZARR_READ_ERROR.toErrorCode(), info.getErrorCode());
     assertWorkerMemoryReturnsToZero();
   }
 

@@ -35,7 +35,10 @@ import org.apache.arrow.memory.BufferAllocator;
  * closes with {@link #close}; a read racing the close either finishes or fails with a {@link
  * StoreException} saying the store is closed. A cached channel is used only while its path still
  * names the same file (one stat per read): a file replaced under an open store is read afresh, a
- * deleted one is no value. Thread-safe.
+ * deleted one is no value. A store whose directory itself is gone (removed or renamed while open)
+ * is not a store of absent values: a read of a key not found then fails with a {@link
+ * StoreException} naming the key and the directory (one more stat, on absent keys only).
+ * Thread-safe.
  */
 public final class FileStore implements Store {
   /** Read channels a store keeps open between reads unless told otherwise. */
@@ -117,10 +120,29 @@ public final class FileStore implements Store {
           channels.checkOpen(key);
         }
       } catch (NoSuchFileException e) {
+        checkRootExists(key);
         return Optional.empty();
       } catch (IOException e) {
         throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
       }
+    }
+  }
+
+  /**
+   * A key not found is an absent value (a chunk of fill values, a node that is not there) only
+   * while the store's directory exists: once it is gone, every key would be "absent", and an open
+   * store would silently read as fill values.
+   *
+   * @throws StoreException naming the key and the directory when the directory is gone
+   */
+  private void checkRootExists(String key) {
+    if (!Files.isDirectory(root)) {
+      throw new StoreException(
+          "cannot read key '"
+              + key
+              + "': the store's directory "
+              + root
+              + " no longer exists (removed or renamed while the store was open)");
     }
   }
 
@@ -256,12 +278,16 @@ public final class FileStore implements Store {
   public Optional<byte[]> getBytes(String key) {
     Path file = resolve(key);
     try {
-      return Files.isRegularFile(file) ? Optional.of(Files.readAllBytes(file)) : Optional.empty();
+      if (Files.isRegularFile(file)) {
+        return Optional.of(Files.readAllBytes(file));
+      }
     } catch (NoSuchFileException e) {
-      return Optional.empty();
+      // deleted between the two calls: absent, as below
     } catch (IOException e) {
       throw new StoreException("cannot read key '" + key + "' in " + describe() + ": " + e, e);
     }
+    checkRootExists(key);
+    return Optional.empty();
   }
 
   /** {@inheritDoc} The file's size is checked before it is read. */

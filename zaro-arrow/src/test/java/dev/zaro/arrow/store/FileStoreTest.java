@@ -16,6 +16,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -257,6 +258,41 @@ class FileStoreTest extends AbstractStoreTest {
     Files.delete(file);
     assertEquals(Optional.empty(), files.get("a/c/0/0", allocator));
     assertEquals(Optional.empty(), files.get("a/c/0/0", ByteRange.of(0, 2), allocator));
+    files.close();
+    assertEquals(0, files.openChannels());
+  }
+
+  /**
+   * A store whose directory is removed while it is open does not read as absent values (which a
+   * reader would take for fill values): every read of a key, cached channel or not, metadata or
+   * chunk, whole or ranged, fails naming the key and the directory.
+   */
+  @Test
+  void aStoreWhoseDirectoryIsRemovedFailsInsteadOfReadingAsAbsent() throws Exception {
+    FileStore files = (FileStore) store;
+    try (ArrowBuf buf = files.get("a/c/0/0", allocator).orElseThrow()) {
+      assertEquals(100, buf.writerIndex()); // its channel is cached now
+    }
+    assertEquals(Optional.empty(), files.get("a/c/9/9", allocator), "absent: the store is there");
+    try (var paths = Files.walk(files.root())) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    List<Runnable> reads =
+        List.of(
+            () -> files.get("a/c/0/0", allocator),
+            () -> files.get("a/c/9/9", allocator),
+            () -> files.get("a/c/0/0", ByteRange.of(0, 2), allocator),
+            () -> files.getRanges("a/c/0/0", List.of(new ByteRange.FromStart(0, 2)), allocator),
+            () -> files.getBytes("a/zarr.json"),
+            () -> files.getBytes("a/zarr.json", 1 << 20));
+    for (Runnable read : reads) {
+      StoreException e = assertThrows(StoreException.class, read::run);
+      assertEquals(ErrorKind.IO, e.kind());
+      assertTrue(e.getMessage().contains("cannot read key 'a/"), e.getMessage());
+      assertTrue(e.getMessage().contains(files.root() + " no longer exists"), e.getMessage());
+    }
     files.close();
     assertEquals(0, files.openChannels());
   }
