@@ -3,7 +3,7 @@
 // tests/python/test_explorer_browser.py to check against the store:
 //   node explorer.mjs BASE_URL CHROMIUM OUT_DIR [TOKEN]
 // walks the tree, opens t2m, reads the picture's pixels, moves the time slider and reads them
-// again, hovers one pixel, runs a SQL query, downloads a selection as Arrow IPC into OUT_DIR, and
+// again, hovers one pixel, runs a SQL query, downloads a selection as Arrow IPC and Parquet into OUT_DIR, and
 // takes screenshots there. With TOKEN (a server with tokens), the token is typed into the page's
 // form when it asks for it.
 import { chromium } from "playwright-core";
@@ -68,6 +68,9 @@ try {
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dl-arrow")]);
   await download.saveAs(out + "/download.arrows");
   result.download = download.suggestedFilename();
+  const [parquet] = await Promise.all([page.waitForEvent("download"), page.click("#dl-parquet")]);
+  await parquet.saveAs(out + "/download.parquet");
+  result.parquet = parquet.suggestedFilename();
 
   await page.click("#show-sql");
   await page.fill("#sql-text", "SELECT lat, avg(t2m) AS mean_t2m FROM t2m GROUP BY lat ORDER BY lat LIMIT 5");

@@ -2,7 +2,7 @@
 playwright-core (tests/js/explorer.mjs) against a server started here. It walks the tree, opens an
 array, reads the picture's pixels as the browser decoded them (equal to numpy's rendering of the
 slice), moves the time slider (the picture changes to the next slice's), hovers a pixel (the value
-shown is the array's), clicks it (its time series plotted), downloads a selection as Arrow IPC (read back by pyarrow), runs a SQL query
+shown is the array's), clicks it (its time series plotted), downloads a selection as Arrow IPC and as Parquet (read back by pyarrow), runs a SQL query
 (the table shows DuckDB's answer) and sees DuckDB's error for a bad one. With tokens, the page asks
 for one and sends it as a header, never in a URL.
 
@@ -15,6 +15,7 @@ import subprocess
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from test_explorer import render, stored, write_store
@@ -75,6 +76,9 @@ def test_walk_picture_slider_hover_download_sql(store, tokens, tmp_path):  # noq
         table = r.read_all()
     assert got["download"] == "t2m.arrows"
     np.testing.assert_array_equal(table.column("t2m").to_numpy(), stored(store, "t2m")[7, 0:3, 0:4].ravel())
+    assert got["parquet"] == "t2m.parquet"
+    parquet = pq.read_table(tmp_path / "download.parquet")
+    np.testing.assert_array_equal(parquet.column("t2m").to_numpy(), stored(store, "t2m")[7, 0:3, 0:4].ravel())
     sql = got["sql"]
     assert sql["head"] == ["latDOUBLE", "mean_t2mDOUBLE"] and sql["chart"]
     lats = stored(store, "lat")

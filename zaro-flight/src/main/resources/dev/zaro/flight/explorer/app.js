@@ -344,19 +344,20 @@ function linePlot(svg, xs, ys, bars) {
 async function download(kind) {
   const meta = state.array;
   const slice = $("dl-slice").value.trim();
-  const params = kind === "csv" ? {} : { layout: "table" };
+  const params = kind === "arrow" ? { layout: "table" } : {};
   if (slice) params.slice = slice;
-  const url = kind === "csv" ? arrayUrl(clean(meta.path), "values.csv", params) : arrayUrl(clean(meta.path), "", params);
+  const url = arrayUrl(clean(meta.path), kind === "arrow" ? "" : "values." + kind, params);
   const blob = await (await api(url)).blob();
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
-  a.download = (clean(meta.path).replace(/\//g, "_") || "array") + (kind === "csv" ? ".csv" : ".arrows");
+  a.download = (clean(meta.path).replace(/\//g, "_") || "array") + (kind === "arrow" ? ".arrows" : "." + kind);
   document.body.appendChild(a);
   a.click();
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 $("dl-arrow").addEventListener("click", () => download("arrow").catch(showError));
 $("dl-csv").addEventListener("click", () => download("csv").catch(showError));
+$("dl-parquet").addEventListener("click", () => download("parquet").catch(showError));
 $("redraw").addEventListener("click", () => draw().catch(showError));
 $("colormap").addEventListener("change", () => draw().catch(showError));
 
