@@ -30,6 +30,9 @@ try {
   await page.waitForSelector("body[data-ready=true]");
   result.tree = await page.$$eval("#tree a", (as) => as.map((a) => a.dataset.path));
   result.sqlButton = await page.isVisible("#show-sql");
+  await page.waitForSelector("#tree .meta[data-bytes]"); // sizes on disk arrive after the tree
+  result.sizes = await page.$$eval("#tree .meta[data-bytes]",
+    (ms) => Object.fromEntries(ms.map((m) => [m.dataset.path, [Number(m.dataset.bytes), m.textContent]])));
 
   const pixels = async () => page.evaluate(async () => {
     const img = document.getElementById("image");
@@ -46,6 +49,7 @@ try {
   await page.waitForFunction(() => document.getElementById("image").dataset.selection === "0, 0:73:1, 0:144:1");
   result.first = await pixels();
   result.info = await page.$$eval("#array-info tr", (rows) => rows.map((r) => [r.cells[0].textContent, r.cells[1].textContent]));
+  result.sizeRow = await page.getAttribute("#array-info tr.size", "data-bytes");
   result.colorbar = [await page.textContent("#cb-min"), await page.textContent("#cb-units"), await page.textContent("#cb-max")];
   await page.locator("#slider-0").fill("7");
   await page.waitForFunction(() => document.getElementById("image").dataset.selection === "7, 0:73:1, 0:144:1");

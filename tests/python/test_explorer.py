@@ -4,11 +4,15 @@ same slice (values read by tensorstore, CF-decoded in numpy, colours from matplo
 the PNG decoded by Pillow), values.json, values.csv and values.parquet against tensorstore, the SQL console against
 numpy, the page for browsers and JSON for everyone else at /, tokens, and paths that try to leave
 the store. tests/python/test_explorer_browser.py drives the page in Chromium."""
+import functools
+import http.server
 import io
 import json
+import os
 import pathlib
 import shutil
 import subprocess
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -209,6 +213,52 @@ def test_values_parquet_reads_back_with_pyarrow(served, store):
                                       csv.column(name).to_numpy(zero_copy_only=False), name)
 
 
+def on_disk(array_dir):
+    """An array's size on disk by the file system: its files' sizes, metadata documents left out."""
+    files = [pathlib.Path(d, f) for d, _, fs in os.walk(array_dir) for f in fs
+             if f not in ("zarr.json", ".zarray", ".zattrs")]
+    return sum(os.path.getsize(f) for f in files), len(files)
+
+
+def test_sizes_on_disk_are_the_chunk_files(served, store):
+    with get(f"{served.http}/sizes.json") as r:
+        doc = json.load(r)
+    assert doc["known"] is True
+    arrays = {"t2m", "precip", "holes", "time", "lat", "lon"}
+    assert set(doc["arrays"]) == arrays
+    for name in arrays:
+        nbytes, nfiles = on_disk(store / name)
+        assert nfiles > 0, name
+        assert doc["arrays"][name] == {"bytes": nbytes, "keys": nfiles}, name
+
+
+class _Logged(http.server.SimpleHTTPRequestHandler):
+    paths = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.paths.append(self.path)
+        super().do_GET()
+
+
+def test_no_sizes_from_a_store_that_cannot_list_them(store):
+    """Over plain HTTP (no listing with sizes) the answer is unknown, and no chunk is fetched."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Logged, directory=str(SAMPLE.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{SAMPLE.name}"
+        with Server(url, "--http-port", "0") as s:
+            before = len(_Logged.paths)
+            with get(f"{s.http}/sizes.json") as r:
+                assert json.load(r) == {"known": False}
+            assert _Logged.paths[before:] == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_sql_console_answers_json_and_duckdb_errors(served, store):
     q = "SELECT count(*) AS n, max(t2m) AS hi FROM t2m WHERE time < TIMESTAMP '2020-01-02'"
     with get(f"{served.http}/sql?" + urllib.parse.urlencode({"q": q})) as r:
@@ -256,7 +306,8 @@ def test_tokens_page_free_data_not(store, tokens):  # noqa: F811 - the fixture
     with Server(store, "--http-port", "0", "--auth-token-file", tokens) as s:
         with get(s.http + "/", accept="text/html") as r:
             assert r.status == 200  # the page holds no data: it asks for the token
-        for url in ("/arrays/t2m/image.png?slice=0,:,:", "/arrays/time/values.json", "/sql?q=SELECT%201", "/"):
+        for url in ("/arrays/t2m/image.png?slice=0,:,:", "/arrays/time/values.json", "/sql?q=SELECT%201", "/",
+                    "/sizes.json"):
             code, body = error(s.http + url)
             assert code == 401 and body["error"] == "UNAUTHENTICATED", url
         code, _ = error(s.http + "/arrays/t2m/image.png?slice=0,:,:", token=b"wrong")

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from test_explorer import render, stored, write_store
+from test_explorer import on_disk, render, stored, write_store
 from test_flight_serving import TOKEN, tokens  # noqa: F401 - fixture
 from zaro_server import Server
 
@@ -62,6 +62,13 @@ def test_walk_picture_slider_hover_download_sql(store, tokens, tmp_path):  # noq
     assert not any(TOKEN.decode() in r["url"] for r in got["requests"]) and not got["tokenAskedAgain"]
     assert {"t2m", "precip", "holes", "time", "lat", "lon"} <= set(got["tree"])
     assert got["sqlButton"]
+    assert set(got["sizes"]) == {"t2m", "precip", "holes", "time", "lat", "lon"}
+    for name, (nbytes, text) in got["sizes"].items():
+        assert nbytes == on_disk(store / name)[0], name
+    t2m_bytes = on_disk(store / "t2m")[0]
+    assert 2**20 < t2m_bytes < 10 * 2**20
+    assert got["sizes"]["t2m"][1] == f"float32 (48, 73, 144) · {t2m_bytes / 2**20:.2f} MiB"
+    assert int(got["sizeRow"]) == t2m_bytes and dict(got["info"])["size on disk"].endswith("chunks stored)")
     t2m = stored(store, "t2m").astype(np.float64)
     for shot, t in ((got["first"], 0), (got["second"], 7)):
         want = t2m[t]

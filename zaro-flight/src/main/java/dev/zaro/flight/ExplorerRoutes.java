@@ -107,6 +107,10 @@ final class ExplorerRoutes {
       answer(ch, keepAlive, () -> bytes("application/json", sql.queryJson(q)));
       return true;
     }
+    if (path.equals("/sizes.json")) {
+      answer(ch, keepAlive, () -> bytes("application/json", StoredSizes.json(producer.zaro())));
+      return true;
+    }
     if (!path.startsWith("/arrays/")) {
       return false;
     }
