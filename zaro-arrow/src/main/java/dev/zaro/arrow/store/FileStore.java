@@ -109,6 +109,9 @@ public final class FileStore implements Store {
     Path file = resolve(key);
     for (int attempt = 0; ; attempt++) {
       try (FileChannels.Lease lease = channels.acquire(file, key)) {
+        if (lease == null) {
+          return Optional.empty();
+        }
         try {
           return Optional.of(reader.read(lease.channel()));
         } catch (ClosedChannelException e) {
