@@ -362,6 +362,11 @@ final class ServeCommand implements Callable<Integer> {
     return zaro;
   }
 
+  /** The HTTP port {@link #start} bound, or -1. */
+  int httpPort() {
+    return http;
+  }
+
   /** Prints what the server listens on and how to read from it. */
   void printBanner(ZaroFlightServer server) {
     new ServeBanner(host, serverOptions, insecure, sql)
