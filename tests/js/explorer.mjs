@@ -3,7 +3,7 @@
 // tests/python/test_explorer_browser.py to check against the store:
 //   node explorer.mjs BASE_URL CHROMIUM OUT_DIR [TOKEN]
 // walks the tree, opens t2m, reads the picture's pixels, moves the time slider and reads them
-// again, hovers one pixel, runs a SQL query, downloads a selection as Arrow IPC into OUT_DIR, and
+// again, hovers one pixel, runs a SQL query, downloads a selection as Arrow IPC and Parquet into OUT_DIR, and
 // takes screenshots there. With TOKEN (a server with tokens), the token is typed into the page's
 // form when it asks for it.
 import { chromium } from "playwright-core";
@@ -30,6 +30,9 @@ try {
   await page.waitForSelector("body[data-ready=true]");
   result.tree = await page.$$eval("#tree a", (as) => as.map((a) => a.dataset.path));
   result.sqlButton = await page.isVisible("#show-sql");
+  await page.waitForSelector("#tree .meta[data-bytes]"); // sizes on disk arrive after the tree
+  result.sizes = await page.$$eval("#tree .meta[data-bytes]",
+    (ms) => Object.fromEntries(ms.map((m) => [m.dataset.path, [Number(m.dataset.bytes), m.textContent]])));
 
   const pixels = async () => page.evaluate(async () => {
     const img = document.getElementById("image");
@@ -46,6 +49,7 @@ try {
   await page.waitForFunction(() => document.getElementById("image").dataset.selection === "0, 0:73:1, 0:144:1");
   result.first = await pixels();
   result.info = await page.$$eval("#array-info tr", (rows) => rows.map((r) => [r.cells[0].textContent, r.cells[1].textContent]));
+  result.sizeRow = await page.getAttribute("#array-info tr.size", "data-bytes");
   result.colorbar = [await page.textContent("#cb-min"), await page.textContent("#cb-units"), await page.textContent("#cb-max")];
   await page.locator("#slider-0").fill("7");
   await page.waitForFunction(() => document.getElementById("image").dataset.selection === "7, 0:73:1, 0:144:1");
@@ -68,6 +72,9 @@ try {
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dl-arrow")]);
   await download.saveAs(out + "/download.arrows");
   result.download = download.suggestedFilename();
+  const [parquet] = await Promise.all([page.waitForEvent("download"), page.click("#dl-parquet")]);
+  await parquet.saveAs(out + "/download.parquet");
+  result.parquet = parquet.suggestedFilename();
 
   await page.click("#show-sql");
   await page.fill("#sql-text", "SELECT lat, avg(t2m) AS mean_t2m FROM t2m GROUP BY lat ORDER BY lat LIMIT 5");

@@ -1,14 +1,18 @@
 """The browser explorer's answers (`zaro serve --http-port P --sql`, docs/explorer.md), without a
 browser: the pictures of /arrays/{path}/image.png pixel for pixel against numpy's rendering of the
 same slice (values read by tensorstore, CF-decoded in numpy, colours from matplotlib's colormaps,
-the PNG decoded by Pillow), values.json and values.csv against tensorstore, the SQL console against
+the PNG decoded by Pillow), values.json, values.csv and values.parquet against tensorstore, the SQL console against
 numpy, the page for browsers and JSON for everyone else at /, tokens, and paths that try to leave
 the store. tests/python/test_explorer_browser.py drives the page in Chromium."""
+import functools
+import http.server
 import io
 import json
+import os
 import pathlib
 import shutil
 import subprocess
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +20,7 @@ import urllib.request
 import matplotlib
 import numpy as np
 import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
 import pytest
 import tensorstore as ts
 from PIL import Image
@@ -182,6 +187,78 @@ def test_values_csv_reads_back_with_pyarrow(served, store):
                                   stored(store, "t2m")[3, 0:4, 0:5].ravel())
 
 
+def test_values_parquet_reads_back_with_pyarrow(served, store):
+    """A 3-D selection of the CF-packed precip (fill -> NaN) as Parquet: the time, lat and lon
+    columns and the decoded values against numpy, and the same rows as the CSV download."""
+    slice_ = "38:41, 59:62, 37:42"
+    with get(f"{served.http}/arrays/precip/values.parquet?" + urllib.parse.urlencode({"slice": slice_})) as r:
+        assert r.headers["Content-Type"] == "application/vnd.apache.parquet"
+        assert r.headers["Content-Disposition"] == 'attachment; filename="precip.parquet"'
+        table = pq.read_table(io.BytesIO(r.read()))
+    assert table.column_names == ["time", "lat", "lon", "precip"]
+    want = precip(store)[38:41, 59:62, 37:42]
+    assert np.isnan(want).any() and not np.isnan(want).all()  # the slice crosses the fill region
+    got = table.column("precip").to_numpy(zero_copy_only=False)
+    np.testing.assert_array_equal(got, want.ravel())  # NaN where numpy has NaN
+    t, y, x = np.meshgrid(np.arange(38, 41), np.arange(59, 62), np.arange(37, 42), indexing="ij")
+    hours = stored(store, "time")[t.ravel()]
+    times = np.datetime64("2020-01-01T00:00:00") + hours.astype("timedelta64[h]")
+    np.testing.assert_array_equal(table.column("time").to_numpy().astype("datetime64[s]"), times)
+    np.testing.assert_array_equal(table.column("lat").to_numpy(), stored(store, "lat")[y.ravel()])
+    np.testing.assert_array_equal(table.column("lon").to_numpy(), stored(store, "lon")[x.ravel()])
+    with get(f"{served.http}/arrays/precip/values.csv?" + urllib.parse.urlencode({"slice": slice_})) as r:
+        csv = pcsv.read_csv(io.BytesIO(r.read()))
+    for name in ("lat", "lon", "precip"):
+        np.testing.assert_array_equal(table.column(name).to_numpy(zero_copy_only=False),
+                                      csv.column(name).to_numpy(zero_copy_only=False), name)
+
+
+def on_disk(array_dir):
+    """An array's size on disk by the file system: its files' sizes, metadata documents left out."""
+    files = [pathlib.Path(d, f) for d, _, fs in os.walk(array_dir) for f in fs
+             if f not in ("zarr.json", ".zarray", ".zattrs")]
+    return sum(os.path.getsize(f) for f in files), len(files)
+
+
+def test_sizes_on_disk_are_the_chunk_files(served, store):
+    with get(f"{served.http}/sizes.json") as r:
+        doc = json.load(r)
+    assert doc["known"] is True
+    arrays = {"t2m", "precip", "holes", "time", "lat", "lon"}
+    assert set(doc["arrays"]) == arrays
+    for name in arrays:
+        nbytes, nfiles = on_disk(store / name)
+        assert nfiles > 0, name
+        assert doc["arrays"][name] == {"bytes": nbytes, "keys": nfiles}, name
+
+
+class _Logged(http.server.SimpleHTTPRequestHandler):
+    paths = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.paths.append(self.path)
+        super().do_GET()
+
+
+def test_no_sizes_from_a_store_that_cannot_list_them(store):
+    """Over plain HTTP (no listing with sizes) the answer is unknown, and no chunk is fetched."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Logged, directory=str(SAMPLE.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{SAMPLE.name}"
+        with Server(url, "--http-port", "0") as s:
+            before = len(_Logged.paths)
+            with get(f"{s.http}/sizes.json") as r:
+                assert json.load(r) == {"known": False}
+            assert _Logged.paths[before:] == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_sql_console_answers_json_and_duckdb_errors(served, store):
     q = "SELECT count(*) AS n, max(t2m) AS hi FROM t2m WHERE time < TIMESTAMP '2020-01-02'"
     with get(f"{served.http}/sql?" + urllib.parse.urlencode({"q": q})) as r:
@@ -213,6 +290,7 @@ def test_root_is_the_page_for_browsers_and_json_for_others(served):
     "/arrays/../../etc/passwd/image.png?slice=0,0",
     "/arrays/%2e%2e/%2e%2e/etc/passwd/values.json",
     "/arrays/..%2f..%2fetc/values.csv",
+    "/arrays/..%2f..%2fetc/values.parquet",
     "/arrays/t2m/../../../etc/image.png",
     "/ui/../zarr.json",
     "/ui/%2e%2e/app.js",
@@ -228,7 +306,8 @@ def test_tokens_page_free_data_not(store, tokens):  # noqa: F811 - the fixture
     with Server(store, "--http-port", "0", "--auth-token-file", tokens) as s:
         with get(s.http + "/", accept="text/html") as r:
             assert r.status == 200  # the page holds no data: it asks for the token
-        for url in ("/arrays/t2m/image.png?slice=0,:,:", "/arrays/time/values.json", "/sql?q=SELECT%201", "/"):
+        for url in ("/arrays/t2m/image.png?slice=0,:,:", "/arrays/time/values.json", "/sql?q=SELECT%201", "/",
+                    "/sizes.json"):
             code, body = error(s.http + url)
             assert code == 401 and body["error"] == "UNAUTHENTICATED", url
         code, _ = error(s.http + "/arrays/t2m/image.png?slice=0,:,:", token=b"wrong")

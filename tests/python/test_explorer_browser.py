@@ -2,7 +2,7 @@
 playwright-core (tests/js/explorer.mjs) against a server started here. It walks the tree, opens an
 array, reads the picture's pixels as the browser decoded them (equal to numpy's rendering of the
 slice), moves the time slider (the picture changes to the next slice's), hovers a pixel (the value
-shown is the array's), clicks it (its time series plotted), downloads a selection as Arrow IPC (read back by pyarrow), runs a SQL query
+shown is the array's), clicks it (its time series plotted), downloads a selection as Arrow IPC and as Parquet (read back by pyarrow), runs a SQL query
 (the table shows DuckDB's answer) and sees DuckDB's error for a bad one. With tokens, the page asks
 for one and sends it as a header, never in a URL.
 
@@ -15,9 +15,10 @@ import subprocess
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from test_explorer import render, stored, write_store
+from test_explorer import on_disk, render, stored, write_store
 from test_flight_serving import TOKEN, tokens  # noqa: F401 - fixture
 from zaro_server import Server
 
@@ -61,6 +62,13 @@ def test_walk_picture_slider_hover_download_sql(store, tokens, tmp_path):  # noq
     assert not any(TOKEN.decode() in r["url"] for r in got["requests"]) and not got["tokenAskedAgain"]
     assert {"t2m", "precip", "holes", "time", "lat", "lon"} <= set(got["tree"])
     assert got["sqlButton"]
+    assert set(got["sizes"]) == {"t2m", "precip", "holes", "time", "lat", "lon"}
+    for name, (nbytes, text) in got["sizes"].items():
+        assert nbytes == on_disk(store / name)[0], name
+    t2m_bytes = on_disk(store / "t2m")[0]
+    assert 2**20 < t2m_bytes < 10 * 2**20
+    assert got["sizes"]["t2m"][1] == f"float32 (48, 73, 144) · {t2m_bytes / 2**20:.2f} MiB"
+    assert int(got["sizeRow"]) == t2m_bytes and dict(got["info"])["size on disk"].endswith("chunks stored)")
     t2m = stored(store, "t2m").astype(np.float64)
     for shot, t in ((got["first"], 0), (got["second"], 7)):
         want = t2m[t]
@@ -75,6 +83,9 @@ def test_walk_picture_slider_hover_download_sql(store, tokens, tmp_path):  # noq
         table = r.read_all()
     assert got["download"] == "t2m.arrows"
     np.testing.assert_array_equal(table.column("t2m").to_numpy(), stored(store, "t2m")[7, 0:3, 0:4].ravel())
+    assert got["parquet"] == "t2m.parquet"
+    parquet = pq.read_table(tmp_path / "download.parquet")
+    np.testing.assert_array_equal(parquet.column("t2m").to_numpy(), stored(store, "t2m")[7, 0:3, 0:4].ravel())
     sql = got["sql"]
     assert sql["head"] == ["latDOUBLE", "mean_t2mDOUBLE"] and sql["chart"]
     lats = stored(store, "lat")

@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -235,12 +236,36 @@ final class CdsTraining {
     }
   }
 
+  /**
+   * {@code GET path} from the loopback HTTP port, the answer read and dropped (a plain socket: no
+   * HTTP client's classes for the archive); a failure is dropped too (the archive then lacks only
+   * those classes).
+   */
+  private static void httpGet(int port, String path) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket
+          .getOutputStream()
+          .write(
+              ("GET "
+                      + path
+                      + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                      + port
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      socket.getInputStream().readAllBytes();
+    } catch (IOException e) {
+      // the training goes on: only these classes are missing from the archive
+    }
+  }
+
   private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
   /**
    * {@code serve --sql --http-port 0} on a free loopback port up to its banner, then one listing
-   * and one read through a Flight client, then stops: the classes the server loads before its
-   * banner (gRPC, Netty, protobuf, DuckDB) and those of a first request.
+   * and one read through a Flight client and the explorer's first answers over HTTP (pictures,
+   * sizes on disk), then stops: the classes the server loads before its banner (gRPC, Netty,
+   * protobuf, DuckDB) and those of a first request, so a fresh server's first picture does not load
+   * its classes from the jar.
    */
   private static boolean serve(String store) {
     CommandLine cli = new CommandLine(new ServeCommand());
@@ -269,6 +294,14 @@ final class CdsTraining {
           } finally {
             stream.close();
           }
+        }
+        for (String path :
+            new String[] {
+              "/arrays/t2m/image.png?slice=0,:,:",
+              "/arrays/precip/image.png?slice=0,:,:",
+              "/sizes.json"
+            }) {
+          httpGet(serve.httpPort(), path);
         }
       } finally {
         client.close();

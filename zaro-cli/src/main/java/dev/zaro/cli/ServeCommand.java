@@ -8,6 +8,7 @@ import dev.zaro.flight.Sizes;
 import dev.zaro.flight.ZaroFlightProducer;
 import dev.zaro.flight.ZaroFlightServer;
 import dev.zaro.sql.FlightSqlRouter;
+import dev.zaro.sql.ParquetDownloads;
 import dev.zaro.sql.SqlConsole;
 import dev.zaro.sql.SqlEngine;
 import dev.zaro.sql.ZaroFlightSqlProducer;
@@ -322,13 +323,14 @@ final class ServeCommand implements Callable<Integer> {
     if (httpPort != null) {
       try {
         http =
-            sql
-                ? server.startHttp(
-                    httpPort,
-                    new SqlConsole(
+            server.startHttp(
+                httpPort,
+                sql
+                    ? new SqlConsole(
                         () -> new SqlEngine(opened, SqlEngine.Options.DEFAULT.withReadOnly(true)),
-                        server.allocator()))
-                : server.startHttp(httpPort);
+                        server.allocator())
+                    : null,
+                new ParquetDownloads());
       } catch (IOException | RuntimeException e) {
         server.close();
         if (e instanceof IOException io) {
@@ -358,6 +360,11 @@ final class ServeCommand implements Callable<Integer> {
   /** The hierarchy {@link #start} opened (the server does not own it). */
   Zaro zaro() {
     return zaro;
+  }
+
+  /** The HTTP port {@link #start} bound, or -1. */
+  int httpPort() {
+    return http;
   }
 
   /** Prints what the server listens on and how to read from it. */

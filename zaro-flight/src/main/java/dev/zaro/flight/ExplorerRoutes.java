@@ -25,8 +25,9 @@ import org.apache.arrow.flight.CallStatus;
  * The browser explorer's resources on the HTTP port (docs/explorer.md): the page ({@code GET /} for
  * a request accepting {@code text/html}, and {@code /ui/app.js}, {@code /ui/app.css}), which hold
  * no data and need no token, and the answers the page reads, which need one as every other request:
- * {@code /arrays/{path}/image.png} ({@link SliceImage}), {@code /arrays/{path}/values.json} and
- * {@code values.csv} ({@link SliceValues}), and {@code /sql} (with {@code serve --sql}).
+ * {@code /arrays/{path}/image.png} ({@link SliceImage}), {@code /arrays/{path}/values.json}, {@code
+ * values.csv} and {@code values.parquet} ({@link SliceValues}; Parquet written by the given {@link
+ * ExplorerParquet}), and {@code /sql} (with {@code serve --sql}).
  */
 final class ExplorerRoutes {
   /** The page's files: a fixed list, so no request names a file of its own. */
@@ -55,15 +56,22 @@ final class ExplorerRoutes {
   private final ZaroFlightProducer producer;
   private final ExecutorService answers;
   private final ExplorerSql sql;
+  private final ExplorerParquet parquet;
 
   /**
    * @param answers where answers that read the store are made (not the event loops)
    * @param sql the SQL console's engine, or null when the server has none
+   * @param parquet the Parquet downloads' writer, or null when the server has none
    */
-  ExplorerRoutes(ZaroFlightProducer producer, ExecutorService answers, ExplorerSql sql) {
+  ExplorerRoutes(
+      ZaroFlightProducer producer,
+      ExecutorService answers,
+      ExplorerSql sql,
+      ExplorerParquet parquet) {
     this.producer = producer;
     this.answers = answers;
     this.sql = sql;
+    this.parquet = parquet;
   }
 
   /** True for the page's own files, which are served without a token (they hold no data). */
@@ -99,12 +107,21 @@ final class ExplorerRoutes {
       answer(ch, keepAlive, () -> bytes("application/json", sql.queryJson(q)));
       return true;
     }
+    if (path.equals("/sizes.json")) {
+      answer(ch, keepAlive, () -> bytes("application/json", StoredSizes.json(producer.zaro())));
+      return true;
+    }
     if (!path.startsWith("/arrays/")) {
       return false;
     }
     String node = path.substring("/arrays/".length());
-    for (String kind : new String[] {"image.png", "values.json", "values.csv"}) {
+    for (String kind : new String[] {"image.png", "values.json", "values.csv", "values.parquet"}) {
       if (node.equals(kind) || node.endsWith("/" + kind)) {
+        if (kind.equals("values.parquet") && parquet == null) {
+          throw CallStatus.NOT_FOUND
+              .withDescription("this server writes no Parquet (zaro serve does)")
+              .toRuntimeException();
+        }
         String array = node.substring(0, node.length() - kind.length());
         answer(ch, keepAlive, () -> make(kind, array, uri));
         return true;
@@ -127,25 +144,42 @@ final class ExplorerRoutes {
       case "values.json" -> {
         return bytes("application/json", SliceValues.json(producer, array, uri.parameters()));
       }
+      case "values.parquet" -> {
+        return attachment(
+            bytes(
+                "application/vnd.apache.parquet",
+                SliceValues.parquet(producer, array, uri.parameters(), parquet)),
+            array,
+            ".parquet");
+      }
       default -> {
-        FullHttpResponse r =
-            bytes("text/csv; charset=utf-8", SliceValues.csv(producer, array, uri.parameters()));
-        r.headers()
-            .set(
-                HttpHeaderNames.CONTENT_DISPOSITION,
-                "attachment; filename=\"" + SliceValues.fileName(array) + ".csv\"");
-        return r;
+        return attachment(
+            bytes("text/csv; charset=utf-8", SliceValues.csv(producer, array, uri.parameters())),
+            array,
+            ".csv");
       }
     }
   }
 
-  /** Closes the SQL console's engine, when it is closeable (the server owns it). */
+  private static FullHttpResponse attachment(FullHttpResponse r, String array, String suffix) {
+    r.headers()
+        .set(
+            HttpHeaderNames.CONTENT_DISPOSITION,
+            "attachment; filename=\"" + SliceValues.fileName(array) + suffix + "\"");
+    return r;
+  }
+
+  /**
+   * Closes the SQL console's engine and the Parquet writer, when closeable (the server owns them).
+   */
   void close() {
-    if (sql instanceof AutoCloseable c) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot close the SQL console: " + e, e);
+    for (Object o : new Object[] {sql, parquet}) {
+      if (o instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          throw new IllegalStateException("cannot close the explorer's " + o + ": " + e, e);
+        }
       }
     }
   }

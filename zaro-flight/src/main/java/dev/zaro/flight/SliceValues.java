@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -32,11 +33,13 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * [{"name", "type", "values"}]}}, at most {@link #JSON_ROWS} rows) or as CSV for a download ({@code
  * values.csv}, at most {@link #CSV_ROWS} rows; larger selections go as Arrow streams). Times are
  * ISO-8601 text without a zone (UTC), NaN is JSON null (CSV {@code NaN}), a null is JSON null (CSV
- * empty).
+ * empty). {@code values.parquet} (at most {@link #PARQUET_ROWS} rows) hands the table layout's
+ * batches, typed as streamed, to the server's {@link ExplorerParquet}.
  */
 final class SliceValues {
   static final long JSON_ROWS = 100_000;
   static final long CSV_ROWS = 1_000_000;
+  static final long PARQUET_ROWS = 10_000_000;
 
   private SliceValues() {}
 
@@ -116,12 +119,33 @@ final class SliceValues {
     return sb.toString();
   }
 
+  static byte[] parquet(
+      ZaroFlightProducer producer,
+      String node,
+      Map<String, List<String>> params,
+      ExplorerParquet writer) {
+    byte[][] out = new byte[1][];
+    read(
+        producer,
+        node,
+        params,
+        PARQUET_ROWS,
+        "values.parquet",
+        (reader, allocator) -> out[0] = writer.write(reader, allocator));
+    return out[0];
+  }
+
   private interface Header {
     void accept(List<String> names, List<String> types);
   }
 
   private interface Rows {
     void accept(List<FieldVector> vectors, int n);
+  }
+
+  /** What is done with a selection's open reader. */
+  private interface Body {
+    void accept(TableReader reader, BufferAllocator allocator) throws IOException;
   }
 
   private static void read(
@@ -132,6 +156,35 @@ final class SliceValues {
       String what,
       Header header,
       Rows rows) {
+    read(
+        producer,
+        node,
+        params,
+        maxRows,
+        what,
+        (reader, allocator) -> {
+          List<String> names = new ArrayList<>();
+          List<String> types = new ArrayList<>();
+          for (FieldVector v : reader.getVectorSchemaRoot().getFieldVectors()) {
+            names.add(v.getName());
+            types.add(v.getField().getType().toString());
+          }
+          header.accept(names, types);
+          while (reader.loadNextBatch()) {
+            rows.accept(
+                reader.getVectorSchemaRoot().getFieldVectors(),
+                reader.getVectorSchemaRoot().getRowCount());
+          }
+        });
+  }
+
+  private static void read(
+      ZaroFlightProducer producer,
+      String node,
+      Map<String, List<String>> params,
+      long maxRows,
+      String what,
+      Body body) {
     for (String name : params.keySet()) {
       if (!name.equals("slice")) {
         throw CallStatus.INVALID_ARGUMENT
@@ -174,18 +227,7 @@ final class SliceValues {
                 lease.allocator(),
                 TableOptions.DEFAULT.withBatchRows(batchRows),
                 producer.readOptions())) {
-      List<String> names = new ArrayList<>();
-      List<String> types = new ArrayList<>();
-      for (FieldVector v : reader.getVectorSchemaRoot().getFieldVectors()) {
-        names.add(v.getName());
-        types.add(v.getField().getType().toString());
-      }
-      header.accept(names, types);
-      while (reader.loadNextBatch()) {
-        rows.accept(
-            reader.getVectorSchemaRoot().getFieldVectors(),
-            reader.getVectorSchemaRoot().getRowCount());
-      }
+      body.accept(reader, lease.allocator());
     } catch (IOException e) {
       throw CallStatus.INTERNAL.withDescription(e.toString()).toRuntimeException();
     }

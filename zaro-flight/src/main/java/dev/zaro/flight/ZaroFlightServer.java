@@ -174,10 +174,19 @@ public final class ZaroFlightServer implements AutoCloseable {
    * console (docs/explorer.md).
    */
   public synchronized int startHttp(int port, ExplorerSql sql) throws IOException {
+    return startHttp(port, sql, null);
+  }
+
+  /**
+   * As {@link #startHttp(int, ExplorerSql)}, with {@code parquet} (or null: none) writing the
+   * explorer's Parquet downloads; both are closed with this server when closeable.
+   */
+  public synchronized int startHttp(int port, ExplorerSql sql, ExplorerParquet parquet)
+      throws IOException {
     if (http != null) {
       throw new IllegalStateException("HTTP is served already, on port " + http.port());
     }
-    http = ZaroHttpServer.start(producer, options, port, sql);
+    http = ZaroHttpServer.start(producer, options, port, sql, parquet);
     return http.port();
   }
 

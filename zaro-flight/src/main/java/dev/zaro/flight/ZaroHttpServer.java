@@ -114,10 +114,14 @@ public final class ZaroHttpServer implements AutoCloseable {
   private final ExplorerRoutes explorer;
 
   private ZaroHttpServer(
-      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
+      ZaroFlightProducer producer,
+      ServerOptions options,
+      int port,
+      ExplorerSql sql,
+      ExplorerParquet parquet)
       throws IOException {
     this.producer = producer;
-    this.explorer = new ExplorerRoutes(producer, answers, sql);
+    this.explorer = new ExplorerRoutes(producer, answers, sql, parquet);
     this.access = new HttpAccess(options.tokens(), options.host());
     SslContext ssl = options.tls() == null ? null : sslContext(options.tls());
     long batch = options.limits().batchBytes();
@@ -163,14 +167,21 @@ public final class ZaroHttpServer implements AutoCloseable {
    */
   static ZaroHttpServer start(ZaroFlightProducer producer, ServerOptions options, int port)
       throws IOException {
-    return start(producer, options, port, null);
+    return start(producer, options, port, null, null);
   }
 
-  /** As {@link #start(ZaroFlightProducer, ServerOptions, int)}, with the explorer's SQL console. */
+  /**
+   * As {@link #start(ZaroFlightProducer, ServerOptions, int)}, with the explorer's SQL console and
+   * Parquet writer (each may be null: none).
+   */
   static ZaroHttpServer start(
-      ZaroFlightProducer producer, ServerOptions options, int port, ExplorerSql sql)
+      ZaroFlightProducer producer,
+      ServerOptions options,
+      int port,
+      ExplorerSql sql,
+      ExplorerParquet parquet)
       throws IOException {
-    return new ZaroHttpServer(producer, options, port, sql);
+    return new ZaroHttpServer(producer, options, port, sql, parquet);
   }
 
   private static SslContext sslContext(ServerOptions.Tls tls) throws IOException {

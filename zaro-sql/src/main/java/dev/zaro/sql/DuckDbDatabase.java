@@ -65,7 +65,8 @@ final class DuckDbDatabase {
     }
   }
 
-  private static DuckDBConnection openDatabase() throws SQLException {
+  /** A new in-memory database, never the one opened ahead. */
+  static DuckDBConnection openDatabase() throws SQLException {
     Properties props = new Properties();
     props.setProperty("jdbc_stream_results", "true");
     // the driver itself, not DriverManager: that would first look for java.sql.Driver services

@@ -1,5 +1,7 @@
 package dev.zaro.arrow.codec;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
@@ -78,6 +80,45 @@ final class ElementCopy {
   static void rows(long src, long srcStep, long dst, long dstStep, int n, long run) {
     for (int i = 0; i < n; i++) {
       MemoryUtil.copyMemory(src + i * srcStep, dst + i * dstStep, run);
+    }
+  }
+
+  /**
+   * Writes {@code element}'s bytes at {@code n} addresses {@code step} apart: an element of 1, 2, 4
+   * or 8 bytes as one native-order store each (the same bytes), others byte by byte.
+   */
+  static void fill(long dst, long step, long n, byte[] element) {
+    ByteBuffer e = ByteBuffer.wrap(element).order(ByteOrder.nativeOrder());
+    switch (element.length) {
+      case 1 -> {
+        byte v = element[0];
+        for (long i = 0; i < n; i++) {
+          MemoryUtil.putByte(dst + i * step, v);
+        }
+      }
+      case 2 -> {
+        short v = e.getShort(0);
+        for (long i = 0; i < n; i++) {
+          MemoryUtil.putShort(dst + i * step, v);
+        }
+      }
+      case 4 -> {
+        int v = e.getInt(0);
+        for (long i = 0; i < n; i++) {
+          MemoryUtil.putInt(dst + i * step, v);
+        }
+      }
+      case 8 -> {
+        long v = e.getLong(0);
+        for (long i = 0; i < n; i++) {
+          MemoryUtil.putLong(dst + i * step, v);
+        }
+      }
+      default -> {
+        for (long i = 0; i < n; i++) {
+          put(dst + i * step, element);
+        }
+      }
     }
   }
 

@@ -407,9 +407,7 @@ public record SlabView(
       if (zero && stride[last] == itemSize) {
         MemoryUtil.setMemory(dO, count[last] * itemSize, (byte) 0);
       } else {
-        for (long i = 0; i < count[last]; i++) {
-          ElementCopy.put(dO + i * stride[last], element);
-        }
+        ElementCopy.fill(dO, stride[last], count[last], element);
       }
       int d = last - 1;
       while (d >= 0) {

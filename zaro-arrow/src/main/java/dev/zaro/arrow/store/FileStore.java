@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -110,6 +112,9 @@ public final class FileStore implements Store {
     Path file = resolve(key);
     for (int attempt = 0; ; attempt++) {
       try (FileChannels.Lease lease = channels.acquire(file, key)) {
+        if (lease == null) {
+          return Optional.empty();
+        }
         try {
           return Optional.of(reader.read(lease.channel()));
         } catch (ClosedChannelException e) {
@@ -312,13 +317,33 @@ public final class FileStore implements Store {
   /** Walks the tree, listing only the files of a directory below which nothing is wanted. */
   @Override
   public Stream<String> list(String prefix, Predicate<String> skipBelow) {
+    return walk(prefix, skipBelow, null).stream().filter(k -> k.startsWith(prefix)).sorted();
+  }
+
+  /**
+   * {@inheritDoc} The files' sizes, from the attributes the walk reads anyway (a symbolic link to a
+   * file counts as its target's size).
+   */
+  @Override
+  public Optional<SortedMap<String, Long>> listSizes(String prefix) {
+    SortedMap<String, Long> sizes = new TreeMap<>();
+    walk(prefix, dir -> false, sizes);
+    return Optional.of(sizes);
+  }
+
+  /**
+   * The keys in {@code prefix}'s directory, at any depth (some outside {@code prefix}); the sizes
+   * of those under it into {@code sizes} when not null.
+   */
+  private List<String> walk(
+      String prefix, Predicate<String> skipBelow, SortedMap<String, Long> sizes) {
     int slash = prefix.lastIndexOf('/');
     String dirKey = slash < 0 ? "" : prefix.substring(0, slash);
     Path dir = dirKey.isEmpty() ? root : resolve(dirKey);
-    if (!Files.isDirectory(dir)) {
-      return Stream.empty();
-    }
     List<String> keys = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return keys;
+    }
     try {
       Files.walkFileTree(
           dir,
@@ -336,10 +361,11 @@ public final class FileStore implements Store {
             }
 
             @Override
-            public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
-              if (Files.isRegularFile(
-                  f)) { // follows a symbolic link to a file, as listings always did
-                keys.add(key(f));
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+              if (a.isRegularFile()) {
+                add(keys, f, a.size(), sizes, prefix);
+              } else if (Files.isRegularFile(f)) { // a symbolic link to a file, listed as always
+                add(keys, f, sizes == null ? 0 : Files.size(f), sizes, prefix);
               }
               return FileVisitResult.CONTINUE;
             }
@@ -347,7 +373,16 @@ public final class FileStore implements Store {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return keys.stream().filter(k -> k.startsWith(prefix)).sorted();
+    return keys;
+  }
+
+  private void add(
+      List<String> keys, Path f, long size, SortedMap<String, Long> sizes, String prefix) {
+    String k = key(f);
+    keys.add(k);
+    if (sizes != null && k.startsWith(prefix)) {
+      sizes.put(k, size);
+    }
   }
 
   private String key(Path p) {

@@ -3,6 +3,8 @@ package dev.zaro.arrow.store;
 import java.nio.charset.StandardCharsets;
 import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -68,6 +70,14 @@ public final class MemoryStore implements Store {
   @Override
   public Stream<String> list(String prefix) {
     return values.tailMap(prefix, true).keySet().stream().takeWhile(k -> k.startsWith(prefix));
+  }
+
+  /** {@inheritDoc} The values' lengths. */
+  @Override
+  public Optional<SortedMap<String, Long>> listSizes(String prefix) {
+    SortedMap<String, Long> sizes = new TreeMap<>();
+    list(prefix).forEach(k -> sizes.put(k, (long) values.get(k).length));
+    return Optional.of(sizes);
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.zaro.arrow.error.StoreException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Predicate;
@@ -187,6 +188,16 @@ public interface Store extends AutoCloseable {
    */
   default Stream<String> list(String prefix, Predicate<String> skipBelow) {
     return list(prefix);
+  }
+
+  /**
+   * The stored size in bytes (as stored: compressed, encoded) of every key {@link #list(String)}
+   * lists under {@code prefix}, in key order, when this store learns sizes as cheaply as it lists
+   * keys (a local directory's file sizes, an object store's listing that carries them); empty when
+   * it would have to read values or ask per key (the default). Never reads a value.
+   */
+  default Optional<SortedMap<String, Long>> listSizes(String prefix) {
+    return Optional.empty();
   }
 
   /**

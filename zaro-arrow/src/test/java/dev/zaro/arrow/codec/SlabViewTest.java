@@ -151,6 +151,40 @@ class SlabViewTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A fill (a missing chunk's fill value) puts the element's bytes, in their order, at every
+   * element the view addresses and nowhere else: item sizes with a store of their own (1, 2, 4,
+   * 8), others and a zero fill, at random strides.
+   */
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void fillPutsTheElementsBytesAtEveryAddress(int seed) {
+    Random rnd = new Random(seed);
+    int[] sizes = {1, 2, 4, 8, 16, 3};
+    int itemSize = sizes[rnd.nextInt(sizes.length)];
+    int rank = rnd.nextInt(5);
+    try (ArrowBuf target = allocator.buffer(1 << 16)) {
+      Case c = null;
+      while (c == null) {
+        c = randomCase(rnd, target, itemSize, rank);
+      }
+      byte[] element = new byte[itemSize];
+      if (rnd.nextInt(4) > 0) {
+        rnd.nextBytes(element); // else all zero
+      }
+      byte[] want = new byte[(int) target.capacity()];
+      Arrays.fill(want, SENTINEL);
+      for (long dst : c.dstBytes()) {
+        System.arraycopy(element, 0, want, (int) dst, itemSize);
+      }
+      fillSentinel(target);
+      c.view().fill(element);
+      byte[] got = new byte[want.length];
+      target.getBytes(0, got);
+      assertArrayEquals(want, got, c.view() + ", fill " + Arrays.toString(element));
+    }
+  }
+
   /** A whole chunk into a target of its own shape is one run; a sub-box of it is not. */
   @ParameterizedTest
   @MethodSource("seeds")

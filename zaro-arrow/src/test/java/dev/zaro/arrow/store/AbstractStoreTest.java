@@ -249,6 +249,39 @@ public abstract class AbstractStoreTest extends AllocatorTest {
     }
   }
 
+  /**
+   * A store that lists sizes lists the keys {@link Store#list} lists, each with its value's length
+   * (the fixture's bytes where known); one that cannot is empty. The size of every value not in the
+   * fixture's contents is checked against a read of it.
+   */
+  @Test
+  void listedSizesAreTheValuesLengths() {
+    for (String prefix : concat("", fixture.prefixes())) {
+      var sizes = store.listSizes(prefix);
+      if (sizes.isEmpty()) {
+        continue;
+      }
+      assertEquals(
+          keys().stream().filter(k -> k.startsWith(prefix)).toList(),
+          List.copyOf(sizes.get().keySet()),
+          prefix);
+      sizes
+          .get()
+          .forEach(
+              (k, n) -> {
+                byte[] known = contents().get(k);
+                long want = known != null ? known.length : store.getBytes(k).orElseThrow().length;
+                assertEquals(want, n, k);
+              });
+    }
+  }
+
+  private static List<String> concat(String first, List<String> rest) {
+    List<String> all = new ArrayList<>(List.of(first));
+    all.addAll(rest);
+    return all;
+  }
+
   /** A listing told to skip below "a" may leave out a/c/..., but never a/zarr.json or b/... */
   @Test
   void aListingThatSkipsBelowADirectoryKeepsEverythingElse() {

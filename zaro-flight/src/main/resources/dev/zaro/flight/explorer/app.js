@@ -89,6 +89,7 @@ async function loadTree() {
       const meta = document.createElement("span");
       meta.className = "meta";
       meta.textContent = node.data_type + " " + fmtShape(node.shape);
+      meta.dataset.path = clean(node.path);
       li.appendChild(meta);
     }
     parentUl.appendChild(li);
@@ -96,6 +97,37 @@ async function loadTree() {
   const top = byPath.get("");
   if (top && top.node_type === "array") add(root, top);
   else doc.nodes.filter((n) => clean(n.path) !== "" && parentOf(clean(n.path)) === "").forEach((n) => add(root, n));
+  loadSizes().catch(() => {}); // sizes on disk are extra: the tree stands without them
+}
+// each array's size on disk (its stored chunks), when the store can tell without reading
+async function loadSizes() {
+  const doc = await getJson("/sizes.json");
+  state.sizes = doc.known ? doc.arrays : {};
+  document.querySelectorAll(".tree .meta[data-path]").forEach((m) => {
+    const s = state.sizes[m.dataset.path];
+    if (s) {
+      m.textContent += " · " + fmtBytes(s.bytes);
+      m.dataset.bytes = String(s.bytes);
+    }
+  });
+  if (state.array && !$("array").hidden) showSize(clean(state.array.path));
+}
+function fmtBytes(n) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return (i === 0 ? String(n) : n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0)) + " " + units[i];
+}
+function showSize(path) {
+  const s = (state.sizes || {})[path];
+  const t = $("array-info");
+  if (!s || t.querySelector("tr.size")) return;
+  const after = Array.from(t.rows).findIndex((r) => r.cells[0].textContent === "format");
+  const tr = t.insertRow(after < 0 ? -1 : after + 1);
+  tr.className = "size";
+  tr.dataset.bytes = String(s.bytes);
+  tr.insertCell().textContent = "size on disk";
+  tr.insertCell().textContent = fmtBytes(s.bytes) + " (" + s.keys + (s.keys === 1 ? " chunk" : " chunks") + " stored)";
 }
 function parentOf(p) { const i = p.lastIndexOf("/"); return i < 0 ? "" : p.slice(0, i); }
 function node(path) { return state.nodes.find((n) => clean(n.path) === path); }
@@ -128,6 +160,7 @@ async function openArray(path) {
   if (meta.chunk_shape) infoRow(t, "chunks", fmtShape(meta.chunk_shape));
   infoRow(t, "codecs", (meta.codecs || []).map((c) => c.name).join(", ") || "none");
   infoRow(t, "format", meta.format);
+  showSize(path);
   for (const [k, v] of Object.entries(attrs)) {
     if (k !== "units" && k !== "long_name") infoRow(t, k, typeof v === "string" ? v : JSON.stringify(v));
   }
@@ -344,19 +377,20 @@ function linePlot(svg, xs, ys, bars) {
 async function download(kind) {
   const meta = state.array;
   const slice = $("dl-slice").value.trim();
-  const params = kind === "csv" ? {} : { layout: "table" };
+  const params = kind === "arrow" ? { layout: "table" } : {};
   if (slice) params.slice = slice;
-  const url = kind === "csv" ? arrayUrl(clean(meta.path), "values.csv", params) : arrayUrl(clean(meta.path), "", params);
+  const url = arrayUrl(clean(meta.path), kind === "arrow" ? "" : "values." + kind, params);
   const blob = await (await api(url)).blob();
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
-  a.download = (clean(meta.path).replace(/\//g, "_") || "array") + (kind === "csv" ? ".csv" : ".arrows");
+  a.download = (clean(meta.path).replace(/\//g, "_") || "array") + (kind === "arrow" ? ".arrows" : "." + kind);
   document.body.appendChild(a);
   a.click();
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 $("dl-arrow").addEventListener("click", () => download("arrow").catch(showError));
 $("dl-csv").addEventListener("click", () => download("csv").catch(showError));
+$("dl-parquet").addEventListener("click", () => download("parquet").catch(showError));
 $("redraw").addEventListener("click", () => draw().catch(showError));
 $("colormap").addEventListener("change", () => draw().catch(showError));
 
