@@ -113,6 +113,7 @@ public final class FileStore implements Store {
     for (int attempt = 0; ; attempt++) {
       try (FileChannels.Lease lease = channels.acquire(file, key)) {
         if (lease == null) {
+          checkRootExists(key);
           return Optional.empty();
         }
         try {

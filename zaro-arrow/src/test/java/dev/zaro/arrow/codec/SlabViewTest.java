@@ -153,8 +153,8 @@ class SlabViewTest extends AllocatorTest {
 
   /**
    * A fill (a missing chunk's fill value) puts the element's bytes, in their order, at every
-   * element the view addresses and nowhere else: item sizes with a store of their own (1, 2, 4,
-   * 8), others and a zero fill, at random strides.
+   * element the view addresses and nowhere else: item sizes with a store of their own (1, 2, 4, 8),
+   * others and a zero fill, at random strides.
    */
   @ParameterizedTest
   @MethodSource("seeds")
