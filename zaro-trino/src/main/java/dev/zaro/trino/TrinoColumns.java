@@ -25,6 +25,7 @@ import io.trino.spi.type.VarbinaryType;
 import io.trino.spi.type.VarcharType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
@@ -52,6 +53,39 @@ import org.apache.arrow.vector.types.pojo.Field;
  */
 final class TrinoColumns {
   private TrinoColumns() {}
+
+  /** Every type {@link #type(Field)} gives. */
+  private static final List<Type> TYPES =
+      List.of(
+          TinyintType.TINYINT,
+          SmallintType.SMALLINT,
+          IntegerType.INTEGER,
+          BigintType.BIGINT,
+          DecimalType.createDecimalType(20, 0),
+          RealType.REAL,
+          DoubleType.DOUBLE,
+          BooleanType.BOOLEAN,
+          VarcharType.VARCHAR,
+          VarbinaryType.VARBINARY,
+          DateType.DATE,
+          TimestampType.TIMESTAMP_SECONDS,
+          TimestampType.TIMESTAMP_MILLIS,
+          TimestampType.TIMESTAMP_MICROS,
+          TimestampType.TIMESTAMP_NANOS);
+
+  /**
+   * The type a column handle's JSON names by its id ({@code bigint}, {@code timestamp(6)}...).
+   *
+   * @throws IllegalArgumentException for a type no column of the connector has
+   */
+  static Type type(String id) {
+    for (Type t : TYPES) {
+      if (t.getTypeId().getId().equals(id) || t.getDisplayName().equals(id)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("zarr: no column has type '" + id + "'");
+  }
 
   /** The Trino type of an Arrow column, or empty when Trino has none for it. */
   static Optional<Type> type(Field field) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.type.Type;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,8 +19,17 @@ public record ZarrColumnHandle(
     @JsonProperty("dimension") int dimension)
     implements ColumnHandle {
 
-  @JsonCreator
-  public ZarrColumnHandle {}
+  /**
+   * Jackson's creator, from the JSON object as a map, as {@link ZarrSplit#fromJson}'s; the type is
+   * its id as Trino writes it, one of the types the connector gives columns.
+   */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static ZarrColumnHandle fromJson(Map<String, Object> json) {
+    return new ZarrColumnHandle(
+        (String) json.get("name"),
+        TrinoColumns.type((String) json.get("type")),
+        ((Number) json.get("dimension")).intValue());
+  }
 
   ColumnMetadata metadata() {
     return ColumnMetadata.builder()

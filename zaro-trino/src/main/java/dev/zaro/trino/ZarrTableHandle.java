@@ -7,6 +7,7 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.SchemaTableName;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -31,11 +32,31 @@ public record ZarrTableHandle(
     @JsonProperty("limit") OptionalLong limit)
     implements ConnectorTableHandle {
 
-  @JsonCreator
   public ZarrTableHandle {
     lo = List.copyOf(lo);
     hi = List.copyOf(hi);
     columns = columns.map(List::copyOf);
+  }
+
+  /** Jackson's creator, from the JSON object as a map, as {@link ZarrSplit#fromJson}'s. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static ZarrTableHandle fromJson(Map<String, Object> json) {
+    Object columns = json.get("columns");
+    Object limit = json.get("limit");
+    return new ZarrTableHandle(
+        (String) json.get("schema"),
+        (String) json.get("table"),
+        (String) json.get("path"),
+        longs(json.get("lo")),
+        longs(json.get("hi")),
+        columns == null
+            ? Optional.empty()
+            : Optional.of(((List<?>) columns).stream().map(String.class::cast).toList()),
+        limit == null ? OptionalLong.empty() : OptionalLong.of(((Number) limit).longValue()));
+  }
+
+  private static List<Long> longs(Object json) {
+    return ((List<?>) json).stream().map(n -> ((Number) n).longValue()).toList();
   }
 
   /** The whole array at {@code path}, of {@code shape}. */

@@ -274,6 +274,15 @@ class ZarrClusterTest {
     assertTrue(
         property.getMessage().contains("unknown catalog property 'zarr.sotre'"),
         property.getMessage());
+    RuntimeException value =
+        assertThrows(
+            RuntimeException.class,
+            () ->
+                cluster.createCatalog(
+                    "bad", "zarr", Map.of("zarr.store", "x", "zarr.missing-chunks", "skip")));
+    assertTrue(
+        value.getMessage().contains("zarr.missing-chunks is 'fill' or 'error', not 'skip'"),
+        value.getMessage());
   }
 
   /**
