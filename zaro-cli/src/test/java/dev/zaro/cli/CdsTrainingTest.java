@@ -40,6 +40,18 @@ class CdsTrainingTest {
     assertTrue(local.contains("dev/zaro/cli/ReadCommand"));
   }
 
+  /**
+   * The serve archive's training asks its HTTP port for the explorer's pictures and sizes: its list
+   * holds their classes, so a fresh server's first picture does not load them from the jar.
+   */
+  @Test
+  void serveTrainingLoadsTheExplorersPicture(@TempDir Path dir) throws Exception {
+    List<String> serve = train(dir, "serve");
+    assertTrue(serve.contains("dev/zaro/flight/SliceImage"), "pictures");
+    assertTrue(serve.contains("dev/zaro/flight/PngWriter"), "PNG");
+    assertTrue(serve.contains("dev/zaro/flight/StoredSizes"), "sizes on disk");
+  }
+
   /** Runs the training in {@code mode} in a new JVM; its class list, one class per line. */
   private static List<String> train(Path dir, String mode) throws Exception {
     Path list = dir.resolve(mode + ".classes");
