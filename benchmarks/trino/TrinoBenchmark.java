@@ -13,7 +13,8 @@ import java.util.Map;
  * zaro-trino against Trino's own Hive connector on the same table as Parquet, on one cluster
  * (coordinator + 2 workers, benchmarks/trino_bench.sh): the table of make_spark_dataset.py
  * (t2m float32 256 x 256 x 512 with CF time/lat/lon), Parquet through a file metastore on local
- * files. Prints the median of REPEAT runs (after one warm-up) of each query on each catalog.
+ * files. Prints the median of REPEAT runs of each query on each catalog, the two catalogs alternating
+ * pass by pass after REPEAT untimed alternate passes.
  *
  * <p>java ... TrinoBenchmark.java DATA_DIR [REPEAT] [SPLIT_SIZE]
  */
@@ -65,8 +66,9 @@ public final class TrinoBenchmark {
         String zaro = q[1].formatted("zarr.\"default\".t2m");
         String parquetSql = q[1].formatted("hive.bench.t2m");
         check(cluster.execute(zaro), cluster.execute(parquetSql), q[0]);
-        double z = median(cluster, zaro, repeat);
-        double h = median(cluster, parquetSql, repeat);
+        double[] zh = medians(cluster, zaro, parquetSql, repeat);
+        double z = zh[0];
+        double h = zh[1];
         System.err.printf("%-22s %10.3f %10.3f %8.2f%n", q[0], z, h, z / h);
       }
     }
@@ -81,14 +83,33 @@ public final class TrinoBenchmark {
     }
   }
 
-  private static double median(DistributedQueryRunner cluster, String sql, int repeat) {
-    cluster.execute(sql); // warm-up
-    List<Double> seconds = new ArrayList<>();
+  /**
+   * Medians of {@code repeat} passes of each query, run alternately pass by pass after as many
+   * untimed alternate passes: both connectors share Trino's engine, whose operators compile while
+   * the first queries run, so a block of one query before the other favoured the one run second.
+   */
+  private static double[] medians(
+      DistributedQueryRunner cluster, String a, String b, int repeat) {
     for (int i = 0; i < repeat; i++) {
-      long t = System.nanoTime();
-      cluster.execute(sql);
-      seconds.add((System.nanoTime() - t) / 1e9);
+      cluster.execute(a);
+      cluster.execute(b);
     }
+    List<Double> as = new ArrayList<>();
+    List<Double> bs = new ArrayList<>();
+    for (int i = 0; i < repeat; i++) {
+      as.add(seconds(cluster, a));
+      bs.add(seconds(cluster, b));
+    }
+    return new double[] {median(as), median(bs)};
+  }
+
+  private static double seconds(DistributedQueryRunner cluster, String sql) {
+    long t = System.nanoTime();
+    cluster.execute(sql);
+    return (System.nanoTime() - t) / 1e9;
+  }
+
+  private static double median(List<Double> seconds) {
     Collections.sort(seconds);
     return seconds.get(seconds.size() / 2);
   }
