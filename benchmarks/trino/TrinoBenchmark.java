@@ -54,6 +54,11 @@ public final class TrinoBenchmark {
           "1/16 of time",
           "select avg(t2m), count(*) from %s where time < TIMESTAMP '2020-01-05 00:00:00'"
         },
+        // Trino's floor per query: a range that keeps nothing plans no split
+        {
+          "empty range",
+          "select avg(t2m), count(*) from %s where time < TIMESTAMP '2019-01-05 00:00:00'"
+        },
         {
           "daily means, 30-60N",
           "select date_trunc('day', time), avg(t2m) from %s where lat between 30 and 60"
