@@ -83,3 +83,30 @@ def test_runs_on_a_jdk_image_without_the_flight_recorder():
     assert pathlib.Path(java_home("-XshowSettings:properties -Dzaro.test=jfr")) != jre
     r = run("sql", str(SAMPLE), "select count(*) as n from t2m")
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def served_environment(**env):
+    """The environment of the JVM `zaro serve` runs in (the launcher execs java, so the process
+    it starts is the JVM), with env added to this one."""
+    p = subprocess.Popen([str(ROOT / "zaro"), "serve", str(SAMPLE), "--port", "0"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env={**os.environ, **env})
+    try:
+        for line in p.stdout:
+            if "serving" in line:
+                break
+        raw = pathlib.Path(f"/proc/{p.pid}/environ").read_bytes()
+        return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+
+
+def test_glibc_keeps_freed_memory_unless_told_otherwise():
+    # freed blocks up to 32 MiB and free arena tops up to 1 GiB stay with the process, so a served
+    # read does not fault in and zero its pages again (benchmarks/README.md, "Fresh pages")
+    env = served_environment()
+    assert env["MALLOC_MMAP_THRESHOLD_"] == str(32 << 20)
+    assert env["MALLOC_TRIM_THRESHOLD_"] == str(1 << 30)
+    env = served_environment(MALLOC_TRIM_THRESHOLD_="131072")
+    assert env["MALLOC_TRIM_THRESHOLD_"] == "131072"  # the user's value wins
+    assert env["MALLOC_MMAP_THRESHOLD_"] == str(32 << 20)
