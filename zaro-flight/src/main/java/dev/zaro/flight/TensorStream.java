@@ -24,9 +24,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The tensor layout's streams: a selection split into blocks along the first dimension on chunk
- * boundaries ({@link #blocks}), each block read (from the cache by reference where it can be) on a
- * prefetch thread while the one before it is sent, and sent as batches of about {@code batchBytes}.
- * Thread-safe: one instance serves every stream of a producer.
+ * boundaries ({@link #blocks}), the first block read on the stream's thread and each later one
+ * (from the cache by reference where it can be) on a prefetch thread while the one before it is
+ * sent, and sent as batches of about {@code batchBytes}. Thread-safe: one instance serves every
+ * stream of a producer.
  */
 final class TensorStream {
   private final Zaro zaro;
@@ -88,7 +89,9 @@ final class TensorStream {
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, child)) {
       stream.start(root, request.compression());
       VectorLoader loader = new VectorLoader(root);
-      next = readAsync(array, blocks.get(0), child, buffers);
+      // the first block on this thread: nothing is sent before it, and a small read (one block)
+      // then costs no hand-over to a prefetch thread and back, each a wake-up on a busy machine
+      next = CompletableFuture.completedFuture(readBlock(array, blocks.get(0), child, buffers));
       for (int i = 0; i < blocks.size(); i++) {
         List<Slab> current = await(next);
         next =
@@ -138,17 +141,18 @@ final class TensorStream {
 
   private CompletableFuture<List<Slab>> readAsync(
       ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          List<Slab> cached = readCached(array, block, child);
-          if (cached != null) {
-            return cached;
-          }
-          Slab assembled =
-              zaro.cache() == null ? null : array.readAssembled(block, child, readOptions);
-          return List.of(assembled != null ? assembled : read(array, block, child, buffers));
-        },
-        prefetch);
+    return CompletableFuture.supplyAsync(() -> readBlock(array, block, child, buffers), prefetch);
+  }
+
+  /** One block: from the cache by reference, as a cached assembly, or read. */
+  private List<Slab> readBlock(
+      ZarrArray array, Selection block, BufferAllocator child, BlockBuffers buffers) {
+    List<Slab> cached = readCached(array, block, child);
+    if (cached != null) {
+      return cached;
+    }
+    Slab assembled = zaro.cache() == null ? null : array.readAssembled(block, child, readOptions);
+    return List.of(assembled != null ? assembled : read(array, block, child, buffers));
   }
 
   /** Reads a block into a free buffer of the stream's pool, or into a fresh one. */
