@@ -228,13 +228,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rtt-ms", type=int, nargs="+", default=[0, 20, 100])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--launcher", default=str(ROOT / "zaro"),
+                        help="the zaro command that serves the store (another build's, for A/B runs)")
     parser.add_argument("--warmup", type=int, default=10,
                         help="untimed passes of each operation by each reader first (a served store "
                              "is a long-running process: 1 measures the server's first requests)")
     args = parser.parse_args()
     if not STORE.exists():
         sys.exit(f"no {STORE}: run /usr/bin/python3 testdata/xarray_client/generate_era5.py --full {STORE}")
-    zaro, serving = start_line([str(ROOT / "zaro"), "serve", str(STORE), "--port", "0"], "serving")
+    zaro, serving = start_line([args.launcher, "serve", str(STORE), "--port", "0"], "serving")
     http, line = start_line([sys.executable, str(HERE / "latency_server.py"), str(STORE), "--latency-ms", "0"], "PORT")
     try:
         zaro_port = int(re.search(r"grpc://127\.0\.0\.1:(\d+)", serving).group(1))

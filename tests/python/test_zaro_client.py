@@ -9,6 +9,7 @@ generator). Laziness is shown by the server's stats action (chunks_decoded).
 import json
 import re
 import sys
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -110,6 +111,26 @@ def test_a_read_of_several_endpoints_is_reassembled_in_place(big):
     assert got.shape == (4096, 65, 256) and got.dtype == np.float32 and got.flags.c_contiguous
     np.testing.assert_array_equal(got[:256], values[:, 0:65, :])
     assert (got[256:] == np.float32(1.5)).all()  # the fill value where tensorstore wrote nothing
+
+
+def fetch_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("zaro-fetch")}
+
+
+def test_parallel_parts_reuse_the_clients_threads_until_it_closes(big):
+    path, values = big
+    with Server(path) as s:
+        c = zaro_client.connect(s.uri, threads=4, shared_memory=False)
+        c.part_bytes = 1 << 20  # 4 parts of 4 MiB each
+        first = c.read("/", "0:256, 0:16, :")
+        threads = fetch_threads()
+        assert 1 < len(threads) <= 4
+        second = c.read("/", "0:256, 16:32, :")
+        assert fetch_threads() == threads  # the same threads, not new ones per read
+        c.close()
+        assert not any(t.is_alive() for t in threads)
+    np.testing.assert_array_equal(first, values[:, 0:16, :])
+    np.testing.assert_array_equal(second, values[:, 16:32, :])
 
 
 def test_read_table_has_coordinates_cf_times_and_the_selected_columns(client):

@@ -103,6 +103,11 @@ class Client:
             headers.append((b"authorization", b"Bearer " + token.strip()))
         self._options = fl.FlightCallOptions(headers=headers)
         self._threads = max(1, int(threads))
+        # the fetch threads live as long as the client: a pool made per read started new threads
+        # every time, and each new thread's first buffers were fresh pages the kernel had to
+        # fault in and zero (benchmarks/README.md, "Fresh pages")
+        self._pool = None
+        self._pool_lock = threading.Lock()
         self._meta = {}
         # reads up to this many bytes go as one do_get, without asking for endpoints first
         self.direct_bytes = 256 << 20
@@ -115,6 +120,10 @@ class Client:
         self.shared_min_bytes = 512 << 10
 
     def close(self):
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown()
         self._flight.close()
 
     def __enter__(self):
@@ -215,10 +224,13 @@ class Client:
             except Exception as e:  # noqa: BLE001
                 raise errors.translate(e, what) from None
 
-        if len(tickets) <= 1:
+        if len(tickets) <= 1 or self._threads == 1:
             return [one(i) for i in range(len(tickets))]
-        with ThreadPoolExecutor(min(self._threads, len(tickets))) as pool:
-            return list(pool.map(one, range(len(tickets))))
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="zaro-fetch")
+            pool = self._pool
+        return list(pool.map(one, range(len(tickets))))
 
     def read(self, path, slice=None, decode=False):
         """The selection `slice` of array `path` as a numpy array.
