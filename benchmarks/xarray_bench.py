@@ -7,8 +7,9 @@ x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 
     /usr/bin/python3 testdata/xarray_client/generate_era5.py --full benchmarks/data/era5_client.zarr
 
 Two readers, each in a process of its own, run alternately, pass by pass:
-- zaro: `./zaro serve STORE` next to the store; the client (this .venv: zaro_client, xarray)
-  opens it with xr.open_dataset("grpc://...", engine="zaro");
+- zaro: `./zaro serve STORE` next to the store; the client (this .venv: zaro_client, xarray;
+  --zaro-python for another, such as one over Debian's xarray, so that both readers run the same
+  xarray) opens it with xr.open_dataset("grpc://...", engine="zaro");
 - xarray: Debian's python3 with xarray and zarr-python 2 (apt: python3-xarray python3-zarr
   python3-fsspec python3-aiohttp), xr.open_zarr(STORE) on the local path at rtt 0, and
   xr.open_zarr("http://...") through fsspec + aiohttp from a plain HTTP server over the store
@@ -83,17 +84,40 @@ for line in sys.stdin:  # one pass a line, so the two readers alternate
 class DelayProxy:
     """A TCP proxy that forwards every byte rtt/2 after it arrived, in each direction, and counts
     the bytes it forwards from the server to the client. Two threads per direction on blocking
-    sockets, which let go of the GIL while they wait: an asyncio proxy here capped a 62 MB read at
-    about 250 MB/s even with no delay, so it measured itself rather than the latency."""
+    sockets, which let go of the GIL while they wait, receiving into buffers the proxy reuses: an
+    asyncio proxy capped a 62 MB read at about 250 MB/s even with no delay, and one that received
+    into a fresh bytes object each time at about 420 MB/s (148 ms against 27 ms without it), so
+    both measured themselves rather than the latency. Through this one: 62 MB in about 50 ms at
+    rtt 0 (benchmarks/README.md, "xarray open_zarr")."""
+
+    CHUNK = 256 << 10  # one receive at most
+    MAX_CHUNKS = 1024  # 256 MiB held at most, all connections together; a receiver waits beyond
 
     def __init__(self, target_port, rtt_ms):
         self.target_port = target_port
         self.delay = rtt_ms / 2000.0
         self.down_bytes = 0
         self._lock = threading.Lock()
+        self._free = []  # buffers to receive into, made as needed and reused
+        self._made = 0
+        self._returned = threading.Condition(self._lock)
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def _buffer(self):
+        with self._lock:
+            while not self._free and self._made >= self.MAX_CHUNKS:
+                self._returned.wait()
+            if self._free:
+                return self._free.pop()
+            self._made += 1
+        return bytearray(self.CHUNK)
+
+    def _give_back(self, buffer):
+        with self._lock:
+            self._free.append(buffer)
+            self._returned.notify()
 
     def _accept(self):
         while True:
@@ -113,18 +137,17 @@ class DelayProxy:
         ready = threading.Condition()
 
         def receive():
-            try:
-                while True:
-                    data = src.recv(4 << 20)
-                    with ready:
-                        pending.append((time.monotonic() + self.delay, data))
-                        ready.notify()
-                    if not data:
-                        return
-            except OSError:
+            while True:
+                buffer = self._buffer()
+                try:
+                    n = src.recv_into(buffer)
+                except OSError:
+                    n = 0
                 with ready:
-                    pending.append((0, b""))
+                    pending.append((time.monotonic() + self.delay, buffer, n))
                     ready.notify()
+                if not n:
+                    return
 
         def send():
             try:
@@ -132,19 +155,30 @@ class DelayProxy:
                     with ready:
                         while not pending:
                             ready.wait()
-                        due, data = pending.popleft()
+                        due, buffer, n = pending.popleft()
                     wait = due - time.monotonic()
                     if wait > 0:
                         time.sleep(wait)
-                    if not data:
+                    if not n:
+                        self._give_back(buffer)
                         dst.shutdown(socket.SHUT_WR)
                         return
-                    dst.sendall(data)
+                    try:
+                        dst.sendall(memoryview(buffer)[:n])
+                    finally:
+                        self._give_back(buffer)
                     if down:
                         with self._lock:
-                            self.down_bytes += len(data)
-            except OSError:
-                pass
+                            self.down_bytes += n
+            except OSError:  # the other side is gone: what is still queued goes back unsent
+                while True:
+                    with ready:
+                        while not pending:
+                            ready.wait()
+                        _, buffer, n = pending.popleft()
+                    self._give_back(buffer)
+                    if not n:
+                        break
             finally:
                 try:
                     src.close()
@@ -187,7 +221,7 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
-def run(rtt, repeat, warmup, zaro_port, http_port):
+def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable):
     stats_client = None
     if rtt:
         zproxy, hproxy = DelayProxy(zaro_port, rtt), DelayProxy(http_port, rtt)
@@ -200,7 +234,7 @@ def run(rtt, repeat, warmup, zaro_port, http_port):
         import zaro_client
         stats_client = zaro_client.connect(zaro_url)
     where = "far" if rtt else "near"
-    procs = {"zaro": worker(sys.executable, "zaro", zaro_url, repeat, where, warmup),
+    procs = {"zaro": worker(zaro_python, "zaro", zaro_url, repeat, where, warmup),
              "xarray": worker(DEBIAN_PYTHON, "xarray", direct_url, repeat, where, warmup)}
     out = {}
     for op in ["open", "open_load", "open_small", "open_list"]:
@@ -228,6 +262,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rtt-ms", type=int, nargs="+", default=[0, 20, 100])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--zaro-python", default=sys.executable,
+                        help="the Python that runs the zaro reader (default: this one). Debian's xarray "
+                             "on both sides: /usr/bin/python3 -m venv --system-site-packages V, then "
+                             "V/bin/pip install pyarrow and --no-deps ./clients/python")
     parser.add_argument("--launcher", default=str(ROOT / "zaro"),
                         help="the zaro command that serves the store (another build's, for A/B runs)")
     parser.add_argument("--warmup", type=int, default=10,
@@ -243,7 +281,7 @@ def main():
         http_port = int(line.split()[1])
         rows = {}
         for rtt in args.rtt_ms:
-            rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port)
+            rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port, args.zaro_python)
             print(json.dumps({"rtt_ms": rtt, **rows[rtt]}), flush=True)
         print("\n| rtt | operation | xarray (s) | zaro (s) | xarray / zaro |\n|---|---|---|---|---|")
         for rtt, ops in rows.items():

@@ -14,7 +14,7 @@ from . import errors
 from .selection import Selection
 
 
-def connect(url, token=None, tls_root_certs=None, threads=8, shared_memory=None):
+def connect(url, token=None, tls_root_certs=None, threads=4, shared_memory=None):
     """A client of the zaro server at `url` ("grpc://host:port" or "grpc+tls://host:port").
 
     token: the bearer token (str or bytes) the server's --auth-token-file accepts, sent as
@@ -90,7 +90,7 @@ class Client:
     Errors raise `zaro_client.ZaroError` subclasses (NotFound, InvalidArgument, Unauthenticated,
     ResourceExhausted, Unavailable, Unimplemented, Internal) naming the array."""
 
-    def __init__(self, url, token=None, tls_root_certs=None, threads=8, shared_memory=None):
+    def __init__(self, url, token=None, tls_root_certs=None, threads=4, shared_memory=None):
         self.url = url
         kwargs = {}
         pem = _pem(tls_root_certs)
@@ -274,10 +274,10 @@ class Client:
     def _row_parts(self, selection, meta, item):
         """The selection cut along its first dimension at chunk boundaries into up to `threads`
         parts of about `part_bytes` or more, as slice texts; None to keep it one stream. The parts
-        go as parallel streams on the one connection: the server reads and sends each stream in
-        a pipeline of its own, and one stream alone is slower near and far alike (62 MB: seven
-        streams 151 ms, one 360 ms; at 20 ms round trips 134 against 371; benchmarks/README.md,
-        "xarray open_zarr")."""
+        go as parallel streams on the one connection, each read and sent by the server in a
+        pipeline of its own. Four by default: 62 MB at 20 ms round trips took 194-234 ms on four
+        streams against 243-244 on eight (100 ms: 226 against 298), as each stream's messages are
+        fresh memory for the client (benchmarks/README.md, "Fresh pages")."""
         if not selection.dims:
             return None
         start, step, count, dropped = selection.dims[0]
