@@ -9,7 +9,9 @@ x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 
 Two readers, each in a process of its own, run alternately, pass by pass:
 - zaro: `./zaro serve STORE` next to the store; the client (this .venv: zaro_client, xarray;
   --zaro-python for another, such as one over Debian's xarray, so that both readers run the same
-  xarray) opens it with xr.open_dataset("grpc://...", engine="zaro");
+  xarray) opens it with xr.open_dataset(client, engine="zaro"); far away its reads of 1 MiB or
+  more come through the server's HTTP door (`serve --http-port`, behind the same delay;
+  --flight-only: everything over Flight);
 - xarray: Debian's python3 with xarray and zarr-python 2 (apt: python3-xarray python3-zarr
   python3-fsspec python3-aiohttp), xr.open_zarr(STORE) on the local path at rtt 0, and
   xr.open_zarr("http://...") through fsspec + aiohttp from a plain HTTP server over the store
@@ -44,12 +46,12 @@ WORKER = r'''
 import json, sys, time, statistics
 import numpy as np
 import xarray as xr
-kind, url, repeat, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5])
+kind, url, repeat, warmup, http = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5]), sys.argv[6]
 if kind == "zaro":
     import zaro_client
     # behind the shaped link the server is on this machine all the same: keep the values on the
     # link (no shared-memory file), as a server across a network would have to
-    client = zaro_client.connect(url, shared_memory=sys.argv[4] == "near")
+    client = zaro_client.connect(url, shared_memory=sys.argv[4] == "near", http=None if http == "-" else http)
 def open_():
     if kind == "zaro":
         return xr.open_dataset(client, engine="zaro")
@@ -199,8 +201,9 @@ def start_line(cmd, pattern, **kwargs):
     raise RuntimeError(f"{cmd[0]} ended before printing {pattern!r}")
 
 
-def worker(python, kind, url, repeat, where, warmup, env=None):
-    return subprocess.Popen([python, "-c", WORKER, kind, url, str(repeat), where, str(warmup)], stdin=subprocess.PIPE,
+def worker(python, kind, url, repeat, where, warmup, http=None, env=None):
+    return subprocess.Popen([python, "-c", WORKER, kind, url, str(repeat), where, str(warmup), http or "-"],
+                            stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, env=env)
 
 
@@ -221,12 +224,16 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
-def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable):
+def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable, zaro_http_port=None):
     stats_client = None
+    zaro_http = None
     if rtt:
         zproxy, hproxy = DelayProxy(zaro_port, rtt), DelayProxy(http_port, rtt)
         zaro_url = f"grpc://127.0.0.1:{zproxy.port}"
         direct_url = f"http://127.0.0.1:{hproxy.port}/"
+        if zaro_http_port:  # zaro's HTTP door behind the same delay
+            zhproxy = DelayProxy(zaro_http_port, rtt)
+            zaro_http = f"http://127.0.0.1:{zhproxy.port}"
     else:
         zproxy = hproxy = None
         zaro_url = f"grpc://127.0.0.1:{zaro_port}"
@@ -234,7 +241,7 @@ def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable):
         import zaro_client
         stats_client = zaro_client.connect(zaro_url)
     where = "far" if rtt else "near"
-    procs = {"zaro": worker(zaro_python, "zaro", zaro_url, repeat, where, warmup),
+    procs = {"zaro": worker(zaro_python, "zaro", zaro_url, repeat, where, warmup, zaro_http),
              "xarray": worker(DEBIAN_PYTHON, "xarray", direct_url, repeat, where, warmup)}
     out = {}
     for op in ["open", "open_load", "open_small", "open_list"]:
@@ -266,6 +273,9 @@ def main():
                         help="the Python that runs the zaro reader (default: this one). Debian's xarray "
                              "on both sides: /usr/bin/python3 -m venv --system-site-packages V, then "
                              "V/bin/pip install pyarrow and --no-deps ./clients/python")
+    parser.add_argument("--flight-only", action="store_true",
+                        help="far away, the zaro reader fetches everything over Flight (by default its "
+                             "reads of 1 MiB or more come through the server's HTTP door, --http-port)")
     parser.add_argument("--launcher", default=str(ROOT / "zaro"),
                         help="the zaro command that serves the store (another build's, for A/B runs)")
     parser.add_argument("--warmup", type=int, default=10,
@@ -274,14 +284,18 @@ def main():
     args = parser.parse_args()
     if not STORE.exists():
         sys.exit(f"no {STORE}: run /usr/bin/python3 testdata/xarray_client/generate_era5.py --full {STORE}")
-    zaro, serving = start_line([args.launcher, "serve", str(STORE), "--port", "0"], "serving")
+    zaro, serving = start_line([args.launcher, "serve", str(STORE), "--port", "0", "--http-port", "0"], "serving")
+    door = re.search(r"http://127\.0\.0\.1:(\d+)", serving)
+    while door is None:  # the HTTP door's line follows the banner's first
+        door = re.search(r"http://127\.0\.0\.1:(\d+)", zaro.stdout.readline() or "http://127.0.0.1:0")
     http, line = start_line([sys.executable, str(HERE / "latency_server.py"), str(STORE), "--latency-ms", "0"], "PORT")
     try:
         zaro_port = int(re.search(r"grpc://127\.0\.0\.1:(\d+)", serving).group(1))
         http_port = int(line.split()[1])
         rows = {}
         for rtt in args.rtt_ms:
-            rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port, args.zaro_python)
+            rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port, args.zaro_python,
+                            None if args.flight_only else int(door.group(1)))
             print(json.dumps({"rtt_ms": rtt, **rows[rtt]}), flush=True)
         print("\n| rtt | operation | xarray (s) | zaro (s) | xarray / zaro |\n|---|---|---|---|---|")
         for rtt, ops in rows.items():

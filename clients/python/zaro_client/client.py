@@ -11,10 +11,11 @@ import pyarrow as pa
 import pyarrow.flight as fl
 
 from . import errors
+from .http_reads import HttpDoor
 from .selection import Selection
 
 
-def connect(url, token=None, tls_root_certs=None, threads=4, shared_memory=None):
+def connect(url, token=None, tls_root_certs=None, threads=4, shared_memory=None, http=None):
     """A client of the zaro server at `url` ("grpc://host:port" or "grpc+tls://host:port").
 
     token: the bearer token (str or bytes) the server's --auth-token-file accepts, sent as
@@ -23,9 +24,13 @@ def connect(url, token=None, tls_root_certs=None, threads=4, shared_memory=None)
     threads: how many endpoints of one read are fetched at once. shared_memory: whether reads
     (of numbers, up to `direct_bytes`) are handed over in a shared-memory file when the server is
     on this machine; None (the default) tries it for a loopback URL, for reads of at least
-    `shared_min_bytes` (512 KiB), and a read falls back to do_get when the file cannot be used."""
+    `shared_min_bytes` (512 KiB), and a read falls back to do_get when the file cannot be used.
+    http: the server's HTTP door ("http://host:port" or "https://...", `zaro serve --http-port`,
+    as this client reaches it): reads of numbers from `http_min_bytes` (1 MiB) that do not come
+    through shared memory come through it instead of Flight, received straight into the result
+    (same token and certificates)."""
     return Client(url, token=token, tls_root_certs=tls_root_certs, threads=threads,
-                  shared_memory=shared_memory)
+                  shared_memory=shared_memory, http=http)
 
 
 def _pem(certs):
@@ -90,7 +95,7 @@ class Client:
     Errors raise `zaro_client.ZaroError` subclasses (NotFound, InvalidArgument, Unauthenticated,
     ResourceExhausted, Unavailable, Unimplemented, Internal) naming the array."""
 
-    def __init__(self, url, token=None, tls_root_certs=None, threads=4, shared_memory=None):
+    def __init__(self, url, token=None, tls_root_certs=None, threads=4, shared_memory=None, http=None):
         self.url = url
         kwargs = {}
         pem = _pem(tls_root_certs)
@@ -118,8 +123,13 @@ class Client:
         # through the socket saves (benchmarks/README.md, "xarray open_zarr")
         self.shared_memory = _is_loopback(url) if shared_memory is None else bool(shared_memory)
         self.shared_min_bytes = 512 << 10
+        # reads of numbers from this many bytes come through the HTTP door, when given
+        self._http = HttpDoor(http, token, pem) if http else None
+        self.http_min_bytes = 1 << 20
 
     def close(self):
+        if self._http is not None:
+            self._http.close()
         with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
@@ -260,6 +270,10 @@ class Client:
                 out = self._read_shared(path, meta, logical, command)
                 if out is not None:
                     return self._decode(path, meta, selection, out) if decode else out
+            if self._http is not None and nbytes >= self.http_min_bytes \
+                    and meta["data_type"] not in _NOT_SHARED + ("bool",):
+                out = self._http.read(path, slice_text, meta, logical)
+                return self._decode(path, meta, selection, out) if decode else out
             parts = self._row_parts(selection, meta, item)
             tickets = [fl.Ticket(json.dumps(dict(command, slice=p)).encode()) for p in parts] \
                 if parts else [fl.Ticket(json.dumps(command).encode())]
