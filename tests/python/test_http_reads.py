@@ -14,7 +14,7 @@ import tensorstore as ts
 
 import zaro_client
 from test_flight_serving import STORE, TOKEN, certs, expected, tokens  # noqa: F401 - fixtures
-from zaro_client import errors
+from zaro_client import errors, xarray_backend
 from zaro_client.http_reads import HttpDoor
 from zaro_server import ROOT, Server
 
@@ -78,6 +78,22 @@ def test_selections_of_the_sample_equal_tensorstore(sample_door, path, sel):
 def sample_door():
     with Server(SAMPLE, "--http-port", "0") as s, door_client(s, s.http) as c:
         yield c
+
+
+def test_xarray_opens_with_the_door():
+    import xarray as xr
+
+    with Server(SAMPLE, "--http-port", "0") as s:
+        want = xr.open_dataset(s.uri, engine="zaro").load()
+        got = xr.open_dataset(s.uri, engine="zaro", http=s.http).load()
+        xr.testing.assert_identical(got, want)
+        closed = xr.open_dataset(s.uri, engine="zaro", http=CLOSED)
+        client = xarray_backend._CLIENTS[(s.uri, None, None, CLOSED)]  # the backend's, for this door
+        client.shared_memory = False  # on this machine the server's file would come first
+        with pytest.raises(errors.Unavailable, match="127.0.0.1:9"):
+            closed.t2m.values  # 2 MB: through the door
+        with zaro_client.connect(s.uri) as c, pytest.raises(ValueError, match="connect"):
+            xr.open_dataset(c, engine="zaro", http=s.http)
 
 
 def test_booleans_strings_and_small_reads_stay_on_flight():

@@ -180,20 +180,23 @@ _CLIENTS = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
-def _client(filename_or_obj, token, tls_root_certs):
-    """The client of a URL: one per (url, token, certificates) for the process, so each
-    open_dataset of a server reuses its gRPC channel (a new channel's set-up cost more than the
-    whole description) and no dataset leaves a channel open behind it. Metadata is not cached
+def _client(filename_or_obj, token, tls_root_certs, http=None):
+    """The client of a URL: one per (url, token, certificates, HTTP door) for the process, so
+    each open_dataset of a server reuses its gRPC channel (a new channel's set-up cost more than
+    the whole description) and no dataset leaves a channel open behind it. Metadata is not cached
     across opens: each open describes the group afresh."""
     if isinstance(filename_or_obj, Client):
+        if http is not None:
+            raise ValueError("http= goes to zaro_client.connect(...) when a client is opened")
         return filename_or_obj
     certs = tls_root_certs if tls_root_certs is None or isinstance(tls_root_certs, (str, bytes)) \
         else str(tls_root_certs)
-    key = (str(filename_or_obj), token, certs)
+    key = (str(filename_or_obj), token, certs, http)
     with _CLIENTS_LOCK:
         client = _CLIENTS.get(key)
         if client is None:
-            client = _CLIENTS[key] = Client(str(filename_or_obj), token=token, tls_root_certs=tls_root_certs)
+            client = _CLIENTS[key] = Client(str(filename_or_obj), token=token, tls_root_certs=tls_root_certs,
+                                            http=http)
         return client
 
 
@@ -202,7 +205,7 @@ class ZaroBackendEntrypoint(BackendEntrypoint):
 
     description = "Zarr arrays served by zaro over Arrow Flight (grpc:// and grpc+tls:// URLs)"
     url = "https://github.com/zaro-dev/zaro#python-zaro_client-and-xarray"
-    open_dataset_parameters = ("filename_or_obj", "drop_variables", "group", "token", "tls_root_certs",
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "group", "token", "tls_root_certs", "http",
                                "mask_and_scale", "decode_times", "concat_characters", "decode_coords",
                                "use_cftime", "decode_timedelta")
     supports_groups = True
@@ -214,16 +217,16 @@ class ZaroBackendEntrypoint(BackendEntrypoint):
     def open_dataset(self, filename_or_obj, *, mask_and_scale=True, decode_times=True,
                      concat_characters=True, decode_coords=True, drop_variables=None,
                      use_cftime=None, decode_timedelta=None, group=None, token=None,
-                     tls_root_certs=None):
-        store = ZaroDataStore(_client(filename_or_obj, token, tls_root_certs), group)
+                     tls_root_certs=None, http=None):
+        store = ZaroDataStore(_client(filename_or_obj, token, tls_root_certs, http), group)
         return StoreBackendEntrypoint().open_dataset(
             store, mask_and_scale=mask_and_scale, decode_times=decode_times,
             concat_characters=concat_characters, decode_coords=decode_coords,
             drop_variables=drop_variables, use_cftime=use_cftime, decode_timedelta=decode_timedelta)
 
-    def open_groups_as_dict(self, filename_or_obj, *, group=None, token=None, tls_root_certs=None,
+    def open_groups_as_dict(self, filename_or_obj, *, group=None, token=None, tls_root_certs=None, http=None,
                             **decode):
-        client = _client(filename_or_obj, token, tls_root_certs)
+        client = _client(filename_or_obj, token, tls_root_certs, http)
         root = (group or "").strip("/")
         description = client.describe(root, recursive=True)
         out = {}
@@ -239,8 +242,9 @@ class ZaroBackendEntrypoint(BackendEntrypoint):
         walk(root)
         return out
 
-    def open_datatree(self, filename_or_obj, *, group=None, token=None, tls_root_certs=None, **decode):
+    def open_datatree(self, filename_or_obj, *, group=None, token=None, tls_root_certs=None, http=None,
+                      **decode):
         from xarray import DataTree
 
         return DataTree.from_dict(self.open_groups_as_dict(
-            filename_or_obj, group=group, token=token, tls_root_certs=tls_root_certs, **decode))
+            filename_or_obj, group=group, token=token, tls_root_certs=tls_root_certs, http=http, **decode))
