@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.flight as fl
 
 from . import errors
+from . import values
 from .http_reads import HttpDoor
 from .selection import Selection
 
@@ -40,47 +41,6 @@ def _pem(certs):
         return certs.encode()
     with open(os.fspath(certs), "rb") as f:
         return f.read()
-
-
-def _numpy_dtype(arrow_type):
-    """The numpy dtype an Arrow value type reads as (strings and binaries as objects)."""
-    if pa.types.is_timestamp(arrow_type):
-        return np.dtype(f"datetime64[{arrow_type.unit}]")
-    if pa.types.is_duration(arrow_type):
-        return np.dtype(f"timedelta64[{arrow_type.unit}]")
-    if pa.types.is_date32(arrow_type) or pa.types.is_date64(arrow_type):
-        return np.dtype("datetime64[D]" if pa.types.is_date32(arrow_type) else "datetime64[ms]")
-    if pa.types.is_boolean(arrow_type):
-        return np.dtype(bool)
-    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
-        return np.dtype(arrow_type.to_pandas_dtype())
-    return np.dtype(object)
-
-
-def _result_dtype(meta, arrow_type):
-    """The numpy dtype of an array's values as zarr-python gives them: fixed-width strings with
-    numpy's fixed-width dtypes (<U, S), variable-length ones as objects, complex as complex."""
-    data_type = meta["data_type"]
-    if data_type == "fixed_length_utf32":
-        return np.dtype(f"<U{max(1, int(meta['length_bytes']) // 4)}")
-    if data_type == "null_terminated_bytes":
-        return np.dtype(f"S{max(1, int(meta['length_bytes']))}")
-    dtype = _numpy_dtype(arrow_type)
-    if data_type.startswith("complex"):
-        return np.dtype(np.complex64 if dtype == np.float32 else np.complex128)
-    return dtype
-
-
-def _value_type(field):
-    """The element type and per-row shape of a tensor-layout column."""
-    t = field.type
-    if isinstance(t, pa.FixedShapeTensorType):
-        return t.value_type, tuple(t.shape)
-    return t, ()
-
-
-# data types whose values are not fixed-width numbers in numpy's layout: read with do_get
-_NOT_SHARED = ("string", "bytes", "fixed_length_utf32", "null_terminated_bytes")
 
 
 def _is_loopback(url):
@@ -266,12 +226,12 @@ class Client:
         nbytes = int(np.prod(logical, dtype=np.int64)) * item
         if nbytes <= self.direct_bytes:
             if self.shared_memory and nbytes >= self.shared_min_bytes \
-                    and meta["data_type"] not in _NOT_SHARED:
+                    and values.fixed_width(meta):
                 out = self._read_shared(path, meta, logical, command)
                 if out is not None:
                     return self._decode(path, meta, selection, out) if decode else out
             if self._http is not None and nbytes >= self.http_min_bytes \
-                    and meta["data_type"] not in _NOT_SHARED + ("bool",):
+                    and values.received_in_place(meta):
                 out = self._http.read(path, slice_text, meta, logical)
                 return self._decode(path, meta, selection, out) if decode else out
             parts = self._row_parts(selection, meta, item)
@@ -321,8 +281,7 @@ class Client:
             with writer:
                 offer = json.loads(reader.read_chunk().app_metadata.to_pybytes())
                 name = offer.get("shared_memory")
-                value_type = _value_type(reader.schema.field(0))[0]
-                dtype = _result_dtype(meta, value_type)
+                dtype = values.result_dtype(meta, values.value_type(reader.schema.field(0))[0])
                 if name and dtype.kind in "biufcmM" and dtype.itemsize == offer["element_bytes"] \
                         and os.path.basename(name).startswith("zaro-"):
                     try:
@@ -354,12 +313,8 @@ class Client:
     def _read_into(self, path, meta, shape, selection, tickets, schema):
         """Fetches the tickets' streams into one preallocated array of the selection's shape."""
         what = path
-        complex_ = meta["data_type"].startswith("complex")
-        # the server sends one row per index of the result's first dimension (one row for a
-        # single element), each holding the rest of the result (complex: real, imaginary pairs)
         logical = tuple(selection.result_shape())
-        rows = logical[0] if logical else 1
-        row_values = int(np.prod(logical[1:], dtype=np.int64)) * (2 if complex_ else 1)
+        rows, row_values = values.rows(meta, logical)
         starts = [0]
         for t in tickets[:-1]:
             starts.append(starts[-1] + self._rows(t, shape))
@@ -367,37 +322,33 @@ class Client:
         if len(tickets) == 0 or expected_ends[-1] - starts[-1] < 0:
             raise errors.Internal(what, f"the endpoints' parts do not add up to the selection's {rows} rows")
         box = {}
-
-        def allocate(value_type):
-            # the first stream's schema names the value type (a read without get_flight_info)
-            if "out" not in box:
-                dtype = _result_dtype(meta, value_type)
-                if complex_:
-                    dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-                out = np.empty(logical + ((2,) if complex_ else ()), dtype=dtype)
-                box["out"], box["flat"] = out, out.reshape(-1)  # a view: out is C-contiguous
-            return box["flat"]
-
         lock = threading.Lock()
+
+        def allocate(field):
+            # the first stream's schema names the value type (a read without get_flight_info)
+            with lock:
+                if "landing" not in box:
+                    box["landing"] = values.Landing(meta, values.value_type(field)[0], logical)
+                return box["landing"].flat
+
         if schema is not None:
-            allocate(_value_type(schema.field(0))[0])
+            allocate(schema.field(0))
 
         def place(i, reader):
             row = starts[i]
             flat = None
             for chunk in reader:
                 if flat is None:
-                    with lock:
-                        flat = allocate(_value_type(chunk.data.schema.field(0))[0])
+                    flat = allocate(chunk.data.schema.field(0))
                 column = chunk.data.column(0)
                 n = len(column)
                 if isinstance(column.type, (pa.FixedShapeTensorType, pa.FixedSizeListType)):
                     column = column.storage.flatten() if isinstance(column.type, pa.FixedShapeTensorType) \
                         else column.flatten()
-                values = column.to_numpy(zero_copy_only=False)
-                if row + n > expected_ends[i] or values.size != n * row_values:
+                batch = column.to_numpy(zero_copy_only=False)
+                if row + n > expected_ends[i] or batch.size != n * row_values:
                     raise errors.Internal(what, f"endpoint {i} sent more rows or values than its part holds")
-                flat[row * row_values:(row + n) * row_values] = values
+                flat[row * row_values:(row + n) * row_values] = batch
                 row += n
             return row
 
@@ -406,22 +357,20 @@ class Client:
         # would leave uninitialized memory in the result
         if ends != expected_ends:
             raise errors.Internal(what, f"the endpoints sent rows up to {ends}, expected {expected_ends}")
-        out = box.get("out")
-        if out is None:  # nothing selected: no batch named the type
-            out = np.empty(logical, dtype=_result_dtype(meta, pa.float64()))
-        if complex_:
-            return out.view(np.complex64 if out.dtype == np.float32 else np.complex128)[..., 0]
-        return out
+        landing = box.get("landing")
+        if landing is None:  # nothing selected: no batch named the type
+            landing = values.Landing(meta, pa.float64(), logical)
+        return landing.result()
 
-    def _decode(self, path, meta, selection, values):
-        """values as xarray's CF decoding gives them (mask and scale, times)."""
+    def _decode(self, path, meta, selection, raw):
+        """raw as xarray's CF decoding gives them (mask and scale, times)."""
         import xarray as xr
 
         from .xarray_backend import variable_attributes
 
-        attrs, dims = variable_attributes(path, meta, values.dtype, strict=False)
+        attrs, dims = variable_attributes(path, meta, raw.dtype, strict=False)
         kept = [d for d, (_, _, _, dropped) in zip(dims, selection.dims) if not dropped]
-        variable = xr.Variable(kept, values, attrs)
+        variable = xr.Variable(kept, raw, attrs)
         return xr.conventions.decode_cf_variable(path.rsplit("/", 1)[-1], variable).values
 
     @staticmethod

@@ -20,7 +20,7 @@ import urllib.parse
 import numpy as np
 import pyarrow as pa
 
-from . import errors
+from . import errors, values
 
 _CONTINUATION = b"\xff\xff\xff\xff"
 _SCHEMA, _RECORD_BATCH = 1, 3
@@ -83,7 +83,7 @@ class HttpDoor:
 
     def read(self, path, slice_text, meta, logical):
         """The tensor layout of `slice_text` of array `path` as a new numpy array of shape
-        `logical` (complex: real, imaginary pairs in a trailing dimension of 2)."""
+        `logical`, for an array values.received_in_place admits."""
         query = urllib.parse.urlencode({"slice": slice_text, "layout": "tensor"})
         target = f"{self._base}/arrays/{urllib.parse.quote(path.strip('/'))}?{query}"
         conn, response = self._response(path, target)
@@ -162,21 +162,17 @@ class _Stream:
         if schema is None or _Table.root(schema).u8(1) != _SCHEMA:
             raise self._fail("did not start with a schema")
         field = pa.ipc.read_schema(pa.py_buffer(_CONTINUATION + len(schema).to_bytes(4, "little") + schema)).field(0)
-        from .client import _result_dtype, _value_type
-
-        dtype = _result_dtype(meta, _value_type(field)[0])
         depth, t = 1, getattr(field.type, "storage_type", field.type)
         while pa.types.is_fixed_size_list(t):  # a tensor column; complex values: pairs in one more
             depth, t = depth + 1, t.value_type
-        complex_ = dtype.kind == "c"
-        if complex_:
-            dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-        if dtype.kind not in "iufmM":
-            raise self._fail(f"holds {dtype} values, which this reader does not place")
-        out = np.empty(tuple(logical) + ((2,) if complex_ else ()), dtype=dtype)
-        flat = out.reshape(-1).view(np.uint8)
-        rows = logical[0] if logical else 1
-        row_bytes = int(np.prod(logical[1:], dtype=np.int64)) * (2 if complex_ else 1) * dtype.itemsize
+        landing = values.Landing(meta, values.value_type(field)[0], logical)
+        # the caller sends only arrays values.received_in_place admits; a stream whose values
+        # are something else disagrees with the array's metadata
+        if landing.dtype.kind not in "iufmM":
+            raise self._fail(f"holds {landing.dtype} values, which this reader does not place")
+        flat = landing.flat.view(np.uint8)
+        rows = landing.rows
+        row_bytes = landing.row_values * landing.dtype.itemsize
         row = 0
         while True:
             header = self._message()
@@ -209,7 +205,7 @@ class _Stream:
             raise self._fail(f"sent {row} rows of the selection's {rows}")
         if self._r.read(1):
             raise self._fail("went on after its end")
-        return out.view(np.complex64 if dtype == np.float32 else np.complex128)[..., 0] if complex_ else out
+        return landing.result()
 
 
 class _Table:

@@ -21,9 +21,8 @@ from xarray.backends.store import StoreBackendEntrypoint
 from xarray.core import indexing
 from xarray.core.utils import FrozenDict
 
-import pyarrow as pa
-
-from .client import Client, _result_dtype, _value_type
+from . import values
+from .client import Client
 from .selection import format_dim
 
 _URL_SCHEMES = ("grpc://", "grpc+tls://", "grpc+tcp://")
@@ -151,7 +150,7 @@ class ZaroDataStore(AbstractDataStore):
         meta = self._arrays[path]
         shape = [int(n) for n in meta["shape"]]
         table = self._tables[path]
-        dtype = _result_dtype(meta, _value_type(table.schema.field(0))[0])
+        dtype = values.result_dtype(meta, values.value_type(table.schema.field(0))[0])
         attributes, dims = variable_attributes(path, meta, dtype)
         encoding = {}
         if "chunk_shape" in meta:
