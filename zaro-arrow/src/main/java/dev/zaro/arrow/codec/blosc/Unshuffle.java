@@ -37,15 +37,24 @@ final class Unshuffle {
     }
   }
 
-  /** Spreads the 4 low bytes of {@code x} into the low bytes of 16-bit lanes. */
-  private static long spread8(long x) {
-    x = (x | (x << 16)) & M16;
-    return (x | (x << 8)) & M8;
+  /*
+   * Interleaving byte planes is a byte transpose done with word-wide swaps (as in eight's 8x8
+   * transpose): swapping the odd bytes of one word with the even bytes of another pairs byte j of
+   * two planes, and the same on 16-bit units then pairs those pairs. About one operation per
+   * byte, a third of spreading each byte to its place.
+   */
+
+  /**
+   * The bits that swap {@code lo}'s odd bytes with {@code hi}'s even ones: {@code hi ^= t} and
+   * {@code lo ^= t << 8}.
+   */
+  private static long swap8(long lo, long hi) {
+    return ((lo >>> 8) ^ hi) & M8;
   }
 
-  /** Spreads the 2 low 16-bit units of {@code x} into the low halves of 32-bit lanes. */
-  private static long spread16(long x) {
-    return (x | (x << 16)) & M16;
+  /** {@link #swap8} for 16-bit units: {@code hi ^= t} and {@code lo ^= t << 16}. */
+  private static long swap16(long lo, long hi) {
+    return ((lo >>> 16) ^ hi) & M16;
   }
 
   /** typesize 2: interleaves two byte planes, 8 elements per step. */
@@ -54,11 +63,17 @@ final class Unshuffle {
     long p1 = src + n;
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-      long a = MemoryUtil.getLong(p0 + i);
-      long b = MemoryUtil.getLong(p1 + i);
+      long a = MemoryUtil.getLong(p0 + i); // byte 0 of elements 0..7
+      long b = MemoryUtil.getLong(p1 + i); // byte 1
+      long t = swap8(a, b);
+      b ^= t; // elements 1, 3, 5, 7
+      a ^= t << 8; // elements 0, 2, 4, 6
+      t = swap16(a, b);
+      b ^= t; // elements 2, 3, 6, 7
+      a ^= t << 16; // elements 0, 1, 4, 5
       long d = dst + 2L * i;
-      MemoryUtil.putLong(d, spread8(a & M32) | spread8(b & M32) << 8);
-      MemoryUtil.putLong(d + 8, spread8(a >>> 32) | spread8(b >>> 32) << 8);
+      MemoryUtil.putLong(d, (a & M32) | (b << 32));
+      MemoryUtil.putLong(d + 8, (a >>> 32) | (b & ~M32));
     }
     for (; i < n; i++) {
       long d = dst + 2L * i;
@@ -67,7 +82,7 @@ final class Unshuffle {
     }
   }
 
-  /** typesize 4: interleaves bytes into 16-bit pairs, then pairs into 32-bit elements. */
+  /** typesize 4: interleaves four byte planes, 8 elements per step. */
   private static void four(long src, long dst, int n) {
     long p0 = src;
     long p1 = src + n;
@@ -75,20 +90,27 @@ final class Unshuffle {
     long p3 = src + 3L * n;
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-      long a = MemoryUtil.getLong(p0 + i);
+      long a = MemoryUtil.getLong(p0 + i); // byte 0 of elements 0..7
       long b = MemoryUtil.getLong(p1 + i);
       long c = MemoryUtil.getLong(p2 + i);
       long e = MemoryUtil.getLong(p3 + i);
-      // 16-bit pairs: byte0|byte1 and byte2|byte3 of elements 0-3 (lo) and 4-7 (hi)
-      long abLo = spread8(a & M32) | spread8(b & M32) << 8;
-      long abHi = spread8(a >>> 32) | spread8(b >>> 32) << 8;
-      long ceLo = spread8(c & M32) | spread8(e & M32) << 8;
-      long ceHi = spread8(c >>> 32) | spread8(e >>> 32) << 8;
+      long t = swap8(a, b);
+      b ^= t; // bytes 0-1 of elements 1, 3, 5, 7
+      a ^= t << 8; // bytes 0-1 of elements 0, 2, 4, 6
+      t = swap8(c, e);
+      e ^= t; // bytes 2-3 of elements 1, 3, 5, 7
+      c ^= t << 8; // bytes 2-3 of elements 0, 2, 4, 6
+      t = swap16(a, c);
+      c ^= t; // elements 2, 6
+      a ^= t << 16; // elements 0, 4
+      t = swap16(b, e);
+      e ^= t; // elements 3, 7
+      b ^= t << 16; // elements 1, 5
       long d = dst + 4L * i;
-      MemoryUtil.putLong(d, spread16(abLo & M32) | spread16(ceLo & M32) << 16);
-      MemoryUtil.putLong(d + 8, spread16(abLo >>> 32) | spread16(ceLo >>> 32) << 16);
-      MemoryUtil.putLong(d + 16, spread16(abHi & M32) | spread16(ceHi & M32) << 16);
-      MemoryUtil.putLong(d + 24, spread16(abHi >>> 32) | spread16(ceHi >>> 32) << 16);
+      MemoryUtil.putLong(d, (a & M32) | (b << 32));
+      MemoryUtil.putLong(d + 8, (c & M32) | (e << 32));
+      MemoryUtil.putLong(d + 16, (a >>> 32) | (b & ~M32));
+      MemoryUtil.putLong(d + 24, (c >>> 32) | (e & ~M32));
     }
     for (; i < n; i++) {
       long d = dst + 4L * i;
