@@ -1,6 +1,7 @@
 """xarray through zaro beside xarray reading the store itself, near and far (issue 42).
 
   .venv/bin/python benchmarks/xarray_bench.py [--rtt-ms 0 20 100] [--repeat 7] [--warmup 10]
+                                              [--server-warmup 300]
 
 The store: benchmarks/data/era5_client.zarr, ERA5-like, written by xarray (240 hourly steps x 181
 x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 181, 360)):
@@ -25,6 +26,13 @@ metadata and index coordinates), open + load t2m (62 MB), open + a small selecti
 of t2m), and list indexing: isel(time=[0, 239], latitude=[0, 90, 180]) of t2m, with the bytes
 that crossed the link (the proxy counts them; at rtt 0 the zaro server's stream_body_bytes).
 Prints one JSON line per rtt and a markdown table at the end.
+
+The server is warmed first, as one that has been serving for a while is: --server-warmup passes
+of every operation by a client of its own beside it (one on Flight with shared memory, one with
+the HTTP door), before any reader is timed. A JVM compiles its code while it runs: over the
+first few hundred requests its compiler threads took 5-16 ms of CPU per open + small selection
+(`/proc/PID/task`, 2026-11-29), on a machine whose 2 cores both readers share. 0 measures a
+server that has served only the readers' own --warmup passes.
 """
 import argparse
 import collections
@@ -278,6 +286,9 @@ def main():
                              "reads of 1 MiB or more come through the server's HTTP door, --http-port)")
     parser.add_argument("--launcher", default=str(ROOT / "zaro"),
                         help="the zaro command that serves the store (another build's, for A/B runs)")
+    parser.add_argument("--server-warmup", type=int, default=300,
+                        help="untimed passes of each operation, before the readers start, by clients of the "
+                             "server's own beside it: a served store is a long-running process")
     parser.add_argument("--warmup", type=int, default=10,
                         help="untimed passes of each operation by each reader first (a served store "
                              "is a long-running process: 1 measures the server's first requests)")
@@ -292,6 +303,12 @@ def main():
     try:
         zaro_port = int(re.search(r"grpc://127\.0\.0\.1:(\d+)", serving).group(1))
         http_port = int(line.split()[1])
+        if args.server_warmup:
+            near = f"grpc://127.0.0.1:{zaro_port}"
+            for where, door_url in (("near", None), ("far", f"http://127.0.0.1:{door.group(1)}")):
+                w = worker(args.zaro_python, "zaro", near, 0, where, args.server_warmup, door_url)
+                w.stdin.close()
+                w.wait()
         rows = {}
         for rtt in args.rtt_ms:
             rows[rtt] = run(rtt, args.repeat, args.warmup, zaro_port, http_port, args.zaro_python,
