@@ -10,8 +10,8 @@ x 360, float32 t2m with NaNs, packed int16 msl, string coordinates; chunks (24, 
 Two readers, each in a process of its own, run alternately, pass by pass:
 - zaro: `./zaro serve STORE` next to the store; the client (this .venv: zaro_client, xarray;
   --zaro-python for another, such as one over Debian's xarray, so that both readers run the same
-  xarray) opens it with xr.open_dataset(client, engine="zaro"); far away its reads of 1 MiB or
-  more come through the server's HTTP door (`serve --http-port`, behind the same delay;
+  xarray) opens it with xr.open_dataset(client, engine="zaro"); far away its reads of numbers
+  come through the server's HTTP door (`serve --http-port`, behind the same delay;
   --flight-only: everything over Flight);
 - xarray: Debian's python3 with xarray and zarr-python 2 (apt: python3-xarray python3-zarr
   python3-fsspec python3-aiohttp), xr.open_zarr(STORE) on the local path at rtt 0, and
@@ -283,7 +283,7 @@ def main():
                              "V/bin/pip install pyarrow and --no-deps ./clients/python")
     parser.add_argument("--flight-only", action="store_true",
                         help="far away, the zaro reader fetches everything over Flight (by default its "
-                             "reads of 1 MiB or more come through the server's HTTP door, --http-port)")
+                             "reads of numbers come through the server's HTTP door, --http-port)")
     parser.add_argument("--launcher", default=str(ROOT / "zaro"),
                         help="the zaro command that serves the store (another build's, for A/B runs)")
     parser.add_argument("--server-warmup", type=int, default=300,

@@ -32,7 +32,7 @@ def tensorstore_read(store, path=""):
 
 def door_client(server, http, **kw):
     c = zaro_client.connect(server.uri, shared_memory=False, http=http, **kw)
-    c.http_min_bytes = 0  # every read of numbers through the door, however small
+    assert c.http_min_bytes == 0  # every read of numbers through the door, however small
     return c
 
 
@@ -97,12 +97,14 @@ def test_xarray_opens_with_the_door():
             xr.open_dataset(c, engine="zaro", http=s.http)
 
 
-def test_booleans_strings_and_small_reads_stay_on_flight():
+def test_booleans_strings_and_reads_under_http_min_bytes_stay_on_flight():
     store = STORES / "dtype_bool.zarr"
     with Server(store) as s, door_client(s, CLOSED) as c:
         np.testing.assert_array_equal(c.read("/"), tensorstore_read(store))  # bits: Flight's path
     with Server(SAMPLE) as s, zaro_client.connect(s.uri, shared_memory=False, http=CLOSED) as c:
-        assert c.http_min_bytes == 1 << 20
+        with pytest.raises(zaro_client.Unavailable, match="127.0.0.1:9"):
+            c.read("t2m", "0:2, :, :")  # numbers, however few: through the (closed) door
+        c.http_min_bytes = 1 << 20
         np.testing.assert_array_equal(c.read("t2m", "0:2, :, :"), tensorstore_read(SAMPLE, "t2m")[0:2])
 
 
