@@ -259,12 +259,15 @@ def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable, z
                 times[kind].append(ask(proc, op))
         out[op] = {k: median(v) for k, v in times.items()}
     # the bytes of one list selection, over the link (or the server's own count at rtt 0)
+    def down(kind):  # the bytes a reader's links have carried to it
+        proxies = ([zproxy] + ([zhproxy] if zaro_http else [])) if kind == "zaro" else [hproxy]
+        return sum(p.down_bytes for p in proxies)
+
     for kind, proc in procs.items():
-        proxy = zproxy if kind == "zaro" else hproxy
-        before = proxy.down_bytes if proxy else (sent(stats_client) if kind == "zaro" else None)
+        before = down(kind) if rtt else (sent(stats_client) if kind == "zaro" else None)
         ask(proc, "open_list")
-        if proxy:
-            out.setdefault("list_bytes", {})[kind] = proxy.down_bytes - before
+        if rtt:
+            out.setdefault("list_bytes", {})[kind] = down(kind) - before
         elif kind == "zaro":
             out.setdefault("list_bytes", {})[kind] = sent(stats_client) - before
     for proc in procs.values():
