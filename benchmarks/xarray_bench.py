@@ -235,15 +235,17 @@ def median(xs):
 def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable, zaro_http_port=None):
     stats_client = None
     zaro_http = None
+    links = {}  # each reader's proxies, which count the bytes that reach it
     if rtt:
         zproxy, hproxy = DelayProxy(zaro_port, rtt), DelayProxy(http_port, rtt)
+        links = {"zaro": [zproxy], "xarray": [hproxy]}
         zaro_url = f"grpc://127.0.0.1:{zproxy.port}"
         direct_url = f"http://127.0.0.1:{hproxy.port}/"
         if zaro_http_port:  # zaro's HTTP door behind the same delay
             zhproxy = DelayProxy(zaro_http_port, rtt)
+            links["zaro"].append(zhproxy)
             zaro_http = f"http://127.0.0.1:{zhproxy.port}"
     else:
-        zproxy = hproxy = None
         zaro_url = f"grpc://127.0.0.1:{zaro_port}"
         direct_url = str(STORE)
         import zaro_client
@@ -258,10 +260,9 @@ def run(rtt, repeat, warmup, zaro_port, http_port, zaro_python=sys.executable, z
             for kind, proc in procs.items():
                 times[kind].append(ask(proc, op))
         out[op] = {k: median(v) for k, v in times.items()}
-    # the bytes of one list selection, over the link (or the server's own count at rtt 0)
-    def down(kind):  # the bytes a reader's links have carried to it
-        proxies = ([zproxy] + ([zhproxy] if zaro_http else [])) if kind == "zaro" else [hproxy]
-        return sum(p.down_bytes for p in proxies)
+    # the bytes of one list selection, over the links (or the server's own count at rtt 0)
+    def down(kind):
+        return sum(p.down_bytes for p in links[kind])
 
     for kind, proc in procs.items():
         before = down(kind) if rtt else (sent(stats_client) if kind == "zaro" else None)

@@ -1,6 +1,6 @@
 """zaro_client's reads through the server's HTTP door (`connect(..., http=URL)`): values equal
-to tensorstore's for every fixed-width type, rank and selection; booleans, strings and small reads
-over Flight; the same token and TLS as Flight; and a stream this reader cannot place exactly (cut
+to tensorstore's for every fixed-width type, rank and selection; booleans, strings and reads under
+`http_min_bytes` over Flight; the same token and TLS as Flight; and a stream this reader cannot place exactly (cut
 short, compressed, with nulls, too long) refused naming the array, never returned in part."""
 import http.server
 import io
